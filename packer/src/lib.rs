@@ -1,0 +1,1 @@
+//! packer stage of harvest.
