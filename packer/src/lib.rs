@@ -1,1 +1,28 @@
-//! packer stage of harvest.
+//! packer stage of harvest: stores pages as WARC/1.1 records in large packs.
+//!
+//! - [`PackStore`] / [`PackWriter`]: where packs live (local folder now; HDFS later behind the
+//!   same traits), opened from a URL with [`open_store`].
+//! - [`warc`]: one gzip member per record; encode `warcinfo`, `response`, `revisit`; read a
+//!   record back from `(path, offset, length)` or walk a whole pack with [`warc::RecordIter`].
+//! - [`Packer`]: pack layout `{topic}/{yyyy}/{mm}/{dd}/c{cluster}-{part}.warc.gz`, rollover at
+//!   [`PackerOptions::max_pack_bytes`], sync before indexing.
+//! - `conformance` (tests, or feature `conformance`): checks every `PackStore` backend must pass.
+
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+pub mod error;
+pub mod layout;
+pub mod local;
+pub mod store;
+pub mod warc;
+
+pub use error::{Error, Result};
+pub use layout::{
+    pack_path, sanitize_topic, Location, PackKey, Packer, PackerOptions, DEFAULT_MAX_PACK_BYTES,
+};
+pub use local::{LocalPackStore, LocalPackWriter};
+pub use store::{open_store, validate_path, PackEntry, PackStore, PackWriter};
+pub use warc::{
+    encode_response, encode_revisit, encode_warcinfo, payload_digest, read_record, EncodedRecord,
+    HttpResponse, RecordIter, ResponseInput, RevisitInput, WarcRecord,
+};

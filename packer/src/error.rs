@@ -1,0 +1,129 @@
+//! Error type of the packer crate.
+
+use std::io;
+
+/// Result alias used throughout the packer crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while storing, writing or reading packs.
+///
+/// Every [`crate::PackStore`] backend maps its failures onto these variants so that
+/// callers (and the conformance suite) can rely on them: a missing file is
+/// [`Error::NotFound`], an existing one [`Error::AlreadyExists`], a read past the end
+/// [`Error::OutOfRange`].
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An I/O operation on a pack (or the store root) failed.
+    #[error("i/o error on {path}: {source}")]
+    Io {
+        /// Store-relative path (or root path) the operation was about.
+        path: String,
+        /// Underlying error.
+        #[source]
+        source: io::Error,
+    },
+
+    /// The pack does not exist.
+    #[error("pack not found: {path}")]
+    NotFound {
+        /// Store-relative path.
+        path: String,
+    },
+
+    /// `create` or `rename` would overwrite an existing pack.
+    #[error("pack already exists: {path}")]
+    AlreadyExists {
+        /// Store-relative path.
+        path: String,
+    },
+
+    /// A store path is not a relative, '/'-separated path below the store root.
+    #[error("invalid pack path {path:?}: {reason}")]
+    InvalidPath {
+        /// The rejected path.
+        path: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+
+    /// A byte range extends past the end of the pack.
+    #[error("range {offset}+{len} is out of bounds for {path} ({file_len} bytes)")]
+    OutOfRange {
+        /// Store-relative path.
+        path: String,
+        /// Requested start.
+        offset: u64,
+        /// Requested length.
+        len: u64,
+        /// Actual length of the pack.
+        file_len: u64,
+    },
+
+    /// The store URL names a scheme without a backend (yet), e.g. `hdfs://`.
+    #[error(
+        "unsupported pack store scheme {scheme:?} in {url:?} (supported: file:// or a plain path)"
+    )]
+    UnsupportedScheme {
+        /// The scheme, without `://`.
+        scheme: String,
+        /// The full URL.
+        url: String,
+    },
+
+    /// The store URL is malformed (e.g. `file://host/path` or an empty path).
+    #[error("invalid pack store url {url:?}: {reason}")]
+    InvalidUrl {
+        /// The rejected URL.
+        url: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+
+    /// Bytes at `offset` are not a complete, well-formed WARC record (torn tail after
+    /// a crash, corruption, or not a WARC file at all).
+    #[error("corrupt WARC record at offset {offset}: {reason}")]
+    CorruptRecord {
+        /// Offset of the record start within the bytes that were parsed.
+        offset: u64,
+        /// What was wrong.
+        reason: String,
+    },
+
+    /// The block of a record is not a well-formed HTTP response.
+    #[error("malformed HTTP message in WARC block: {reason}")]
+    MalformedHttp {
+        /// What was wrong.
+        reason: String,
+    },
+
+    /// A pack writer failed earlier and records appended to it since the last sync
+    /// could not be made durable; they must not be indexed.
+    #[error("unsynced records were lost when pack {path} failed: {reason}")]
+    UnsyncedLoss {
+        /// Store-relative path of the failed pack.
+        path: String,
+        /// The failure that caused the loss.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// Wraps an `io::Error` for `path`, turning `NotFound`/`AlreadyExists` into the
+    /// dedicated variants.
+    pub(crate) fn io(path: impl Into<String>, source: io::Error) -> Self {
+        let path = path.into();
+        match source.kind() {
+            io::ErrorKind::NotFound => Error::NotFound { path },
+            io::ErrorKind::AlreadyExists => Error::AlreadyExists { path },
+            _ => Error::Io { path, source },
+        }
+    }
+
+    /// Builds a [`Error::CorruptRecord`].
+    pub(crate) fn corrupt(offset: u64, reason: impl Into<String>) -> Self {
+        Error::CorruptRecord {
+            offset,
+            reason: reason.into(),
+        }
+    }
+}

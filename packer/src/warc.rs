@@ -1,0 +1,890 @@
+//! WARC/1.1 records, each one its own gzip member, and a tolerant reader.
+//!
+//! Writing: [`encode_warcinfo`], [`encode_response`], [`encode_revisit`] build one complete,
+//! gzip-compressed record in memory ([`EncodedRecord`]); the caller appends the bytes to a
+//! pack. Because every record is a separate gzip member, the concatenation is a valid
+//! `.warc.gz` file and any record can be read back from `(offset, length)` alone.
+//!
+//! Reading: [`read_record`] decodes one record (gzip member or plain), [`RecordIter`] walks a
+//! whole pack and reports where it stops being readable (torn tail after a crash).
+//!
+//! Digests are `sha1:` + RFC 4648 base32 (upper case), as written by Heritrix and warcio.
+
+use std::io::{Read, Write};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use sha1::{Digest, Sha1};
+
+use crate::error::{Error, Result};
+
+/// First line of every record we write.
+pub const WARC_VERSION: &str = "WARC/1.1";
+/// Prefix of digests (algorithm label).
+pub const DIGEST_PREFIX: &str = "sha1:";
+/// Profile of revisit records that point at an identical earlier payload.
+pub const REVISIT_PROFILE_IDENTICAL_PAYLOAD: &str =
+    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+/// URI of the WARC 1.1 specification, written as `conformsTo` in warcinfo records.
+pub const WARC_1_1_SPEC_URI: &str =
+    "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/";
+/// Content type of HTTP response (and revisit) blocks.
+pub const CONTENT_TYPE_HTTP_RESPONSE: &str = "application/http; msgtype=response";
+/// Content type of warcinfo blocks.
+pub const CONTENT_TYPE_WARC_FIELDS: &str = "application/warc-fields";
+/// Largest decompressed record the reader accepts (guards against gzip bombs).
+pub const MAX_RECORD_BYTES: u64 = 1 << 30;
+
+/// WARC header names.
+pub mod header {
+    /// `WARC-Type`.
+    pub const WARC_TYPE: &str = "WARC-Type";
+    /// `WARC-Record-ID`.
+    pub const RECORD_ID: &str = "WARC-Record-ID";
+    /// `WARC-Date`.
+    pub const DATE: &str = "WARC-Date";
+    /// `WARC-Target-URI`.
+    pub const TARGET_URI: &str = "WARC-Target-URI";
+    /// `WARC-IP-Address`.
+    pub const IP_ADDRESS: &str = "WARC-IP-Address";
+    /// `WARC-Warcinfo-ID`.
+    pub const WARCINFO_ID: &str = "WARC-Warcinfo-ID";
+    /// `WARC-Filename`.
+    pub const FILENAME: &str = "WARC-Filename";
+    /// `WARC-Payload-Digest`.
+    pub const PAYLOAD_DIGEST: &str = "WARC-Payload-Digest";
+    /// `WARC-Block-Digest`.
+    pub const BLOCK_DIGEST: &str = "WARC-Block-Digest";
+    /// `WARC-Profile`.
+    pub const PROFILE: &str = "WARC-Profile";
+    /// `WARC-Refers-To`.
+    pub const REFERS_TO: &str = "WARC-Refers-To";
+    /// `WARC-Refers-To-Target-URI`.
+    pub const REFERS_TO_TARGET_URI: &str = "WARC-Refers-To-Target-URI";
+    /// `WARC-Refers-To-Date`.
+    pub const REFERS_TO_DATE: &str = "WARC-Refers-To-Date";
+    /// `Content-Type`.
+    pub const CONTENT_TYPE: &str = "Content-Type";
+    /// `Content-Length`.
+    pub const CONTENT_LENGTH: &str = "Content-Length";
+}
+
+/// `WARC-Type` values.
+pub mod record_type {
+    /// `warcinfo`.
+    pub const WARCINFO: &str = "warcinfo";
+    /// `response`.
+    pub const RESPONSE: &str = "response";
+    /// `revisit`.
+    pub const REVISIT: &str = "revisit";
+}
+
+const WARCINFO_SOFTWARE: &str = "software";
+const WARCINFO_FORMAT: &str = "format";
+const WARCINFO_CONFORMS_TO: &str = "conformsTo";
+const WARC_FORMAT_1_1: &str = "WARC File Format 1.1";
+const CRLF: &[u8] = b"\r\n";
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const SOFTWARE: &str = concat!("harvest/", env!("CARGO_PKG_VERSION"));
+
+/// One complete record, ready to append to a pack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedRecord {
+    /// The record as one gzip member.
+    pub bytes: Vec<u8>,
+    /// `WARC-Record-ID`, e.g. `<urn:uuid:…>`.
+    pub record_id: String,
+    /// `WARC-Payload-Digest` (`sha1:BASE32`) when the record has one.
+    pub payload_digest: Option<String>,
+}
+
+/// What [`encode_response`] needs to know about one HTTP response.
+#[derive(Debug, Clone)]
+pub struct ResponseInput<'a> {
+    /// URL the response was fetched from (`WARC-Target-URI`).
+    pub target_uri: &'a str,
+    /// When the response was received (`WARC-Date`).
+    pub date: DateTime<Utc>,
+    /// IP address of the server, if known.
+    pub ip_address: Option<&'a str>,
+    /// `WARC-Record-ID` of the pack's warcinfo record, if the caller wants it referenced.
+    pub warcinfo_id: Option<&'a str>,
+    /// HTTP status line, e.g. `HTTP/1.1 200 OK`.
+    pub status_line: &'a str,
+    /// HTTP headers, written as given (in order). They must describe `payload` as stored:
+    /// drop or fix `Content-Encoding`/`Transfer-Encoding` if the body was decoded.
+    pub headers: &'a [(String, String)],
+    /// The bytes that follow the headers (the entity body as stored).
+    pub payload: &'a [u8],
+}
+
+/// What [`encode_revisit`] needs: a new capture whose payload is identical to an earlier one.
+#[derive(Debug, Clone)]
+pub struct RevisitInput<'a> {
+    /// URL of this capture.
+    pub target_uri: &'a str,
+    /// When this capture was received.
+    pub date: DateTime<Utc>,
+    /// HTTP status line of this capture.
+    pub status_line: &'a str,
+    /// HTTP headers of this capture (written as given).
+    pub headers: &'a [(String, String)],
+    /// `WARC-Record-ID` of the original response record.
+    pub refers_to: &'a str,
+    /// Target URI of the original capture.
+    pub refers_to_target_uri: &'a str,
+    /// Date of the original capture.
+    pub refers_to_date: DateTime<Utc>,
+    /// Payload digest shared by both captures (`sha1:BASE32`).
+    pub payload_digest: &'a str,
+}
+
+/// `sha1:` + base32 (RFC 4648, upper case, padded) of `bytes`, as in `WARC-Payload-Digest`.
+pub fn payload_digest(bytes: &[u8]) -> String {
+    let hash = Sha1::digest(bytes);
+    format!("{DIGEST_PREFIX}{}", data_encoding::BASE32.encode(&hash))
+}
+
+/// A fresh `<urn:uuid:…>` record id (UUID v4).
+pub fn new_record_id() -> String {
+    format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+}
+
+/// Formats a WARC-Date: UTC, `Z`, whole seconds unless the time has a fraction.
+pub fn format_warc_date(date: &DateTime<Utc>) -> String {
+    let precision = if date.timestamp_subsec_nanos() == 0 {
+        SecondsFormat::Secs
+    } else {
+        SecondsFormat::Micros
+    };
+    date.to_rfc3339_opts(precision, true)
+}
+
+/// Encodes the `warcinfo` record that starts a pack. `filename` becomes `WARC-Filename`;
+/// the block lists `software` (`harvest/<version>`), `format`, `conformsTo` and then `fields`
+/// in order. A field in `fields` named like one of the three built-ins (case-insensitive)
+/// replaces it instead of repeating it.
+pub fn encode_warcinfo(filename: &str, fields: &[(&str, &str)]) -> EncodedRecord {
+    let mut block = Vec::new();
+    let builtins = [
+        (WARCINFO_SOFTWARE, SOFTWARE),
+        (WARCINFO_FORMAT, WARC_FORMAT_1_1),
+        (WARCINFO_CONFORMS_TO, WARC_1_1_SPEC_URI),
+    ];
+    for (name, default) in builtins {
+        let value = fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map_or(default, |(_, v)| *v);
+        push_field(&mut block, name, value);
+    }
+    let is_builtin = |n: &str| builtins.iter().any(|(b, _)| n.eq_ignore_ascii_case(b));
+    for (name, value) in fields.iter().filter(|(n, _)| !is_builtin(n)) {
+        push_field(&mut block, name, value);
+    }
+    let record_id = new_record_id();
+    let date = format_warc_date(&Utc::now());
+    let block_digest = payload_digest(&block);
+    let headers = [
+        (header::WARC_TYPE, record_type::WARCINFO),
+        (header::RECORD_ID, record_id.as_str()),
+        (header::DATE, date.as_str()),
+        (header::FILENAME, filename),
+        (header::CONTENT_TYPE, CONTENT_TYPE_WARC_FIELDS),
+        (header::BLOCK_DIGEST, block_digest.as_str()),
+    ];
+    EncodedRecord {
+        bytes: gzip_record(&headers, &block),
+        record_id,
+        payload_digest: None,
+    }
+}
+
+/// Encodes a `response` record: block = status line, headers, empty line, payload.
+pub fn encode_response(r: &ResponseInput<'_>) -> EncodedRecord {
+    let mut block = http_head(r.status_line, r.headers);
+    block.extend_from_slice(r.payload);
+    let record_id = new_record_id();
+    let date = format_warc_date(&r.date);
+    let digest = payload_digest(r.payload);
+    let block_digest = payload_digest(&block);
+    let mut headers = vec![
+        (header::WARC_TYPE, record_type::RESPONSE),
+        (header::RECORD_ID, record_id.as_str()),
+        (header::DATE, date.as_str()),
+        (header::TARGET_URI, r.target_uri),
+    ];
+    if let Some(ip) = r.ip_address {
+        headers.push((header::IP_ADDRESS, ip));
+    }
+    if let Some(id) = r.warcinfo_id {
+        headers.push((header::WARCINFO_ID, id));
+    }
+    headers.extend([
+        (header::CONTENT_TYPE, CONTENT_TYPE_HTTP_RESPONSE),
+        (header::PAYLOAD_DIGEST, digest.as_str()),
+        (header::BLOCK_DIGEST, block_digest.as_str()),
+    ]);
+    EncodedRecord {
+        bytes: gzip_record(&headers, &block),
+        record_id,
+        payload_digest: Some(digest),
+    }
+}
+
+/// Encodes a `revisit` record (profile identical-payload-digest): block = the HTTP status
+/// line and headers only; the payload lives in the record named by `refers_to`.
+pub fn encode_revisit(r: &RevisitInput<'_>) -> EncodedRecord {
+    let block = http_head(r.status_line, r.headers);
+    let record_id = new_record_id();
+    let date = format_warc_date(&r.date);
+    let refers_to_date = format_warc_date(&r.refers_to_date);
+    let block_digest = payload_digest(&block);
+    let mut headers = vec![
+        (header::WARC_TYPE, record_type::REVISIT),
+        (header::RECORD_ID, record_id.as_str()),
+        (header::DATE, date.as_str()),
+        (header::TARGET_URI, r.target_uri),
+    ];
+    headers.extend([
+        (header::PROFILE, REVISIT_PROFILE_IDENTICAL_PAYLOAD),
+        (header::REFERS_TO, r.refers_to),
+        (header::REFERS_TO_TARGET_URI, r.refers_to_target_uri),
+        (header::REFERS_TO_DATE, refers_to_date.as_str()),
+        (header::CONTENT_TYPE, CONTENT_TYPE_HTTP_RESPONSE),
+        (header::PAYLOAD_DIGEST, r.payload_digest),
+        (header::BLOCK_DIGEST, block_digest.as_str()),
+    ]);
+    EncodedRecord {
+        bytes: gzip_record(&headers, &block),
+        record_id,
+        payload_digest: Some(r.payload_digest.to_string()),
+    }
+}
+
+/// Replaces CR and LF (which would end a header line early) by spaces.
+fn clean(value: &str) -> std::borrow::Cow<'_, str> {
+    if value.contains(['\r', '\n']) {
+        value.replace(['\r', '\n'], " ").into()
+    } else {
+        value.into()
+    }
+}
+
+fn push_field(out: &mut Vec<u8>, name: &str, value: &str) {
+    out.extend_from_slice(clean(name).as_bytes());
+    out.extend_from_slice(b": ");
+    out.extend_from_slice(clean(value).as_bytes());
+    out.extend_from_slice(CRLF);
+}
+
+/// HTTP status line + headers + empty line.
+fn http_head(status_line: &str, headers: &[(String, String)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(clean(status_line).as_bytes());
+    out.extend_from_slice(CRLF);
+    for (name, value) in headers {
+        push_field(&mut out, name, value);
+    }
+    out.extend_from_slice(CRLF);
+    out
+}
+
+/// Serialises a record and compresses it as one gzip member.
+fn gzip_record(headers: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(block.len() + 512);
+    raw.extend_from_slice(WARC_VERSION.as_bytes());
+    raw.extend_from_slice(CRLF);
+    for (name, value) in headers {
+        push_field(&mut raw, name, value);
+    }
+    push_field(&mut raw, header::CONTENT_LENGTH, &block.len().to_string());
+    raw.extend_from_slice(CRLF);
+    raw.extend_from_slice(block);
+    raw.extend_from_slice(CRLF);
+    raw.extend_from_slice(CRLF);
+
+    let mut encoder = GzEncoder::new(
+        Vec::with_capacity(raw.len() / 3 + 64),
+        Compression::default(),
+    );
+    // Writing into a Vec cannot fail.
+    let written = encoder.write_all(&raw).and_then(|()| encoder.finish());
+    match written {
+        Ok(bytes) => bytes,
+        Err(e) => unreachable!("gzip into memory failed: {e}"),
+    }
+}
+
+/// One parsed WARC record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarcRecord {
+    /// WARC headers in file order (names as written).
+    pub headers: Vec<(String, String)>,
+    /// The record block (`Content-Length` bytes).
+    pub block: Vec<u8>,
+}
+
+/// An HTTP response parsed from a `response` or `revisit` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpResponse {
+    /// Status code, e.g. 200.
+    pub status: u16,
+    /// The whole status line, e.g. `HTTP/1.1 200 OK`.
+    pub status_line: String,
+    /// HTTP headers in order.
+    pub headers: Vec<(String, String)>,
+    /// Everything after the empty line (empty for revisits).
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// First value of an HTTP header (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+}
+
+impl WarcRecord {
+    /// First value of a WARC header (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+
+    /// `WARC-Type`.
+    pub fn record_type(&self) -> Option<&str> {
+        self.header(header::WARC_TYPE)
+    }
+
+    /// `WARC-Target-URI`.
+    pub fn target_uri(&self) -> Option<&str> {
+        self.header(header::TARGET_URI)
+    }
+
+    /// `WARC-Record-ID`.
+    pub fn record_id(&self) -> Option<&str> {
+        self.header(header::RECORD_ID)
+    }
+
+    /// `WARC-Payload-Digest`.
+    pub fn payload_digest(&self) -> Option<&str> {
+        self.header(header::PAYLOAD_DIGEST)
+    }
+
+    /// Parses the block as an HTTP response (status line, headers, body).
+    pub fn http_response(&self) -> Result<HttpResponse> {
+        let malformed = |reason: &str| Error::MalformedHttp {
+            reason: reason.to_string(),
+        };
+        let (head_lines, body_start) =
+            split_head(&self.block).ok_or_else(|| malformed("no end of HTTP headers"))?;
+        let mut lines = head_lines.into_iter();
+        let status_line = lines
+            .next()
+            .ok_or_else(|| malformed("missing status line"))?;
+        let status_line = String::from_utf8_lossy(status_line).into_owned();
+        let mut parts = status_line.split_ascii_whitespace();
+        let proto = parts.next().unwrap_or_default();
+        if !proto.starts_with("HTTP/") {
+            return Err(malformed("status line does not start with HTTP/"));
+        }
+        let status = parts
+            .next()
+            .and_then(|code| code.parse::<u16>().ok())
+            .filter(|code| (100..1000).contains(code))
+            .ok_or_else(|| malformed("missing or invalid status code"))?;
+        let headers = parse_header_lines(lines).map_err(|reason| malformed(&reason))?;
+        Ok(HttpResponse {
+            status,
+            status_line,
+            headers,
+            body: self.block[body_start..].to_vec(),
+        })
+    }
+}
+
+fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Splits `data` at the first empty line. Returns the lines before it (without line
+/// endings; LF or CRLF) and the index of the first byte after the empty line.
+fn split_head(data: &[u8]) -> Option<(Vec<&[u8]>, usize)> {
+    let mut lines = Vec::new();
+    let mut pos = 0;
+    while pos < data.len() {
+        let nl = data[pos..].iter().position(|&b| b == b'\n')? + pos;
+        let mut line = &data[pos..nl];
+        if let Some(stripped) = line.strip_suffix(b"\r") {
+            line = stripped;
+        }
+        pos = nl + 1;
+        if line.is_empty() {
+            return Some((lines, pos));
+        }
+        lines.push(line);
+    }
+    None
+}
+
+/// Parses `Name: value` lines, joining folded continuation lines.
+fn parse_header_lines<'a>(
+    lines: impl Iterator<Item = &'a [u8]>,
+) -> std::result::Result<Vec<(String, String)>, String> {
+    let mut headers: Vec<(String, String)> = Vec::new();
+    for line in lines {
+        let text = String::from_utf8_lossy(line);
+        if text.starts_with([' ', '\t']) {
+            match headers.last_mut() {
+                Some((_, value)) => {
+                    value.push(' ');
+                    value.push_str(text.trim());
+                }
+                None => return Err("continuation line before any header".to_string()),
+            }
+            continue;
+        }
+        let (name, value) = text
+            .split_once(':')
+            .ok_or_else(|| format!("header line without ':': {:?}", truncate(&text)))?;
+        headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
+    Ok(headers)
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+/// Parses one uncompressed record at the start of `data`. Returns the record and the
+/// number of bytes it used (including the closing CRLF CRLF when present).
+fn parse_uncompressed(data: &[u8]) -> std::result::Result<(WarcRecord, usize), String> {
+    if !data.starts_with(b"WARC/") {
+        return Err("does not start with a WARC/ version line".to_string());
+    }
+    let (lines, block_start) = split_head(data)
+        .ok_or_else(|| "header block not terminated by an empty line".to_string())?;
+    let mut lines = lines.into_iter();
+    let _version = lines.next();
+    let headers = parse_header_lines(lines)?;
+    let content_length = find_header(&headers, header::CONTENT_LENGTH)
+        .ok_or_else(|| "missing Content-Length".to_string())?
+        .parse::<u64>()
+        .map_err(|_| "Content-Length is not a number".to_string())?;
+    let available = (data.len() - block_start) as u64;
+    if content_length > available {
+        return Err(format!(
+            "block truncated: Content-Length {content_length}, {available} bytes present"
+        ));
+    }
+    // content_length <= available, which fits in usize.
+    let block_end = block_start + content_length as usize;
+    let block = data[block_start..block_end].to_vec();
+    let mut used = block_end;
+    let rest = &data[block_end..];
+    if rest.starts_with(b"\r\n\r\n") {
+        used += 4;
+    } else if rest.starts_with(b"\n\n") {
+        used += 2;
+    }
+    Ok((WarcRecord { headers, block }, used))
+}
+
+/// Decompresses exactly one gzip member from the front of `data`, returning the
+/// decompressed bytes and the compressed length of the member.
+fn gunzip_member(data: &[u8]) -> std::result::Result<(Vec<u8>, usize), String> {
+    let mut input: &[u8] = data;
+    let mut out = Vec::new();
+    {
+        let decoder = flate2::bufread::GzDecoder::new(&mut input);
+        let read = decoder
+            .take(MAX_RECORD_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| format!("gzip member unreadable: {e}"))?;
+        if read as u64 > MAX_RECORD_BYTES {
+            return Err(format!("record larger than {MAX_RECORD_BYTES} bytes"));
+        }
+    }
+    let consumed = data.len() - input.len();
+    Ok((out, consumed))
+}
+
+/// Decodes one record: a single gzip member (as written by this module), or an
+/// uncompressed record. Bytes after the record are ignored.
+pub fn read_record(bytes: &[u8]) -> Result<WarcRecord> {
+    if bytes.starts_with(&GZIP_MAGIC) {
+        let (raw, _) = gunzip_member(bytes).map_err(|r| Error::corrupt(0, r))?;
+        let (record, _) = parse_uncompressed(&raw).map_err(|r| Error::corrupt(0, r))?;
+        Ok(record)
+    } else {
+        let (record, _) = parse_uncompressed(bytes).map_err(|r| Error::corrupt(0, r))?;
+        Ok(record)
+    }
+}
+
+/// Iterates over the records of a whole pack (`.warc.gz` with one member per record, or an
+/// uncompressed `.warc`), yielding `(offset, length, record)` with offsets/lengths of the
+/// stored (compressed) bytes. At the first unreadable record it yields one
+/// [`Error::CorruptRecord`] with that offset and then stops; everything before it has been
+/// returned already, so a pack with a torn tail can be recovered up to the tear.
+#[derive(Debug)]
+pub struct RecordIter<'a> {
+    data: &'a [u8],
+    offset: usize,
+    done: bool,
+}
+
+impl<'a> RecordIter<'a> {
+    /// Iterates over `data`, a whole pack.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self {
+            data,
+            offset: 0,
+            done: false,
+        }
+    }
+
+    /// Byte offset where the next record would start (after iteration ends without error:
+    /// the length of the readable prefix).
+    pub fn offset(&self) -> u64 {
+        self.offset as u64
+    }
+
+    fn next_record(&self) -> std::result::Result<(WarcRecord, usize), String> {
+        let rest = &self.data[self.offset..];
+        if rest.starts_with(&GZIP_MAGIC) {
+            let (raw, consumed) = gunzip_member(rest)?;
+            let (record, used) = parse_uncompressed(&raw)?;
+            if used < raw.len() && raw[used..].iter().any(|b| !b.is_ascii_whitespace()) {
+                return Err("gzip member holds more than one record".to_string());
+            }
+            Ok((record, consumed))
+        } else {
+            parse_uncompressed(rest)
+        }
+    }
+}
+
+impl Iterator for RecordIter<'_> {
+    type Item = Result<(u64, u64, WarcRecord)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.offset >= self.data.len() {
+            return None;
+        }
+        let offset = self.offset as u64;
+        match self.next_record() {
+            Ok((record, len)) => {
+                self.offset += len;
+                Some(Ok((offset, len as u64, record)))
+            }
+            Err(reason) => {
+                self.done = true;
+                Some(Err(Error::corrupt(offset, reason)))
+            }
+        }
+    }
+}
+
+impl std::iter::FusedIterator for RecordIter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn headers() -> Vec<(String, String)> {
+        vec![
+            ("Content-Type".into(), "text/html; charset=utf-8".into()),
+            ("Server".into(), "nginx".into()),
+        ]
+    }
+
+    fn response(payload: &[u8]) -> EncodedRecord {
+        let h = headers();
+        encode_response(&ResponseInput {
+            target_uri: "https://www.debian.org/doc/",
+            date: Utc.with_ymd_and_hms(2024, 5, 1, 12, 30, 0).unwrap(),
+            ip_address: Some("130.89.148.77"),
+            warcinfo_id: None,
+            status_line: "HTTP/1.1 200 OK",
+            headers: &h,
+            payload,
+        })
+    }
+
+    #[test]
+    fn digest_matches_known_sha1_base32() {
+        // sha1("") = da39a3ee5e6b4b0d3255bfef95601890afd80709
+        assert_eq!(payload_digest(b""), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+        // sha1("abc") = a9993e364706816aba3e25717850c26c9cd0d89d
+        assert_eq!(
+            payload_digest(b"abc"),
+            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+        );
+    }
+
+    #[test]
+    fn warc_date_is_utc_z_with_seconds() {
+        let d = Utc.with_ymd_and_hms(2024, 5, 1, 2, 3, 4).unwrap();
+        assert_eq!(format_warc_date(&d), "2024-05-01T02:03:04Z");
+        let frac = d + chrono::Duration::microseconds(250);
+        assert_eq!(format_warc_date(&frac), "2024-05-01T02:03:04.000250Z");
+    }
+
+    #[test]
+    fn response_round_trips() {
+        let payload = "<html><body>Débat</body></html>".as_bytes();
+        let enc = response(payload);
+        assert_eq!(&enc.bytes[..2], &GZIP_MAGIC);
+        let rec = read_record(&enc.bytes).unwrap();
+        assert_eq!(rec.record_type(), Some("response"));
+        assert_eq!(rec.target_uri(), Some("https://www.debian.org/doc/"));
+        assert_eq!(rec.record_id(), Some(enc.record_id.as_str()));
+        assert_eq!(rec.header("warc-date"), Some("2024-05-01T12:30:00Z"));
+        assert_eq!(rec.header("WARC-IP-Address"), Some("130.89.148.77"));
+        assert_eq!(rec.payload_digest(), enc.payload_digest.as_deref());
+        assert_eq!(enc.payload_digest, Some(payload_digest(payload)));
+        assert_eq!(
+            rec.header(header::BLOCK_DIGEST),
+            Some(payload_digest(&rec.block).as_str())
+        );
+        let http = rec.http_response().unwrap();
+        assert_eq!(http.status, 200);
+        assert_eq!(http.status_line, "HTTP/1.1 200 OK");
+        assert_eq!(http.headers, headers());
+        assert_eq!(http.header("server"), Some("nginx"));
+        assert_eq!(http.body, payload);
+        assert!(enc.record_id.starts_with("<urn:uuid:") && enc.record_id.ends_with('>'));
+    }
+
+    #[test]
+    fn optional_headers_are_written_only_when_given() {
+        let plain = read_record(&response(b"x").bytes).unwrap();
+        assert_eq!(plain.header(header::WARCINFO_ID), None);
+        let info = encode_warcinfo("p.warc.gz", &[]);
+        let enc = encode_response(&ResponseInput {
+            target_uri: "https://www.debian.org/",
+            date: Utc::now(),
+            ip_address: None,
+            warcinfo_id: Some(&info.record_id),
+            status_line: "HTTP/1.1 200 OK",
+            headers: &[],
+            payload: b"x",
+        });
+        let rec = read_record(&enc.bytes).unwrap();
+        assert_eq!(
+            rec.header(header::WARCINFO_ID),
+            Some(info.record_id.as_str())
+        );
+        assert_eq!(rec.header(header::IP_ADDRESS), None);
+    }
+
+    #[test]
+    fn header_values_cannot_inject_lines() {
+        let h = vec![("X-Evil".to_string(), "a\r\nWARC-Type: bogus".to_string())];
+        let enc = encode_response(&ResponseInput {
+            target_uri: "http://x/\r\nWARC-Type: revisit",
+            date: Utc::now(),
+            ip_address: None,
+            warcinfo_id: None,
+            status_line: "HTTP/1.1 200 OK",
+            headers: &h,
+            payload: b"x",
+        });
+        let rec = read_record(&enc.bytes).unwrap();
+        assert_eq!(rec.record_type(), Some("response"));
+        assert_eq!(
+            rec.headers.iter().filter(|(n, _)| n == "WARC-Type").count(),
+            1
+        );
+        let http = rec.http_response().unwrap();
+        assert_eq!(http.headers.len(), 1);
+        assert_eq!(http.body, b"x");
+    }
+
+    #[test]
+    fn revisit_has_profile_and_refers_to() {
+        let original = response(b"same body");
+        let h = headers();
+        let enc = encode_revisit(&RevisitInput {
+            target_uri: "https://www.debian.org/doc/index.html",
+            date: Utc.with_ymd_and_hms(2024, 5, 2, 0, 0, 0).unwrap(),
+            status_line: "HTTP/1.1 200 OK",
+            headers: &h,
+            refers_to: &original.record_id,
+            refers_to_target_uri: "https://www.debian.org/doc/",
+            refers_to_date: Utc.with_ymd_and_hms(2024, 5, 1, 12, 30, 0).unwrap(),
+            payload_digest: original.payload_digest.as_deref().unwrap(),
+        });
+        let rec = read_record(&enc.bytes).unwrap();
+        assert_eq!(rec.record_type(), Some("revisit"));
+        assert_eq!(
+            rec.header("WARC-Profile"),
+            Some(REVISIT_PROFILE_IDENTICAL_PAYLOAD)
+        );
+        assert_eq!(
+            rec.header("WARC-Refers-To"),
+            Some(original.record_id.as_str())
+        );
+        assert_eq!(
+            rec.header("WARC-Refers-To-Date"),
+            Some("2024-05-01T12:30:00Z")
+        );
+        assert_eq!(rec.payload_digest(), original.payload_digest.as_deref());
+        let http = rec.http_response().unwrap();
+        assert!(http.body.is_empty());
+        assert_eq!(http.headers, headers());
+    }
+
+    #[test]
+    fn warcinfo_lists_software_and_fields() {
+        let enc = encode_warcinfo("c1-0.warc.gz", &[("operator", "harvest team")]);
+        let rec = read_record(&enc.bytes).unwrap();
+        assert_eq!(rec.record_type(), Some("warcinfo"));
+        assert_eq!(rec.header("WARC-Filename"), Some("c1-0.warc.gz"));
+        assert_eq!(rec.header("Content-Type"), Some(CONTENT_TYPE_WARC_FIELDS));
+        let text = String::from_utf8(rec.block).unwrap();
+        assert!(
+            text.starts_with(&format!("software: {SOFTWARE}\r\n")),
+            "{text}"
+        );
+        assert!(text.contains("format: WARC File Format 1.1\r\n"));
+        assert!(text.contains(&format!("conformsTo: {WARC_1_1_SPEC_URI}\r\n")));
+        assert!(text.ends_with("operator: harvest team\r\n"));
+        assert_eq!(enc.payload_digest, None);
+    }
+
+    #[test]
+    fn warcinfo_fields_override_builtins_instead_of_repeating() {
+        let enc = encode_warcinfo(
+            "x.warc.gz",
+            &[("Software", "harvest/9.9"), ("isPartOf", "news")],
+        );
+        let text = String::from_utf8(read_record(&enc.bytes).unwrap().block).unwrap();
+        assert_eq!(text.matches("oftware: ").count(), 1, "{text}");
+        assert!(text.starts_with("software: harvest/9.9\r\n"), "{text}");
+        assert!(text.ends_with("isPartOf: news\r\n"), "{text}");
+    }
+
+    #[test]
+    fn uncompressed_records_are_read() {
+        let enc = response(b"plain");
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(&enc.bytes[..])
+            .read_to_end(&mut raw)
+            .unwrap();
+        assert!(raw.starts_with(b"WARC/1.1\r\n"));
+        assert!(raw.ends_with(b"plain\r\n\r\n"));
+        let rec = read_record(&raw).unwrap();
+        assert_eq!(rec.http_response().unwrap().body, b"plain");
+
+        // Two uncompressed records back to back.
+        let mut two = raw.clone();
+        two.extend_from_slice(&raw);
+        let items: Vec<_> = RecordIter::new(&two).collect::<Result<_>>().unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1].0, raw.len() as u64);
+        assert_eq!(items[1].1, raw.len() as u64);
+    }
+
+    #[test]
+    fn iter_reports_member_offsets_and_lengths() {
+        let a = encode_warcinfo("p.warc.gz", &[]);
+        let b = response(b"first");
+        let c = response(b"second");
+        let mut pack = Vec::new();
+        for r in [&a, &b, &c] {
+            pack.extend_from_slice(&r.bytes);
+        }
+        let items: Vec<_> = RecordIter::new(&pack).collect::<Result<_>>().unwrap();
+        let spans: Vec<_> = items.iter().map(|(o, l, _)| (*o, *l)).collect();
+        let a_len = a.bytes.len() as u64;
+        let b_len = b.bytes.len() as u64;
+        assert_eq!(
+            spans,
+            vec![
+                (0, a_len),
+                (a_len, b_len),
+                (a_len + b_len, c.bytes.len() as u64)
+            ]
+        );
+        assert_eq!(items[2].2.http_response().unwrap().body, b"second");
+    }
+
+    #[test]
+    fn truncated_tail_yields_good_records_then_corrupt() {
+        let a = response(b"one");
+        let b = response(b"two");
+        let mut pack = a.bytes.clone();
+        pack.extend_from_slice(&b.bytes[..b.bytes.len() / 2]);
+        let mut it = RecordIter::new(&pack);
+        let (off, len, rec) = it.next().unwrap().unwrap();
+        assert_eq!((off, len), (0, a.bytes.len() as u64));
+        assert_eq!(rec.http_response().unwrap().body, b"one");
+        match it.next() {
+            Some(Err(Error::CorruptRecord { offset, .. })) => {
+                assert_eq!(offset, a.bytes.len() as u64)
+            }
+            other => panic!("expected CorruptRecord, got {other:?}"),
+        }
+        assert!(it.next().is_none());
+    }
+
+    #[test]
+    fn malformed_input_never_panics() {
+        let good = response(b"<p>x</p>").bytes;
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(&good[..])
+            .read_to_end(&mut raw)
+            .unwrap();
+        // Every prefix of both encodings, plus single-byte corruptions.
+        for data in [&good, &raw] {
+            for cut in 0..data.len() {
+                let _ = read_record(&data[..cut]);
+                let _ = RecordIter::new(&data[..cut]).count();
+            }
+            for i in 0..data.len() {
+                let mut bad = data.clone();
+                bad[i] ^= 0x5a;
+                let _ = read_record(&bad);
+                let _ = RecordIter::new(&bad).count();
+                if let Ok(rec) = read_record(&bad) {
+                    let _ = rec.http_response();
+                }
+            }
+        }
+        for junk in [
+            &b""[..],
+            b"WARC/",
+            b"\x1f\x8b",
+            b"WARC/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
+        ] {
+            assert!(read_record(junk).is_err());
+        }
+    }
+
+    #[test]
+    fn http_response_rejects_non_http_blocks() {
+        let rec = WarcRecord {
+            headers: vec![],
+            block: b"not http\r\n\r\n".to_vec(),
+        };
+        assert!(matches!(
+            rec.http_response(),
+            Err(Error::MalformedHttp { .. })
+        ));
+        let rec = WarcRecord {
+            headers: vec![],
+            block: b"HTTP/1.1 abc OK\r\n\r\n".to_vec(),
+        };
+        assert!(matches!(
+            rec.http_response(),
+            Err(Error::MalformedHttp { .. })
+        ));
+    }
+}

@@ -1,0 +1,343 @@
+//! Durability, crash recovery, restart and rollover behaviour of `Packer` on a local store.
+
+mod util;
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use packer::{
+    Error, LocalPackStore, PackEntry, PackStore, PackWriter, Packer, PackerOptions, RecordIter,
+    Result,
+};
+
+fn pack_bytes(dir: &tempfile::TempDir, path: &str) -> Vec<u8> {
+    std::fs::read(dir.path().join(path)).expect("read pack file")
+}
+
+#[test]
+fn synced_records_survive_a_drop_without_close() {
+    let (dir, store) = util::local_store();
+    let mut packer = util::packer(&store, packer::DEFAULT_MAX_PACK_BYTES);
+    let mut written = Vec::new();
+    for i in 0..util::PAGES.len() {
+        let (rec, body) = util::page_record(i);
+        written.push((packer.write(&util::key(1), &rec).expect("write"), body));
+    }
+    packer.sync_all().expect("sync");
+    drop(packer); // simulated crash: no close_all
+
+    let reopened = LocalPackStore::open(dir.path()).expect("reopen");
+    let reader = Packer::new(Arc::new(reopened), PackerOptions::default());
+    for (loc, body) in &written {
+        let rec = reader.read(loc).expect("read back");
+        assert_eq!(&rec.http_response().expect("http").body, body);
+    }
+    let data = pack_bytes(&dir, &written[0].0.path);
+    let all: Vec<_> = RecordIter::new(&data)
+        .collect::<Result<_>>()
+        .expect("whole pack readable");
+    assert_eq!(all.len(), 1 + util::PAGES.len());
+    assert_eq!(all[0].2.record_type(), Some("warcinfo"));
+}
+
+#[test]
+fn dropped_writer_logs_a_warning() {
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().expect("lock").extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let buf = Buf::default();
+    let sink = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .finish();
+    let (_dir, store) = util::local_store();
+    tracing::subscriber::with_default(subscriber, || {
+        let mut closed = store.create("closed").expect("create");
+        closed.append(b"x").expect("append");
+        closed.close().expect("close");
+        let mut dropped = store.create("dropped").expect("create");
+        dropped.append(b"x").expect("append");
+        drop(dropped);
+    });
+    let log = String::from_utf8(buf.0.lock().expect("lock").clone()).expect("utf-8 log");
+    let warnings: Vec<_> = log.lines().filter(|l| l.contains("WARN")).collect();
+    assert_eq!(warnings.len(), 1, "log: {log}");
+    assert!(warnings[0].contains("without close") && warnings[0].contains("path=dropped"));
+}
+
+#[test]
+fn torn_tail_keeps_good_records_and_restart_starts_a_new_part() {
+    let (dir, store) = util::local_store();
+    let mut packer = util::packer(&store, packer::DEFAULT_MAX_PACK_BYTES);
+    let mut locs = Vec::new();
+    for i in 0..3 {
+        locs.push(
+            packer
+                .write(&util::key(4), &util::page_record(i).0)
+                .expect("write"),
+        );
+    }
+    packer.close_all().expect("close");
+    let path = locs[0].path.clone();
+
+    // Crash in the middle of the last record: cut the file inside it.
+    let last = &locs[2];
+    let cut = last.offset + last.length / 2;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join(&path))
+        .expect("open pack");
+    file.set_len(cut).expect("truncate");
+    drop(file);
+
+    let data = pack_bytes(&dir, &path);
+    let items: Vec<_> = RecordIter::new(&data).collect();
+    assert_eq!(items.len(), 4, "warcinfo, 2 good records, 1 error");
+    for (item, loc) in items[1..3].iter().zip(&locs) {
+        let (offset, length, _) = item.as_ref().expect("good record");
+        assert_eq!((*offset, *length), (loc.offset, loc.length));
+    }
+    match &items[3] {
+        Err(Error::CorruptRecord { offset, .. }) => assert_eq!(*offset, last.offset),
+        other => panic!("expected CorruptRecord, got {other:?}"),
+    }
+    assert!(matches!(
+        store.read_range(&path, last.offset, last.length),
+        Err(Error::OutOfRange { .. })
+    ));
+
+    // A new process never appends after the torn tail.
+    let mut restarted = util::packer(&store, packer::DEFAULT_MAX_PACK_BYTES);
+    let loc = restarted
+        .write(&util::key(4), &util::page_record(3).0)
+        .expect("write");
+    assert_eq!(loc.path, "technology/2024/05/01/c4-1.warc.gz");
+    restarted.close_all().expect("close");
+    assert_eq!(
+        pack_bytes(&dir, &path).len() as u64,
+        cut,
+        "old part untouched"
+    );
+    // Half a gzip member read through Packer::read is an error, not a panic.
+    let bogus = packer::Location {
+        length: last.length / 2,
+        ..last.clone()
+    };
+    assert!(matches!(
+        restarted.read(&bogus),
+        Err(Error::CorruptRecord { .. })
+    ));
+}
+
+#[test]
+fn restart_continues_after_the_highest_existing_part() {
+    let (_dir, store) = util::local_store();
+    for part in [0, 5] {
+        let path = packer::pack_path("technology", util::key(7).date, 7, part);
+        store.create(&path).expect("create").close().expect("close");
+    }
+    // Noise that must not count: another cluster and a foreign file.
+    store
+        .create("technology/2024/05/01/c70-9.warc.gz")
+        .expect("create")
+        .close()
+        .expect("close");
+    store
+        .create("technology/2024/05/01/c7-8.warc.gz.tmp")
+        .expect("create")
+        .close()
+        .expect("close");
+    let mut packer = util::packer(&store, packer::DEFAULT_MAX_PACK_BYTES);
+    let loc = packer
+        .write(&util::key(7), &util::page_record(0).0)
+        .expect("write");
+    assert_eq!(loc.path, "technology/2024/05/01/c7-6.warc.gz");
+    packer.close_all().expect("close");
+}
+
+#[test]
+fn rollover_starts_new_parts_each_with_warcinfo() {
+    let (dir, store) = util::local_store();
+    let records: Vec<_> = (0..util::PAGES.len())
+        .map(|i| util::page_record(i).0)
+        .collect();
+    let biggest = records
+        .iter()
+        .map(|r| r.bytes.len())
+        .max()
+        .expect("records") as u64;
+    // Room for warcinfo plus roughly two pages.
+    let max = 2 * biggest + 1200;
+    let mut packer = util::packer(&store, max);
+    let mut locs = Vec::new();
+    for round in 0..3 {
+        for rec in &records {
+            locs.push(packer.write(&util::key(0), rec).expect("write"));
+        }
+        assert!(packer.open_paths().len() == 1, "round {round}");
+    }
+    packer.sync_all().expect("sync");
+    packer.close_all().expect("close");
+
+    let parts: Vec<PackEntry> = store.list("technology/2024/05/01/c0-").expect("list");
+    assert!(parts.len() >= 4, "expected several parts, got {parts:?}");
+    for entry in &parts {
+        assert!(
+            entry.len <= max,
+            "{} is {} bytes > {max}",
+            entry.path,
+            entry.len
+        );
+        let data = pack_bytes(&dir, &entry.path);
+        let items: Vec<_> = RecordIter::new(&data)
+            .collect::<Result<_>>()
+            .expect("readable");
+        assert_eq!(items[0].2.record_type(), Some("warcinfo"));
+        assert_eq!(
+            items[0].2.header("WARC-Filename"),
+            entry.path.rsplit('/').next()
+        );
+        assert!(items.len() >= 2, "every part holds a record");
+    }
+    let mut numbers: Vec<u32> = parts.iter().map(|e| part_number(&e.path)).collect();
+    numbers.sort();
+    assert_eq!(numbers, (0..parts.len() as u32).collect::<Vec<_>>());
+    for (loc, rec) in locs.iter().zip(records.iter().cycle()) {
+        let read = packer.read(loc).expect("read back");
+        assert_eq!(read.record_id(), Some(rec.record_id.as_str()));
+    }
+}
+
+fn part_number(path: &str) -> u32 {
+    path.rsplit_once('-')
+        .and_then(|(_, p)| p.strip_suffix(".warc.gz"))
+        .and_then(|p| p.parse().ok())
+        .expect("part number")
+}
+
+#[test]
+fn oversized_record_gets_a_pack_of_its_own() {
+    let (_dir, store) = util::local_store();
+    let mut packer = util::packer(&store, 100);
+    let a = packer
+        .write(&util::key(3), &util::page_record(1).0)
+        .expect("write");
+    let b = packer
+        .write(&util::key(3), &util::page_record(2).0)
+        .expect("write");
+    assert_ne!(a.path, b.path);
+    assert!(a.offset > 0, "warcinfo comes first");
+    packer.close_all().expect("close");
+    assert!(packer.read(&a).is_ok() && packer.read(&b).is_ok());
+}
+
+/// A store whose writers start failing (append writes half, sync/close fail) on demand.
+struct FlakyStore {
+    inner: LocalPackStore,
+    broken: Arc<AtomicBool>,
+}
+
+struct FlakyWriter {
+    inner: Box<dyn PackWriter>,
+    broken: Arc<AtomicBool>,
+}
+
+fn disk_full() -> Error {
+    Error::Io {
+        path: "flaky".into(),
+        source: io::Error::other("simulated disk failure"),
+    }
+}
+
+impl PackWriter for FlakyWriter {
+    fn append(&mut self, bytes: &[u8]) -> Result<u64> {
+        if self.broken.load(Ordering::SeqCst) {
+            self.inner.append(&bytes[..bytes.len() / 2])?;
+            return Err(disk_full());
+        }
+        self.inner.append(bytes)
+    }
+    fn position(&self) -> u64 {
+        self.inner.position()
+    }
+    fn sync(&mut self) -> Result<()> {
+        if self.broken.load(Ordering::SeqCst) {
+            return Err(disk_full());
+        }
+        self.inner.sync()
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        let broken = self.broken.load(Ordering::SeqCst);
+        self.inner.close()?;
+        if broken {
+            return Err(disk_full());
+        }
+        Ok(())
+    }
+}
+
+impl PackStore for FlakyStore {
+    fn create(&self, path: &str) -> Result<Box<dyn PackWriter>> {
+        Ok(Box::new(FlakyWriter {
+            inner: self.inner.create(path)?,
+            broken: Arc::clone(&self.broken),
+        }))
+    }
+    fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.inner.read_range(path, offset, len)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<PackEntry>> {
+        self.inner.list(prefix)
+    }
+    fn len(&self, path: &str) -> Result<u64> {
+        self.inner.len(path)
+    }
+    fn delete(&self, path: &str) -> Result<()> {
+        self.inner.delete(path)
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<()> {
+        self.inner.rename(from, to)
+    }
+}
+
+#[test]
+fn failed_writer_with_unsynced_records_fails_the_next_sync() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broken = Arc::new(AtomicBool::new(false));
+    let store: Arc<dyn PackStore> = Arc::new(FlakyStore {
+        inner: LocalPackStore::open(dir.path()).expect("open"),
+        broken: Arc::clone(&broken),
+    });
+    let mut packer = util::packer(&store, packer::DEFAULT_MAX_PACK_BYTES);
+    let first = packer
+        .write(&util::key(9), &util::page_record(0).0)
+        .expect("write");
+    broken.store(true, Ordering::SeqCst);
+    assert!(packer
+        .write(&util::key(9), &util::page_record(1).0)
+        .is_err());
+    // `first` was never synced and its pack could not be closed cleanly: must not be indexed.
+    match packer.sync_all() {
+        Err(Error::UnsyncedLoss { path, .. }) => assert_eq!(path, first.path),
+        other => panic!("expected UnsyncedLoss, got {other:?}"),
+    }
+    // The failure is reported once; after recovery the next write goes to a fresh part.
+    broken.store(false, Ordering::SeqCst);
+    packer.sync_all().expect("nothing left to sync");
+    let next = packer
+        .write(&util::key(9), &util::page_record(2).0)
+        .expect("write");
+    assert_eq!(next.path, "technology/2024/05/01/c9-1.warc.gz");
+    packer.sync_all().expect("sync");
+    packer.close_all().expect("close");
+}
