@@ -1,0 +1,633 @@
+//! The trained model: vocabulary + one-vs-rest weights, its file format, prediction and
+//! evaluation.
+//!
+//! # File format
+//!
+//! A model file starts with one ASCII header line, `harvest-classifier-model <version> json+gzip`,
+//! followed by a gzip stream of the JSON-serialised [`Model`]. [`Model::load`] tells apart a file
+//! that is not a model (no header), a model from a newer harvest (version above
+//! [`FORMAT_VERSION`]) and a damaged model (bad gzip / JSON / inconsistent sizes).
+//!
+//! # Scores
+//!
+//! [`Model::predict`] returns the class of the largest SVM margin. Its `score` is the softmax of
+//! all class margins, `exp(m_top) / Σ_c exp(m_c)`, so it lies in `0..=1` and the scores of all
+//! classes would sum to 1. It ranks confidence; it is not a calibrated probability (SVM margins
+//! are mostly within -2..2, so with many classes even a clear winner may score well below 1).
+//! Text with no known word yields [`UNKNOWN_TOPIC`] with score 0.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::svm::{train_one_vs_rest, SvmOptions};
+use crate::tfidf::{CsrMatrix, SparseVec, Vectorizer, VocabOptions};
+use crate::tokenize::tokenize;
+
+/// First word of every model file.
+pub const MAGIC: &str = "harvest-classifier-model";
+/// Body encoding named in the header line.
+const ENCODING: &str = "json+gzip";
+/// The model format version this build writes and the highest one it reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Longest header line accepted; anything longer is not a model file.
+const MAX_HEADER: usize = 128;
+/// Topic returned for text without any known word.
+pub const UNKNOWN_TOPIC: &str = "unknown";
+
+/// One labelled document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Doc {
+    /// The class (topic) name.
+    pub label: String,
+    /// The text: a title, or a whole page's text.
+    pub text: String,
+}
+
+/// Training options.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainOptions {
+    /// Vocabulary limits (min_df 1, max_df 0.95, max_features 200 000 by default).
+    pub vocab: VocabOptions,
+    /// SVM solver options (C 1.0, eps 0.1, max_iter 1000, bias 1.0 by default).
+    pub svm: SvmOptions,
+    /// Where the training documents came from (a corpus spec, see [`crate::CorpusSpec`]);
+    /// stored in the model as `trained_on`.
+    pub trained_on: String,
+}
+
+/// The predicted topic of a text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    /// The class with the largest margin, or [`UNKNOWN_TOPIC`].
+    pub topic: String,
+    /// Softmax of the class margins for `topic`, in `0..=1` (0 for [`UNKNOWN_TOPIC`]).
+    pub score: f32,
+    /// The raw SVM margin of `topic` (0 for [`UNKNOWN_TOPIC`]).
+    pub margin: f32,
+}
+
+impl Prediction {
+    fn unknown() -> Self {
+        Self {
+            topic: UNKNOWN_TOPIC.to_owned(),
+            score: 0.0,
+            margin: 0.0,
+        }
+    }
+}
+
+/// Precision / recall / F1 of one class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassReport {
+    /// Class name.
+    pub class: String,
+    /// Of the documents predicted as this class, the fraction that are.
+    pub precision: f64,
+    /// Of the documents of this class, the fraction predicted as it.
+    pub recall: f64,
+    /// Harmonic mean of precision and recall.
+    pub f1: f64,
+    /// Number of evaluation documents of this class.
+    pub support: u64,
+}
+
+/// Result of [`Model::evaluate`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// Fraction of documents whose predicted topic is their label.
+    pub accuracy: f64,
+    /// Unweighted mean of the per-class F1.
+    pub macro_f1: f64,
+    /// One entry per model class, in [`Model::classes`] order.
+    pub per_class: Vec<ClassReport>,
+    /// `confusion[true][predicted]`, indices into [`Model::classes`]. Documents predicted
+    /// [`UNKNOWN_TOPIC`] are not in it; they are counted in `unknown`.
+    pub confusion: Vec<Vec<u64>>,
+    /// Documents predicted [`UNKNOWN_TOPIC`] (no known word); counted as errors.
+    pub unknown: u64,
+    /// Number of documents evaluated.
+    pub docs: u64,
+}
+
+impl fmt::Display for Evaluation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "accuracy {:.4}  macro-F1 {:.4}  docs {}  unknown {}",
+            self.accuracy, self.macro_f1, self.docs, self.unknown
+        )?;
+        writeln!(
+            f,
+            "{:<28} {:>9} {:>9} {:>9} {:>8}",
+            "class", "precision", "recall", "f1", "support"
+        )?;
+        for c in &self.per_class {
+            writeln!(
+                f,
+                "{:<28} {:>9.4} {:>9.4} {:>9.4} {:>8}",
+                c.class, c.precision, c.recall, c.f1, c.support
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A trained topic classifier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Format version of the model (see [`FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// Class names, sorted.
+    pub classes: Vec<String>,
+    /// TF-IDF vocabulary.
+    pub vectorizer: Vectorizer,
+    /// Weights, feature-major: the weight of feature `j` for class `c` is
+    /// `weights[j * classes.len() + c]`; the last row (`j == vectorizer.len()`) holds the
+    /// bias terms.
+    pub weights: Vec<f32>,
+    /// The options the model was trained with.
+    pub options: TrainOptions,
+    /// The corpus spec the model was trained on.
+    pub trained_on: String,
+    /// Creation time, RFC 3339 UTC.
+    pub created: String,
+}
+
+impl Model {
+    /// Trains a model on labelled documents (at least two distinct labels).
+    pub fn train(docs: &[Doc], opts: &TrainOptions) -> Result<Model> {
+        let started = Instant::now();
+        let classes: Vec<String> = docs
+            .iter()
+            .map(|d| d.label.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if classes.len() < 2 {
+            return Err(Error::Training(format!(
+                "need documents of at least 2 labels, got {} documents of {} label(s)",
+                docs.len(),
+                classes.len()
+            )));
+        }
+        let class_index: HashMap<&str, usize> = classes
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.as_str(), i))
+            .collect();
+        let labels: Vec<usize> = docs.iter().map(|d| class_index[d.label.as_str()]).collect();
+        let tokens: Vec<Vec<String>> = docs.par_iter().map(|d| tokenize(&d.text)).collect();
+        let vectorizer = Vectorizer::fit(&tokens, &opts.vocab)?;
+        let rows: Vec<SparseVec> = tokens
+            .par_iter()
+            .map(|t| vectorizer.transform_tokens(t))
+            .collect();
+        drop(tokens);
+        let mut x = CsrMatrix::new(vectorizer.len());
+        for r in &rows {
+            x.push(r);
+        }
+        drop(rows);
+        let binaries = train_one_vs_rest(&x, &labels, classes.len(), &opts.svm)?;
+        let k = classes.len();
+        let n = vectorizer.len();
+        let mut weights = vec![0.0f32; (n + 1) * k];
+        for (c, m) in binaries.iter().enumerate() {
+            for (j, &w) in m.w.iter().enumerate() {
+                weights[j * k + c] = w as f32;
+            }
+            weights[n * k + c] = m.b as f32;
+        }
+        tracing::info!(
+            docs = docs.len(),
+            classes = k,
+            features = n,
+            nnz = x.indices.len(),
+            max_iterations = binaries.iter().map(|m| m.iterations).max().unwrap_or(0),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "classifier trained"
+        );
+        Ok(Model {
+            format_version: FORMAT_VERSION,
+            classes,
+            vectorizer,
+            weights,
+            options: opts.clone(),
+            trained_on: opts.trained_on.clone(),
+            created: rfc3339_utc(SystemTime::now()),
+        })
+    }
+
+    /// The class margins `w_c·x + b_c` of a vector, in [`Model::classes`] order.
+    pub fn margins(&self, x: &SparseVec) -> Vec<f32> {
+        let k = self.classes.len();
+        let bias_row = self.vectorizer.len() * k;
+        let mut m = self.weights[bias_row..bias_row + k].to_vec();
+        for (&j, &v) in x.indices.iter().zip(&x.values) {
+            let row = &self.weights[j as usize * k..(j as usize + 1) * k];
+            for (acc, w) in m.iter_mut().zip(row) {
+                *acc += w * v;
+            }
+        }
+        m
+    }
+
+    /// Predicts the topic of a vector (see the module docs for the score).
+    pub fn predict_vector(&self, x: &SparseVec) -> Prediction {
+        if x.is_empty() {
+            return Prediction::unknown();
+        }
+        let m = self.margins(x);
+        let (best, &top) = m
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap_or((0, &0.0));
+        let sum: f32 = m.iter().map(|v| (v - top).exp()).sum();
+        Prediction {
+            topic: self.classes[best].clone(),
+            score: 1.0 / sum,
+            margin: top,
+        }
+    }
+
+    /// Predicts the topic of a text (a title or a page's text). Text without any word of the
+    /// vocabulary (including empty text) gives topic [`UNKNOWN_TOPIC`] with score 0.
+    pub fn predict(&self, text: &str) -> Prediction {
+        self.predict_vector(&self.vectorizer.transform(text))
+    }
+
+    /// Evaluates the model on labelled documents (in parallel). Every label must be a class.
+    pub fn evaluate(&self, docs: &[Doc]) -> Result<Evaluation> {
+        let k = self.classes.len();
+        let index: HashMap<&str, usize> = self
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.as_str(), i))
+            .collect();
+        let truth: Vec<usize> = docs
+            .iter()
+            .map(|d| {
+                index
+                    .get(d.label.as_str())
+                    .copied()
+                    .ok_or_else(|| Error::UnknownLabel(d.label.clone()))
+            })
+            .collect::<Result<_>>()?;
+        let predicted: Vec<Option<usize>> = docs
+            .par_iter()
+            .map(|d| {
+                let p = self.predict(&d.text);
+                index
+                    .get(p.topic.as_str())
+                    .copied()
+                    .filter(|_| p.score > 0.0)
+            })
+            .collect();
+        let mut confusion = vec![vec![0u64; k]; k];
+        let mut unknown = 0u64;
+        for (&t, p) in truth.iter().zip(&predicted) {
+            match p {
+                Some(p) => confusion[t][*p] += 1,
+                None => unknown += 1,
+            }
+        }
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let per_class: Vec<ClassReport> = (0..k)
+            .map(|c| {
+                let tp = confusion[c][c];
+                let predicted_c: u64 = confusion.iter().map(|row| row[c]).sum();
+                let support = truth.iter().filter(|&&t| t == c).count() as u64;
+                let precision = ratio(tp, predicted_c);
+                let recall = ratio(tp, support);
+                let f1 = if precision + recall > 0.0 {
+                    2.0 * precision * recall / (precision + recall)
+                } else {
+                    0.0
+                };
+                ClassReport {
+                    class: self.classes[c].clone(),
+                    precision,
+                    recall,
+                    f1,
+                    support,
+                }
+            })
+            .collect();
+        let correct: u64 = (0..k).map(|c| confusion[c][c]).sum();
+        Ok(Evaluation {
+            accuracy: ratio(correct, docs.len() as u64),
+            macro_f1: per_class.iter().map(|c| c.f1).sum::<f64>() / k as f64,
+            per_class,
+            confusion,
+            unknown,
+            docs: docs.len() as u64,
+        })
+    }
+
+    /// Writes the model to `path` (header line + gzip JSON), through a temporary file renamed
+    /// into place.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let io = |source| Error::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let file = File::create(&tmp).map_err(io)?;
+        let mut out = BufWriter::new(file);
+        writeln!(out, "{MAGIC} {} {ENCODING}", self.format_version).map_err(io)?;
+        let mut gz = GzEncoder::new(out, Compression::default());
+        serde_json::to_writer(&mut gz, self).map_err(|e| io(std::io::Error::other(e)))?;
+        let out = gz.finish().map_err(io)?;
+        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)?;
+        Ok(())
+    }
+
+    /// Reads a model written by [`Model::save`]. Errors name the file and say whether it is not
+    /// a model file ([`Error::NotAModel`]), from a newer format ([`Error::UnsupportedVersion`])
+    /// or damaged ([`Error::Corrupt`]).
+    pub fn load(path: impl AsRef<Path>) -> Result<Model> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut reader = BufReader::new(file);
+        let mut header = Vec::new();
+        (&mut reader)
+            .take(MAX_HEADER as u64)
+            .read_until(b'\n', &mut header)
+            .map_err(|source| Error::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        let not_a_model = || Error::NotAModel {
+            path: path.to_owned(),
+        };
+        let corrupt = |message: String| Error::Corrupt {
+            path: path.to_owned(),
+            message,
+        };
+        let line = std::str::from_utf8(&header).map_err(|_| not_a_model())?;
+        let mut fields = line.split_ascii_whitespace();
+        if fields.next() != Some(MAGIC) || !line.ends_with('\n') {
+            return Err(not_a_model());
+        }
+        let version: u32 = fields
+            .next()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| corrupt(format!("bad header line {:?}", line.trim_end())))?;
+        if version > FORMAT_VERSION {
+            return Err(Error::UnsupportedVersion {
+                path: path.to_owned(),
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        if version == 0 || fields.next() != Some(ENCODING) {
+            return Err(corrupt(format!("bad header line {:?}", line.trim_end())));
+        }
+        let model: Model = serde_json::from_reader(BufReader::new(GzDecoder::new(reader)))
+            .map_err(|e| corrupt(e.to_string()))?;
+        model.check().map_err(corrupt)?;
+        if model.format_version != version {
+            return Err(corrupt(format!(
+                "header says version {version}, body says {}",
+                model.format_version
+            )));
+        }
+        Ok(model)
+    }
+
+    /// Internal consistency of a deserialised model.
+    fn check(&self) -> std::result::Result<(), String> {
+        let k = self.classes.len();
+        let n = self.vectorizer.len();
+        if k < 2 {
+            return Err(format!("{k} classes"));
+        }
+        if self.weights.len() != (n + 1) * k {
+            return Err(format!(
+                "{} weights for {n} features x {k} classes",
+                self.weights.len()
+            ));
+        }
+        if self.vectorizer.idf().len() != n {
+            return Err(format!(
+                "{} idf weights for {n} terms",
+                self.vectorizer.idf().len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Formats a time as RFC 3339 UTC with second precision (no date crate needed).
+fn rfc3339_utc(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // civil-from-days (Howard Hinnant)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn doc(label: &str, text: &str) -> Doc {
+        Doc {
+            label: label.to_owned(),
+            text: text.to_owned(),
+        }
+    }
+
+    /// Headlines in the style of THUCNews (sports / finance) and 20 Newsgroups (space).
+    fn docs() -> Vec<Doc> {
+        vec![
+            doc("sports", "中国女排三比零战胜巴西队 晋级世界杯决赛"),
+            doc("sports", "女排世界杯 中国队战胜日本队"),
+            doc("sports", "湖人队加时战胜火箭队 科比砍下40分"),
+            doc("sports", "火箭队主场战胜湖人队"),
+            doc("finance", "央行下调存款准备金率 股市大涨"),
+            doc("finance", "股市收盘 沪指大涨 银行股领涨"),
+            doc("finance", "央行公开市场操作 银行间利率下行"),
+            doc("finance", "银行股大涨 央行释放流动性"),
+            doc(
+                "space",
+                "nasa shuttle launch delayed until the orbit window opens",
+            ),
+            doc(
+                "space",
+                "the shuttle reached orbit after launch from kennedy",
+            ),
+            doc("space", "nasa plans another orbit mission for the shuttle"),
+        ]
+    }
+
+    fn opts() -> TrainOptions {
+        TrainOptions {
+            vocab: VocabOptions {
+                min_df: 1,
+                max_df: 1.0,
+                max_features: None,
+            },
+            trained_on: "unit-test".into(),
+            ..TrainOptions::default()
+        }
+    }
+
+    #[test]
+    fn trains_and_predicts_unseen_text() {
+        let m = Model::train(&docs(), &opts()).expect("train");
+        assert_eq!(m.classes, ["finance", "space", "sports"]);
+        assert_eq!(m.trained_on, "unit-test");
+        let p = m.predict("央行宣布降息 银行股大涨");
+        assert_eq!(p.topic, "finance");
+        assert!(p.score > 1.0 / 3.0 && p.score <= 1.0, "{p:?}");
+        assert_eq!(m.predict("Shuttle LAUNCH to orbit").topic, "space");
+        assert_eq!(m.predict("女排战胜日本").topic, "sports");
+        let eval = m.evaluate(&docs()).expect("eval");
+        assert!(eval.accuracy > 0.99, "{eval}");
+        assert_eq!(eval.confusion.iter().flatten().sum::<u64>(), 11);
+    }
+
+    #[test]
+    fn empty_text_and_unknown_words_are_unknown_with_zero_score() {
+        let m = Model::train(&docs(), &opts()).expect("train");
+        for text in ["", "   ", "12345 ,.!", "zebra quokka"] {
+            let p = m.predict(text);
+            assert_eq!(p.topic, UNKNOWN_TOPIC, "{text:?}");
+            assert_eq!(p.score, 0.0);
+        }
+    }
+
+    #[test]
+    fn evaluate_rejects_labels_the_model_does_not_know() {
+        let m = Model::train(&docs(), &opts()).expect("train");
+        let err = m
+            .evaluate(&[doc("weather", "rain")])
+            .expect_err("unknown label");
+        assert!(
+            matches!(err, Error::UnknownLabel(ref l) if l == "weather"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn training_needs_two_labels() {
+        let one = vec![doc("a", "alpha beta"), doc("a", "beta gamma")];
+        assert!(matches!(
+            Model::train(&one, &opts()),
+            Err(Error::Training(_))
+        ));
+    }
+
+    #[test]
+    fn save_load_round_trip() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("topics.model");
+        let m = Model::train(&docs(), &opts()).expect("train");
+        m.save(&path).expect("save");
+        let bytes = std::fs::read(&path).expect("read");
+        assert!(bytes.starts_with(format!("{MAGIC} {FORMAT_VERSION} ").as_bytes()));
+        let back = Model::load(&path).expect("load");
+        assert_eq!(back, m);
+        assert_eq!(back.predict("股市大涨"), m.predict("股市大涨"));
+    }
+
+    #[test]
+    fn future_version_is_rejected_with_both_versions() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("future.model");
+        let m = Model::train(&docs(), &opts()).expect("train");
+        m.save(&path).expect("save");
+        let mut bytes = std::fs::read(&path).expect("read");
+        let header = format!("{MAGIC} {FORMAT_VERSION} ");
+        let future = format!("{MAGIC} {} ", FORMAT_VERSION + 8);
+        bytes.splice(..header.len(), future.bytes());
+        std::fs::write(&path, bytes).expect("write");
+        match Model::load(&path) {
+            Err(Error::UnsupportedVersion {
+                path: p,
+                found,
+                supported,
+            }) => {
+                assert_eq!(p, path);
+                assert_eq!(found, FORMAT_VERSION + 8);
+                assert_eq!(supported, FORMAT_VERSION);
+            }
+            other => panic!("expected UnsupportedVersion, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn corrupt_and_foreign_files_are_told_apart() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let m = Model::train(&docs(), &opts()).expect("train");
+        let good = dir.path().join("good.model");
+        m.save(&good).expect("save");
+        let bytes = std::fs::read(&good).expect("read");
+
+        let truncated = dir.path().join("truncated.model");
+        std::fs::write(&truncated, &bytes[..bytes.len() / 2]).expect("write");
+        let err = Model::load(&truncated).expect_err("truncated");
+        assert!(matches!(err, Error::Corrupt { .. }), "{err}");
+        assert!(err.to_string().contains("truncated.model"), "{err}");
+
+        let flipped = dir.path().join("flipped.model");
+        let mut b = bytes.clone();
+        let mid = b.len() / 2;
+        b[mid] ^= 0xFF;
+        std::fs::write(&flipped, &b).expect("write");
+        assert!(matches!(Model::load(&flipped), Err(Error::Corrupt { .. })));
+
+        let foreign = dir.path().join("notes.txt");
+        std::fs::write(&foreign, "label\ttext\n").expect("write");
+        let err = Model::load(&foreign).expect_err("foreign");
+        assert!(matches!(err, Error::NotAModel { .. }), "{err}");
+        assert!(err.to_string().contains("notes.txt"), "{err}");
+
+        let missing = dir.path().join("missing.model");
+        assert!(matches!(Model::load(&missing), Err(Error::Io { .. })));
+    }
+
+    #[test]
+    fn rfc3339_formatting() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_709_251_199); // 2024-02-29T23:59:59Z
+        assert_eq!(rfc3339_utc(t), "2024-02-29T23:59:59Z");
+        assert_eq!(rfc3339_utc(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+    }
+}
