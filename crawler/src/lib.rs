@@ -1,1 +1,31 @@
-//! crawler stage of harvest.
+//! crawler stage of harvest: frontier, fetcher (reqwest), robots.txt, per-host
+//! politeness, conditional GET, charset detection and decoding, and attribute
+//! extraction (title, publish time, media, comments, participants, body text,
+//! keywords, language, links).
+//!
+//! Entry point: [`crawl`] (or [`crawl_with_cancel`]). Pages and failures arrive on
+//! a bounded `tokio::sync::mpsc` channel, which gives backpressure; dropping the
+//! receiver stops the crawl.
+
+pub mod charset;
+pub mod config;
+mod crawl;
+pub mod error;
+pub mod event;
+pub mod extract;
+pub mod fetch;
+pub mod frontier;
+pub mod normalize;
+pub mod politeness;
+pub mod robots;
+
+pub use charset::CharsetSource;
+pub use config::{CrawlConfig, Scope};
+pub use crawl::{crawl, crawl_with_cancel, SCHEDULER_SCAN_LIMIT};
+pub use error::{Error, Result};
+pub use event::{
+    CrawlEvent, CrawlSummary, FailureKind, FetchedPage, NoHistory, UrlHistory, Validators,
+};
+pub use extract::Extracted;
+pub use tokio_util::sync::CancellationToken;
+pub use url::Url;

@@ -1,0 +1,422 @@
+//! The crawl loop: a scheduler that hands frontier URLs to at most `concurrency`
+//! tasks; each task checks robots.txt, waits for its host's politeness slot,
+//! fetches, follows redirects hop by hop, decodes, extracts and reports.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use chrono::Utc;
+use reqwest::header::{CONTENT_TYPE, LOCATION};
+use reqwest::Client;
+use tokio::sync::mpsc::Sender;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use url::Url;
+
+use crate::charset;
+use crate::config::CrawlConfig;
+use crate::error::Result;
+use crate::event::{CrawlEvent, CrawlSummary, FailureKind, FetchedPage, UrlHistory};
+use crate::extract;
+use crate::fetch::{self, RobotsFetch};
+use crate::frontier::{Frontier, ScopeMatcher};
+use crate::normalize::{host_key, parse_normalized};
+use crate::politeness::Politeness;
+use crate::robots::{self, RobotsCache, RobotsRules};
+
+/// How many queued URLs the scheduler looks at to find one whose host is idle.
+pub const SCHEDULER_SCAN_LIMIT: usize = 1024;
+
+/// State shared by the scheduler and the fetch tasks.
+struct Shared {
+    cfg: CrawlConfig,
+    agent: String,
+    client: Client,
+    frontier: Mutex<Frontier>,
+    robots: RobotsCache,
+    politeness: Politeness,
+    history: Arc<dyn UrlHistory>,
+    events: Sender<CrawlEvent>,
+    summary: Mutex<CrawlSummary>,
+    cancel: CancellationToken,
+}
+
+impl Shared {
+    fn summary(&self) -> std::sync::MutexGuard<'_, CrawlSummary> {
+        self.summary.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn frontier(&self) -> std::sync::MutexGuard<'_, Frontier> {
+        self.frontier.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn count_request(&self) {
+        self.summary().requests += 1;
+    }
+
+    /// Sends an event; a closed channel cancels the crawl.
+    async fn emit(&self, event: CrawlEvent) {
+        if self.events.send(event).await.is_err() {
+            self.cancel.cancel();
+        }
+    }
+
+    async fn fail(&self, url: &str, kind: FailureKind, message: String) {
+        tracing::debug!(url, kind = %kind.label(), message = %message, "fetch failed");
+        *self.summary().failures.entry(kind.label()).or_default() += 1;
+        self.emit(CrawlEvent::Failure {
+            url: url.to_string(),
+            kind,
+            message,
+        })
+        .await;
+    }
+
+    /// robots.txt rules for the host of `url`, fetched once per host.
+    async fn robots_for(&self, url: &Url) -> Arc<RobotsRules> {
+        let key = host_key(url);
+        self.robots
+            .get_or_load(&key, || async {
+                let Some(robots_url) = robots::robots_url(url) else {
+                    return RobotsRules::AllowAll;
+                };
+                let permit = self.politeness.acquire(&key).await;
+                let fetched = fetch::fetch_robots(
+                    &self.client,
+                    &self.cfg,
+                    &robots_url,
+                    robots::ROBOTS_MAX_REDIRECTS,
+                    robots::ROBOTS_MAX_BYTES,
+                    || self.count_request(),
+                )
+                .await;
+                drop(permit);
+                let rules = match fetched {
+                    RobotsFetch::Found(body) => RobotsRules::from_bytes(&self.agent, &body),
+                    RobotsFetch::Unavailable(status) => {
+                        tracing::debug!(host = %key, status, "no robots.txt, all allowed");
+                        RobotsRules::AllowAll
+                    }
+                    RobotsFetch::ServerError(msg) => {
+                        tracing::warn!(host = %key, error = %msg, "robots.txt server error, host disallowed");
+                        RobotsRules::DisallowAll
+                    }
+                    RobotsFetch::Network(kind, message) => {
+                        tracing::warn!(host = %key, error = %message, "robots.txt unreachable, host disallowed");
+                        RobotsRules::Unreachable { kind, message }
+                    }
+                };
+                if let Some(delay) = rules.crawl_delay() {
+                    let delay = delay.min(self.cfg.max_crawl_delay);
+                    self.politeness.raise_delay(&key, delay);
+                }
+                rules
+            })
+            .await
+    }
+}
+
+/// Runs a crawl until the frontier is empty, a limit is reached, or the event
+/// receiver is dropped. Fetch problems are reported as events, not errors.
+pub async fn crawl(
+    config: CrawlConfig,
+    history: Arc<dyn UrlHistory>,
+    events: Sender<CrawlEvent>,
+) -> Result<CrawlSummary> {
+    crawl_with_cancel(config, history, events, CancellationToken::new()).await
+}
+
+/// [`crawl`] that also stops when `cancel` is cancelled. In-flight fetches are
+/// aborted; the summary counts what was reported before that.
+pub async fn crawl_with_cancel(
+    config: CrawlConfig,
+    history: Arc<dyn UrlHistory>,
+    events: Sender<CrawlEvent>,
+    cancel: CancellationToken,
+) -> Result<CrawlSummary> {
+    config.validate()?;
+    let started = Instant::now();
+    let client = fetch::build_client(&config)?;
+    let mut frontier = Frontier::new(
+        ScopeMatcher::new(config.scope.clone(), &config.seeds),
+        config.max_depth,
+        config.max_pages,
+    );
+    for seed in &config.seeds {
+        frontier.push_seed(seed);
+    }
+    let concurrency = config.concurrency;
+    tracing::info!(
+        seeds = config.seeds.len(),
+        concurrency,
+        delay_ms = config.politeness_delay.as_millis() as u64,
+        "crawl started"
+    );
+    let shared = Arc::new(Shared {
+        agent: robots::agent_token(&config.user_agent),
+        politeness: Politeness::new(config.politeness_delay),
+        cfg: config,
+        client,
+        frontier: Mutex::new(frontier),
+        robots: RobotsCache::new(),
+        history,
+        events,
+        summary: Mutex::new(CrawlSummary::default()),
+        cancel: cancel.child_token(),
+    });
+
+    let mut tasks = JoinSet::new();
+    // Host of every running task; with a politeness delay a host gets one task.
+    let mut task_hosts: HashMap<tokio::task::Id, String> = HashMap::new();
+    let mut busy_hosts: HashMap<String, usize> = HashMap::new();
+    let mut stopped = false;
+    loop {
+        if shared.cancel.is_cancelled() || shared.events.is_closed() {
+            stopped = true;
+            break;
+        }
+        while tasks.len() < concurrency {
+            let next = shared.frontier().pop_ready(SCHEDULER_SCAN_LIMIT, |u| {
+                let host = host_key(u);
+                !busy_hosts.contains_key(&host) || shared.politeness.delay(&host).is_zero()
+            });
+            let Some((url, depth)) = next else { break };
+            let host = host_key(&url);
+            let s = shared.clone();
+            let handle = tasks.spawn(async move { process(s, url, depth).await });
+            *busy_hosts.entry(host.clone()).or_default() += 1;
+            task_hosts.insert(handle.id(), host);
+        }
+        if tasks.is_empty() {
+            break;
+        }
+        tokio::select! {
+            _ = shared.cancel.cancelled() => { stopped = true; break; }
+            _ = shared.events.closed() => { stopped = true; break; }
+            joined = tasks.join_next_with_id() => {
+                let id = match joined {
+                    Some(Ok((id, ()))) => id,
+                    Some(Err(e)) => {
+                        if e.is_panic() {
+                            tracing::error!(error = %e, "fetch task panicked");
+                            *shared.summary().failures.entry(FailureKind::Other.label()).or_default() += 1;
+                        }
+                        e.id()
+                    }
+                    None => continue,
+                };
+                if let Some(host) = task_hosts.remove(&id) {
+                    if let Some(n) = busy_hosts.get_mut(&host) {
+                        *n -= 1;
+                        if *n == 0 {
+                            busy_hosts.remove(&host);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    tasks.abort_all();
+    while tasks.join_next().await.is_some() {}
+
+    let mut summary = shared.summary().clone();
+    summary.cancelled = stopped;
+    summary.elapsed = started.elapsed();
+    tracing::info!(
+        pages = summary.pages,
+        bytes = summary.bytes,
+        not_modified = summary.not_modified,
+        failures = summary.failure_count(),
+        requests = summary.requests,
+        cancelled = summary.cancelled,
+        elapsed_ms = summary.elapsed.as_millis() as u64,
+        "crawl finished"
+    );
+    Ok(summary)
+}
+
+/// Fetches one frontier URL, following redirects, and reports the outcome.
+async fn process(shared: Arc<Shared>, url: Url, depth: u32) {
+    let requested = url.to_string();
+    let mut current = url;
+    let mut chain: HashSet<String> = HashSet::from([requested.clone()]);
+    let mut hops = 0u32;
+    let cfg = &shared.cfg;
+    loop {
+        if cfg.respect_robots {
+            let rules = shared.robots_for(&current).await;
+            if !rules.allowed(&current) {
+                let (kind, msg) = match &*rules {
+                    RobotsRules::Unreachable { kind, message } => {
+                        (*kind, format!("robots.txt unreachable: {message}"))
+                    }
+                    _ => (
+                        FailureKind::RobotsDisallowed,
+                        format!("robots.txt disallows {current}"),
+                    ),
+                };
+                return shared.fail(current.as_str(), kind, msg).await;
+            }
+        }
+        let permit = shared.politeness.acquire(&host_key(&current)).await;
+        let validators = shared.history.validators(&current);
+        let resp = match fetch::send(
+            &shared.client,
+            cfg,
+            &current,
+            validators.as_ref(),
+            fetch::ACCEPT_HTML,
+            || shared.count_request(),
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err((kind, msg)) => return shared.fail(current.as_str(), kind, msg).await,
+        };
+        let fetched_at = Utc::now();
+        let status = resp.status();
+        if status.is_redirection() && status.as_u16() != 304 {
+            let location = resp
+                .headers()
+                .get(LOCATION)
+                .map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
+            drop(resp);
+            drop(permit);
+            let Some(location) = location else {
+                let msg = format!("{status} without Location");
+                return shared
+                    .fail(
+                        current.as_str(),
+                        FailureKind::HttpStatus(status.as_u16()),
+                        msg,
+                    )
+                    .await;
+            };
+            let Some(next) = parse_normalized(&location, Some(&current)) else {
+                let msg = format!("unusable redirect Location {location:?}");
+                return shared.fail(current.as_str(), FailureKind::Other, msg).await;
+            };
+            if !chain.insert(next.to_string()) {
+                let msg = format!("redirect from {current} back to {next}");
+                return shared
+                    .fail(&requested, FailureKind::RedirectLoop, msg)
+                    .await;
+            }
+            hops += 1;
+            if hops > cfg.max_redirects {
+                let msg = format!("more than {} redirects", cfg.max_redirects);
+                return shared
+                    .fail(&requested, FailureKind::TooManyRedirects, msg)
+                    .await;
+            }
+            let (in_scope, new) = {
+                let mut f = shared.frontier();
+                let in_scope = f.in_scope(&next);
+                (in_scope, in_scope && f.mark_seen(&next))
+            };
+            if !in_scope {
+                let msg = format!("redirect to out-of-scope {next}");
+                return shared.fail(&requested, FailureKind::Other, msg).await;
+            }
+            if !new {
+                tracing::debug!(url = %requested, target = %next, "redirect target already seen");
+                shared.summary().duplicate_redirects += 1;
+                return;
+            }
+            current = next;
+            continue;
+        }
+        if status.as_u16() == 304 {
+            drop(resp);
+            shared.summary().not_modified += 1;
+            return shared
+                .emit(CrawlEvent::NotModified {
+                    url: current.to_string(),
+                })
+                .await;
+        }
+        if !status.is_success() {
+            drop(resp);
+            let msg = format!("HTTP status {status}");
+            return shared
+                .fail(
+                    current.as_str(),
+                    FailureKind::HttpStatus(status.as_u16()),
+                    msg,
+                )
+                .await;
+        }
+        let content_type_header = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default();
+        let content_type = fetch::media_type(&content_type_header);
+        if !content_type.is_empty()
+            && !cfg
+                .allowed_content_types
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(&content_type))
+        {
+            drop(resp);
+            let msg = format!("content type {content_type}");
+            return shared
+                .fail(current.as_str(), FailureKind::NotHtml, msg)
+                .await;
+        }
+        let status_line = format!("{:?} {}", resp.version(), status);
+        let ip_address = resp.remote_addr().map(|a| a.ip().to_string());
+        let headers = resp.headers().clone();
+        let body = match fetch::read_body(resp, cfg.max_body_bytes).await {
+            Ok(b) => b,
+            Err((kind, msg)) => return shared.fail(current.as_str(), kind, msg).await,
+        };
+        drop(permit);
+        let stored_headers = fetch::stored_headers(&headers, body.len());
+        let page_url = current.clone();
+        let header_charset = charset::charset_from_content_type(&content_type_header);
+        let analysed = tokio::task::spawn_blocking(move || {
+            let decoded = charset::decode(&body, header_charset.as_deref());
+            let extracted = extract::extract(&decoded.text, &page_url);
+            (body, decoded.encoding.name(), decoded.source, extracted)
+        })
+        .await;
+        let (body, charset_name, charset_source, extracted) = match analysed {
+            Ok(a) => a,
+            Err(e) => {
+                let msg = format!("extraction task failed: {e}");
+                return shared.fail(current.as_str(), FailureKind::Other, msg).await;
+            }
+        };
+        {
+            let mut f = shared.frontier();
+            for link in &extracted.links {
+                if let Ok(u) = Url::parse(link) {
+                    let _ = f.push(&u, depth + 1);
+                }
+            }
+        }
+        {
+            let mut s = shared.summary();
+            s.pages += 1;
+            s.bytes += body.len() as u64;
+        }
+        let page = FetchedPage {
+            requested_url: requested,
+            url: current.to_string(),
+            fetched_at,
+            status: status.as_u16(),
+            status_line,
+            headers: stored_headers,
+            body,
+            content_type,
+            charset: charset_name.to_string(),
+            charset_source,
+            ip_address,
+            depth,
+            extract: extracted,
+        };
+        return shared.emit(CrawlEvent::Page(Box::new(page))).await;
+    }
+}

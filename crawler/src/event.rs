@@ -1,0 +1,190 @@
+//! What the crawl reports: pages, not-modified notices, failures, and the summary.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use url::Url;
+
+use crate::charset::CharsetSource;
+use crate::extract::Extracted;
+
+/// Validators remembered from an earlier capture, used for a conditional GET.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// `ETag` of the earlier response, sent as `If-None-Match`.
+    pub etag: Option<String>,
+    /// `Last-Modified` of the earlier response, sent as `If-Modified-Since`.
+    pub last_modified: Option<String>,
+}
+
+/// Earlier captures known to the caller (the binary reads its `urls` table).
+pub trait UrlHistory: Send + Sync {
+    /// Validators of the last capture of `url` (normalised), if any.
+    fn validators(&self, url: &Url) -> Option<Validators>;
+}
+
+/// A history that knows nothing: every fetch is unconditional.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHistory;
+
+impl UrlHistory for NoHistory {
+    fn validators(&self, _url: &Url) -> Option<Validators> {
+        None
+    }
+}
+
+/// A fetched HTML page with its extracted attributes.
+#[derive(Debug, Clone)]
+pub struct FetchedPage {
+    /// The URL taken from the frontier (normalised).
+    pub requested_url: String,
+    /// The final URL after redirects.
+    pub url: String,
+    /// When the response headers arrived.
+    pub fetched_at: DateTime<Utc>,
+    /// HTTP status code (2xx).
+    pub status: u16,
+    /// Status line as it would appear on the wire, e.g. `HTTP/1.1 200 OK`
+    /// (canonical reason phrase).
+    pub status_line: String,
+    /// Response headers **as stored**: names as received (lowercase, as hyper
+    /// delivers them), in order, repeated headers kept. Because `body` is stored
+    /// content-decoded, `Content-Encoding` and `Transfer-Encoding` are removed and
+    /// `Content-Length` is replaced by the length of `body`, so the pair
+    /// (headers, body) is a valid HTTP message.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes after content decoding (gzip/br/deflate), still in the page's
+    /// own charset.
+    pub body: Vec<u8>,
+    /// Media type of the response without parameters (`text/html`), empty when
+    /// the server sent none.
+    pub content_type: String,
+    /// encoding_rs name of the charset used to decode `body` (`UTF-8`, `GBK`,
+    /// `gb18030`, `Big5`, ...).
+    pub charset: String,
+    /// Where `charset` came from.
+    pub charset_source: CharsetSource,
+    /// IP address of the server, when known.
+    pub ip_address: Option<String>,
+    /// Link depth from the seed (seeds are 0).
+    pub depth: u32,
+    /// Extracted attributes.
+    pub extract: Extracted,
+}
+
+impl FetchedPage {
+    /// `body` decoded with `charset`.
+    pub fn text(&self) -> String {
+        crate::charset::decode_with_name(&self.body, &self.charset)
+    }
+
+    /// First value of response header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why a URL produced no page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FailureKind {
+    /// Host name did not resolve.
+    Dns,
+    /// TCP/TLS connection failed.
+    Connect,
+    /// Connect or request timeout.
+    Timeout,
+    /// Non-2xx final status (after retries for 5xx).
+    HttpStatus(u16),
+    /// More than `max_redirects` hops.
+    TooManyRedirects,
+    /// A redirect chain came back to a URL it had visited.
+    RedirectLoop,
+    /// Media type not in `allowed_content_types`.
+    NotHtml,
+    /// Decoded body larger than `max_body_bytes`.
+    TooLarge,
+    /// robots.txt forbids the URL (or the host's robots.txt is unreachable).
+    RobotsDisallowed,
+    /// The connection broke while reading the body.
+    Body,
+    /// Content decoding (gzip/br/deflate) failed.
+    Decode,
+    /// Anything else (redirect out of scope, bad Location, internal errors).
+    Other,
+}
+
+impl FailureKind {
+    /// Stable label used as the key of [`CrawlSummary::failures`]:
+    /// `dns`, `connect`, `timeout`, `http_404`, `too_many_redirects`,
+    /// `redirect_loop`, `not_html`, `too_large`, `robots_disallowed`, `body`,
+    /// `decode`, `other`.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Dns => "dns".into(),
+            Self::Connect => "connect".into(),
+            Self::Timeout => "timeout".into(),
+            Self::HttpStatus(code) => format!("http_{code}"),
+            Self::TooManyRedirects => "too_many_redirects".into(),
+            Self::RedirectLoop => "redirect_loop".into(),
+            Self::NotHtml => "not_html".into(),
+            Self::TooLarge => "too_large".into(),
+            Self::RobotsDisallowed => "robots_disallowed".into(),
+            Self::Body => "body".into(),
+            Self::Decode => "decode".into(),
+            Self::Other => "other".into(),
+        }
+    }
+}
+
+/// One crawl outcome, sent on the event channel.
+#[derive(Debug, Clone)]
+pub enum CrawlEvent {
+    /// A fetched HTML page.
+    Page(Box<FetchedPage>),
+    /// The server answered 304 to a conditional GET.
+    NotModified {
+        /// The URL (normalised, after redirects).
+        url: String,
+    },
+    /// The URL produced no page.
+    Failure {
+        /// The URL taken from the frontier (or the hop that failed).
+        url: String,
+        /// What went wrong.
+        kind: FailureKind,
+        /// Human-readable detail.
+        message: String,
+    },
+}
+
+/// Totals of a finished crawl.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CrawlSummary {
+    /// Pages sent as [`CrawlEvent::Page`].
+    pub pages: u64,
+    /// Sum of stored (decoded) body bytes of those pages.
+    pub bytes: u64,
+    /// URLs answered with 304.
+    pub not_modified: u64,
+    /// Failures by [`FailureKind::label`].
+    pub failures: BTreeMap<String, u64>,
+    /// HTTP requests sent, robots.txt and retries included.
+    pub requests: u64,
+    /// Redirects not followed because their target was already crawled or queued.
+    pub duplicate_redirects: u64,
+    /// True when the crawl ended early (cancelled or the receiver went away).
+    pub cancelled: bool,
+    /// Wall time of the crawl.
+    pub elapsed: Duration,
+}
+
+impl CrawlSummary {
+    /// Total number of failures.
+    pub fn failure_count(&self) -> u64 {
+        self.failures.values().sum()
+    }
+}

@@ -1,0 +1,314 @@
+//! The HTTP side: a reqwest client without automatic redirects (the crawl loop
+//! follows them hop by hop), retries with exponential backoff, and body reading in
+//! chunks with a cap on the decoded size.
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, ACCEPT, IF_MODIFIED_SINCE, IF_NONE_MATCH};
+use reqwest::{redirect, Client, Response};
+use url::Url;
+
+use crate::config::CrawlConfig;
+use crate::error::Result;
+use crate::event::{FailureKind, Validators};
+
+/// `Accept` header sent with page requests.
+pub const ACCEPT_HTML: &str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
+/// Headers dropped from the stored response because the body is stored decoded.
+pub const DROPPED_HEADERS: [&str; 3] = ["content-encoding", "transfer-encoding", "content-length"];
+/// Name of the header added with the stored body length.
+pub const CONTENT_LENGTH: &str = "Content-Length";
+
+/// A failed fetch step: kind and message.
+pub type Failed = (FailureKind, String);
+
+/// Builds the crawler's HTTP client.
+pub fn build_client(cfg: &CrawlConfig) -> Result<Client> {
+    Ok(Client::builder()
+        .user_agent(cfg.user_agent.clone())
+        .redirect(redirect::Policy::none())
+        .timeout(cfg.request_timeout)
+        .connect_timeout(cfg.connect_timeout)
+        .gzip(true)
+        .brotli(true)
+        .deflate(true)
+        .build()?)
+}
+
+/// Maps a reqwest error to a failure kind by walking its source chain.
+pub fn classify(e: &reqwest::Error) -> FailureKind {
+    if e.is_timeout() {
+        return FailureKind::Timeout;
+    }
+    let chain = error_chain(e);
+    if e.is_connect() {
+        let lower = chain.to_ascii_lowercase();
+        if lower.contains("dns error") || lower.contains("failed to lookup address") {
+            return FailureKind::Dns;
+        }
+        return FailureKind::Connect;
+    }
+    if e.is_decode() {
+        FailureKind::Decode
+    } else if e.is_body() {
+        FailureKind::Body
+    } else if e.is_redirect() {
+        FailureKind::TooManyRedirects
+    } else {
+        FailureKind::Other
+    }
+}
+
+/// The error and all its sources as one line.
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        cur = s.source();
+    }
+    out
+}
+
+/// Whether the status is worth retrying.
+fn retryable_status(status: u16) -> bool {
+    (500..600).contains(&status)
+}
+
+/// Whether the failure is worth retrying.
+fn retryable_kind(kind: FailureKind) -> bool {
+    matches!(kind, FailureKind::Connect | FailureKind::Timeout)
+}
+
+/// Sends GET `url` with retries; a 5xx after the last retry is returned as a
+/// response, not an error. `on_request` is called before each attempt.
+pub async fn send(
+    client: &Client,
+    cfg: &CrawlConfig,
+    url: &Url,
+    validators: Option<&Validators>,
+    accept: &str,
+    mut on_request: impl FnMut(),
+) -> Result<Response, Failed> {
+    let mut attempt = 0u32;
+    loop {
+        let mut req = client.get(url.clone()).header(ACCEPT, accept);
+        if let Some(v) = validators {
+            if let Some(etag) = &v.etag {
+                req = req.header(IF_NONE_MATCH, etag.as_str());
+            }
+            if let Some(lm) = &v.last_modified {
+                req = req.header(IF_MODIFIED_SINCE, lm.as_str());
+            }
+        }
+        on_request();
+        let outcome = req.send().await;
+        let retry = match &outcome {
+            Ok(resp) => retryable_status(resp.status().as_u16()),
+            Err(e) => retryable_kind(classify(e)),
+        };
+        if !retry || attempt >= cfg.retries {
+            return outcome.map_err(|e| (classify(&e), error_chain(&e)));
+        }
+        let wait = backoff(cfg.retry_backoff, attempt);
+        tracing::debug!(url = %url, attempt, backoff_ms = wait.as_millis() as u64, "retrying");
+        drop(outcome);
+        tokio::time::sleep(wait).await;
+        attempt += 1;
+    }
+}
+
+/// Reads the (already content-decoded) body in chunks, failing with `TooLarge`
+/// as soon as it exceeds `max_bytes`.
+pub async fn read_body(mut resp: Response, max_bytes: u64) -> Result<Vec<u8>, Failed> {
+    if let Some(len) = resp.content_length() {
+        if len > max_bytes {
+            return Err((
+                FailureKind::TooLarge,
+                format!("Content-Length {len} exceeds the cap of {max_bytes} bytes"),
+            ));
+        }
+    }
+    let mut body = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() as u64 + chunk.len() as u64 > max_bytes {
+                    return Err((
+                        FailureKind::TooLarge,
+                        format!("decoded body exceeds the cap of {max_bytes} bytes"),
+                    ));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(body),
+            Err(e) => return Err((classify(&e), error_chain(&e))),
+        }
+    }
+}
+
+/// Header value as text: UTF-8 when valid, else each byte as Latin-1.
+fn header_text(v: &reqwest::header::HeaderValue) -> String {
+    match std::str::from_utf8(v.as_bytes()) {
+        Ok(s) => s.to_string(),
+        Err(_) => v.as_bytes().iter().map(|&b| char::from(b)).collect(),
+    }
+}
+
+/// Response headers as stored (see `FetchedPage::headers`).
+pub fn stored_headers(headers: &HeaderMap, body_len: usize) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = headers
+        .iter()
+        .filter(|(k, _)| !DROPPED_HEADERS.contains(&k.as_str()))
+        .map(|(k, v)| (k.as_str().to_string(), header_text(v)))
+        .collect();
+    out.push((CONTENT_LENGTH.to_string(), body_len.to_string()));
+    out
+}
+
+/// The media type of a `Content-Type` value, lowercase, without parameters.
+pub fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Body of a robots.txt response, or how the fetch failed.
+pub enum RobotsFetch {
+    /// 2xx: the file.
+    Found(Vec<u8>),
+    /// 4xx: no usable file.
+    Unavailable(u16),
+    /// 5xx or too many redirects.
+    ServerError(String),
+    /// Network failure (after retries).
+    Network(FailureKind, String),
+}
+
+/// Fetches a robots.txt, following up to `max_redirects` redirects.
+pub async fn fetch_robots(
+    client: &Client,
+    cfg: &CrawlConfig,
+    url: &Url,
+    max_redirects: u32,
+    max_bytes: u64,
+    mut on_request: impl FnMut(),
+) -> RobotsFetch {
+    let mut current = url.clone();
+    for _ in 0..=max_redirects {
+        let resp = match send(
+            client,
+            cfg,
+            &current,
+            None,
+            "text/plain,*/*;q=0.5",
+            &mut on_request,
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err((kind, msg)) => return RobotsFetch::Network(kind, msg),
+        };
+        let status = resp.status().as_u16();
+        if resp.status().is_redirection() {
+            let next = resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| current.join(l).ok());
+            match next {
+                Some(n) => {
+                    current = n;
+                    continue;
+                }
+                None => return RobotsFetch::Unavailable(status),
+            }
+        }
+        if (400..500).contains(&status) {
+            return RobotsFetch::Unavailable(status);
+        }
+        if !resp.status().is_success() {
+            return RobotsFetch::ServerError(format!("robots.txt status {status}"));
+        }
+        // Read at most max_bytes; a longer file is truncated (RFC 9309 2.5).
+        let mut resp = resp;
+        let mut body = Vec::new();
+        loop {
+            match resp.chunk().await {
+                Ok(Some(c)) => {
+                    body.extend_from_slice(&c);
+                    if body.len() as u64 >= max_bytes {
+                        body.truncate(max_bytes as usize);
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => return RobotsFetch::Network(classify(&e), error_chain(&e)),
+            }
+        }
+        return RobotsFetch::Found(body);
+    }
+    RobotsFetch::ServerError("too many robots.txt redirects".into())
+}
+
+/// Backoff before retry `attempt` (0-based), for documentation and tests.
+pub fn backoff(base: Duration, attempt: u32) -> Duration {
+    base.saturating_mul(1u32 << attempt.min(16))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::{HeaderName, HeaderValue};
+
+    #[test]
+    fn stored_headers_drop_encoding_and_fix_length() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            HeaderName::from_static("content-type"),
+            HeaderValue::from_static("text/html"),
+        );
+        h.insert(
+            HeaderName::from_static("content-encoding"),
+            HeaderValue::from_static("gzip"),
+        );
+        h.insert(
+            HeaderName::from_static("content-length"),
+            HeaderValue::from_static("12"),
+        );
+        h.append(
+            HeaderName::from_static("set-cookie"),
+            HeaderValue::from_static("a=1"),
+        );
+        h.append(
+            HeaderName::from_static("set-cookie"),
+            HeaderValue::from_static("b=2"),
+        );
+        let s = stored_headers(&h, 345);
+        assert!(!s
+            .iter()
+            .any(|(k, _)| k == "content-encoding" || k == "content-length"));
+        assert_eq!(s.iter().filter(|(k, _)| k == "set-cookie").count(), 2);
+        assert_eq!(
+            s.last().map(|(k, v)| (k.as_str(), v.as_str())),
+            Some(("Content-Length", "345"))
+        );
+    }
+
+    #[test]
+    fn media_type_strips_parameters() {
+        assert_eq!(media_type("Text/HTML; charset=GBK"), "text/html");
+        assert_eq!(media_type(""), "");
+    }
+
+    #[test]
+    fn backoff_doubles() {
+        let b = Duration::from_millis(100);
+        assert_eq!(backoff(b, 0), Duration::from_millis(100));
+        assert_eq!(backoff(b, 2), Duration::from_millis(400));
+    }
+}

@@ -1,0 +1,326 @@
+//! The crawl frontier: breadth-first (lowest depth first, FIFO within a depth),
+//! never admits the same normalised URL twice, applies scope, depth and page limits.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+
+use url::Url;
+
+use crate::config::Scope;
+use crate::normalize::normalize;
+
+/// Second-level labels that are generic under a two-letter country TLD
+/// (`com.cn`, `co.uk`, ...), used by [`Scope::SameDomain`].
+const GENERIC_SECOND_LEVEL: [&str; 8] = ["com", "net", "org", "gov", "edu", "co", "ac", "or"];
+
+/// Approximate registrable domain of `host` (see [`Scope::SameDomain`]).
+pub fn registrable_domain(host: &str) -> String {
+    let host = host.trim_end_matches('.');
+    if host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[') {
+        return host.to_string();
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let n = labels.len();
+    if n <= 2 {
+        return host.to_string();
+    }
+    let tld = labels[n - 1];
+    let second = labels[n - 2];
+    let take = if tld.len() == 2 && GENERIC_SECOND_LEVEL.contains(&second) {
+        3
+    } else {
+        2
+    };
+    labels[n - take..].join(".")
+}
+
+/// Decides whether a URL is inside the crawl scope.
+#[derive(Debug, Clone)]
+pub struct ScopeMatcher {
+    scope: Scope,
+    hosts: HashSet<String>,
+    domains: HashSet<String>,
+}
+
+impl ScopeMatcher {
+    /// Builds the matcher for `scope` from the seed URLs.
+    pub fn new(scope: Scope, seeds: &[Url]) -> Self {
+        let hosts = seeds.iter().map(crate::normalize::host_key).collect();
+        let domains = seeds
+            .iter()
+            .filter_map(|u| u.host_str())
+            .map(registrable_domain)
+            .collect();
+        Self {
+            scope,
+            hosts,
+            domains,
+        }
+    }
+
+    /// True when `url` (already normalised) may be crawled.
+    pub fn allows(&self, url: &Url) -> bool {
+        if !crate::normalize::CRAWLABLE_SCHEMES.contains(&url.scheme()) {
+            return false;
+        }
+        match &self.scope {
+            Scope::Any => true,
+            Scope::SameHost => self.hosts.contains(&crate::normalize::host_key(url)),
+            Scope::SameDomain => match url.host_str() {
+                Some(host) => {
+                    let host = host.trim_end_matches('.');
+                    self.domains.iter().any(|d| {
+                        host == d
+                            || (host.len() > d.len()
+                                && host.ends_with(d.as_str())
+                                && host.as_bytes()[host.len() - d.len() - 1] == b'.')
+                    })
+                }
+                None => false,
+            },
+            Scope::Prefixes(prefixes) => {
+                let s = url.as_str();
+                prefixes.iter().any(|p| s.starts_with(p.as_str()))
+            }
+        }
+    }
+}
+
+/// Why [`Frontier::push`] did not queue a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejected {
+    /// Already queued or fetched (after normalisation).
+    Seen,
+    /// Outside the crawl scope.
+    OutOfScope,
+    /// Deeper than `max_depth`.
+    TooDeep,
+}
+
+/// Breadth-first URL queue with de-duplication and limits.
+#[derive(Debug)]
+pub struct Frontier {
+    queues: BTreeMap<u32, VecDeque<Url>>,
+    seen: HashSet<String>,
+    scope: ScopeMatcher,
+    max_depth: Option<u32>,
+    max_pages: Option<u64>,
+    dispatched: u64,
+}
+
+impl Frontier {
+    /// An empty frontier.
+    pub fn new(scope: ScopeMatcher, max_depth: Option<u32>, max_pages: Option<u64>) -> Self {
+        Self {
+            queues: BTreeMap::new(),
+            seen: HashSet::new(),
+            scope,
+            max_depth,
+            max_pages,
+            dispatched: 0,
+        }
+    }
+
+    /// Queues a seed: no scope check, depth 0.
+    pub fn push_seed(&mut self, url: &Url) -> bool {
+        let url = normalize(url);
+        if !self.seen.insert(url.as_str().to_string()) {
+            return false;
+        }
+        self.queues.entry(0).or_default().push_back(url);
+        true
+    }
+
+    /// Queues a discovered URL at `depth` if it is new, in scope and not too deep.
+    pub fn push(&mut self, url: &Url, depth: u32) -> Result<(), Rejected> {
+        if self.max_depth.is_some_and(|max| depth > max) {
+            return Err(Rejected::TooDeep);
+        }
+        let url = normalize(url);
+        if !self.scope.allows(&url) {
+            return Err(Rejected::OutOfScope);
+        }
+        if !self.seen.insert(url.as_str().to_string()) {
+            return Err(Rejected::Seen);
+        }
+        self.queues.entry(depth).or_default().push_back(url);
+        Ok(())
+    }
+
+    /// Records `url` as seen without queueing it (redirect targets).
+    /// Returns false when it had been seen before.
+    pub fn mark_seen(&mut self, url: &Url) -> bool {
+        self.seen.insert(normalize(url).as_str().to_string())
+    }
+
+    /// True when `url` is inside the crawl scope.
+    pub fn in_scope(&self, url: &Url) -> bool {
+        self.scope.allows(&normalize(url))
+    }
+
+    /// Next URL to fetch (lowest depth first), or `None` when empty or when
+    /// `max_pages` URLs have been handed out.
+    pub fn pop(&mut self) -> Option<(Url, u32)> {
+        if self.max_pages.is_some_and(|max| self.dispatched >= max) {
+            return None;
+        }
+        let (&depth, queue) = self.queues.iter_mut().next()?;
+        let url = queue.pop_front();
+        if queue.is_empty() {
+            self.queues.remove(&depth);
+        }
+        let url = url?;
+        self.dispatched += 1;
+        Some((url, depth))
+    }
+
+    /// Like [`Frontier::pop`], but takes the first URL (lowest depth first, FIFO
+    /// within a depth) for which `ready` is true, looking at no more than
+    /// `max_scan` queued URLs. Used to skip hosts that already have a request in
+    /// flight, so one busy host cannot occupy every fetch slot.
+    pub fn pop_ready(
+        &mut self,
+        max_scan: usize,
+        ready: impl Fn(&Url) -> bool,
+    ) -> Option<(Url, u32)> {
+        if self.max_pages.is_some_and(|max| self.dispatched >= max) {
+            return None;
+        }
+        let mut scanned = 0usize;
+        let mut found = None;
+        'outer: for (&depth, queue) in self.queues.iter() {
+            for (i, url) in queue.iter().enumerate() {
+                if scanned >= max_scan {
+                    break 'outer;
+                }
+                scanned += 1;
+                if ready(url) {
+                    found = Some((depth, i));
+                    break 'outer;
+                }
+            }
+        }
+        let (depth, i) = found?;
+        let queue = self.queues.get_mut(&depth)?;
+        let url = queue.remove(i)?;
+        if queue.is_empty() {
+            self.queues.remove(&depth);
+        }
+        self.dispatched += 1;
+        Some((url, depth))
+    }
+
+    /// URLs waiting in the queue.
+    pub fn queued(&self) -> usize {
+        self.queues.values().map(VecDeque::len).sum()
+    }
+
+    /// URLs handed out by [`Frontier::pop`] so far.
+    pub fn dispatched(&self) -> u64 {
+        self.dispatched
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap_or_else(|_| Url::parse("http://invalid.invalid/").expect("static url"))
+    }
+
+    #[test]
+    fn registrable_domain_handles_country_second_levels() {
+        assert_eq!(registrable_domain("news.sina.com.cn"), "sina.com.cn");
+        assert_eq!(registrable_domain("www.bbc.co.uk"), "bbc.co.uk");
+        assert_eq!(registrable_domain("edition.cnn.com"), "cnn.com");
+        assert_eq!(registrable_domain("127.0.0.1"), "127.0.0.1");
+    }
+
+    #[test]
+    fn never_queues_a_normalised_url_twice() {
+        let seeds = [u("http://example.com/")];
+        let mut f = Frontier::new(ScopeMatcher::new(Scope::SameHost, &seeds), None, None);
+        assert!(f.push_seed(&seeds[0]));
+        assert_eq!(
+            f.push(&u("http://EXAMPLE.com:80/#top"), 1),
+            Err(Rejected::Seen)
+        );
+        assert_eq!(f.push(&u("http://example.com/a"), 1), Ok(()));
+        assert_eq!(f.push(&u("http://example.com/a#x"), 1), Err(Rejected::Seen));
+        assert_eq!(f.queued(), 2);
+    }
+
+    #[test]
+    fn pops_lowest_depth_first() {
+        let seeds = [u("http://example.com/")];
+        let mut f = Frontier::new(ScopeMatcher::new(Scope::SameHost, &seeds), None, None);
+        f.push_seed(&seeds[0]);
+        assert!(f.push(&u("http://example.com/deep"), 2).is_ok());
+        assert!(f.push(&u("http://example.com/shallow"), 1).is_ok());
+        let order: Vec<u32> = std::iter::from_fn(|| f.pop()).map(|(_, d)| d).collect();
+        assert_eq!(order, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn applies_scope_depth_and_page_limits() {
+        let seeds = [u("http://www.example.com/")];
+        let mut f = Frontier::new(
+            ScopeMatcher::new(Scope::SameDomain, &seeds),
+            Some(1),
+            Some(2),
+        );
+        f.push_seed(&seeds[0]);
+        assert_eq!(f.push(&u("http://news.example.com/x"), 1), Ok(()));
+        assert_eq!(
+            f.push(&u("http://notexample.com/x"), 1),
+            Err(Rejected::OutOfScope)
+        );
+        assert_eq!(
+            f.push(&u("http://www.example.com/y"), 2),
+            Err(Rejected::TooDeep)
+        );
+        assert_eq!(f.push(&u("http://www.example.com/z"), 1), Ok(()));
+        assert!(f.pop().is_some());
+        assert!(f.pop().is_some());
+        assert!(f.pop().is_none(), "max_pages = 2");
+        assert_eq!(f.dispatched(), 2);
+    }
+
+    #[test]
+    fn pop_ready_skips_busy_hosts_but_keeps_order() {
+        let seeds = [u("http://a.example/")];
+        let mut f = Frontier::new(ScopeMatcher::new(Scope::Any, &seeds), None, None);
+        f.push_seed(&seeds[0]);
+        assert!(f.push(&u("http://a.example/2"), 1).is_ok());
+        assert!(f.push(&u("http://b.example/1"), 1).is_ok());
+        assert!(f.push(&u("http://b.example/2"), 1).is_ok());
+        let not_a = |u: &Url| u.host_str() != Some("a.example");
+        assert_eq!(
+            f.pop_ready(10, not_a)
+                .map(|(u, _)| u.to_string())
+                .as_deref(),
+            Some("http://b.example/1")
+        );
+        assert_eq!(
+            f.pop_ready(1, not_a),
+            None,
+            "scan limit reached on a.example/"
+        );
+        assert_eq!(
+            f.pop().map(|(u, d)| (u.to_string(), d)),
+            Some(("http://a.example/".into(), 0))
+        );
+        assert_eq!(f.queued(), 2);
+        assert_eq!(f.dispatched(), 2);
+    }
+
+    #[test]
+    fn prefix_scope() {
+        let m = ScopeMatcher::new(
+            Scope::Prefixes(vec!["http://example.com/news/".into()]),
+            &[u("http://example.com/news/")],
+        );
+        assert!(m.allows(&u("http://example.com/news/a.html")));
+        assert!(!m.allows(&u("http://example.com/sport/a.html")));
+    }
+}

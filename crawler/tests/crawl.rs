@@ -1,0 +1,483 @@
+//! End-to-end crawls against a loopback server: the real LibreOffice help pages
+//! as a small site, robots.txt, de-duplication, redirects, status codes,
+//! unreachable hosts, content types, size caps, conditional GET, cancellation.
+
+mod util;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crawler::{CharsetSource, CrawlEvent, FailureKind, Url, UrlHistory, Validators};
+use util::{failures, pages, run, run_with_history, test_config, Reply, TestServer};
+
+const START: &str = "/zh-TW/text/shared/optionen/macrosecurity.html";
+const SITE_PAGES: [&str; 4] = [
+    "/zh-TW/text/shared/optionen/macrosecurity.html",
+    "/zh-TW/text/shared/optionen/macrosecurity_sl.html",
+    "/zh-TW/text/shared/optionen/macrosecurity_ts.html",
+    "/zh-TW/text/shared/01/securitywarning.html",
+];
+/// Linked from the fixture pages but not part of the fixtures.
+const MISSING: [&str; 2] = [
+    "/zh-TW/text/shared/05/new_help.html",
+    "/zh-TW/text/shared/optionen/01030300.html",
+];
+
+/// Serves the fixture site (files under tests/fixtures/site) and `robots`.
+async fn site(robots: Option<&'static str>) -> TestServer {
+    let root = util::fixtures().join("site");
+    let mut files = HashMap::new();
+    for p in SITE_PAGES {
+        let bytes = std::fs::read(root.join(p.trim_start_matches('/'))).expect("fixture page");
+        files.insert(p.to_string(), bytes);
+    }
+    TestServer::start(move |req| {
+        if req.path == "/robots.txt" {
+            return match robots {
+                Some(txt) => Reply::text(txt),
+                None => Reply::status(404),
+            };
+        }
+        match files.get(&req.path) {
+            // No charset parameter: the page's own <meta charset> is used.
+            Some(body) => Reply::with_type("text/html", body.clone()),
+            None => Reply::status(404),
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn crawls_the_site_once_per_url() {
+    let server = site(Some("User-agent: *\nDisallow: /private/\n")).await;
+    // The same start page twice, spelled differently: normalised to one URL.
+    let seeds = vec![
+        server.url(START),
+        Url::parse(&format!("HTTP://{}{}#top", server.addr, START)).expect("url"),
+    ];
+    let (summary, events) = run(test_config(seeds)).await;
+
+    let got = pages(&events);
+    let mut urls: Vec<String> = got
+        .iter()
+        .map(|p| Url::parse(&p.url).expect("url").path().to_string())
+        .collect();
+    urls.sort();
+    let mut want: Vec<String> = SITE_PAGES.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(urls, want);
+    assert_eq!(summary.pages, 4);
+    assert_eq!(
+        summary.failures.get("http_404"),
+        Some(&2),
+        "{:?}",
+        summary.failures
+    );
+    for p in SITE_PAGES.iter().chain(MISSING.iter()) {
+        assert_eq!(server.hits(p), 1, "{p} requested exactly once");
+    }
+    assert_eq!(server.hits("/robots.txt"), 1);
+    assert_eq!(summary.requests, 7);
+    assert!(!summary.cancelled);
+
+    let start = got
+        .iter()
+        .find(|p| p.url.ends_with(START))
+        .expect("start page");
+    assert_eq!(start.depth, 0);
+    assert_eq!(start.status, 200);
+    assert_eq!(start.status_line, "HTTP/1.1 200 OK");
+    assert_eq!(start.charset, "UTF-8");
+    assert_eq!(start.charset_source, CharsetSource::Meta);
+    assert_eq!(start.ip_address.as_deref(), Some("127.0.0.1"));
+    assert_eq!(start.content_type, "text/html");
+    assert_eq!(
+        start.header("content-length"),
+        Some(start.body.len().to_string().as_str())
+    );
+    assert_eq!(start.extract.title.as_deref(), Some("巨集安全性"));
+    assert_eq!(start.extract.language.as_deref(), Some("zh"));
+    assert!(start.extract.body_text.contains("當文件包含一或多個巨集時"));
+    // <base href="../../../../"> makes the relative links absolute from the root.
+    let sl = server
+        .url("/zh-TW/text/shared/optionen/macrosecurity_sl.html")
+        .to_string();
+    assert!(
+        start.extract.links.contains(&sl),
+        "{:?}",
+        start.extract.links
+    );
+    let warning = got
+        .iter()
+        .find(|p| p.url.ends_with("securitywarning.html"))
+        .expect("page");
+    assert_eq!(warning.depth, 1);
+    assert_eq!(
+        summary.bytes,
+        got.iter().map(|p| p.body.len() as u64).sum::<u64>()
+    );
+}
+
+#[tokio::test]
+async fn robots_disallow_is_honoured() {
+    let server = site(Some(
+        "User-agent: otherbot\nDisallow: /\n\nUser-agent: harvest\nDisallow: /zh-TW/text/shared/01/\n",
+    ))
+    .await;
+    let (summary, events) = run(test_config(vec![server.url(START)])).await;
+    assert_eq!(server.hits("/zh-TW/text/shared/01/securitywarning.html"), 0);
+    assert_eq!(summary.failures.get("robots_disallowed"), Some(&1));
+    assert!(failures(&events)
+        .iter()
+        .any(|(u, k)| u.ends_with("securitywarning.html") && *k == FailureKind::RobotsDisallowed));
+    assert_eq!(summary.pages, 3);
+
+    // Ignoring robots.txt fetches it.
+    let mut cfg = test_config(vec![server.url(START)]);
+    cfg.respect_robots = false;
+    let (summary, _) = run(cfg).await;
+    assert_eq!(summary.pages, 4);
+    assert_eq!(server.hits("/zh-TW/text/shared/01/securitywarning.html"), 1);
+}
+
+#[tokio::test]
+async fn robots_server_error_disallows_the_host() {
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::status(503),
+        _ => Reply::html("<html><body>never</body></html>"),
+    })
+    .await;
+    let (summary, events) = run(test_config(vec![server.url("/index.html")])).await;
+    assert_eq!(server.hits("/index.html"), 0);
+    assert_eq!(
+        failures(&events).first().map(|f| f.1),
+        Some(FailureKind::RobotsDisallowed)
+    );
+    assert_eq!(summary.pages, 0);
+}
+
+#[tokio::test]
+async fn crawl_delay_from_robots_spaces_requests() {
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::text("User-agent: *\nCrawl-delay: 1\n"),
+        "/" => Reply::html(r#"<a href="/a">a</a>"#),
+        _ => Reply::html("<p>leaf</p>"),
+    })
+    .await;
+    let started = std::time::Instant::now();
+    let (summary, _) = run(test_config(vec![server.url("/")])).await;
+    assert_eq!(summary.pages, 2);
+    // robots.txt, then "/" one second later, then "/a" one second after that.
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn redirects_are_followed_checked_and_loops_detected() {
+    let server = TestServer::start(|req| {
+        let p = req.path.as_str();
+        if let Some(n) = p.strip_prefix("/chain/") {
+            let n: u32 = n.parse().unwrap_or(0);
+            return Reply::redirect(302, &format!("/chain/{}", n + 1));
+        }
+        match p {
+            "/robots.txt" => Reply::status(404),
+            "/" => Reply::html(
+                r#"<a href="/moved">m</a><a href="/loop-a">l</a><a href="/chain/0">c</a><a href="/self">s</a><a href="/away">x</a><a href="/to-start">t</a>"#,
+            ),
+            "/moved" => Reply::redirect(301, "/target.html"),
+            "/target.html" => Reply::html("<title>Target</title><p>arrived</p>"),
+            "/loop-a" => Reply::redirect(302, "/loop-b"),
+            "/loop-b" => Reply::redirect(302, "/loop-a"),
+            "/self" => Reply::redirect(302, "/self"),
+            "/away" => Reply::redirect(302, "http://example.invalid/elsewhere"),
+            "/to-start" => Reply::redirect(302, "/"),
+            _ => Reply::status(404),
+        }
+    })
+    .await;
+    let mut cfg = test_config(vec![server.url("/")]);
+    cfg.max_redirects = 3;
+    let (summary, events) = run(cfg).await;
+
+    let got = pages(&events);
+    let moved = got
+        .iter()
+        .find(|p| p.requested_url.ends_with("/moved"))
+        .expect("redirected page");
+    assert!(moved.url.ends_with("/target.html"));
+    assert_eq!(moved.extract.title.as_deref(), Some("Target"));
+    let kinds: HashMap<String, FailureKind> = failures(&events)
+        .into_iter()
+        .map(|(u, k)| (Url::parse(&u).expect("url").path().to_string(), k))
+        .collect();
+    assert_eq!(kinds.get("/loop-a"), Some(&FailureKind::RedirectLoop));
+    assert_eq!(kinds.get("/self"), Some(&FailureKind::RedirectLoop));
+    assert_eq!(kinds.get("/chain/0"), Some(&FailureKind::TooManyRedirects));
+    assert_eq!(
+        kinds.get("/away"),
+        Some(&FailureKind::Other),
+        "out-of-scope redirect"
+    );
+    // /chain/0 + 3 hops followed, the 4th Location is not requested.
+    assert_eq!(server.hits("/chain/3"), 1);
+    assert_eq!(server.hits("/chain/4"), 0);
+    assert_eq!(server.hits("/loop-b"), 1);
+    assert_eq!(
+        server.hits("/"),
+        1,
+        "a redirect to an already crawled URL is not refetched"
+    );
+    assert_eq!(server.hits("/target.html"), 1);
+    assert_eq!(summary.duplicate_redirects, 1);
+    assert_eq!(summary.pages, 2);
+}
+
+#[tokio::test]
+async fn http_errors_are_counted_and_5xx_retried() {
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::status(404),
+        "/" => Reply::html(r#"<a href="/missing">m</a> <a href="/broken">b</a>"#),
+        "/broken" => Reply::status(500),
+        _ => Reply::status(404),
+    })
+    .await;
+    let mut cfg = test_config(vec![server.url("/")]);
+    cfg.retries = 2;
+    let (summary, _) = run(cfg).await;
+    assert_eq!(summary.failures.get("http_404"), Some(&1));
+    assert_eq!(summary.failures.get("http_500"), Some(&1));
+    assert_eq!(server.hits("/broken"), 3, "one try and two retries");
+    assert_eq!(server.hits("/missing"), 1, "4xx is not retried");
+}
+
+#[tokio::test]
+async fn unreachable_port_is_a_connect_failure() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    drop(listener);
+    let url = Url::parse(&format!("http://{addr}/page.html")).expect("url");
+    let mut cfg = test_config(vec![url]);
+    cfg.retries = 1;
+    let (summary, events) = run(cfg).await;
+    assert_eq!(
+        failures(&events).first().map(|f| f.1),
+        Some(FailureKind::Connect)
+    );
+    assert_eq!(summary.failures.get("connect"), Some(&1));
+    assert_eq!(summary.pages, 0);
+}
+
+#[tokio::test]
+async fn non_html_and_oversized_bodies_fail() {
+    let big = format!(
+        "<html><body>{}</body></html>",
+        "<p>harvest</p>".repeat(200_000)
+    );
+    let server = TestServer::start(move |req| match req.path.as_str() {
+        "/robots.txt" => Reply::status(404),
+        "/" => Reply::html(r#"<a href="/data.json">j</a><a href="/logo.png">p</a><a href="/big.html">b</a><a href="/page.xhtml">x</a>"#),
+        "/data.json" => Reply::with_type("application/json", br#"{"a":1}"#.to_vec()),
+        "/logo.png" => Reply::with_type("image/png", vec![0x89, b'P', b'N', b'G']),
+        "/big.html" => Reply::html(big.clone()),
+        "/page.xhtml" => Reply::with_type("application/xhtml+xml", "<html><title>X</title></html>"),
+        _ => Reply::status(404),
+    })
+    .await;
+    let mut cfg = test_config(vec![server.url("/")]);
+    cfg.max_body_bytes = 1024 * 1024;
+    let (summary, events) = run(cfg).await;
+    assert_eq!(summary.failures.get("not_html"), Some(&2));
+    assert_eq!(summary.failures.get("too_large"), Some(&1));
+    assert!(failures(&events)
+        .iter()
+        .any(|(u, k)| u.ends_with("/big.html") && *k == FailureKind::TooLarge));
+    assert_eq!(summary.pages, 2, "the start page and the xhtml page");
+}
+
+struct KnownEtag;
+
+impl UrlHistory for KnownEtag {
+    fn validators(&self, url: &Url) -> Option<Validators> {
+        (url.path() == "/").then(|| Validators {
+            etag: Some("\"v1\"".into()),
+            last_modified: Some("Wed, 27 Nov 2013 08:36:32 GMT".into()),
+        })
+    }
+}
+
+#[tokio::test]
+async fn conditional_get_reports_not_modified() {
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::status(404),
+        "/" if req.header("if-none-match") == Some("\"v1\"")
+            && req.header("if-modified-since").is_some() =>
+        {
+            Reply::Full {
+                status: 304,
+                headers: vec![],
+                body: vec![],
+            }
+        }
+        _ => Reply::html("<p>fresh</p>"),
+    })
+    .await;
+    let (summary, events) =
+        run_with_history(test_config(vec![server.url("/")]), Arc::new(KnownEtag)).await;
+    assert_eq!(summary.not_modified, 1);
+    assert_eq!(summary.pages, 0);
+    assert!(matches!(events.first(), Some(CrawlEvent::NotModified { url }) if url.ends_with('/')));
+}
+
+/// Every page links to the next five: an endless site.
+async fn endless_site() -> TestServer {
+    TestServer::start(|req| {
+        if req.path == "/robots.txt" {
+            return Reply::status(404);
+        }
+        let n: u64 = req.path.trim_start_matches("/p/").parse().unwrap_or(0);
+        let links: String = (1..=5)
+            .map(|i| format!(r#"<a href="/p/{}">next</a>"#, n * 5 + i))
+            .collect();
+        Reply::html(format!("<html><body><p>page {n}</p>{links}</body></html>"))
+    })
+    .await
+}
+
+#[tokio::test]
+async fn dropping_the_receiver_stops_the_crawl() {
+    let server = endless_site().await;
+    let (tx, mut rx) = tokio::sync::mpsc::channel(2);
+    let cfg = test_config(vec![server.url("/p/0")]);
+    let crawl = tokio::spawn(crawler::crawl(cfg, Arc::new(crawler::NoHistory), tx));
+    for _ in 0..3 {
+        assert!(rx.recv().await.is_some());
+    }
+    drop(rx);
+    let summary = tokio::time::timeout(Duration::from_secs(10), crawl)
+        .await
+        .expect("crawl stops soon after the receiver is dropped")
+        .expect("join")
+        .expect("crawl");
+    assert!(summary.cancelled);
+    let total: u64 = server.all_hits().values().sum();
+    assert!(
+        total < 40,
+        "backpressure kept the crawl small, got {total} requests"
+    );
+}
+
+#[tokio::test]
+async fn cancellation_token_and_limits() {
+    let server = endless_site().await;
+    let token = crawler::CancellationToken::new();
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let crawl = tokio::spawn(crawler::crawl_with_cancel(
+        test_config(vec![server.url("/p/0")]),
+        Arc::new(crawler::NoHistory),
+        tx,
+        token.clone(),
+    ));
+    assert!(rx.recv().await.is_some());
+    token.cancel();
+    let summary = tokio::time::timeout(Duration::from_secs(10), crawl)
+        .await
+        .expect("cancel is prompt")
+        .expect("join")
+        .expect("crawl");
+    assert!(summary.cancelled);
+
+    // max_pages and max_depth bound the endless site.
+    let mut cfg = test_config(vec![server.url("/p/0")]);
+    cfg.max_pages = Some(7);
+    let (summary, _) = run(cfg).await;
+    assert_eq!(summary.pages, 7);
+    let mut cfg = test_config(vec![server.url("/p/0")]);
+    cfg.max_depth = Some(1);
+    let (summary, events) = run(cfg).await;
+    assert_eq!(summary.pages, 6, "the seed and its five links");
+    assert!(pages(&events).iter().all(|p| p.depth <= 1));
+}
+
+#[tokio::test]
+async fn invalid_config_is_an_error() {
+    let (tx, _rx) = tokio::sync::mpsc::channel(1);
+    let res = crawler::crawl(
+        crawler::CrawlConfig::default(),
+        Arc::new(crawler::NoHistory),
+        tx,
+    )
+    .await;
+    assert!(matches!(res, Err(crawler::Error::Config(_))));
+}
+
+/// A host with `n` linked pages under `/p/`.
+async fn fan_out_site(n: u32) -> TestServer {
+    TestServer::start(move |req| match req.path.as_str() {
+        "/" => Reply::html(
+            (1..=n)
+                .map(|i| format!(r#"<a href="/p/{i}">{i}</a>"#))
+                .collect::<String>(),
+        ),
+        _ => Reply::html("<p>leaf</p>"),
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_busy_host_does_not_starve_another() {
+    let delay = Duration::from_millis(300);
+    let busy = fan_out_site(8).await;
+    let small = fan_out_site(2).await;
+    let mut cfg = test_config(vec![busy.url("/"), small.url("/")]);
+    cfg.politeness_delay = delay;
+    cfg.respect_robots = false;
+    cfg.concurrency = 4;
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let started = std::time::Instant::now();
+    let crawl = tokio::spawn(crawler::crawl(cfg, Arc::new(crawler::NoHistory), tx));
+    let small_prefix = format!("http://{}/", small.addr);
+    let (mut small_done, mut busy_done, mut small_pages) = (Duration::ZERO, Duration::ZERO, 0);
+    while let Some(ev) = rx.recv().await {
+        if let CrawlEvent::Page(p) = ev {
+            if p.url.starts_with(&small_prefix) {
+                small_pages += 1;
+                small_done = started.elapsed();
+            } else {
+                busy_done = started.elapsed();
+            }
+        }
+    }
+    let summary = crawl.await.expect("join").expect("crawl");
+    assert_eq!(summary.pages, 12);
+    assert_eq!(small_pages, 3);
+    // The busy host needs 9 requests 300 ms apart; the small one 3.
+    assert!(
+        busy_done >= delay * 8,
+        "busy host respected its delay: {busy_done:?}"
+    );
+    assert!(
+        small_done < delay * 5,
+        "small host finished early: {small_done:?}"
+    );
+    for i in 1..=8 {
+        assert_eq!(busy.hits(&format!("/p/{i}")), 1);
+    }
+}
+
+#[tokio::test]
+async fn unresolvable_host_is_a_dns_failure() {
+    // `.invalid` never resolves (RFC 2606).
+    let url = Url::parse("http://harvest-test.invalid/page.html").expect("url");
+    let (summary, events) = run(test_config(vec![url])).await;
+    assert_eq!(
+        failures(&events).first().map(|f| f.1),
+        Some(FailureKind::Dns),
+        "{events:?}"
+    );
+    assert_eq!(summary.failures.get("dns"), Some(&1));
+}
