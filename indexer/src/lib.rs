@@ -1,1 +1,27 @@
-//! indexer stage of harvest.
+//! indexer stage of harvest: the [`TableStore`] trait and its embedded
+//! backend, row-key encoding, page records, local index rows, the query
+//! engine and statistics.
+//!
+//! Start with [`EmbeddedStore::open`] (or another [`TableStore`]), wrap it in
+//! an [`Index`], call [`Index::index_pages`] once the pack records are
+//! durable, and ask [`Index::search`] / [`Index::stats`].
+
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+pub mod embedded;
+pub mod error;
+pub mod index;
+pub mod keys;
+pub mod query;
+pub mod record;
+pub mod store;
+
+pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
+pub use error::{Error, Result};
+pub use index::{Index, IndexOptions, PageKey, DIGESTS_TABLE, URLS_TABLE};
+pub use keys::{table_name, DEFAULT_BUCKETS};
+pub use query::{GroupBy, Interval, PageHit, Query, StatsQuery, StatsRow};
+pub use record::{DigestEntry, PackLocation, PageRecord, UrlState};
+pub use store::{
+    bucket_regions, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore,
+};

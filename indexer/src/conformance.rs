@@ -1,0 +1,338 @@
+//! Conformance suite for [`TableStore`] backends.
+//!
+//! Every function takes a store and a table name it may create (use a fresh
+//! name per call); it panics with a description when the backend breaks the
+//! contract documented in [`crate::store`], and returns backend errors.
+//! [`run_all`] runs the whole suite with tables named `{prefix}_...`.
+//! Enabled in tests and with the `conformance` feature.
+
+use crate::error::{Error, Result};
+use crate::store::{bucket_regions, CellFilter, FilterOp, Row, Scan, TableStore};
+
+const FAM_A: &str = "a";
+const FAM_B: &str = "b";
+const BUCKETS: u8 = 4;
+
+fn keys_of(rows: &[Row]) -> Vec<Vec<u8>> {
+    rows.iter().map(|r| r.key.clone()).collect()
+}
+
+/// Rows `[b][i]` for every bucket b and i in 0..n, family a: `n` = i (u64 BE),
+/// family b: `name` = "row b/i".
+fn grid(n: u8) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for b in 0..BUCKETS {
+        for i in 0..n {
+            rows.push(
+                Row::new(vec![b, i])
+                    .with(FAM_A, b"n".to_vec(), u64::from(i).to_be_bytes())
+                    .with(FAM_B, b"name".to_vec(), format!("row {b}/{i}").into_bytes()),
+            );
+        }
+    }
+    rows
+}
+
+/// Creating a table twice with the same layout succeeds; a different layout
+/// fails; the table is listed; bad names are rejected.
+pub fn create_is_idempotent(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
+    store.create_table(table, &[FAM_B, FAM_A], BUCKETS)?;
+    assert!(
+        store.list_tables()?.iter().any(|t| t == table),
+        "created table is listed"
+    );
+    assert!(
+        store.create_table(table, &[FAM_A], BUCKETS).is_err(),
+        "re-creating with other families must fail"
+    );
+    assert!(
+        matches!(
+            store.create_table("Bad-Name", &[FAM_A], 1),
+            Err(Error::BadTableName { .. })
+        ),
+        "invalid table names are rejected"
+    );
+    assert!(
+        matches!(
+            store.put(
+                "no_such_table_x",
+                &[Row::new(b"k".to_vec()).with(FAM_A, b"q".to_vec(), b"v".to_vec())]
+            ),
+            Err(Error::NoSuchTable(_))
+        ),
+        "put into a missing table fails"
+    );
+    Ok(())
+}
+
+/// Put then get; puts merge cells; family selection; missing rows are `None`.
+pub fn put_get_merge(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
+    let k = b"page-1".to_vec();
+    store.put(
+        table,
+        &[Row::new(k.clone())
+            .with(FAM_A, b"x".to_vec(), b"1".to_vec())
+            .with(FAM_B, b"y".to_vec(), b"2".to_vec())],
+    )?;
+    store.put(
+        table,
+        &[Row::new(k.clone())
+            .with(FAM_A, b"x".to_vec(), b"3".to_vec())
+            .with(FAM_A, b"w".to_vec(), b"4".to_vec())],
+    )?;
+    let got = store.get(table, &[k.clone(), b"absent".to_vec()], &[])?;
+    assert_eq!(got.len(), 2, "one answer per key");
+    let row = got[0].clone().expect("row exists");
+    let cells: Vec<(&str, &[u8], &[u8])> = row
+        .cells
+        .iter()
+        .map(|c| {
+            (
+                c.family.as_str(),
+                c.qualifier.as_slice(),
+                c.value.as_slice(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        vec![
+            (FAM_A, &b"w"[..], &b"4"[..]),
+            (FAM_A, b"x", b"3"),
+            (FAM_B, b"y", b"2")
+        ],
+        "cells merged, overwritten, sorted by family then qualifier"
+    );
+    assert!(got[1].is_none(), "missing row is None");
+    let only_b = store.get(table, std::slice::from_ref(&k), &[FAM_B])?;
+    assert_eq!(
+        only_b[0].as_ref().map(|r| r.cells.len()),
+        Some(1),
+        "family selection"
+    );
+    let only_missing_family = store.get(table, &[b"absent".to_vec()], &[FAM_B])?;
+    assert!(only_missing_family[0].is_none());
+    assert!(
+        store.get(table, &[k], &["zz"]).is_err(),
+        "unknown family is an error"
+    );
+    Ok(())
+}
+
+/// Range scans honour start/stop (exclusive)/limit/families and key order.
+pub fn scan_ranges(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
+    let rows = grid(10);
+    store.put(table, &rows)?;
+    let all = store.scan(table, &Scan::default())?;
+    assert_eq!(
+        keys_of(&all),
+        keys_of(&rows),
+        "full scan returns all rows in key order"
+    );
+    let part = store.scan(table, &Scan::range(vec![1, 3], vec![2, 2]))?;
+    let want: Vec<Vec<u8>> = (3..10)
+        .map(|i| vec![1, i])
+        .chain([vec![2, 0], vec![2, 1]])
+        .collect();
+    assert_eq!(keys_of(&part), want, "start inclusive, stop exclusive");
+    let limited = store.scan(table, &Scan::range(vec![1], Vec::new()).limit(3))?;
+    assert_eq!(
+        keys_of(&limited),
+        vec![vec![1, 0], vec![1, 1], vec![1, 2]],
+        "limit"
+    );
+    let fam = store.scan(table, &Scan::prefix(&[3]).families(&[FAM_B]))?;
+    assert_eq!(fam.len(), 10);
+    assert!(
+        fam.iter()
+            .all(|r| r.cells.len() == 1 && r.cells[0].family == FAM_B),
+        "families"
+    );
+    let empty = store.scan(table, &Scan::range(vec![2, 5], vec![2, 5]))?;
+    assert!(empty.is_empty(), "empty range");
+    Ok(())
+}
+
+/// Filters: Eq/Ge/Le/Exists on big-endian values, AND-ed, missing cell fails,
+/// filter on a family that is not returned, combined with a limit.
+pub fn scan_filters(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
+    let mut rows = grid(10);
+    rows.push(Row::new(vec![0, 200]).with(FAM_B, b"name".to_vec(), b"no n".to_vec()));
+    store.put(table, &rows)?;
+    let n = |i: u64| i.to_be_bytes().to_vec();
+    let ge_le = Scan::prefix(&[0])
+        .filter(CellFilter::new(FAM_A, b"n".to_vec(), FilterOp::Ge, n(3)))
+        .filter(CellFilter::new(FAM_A, b"n".to_vec(), FilterOp::Le, n(5)));
+    assert_eq!(
+        keys_of(&store.scan(table, &ge_le)?),
+        vec![vec![0, 3], vec![0, 4], vec![0, 5]],
+        "Ge and Le"
+    );
+    let eq = Scan::default().filter(CellFilter::new(FAM_A, b"n".to_vec(), FilterOp::Eq, n(7)));
+    assert_eq!(
+        store.scan(table, &eq)?.len(),
+        usize::from(BUCKETS),
+        "Eq in every bucket"
+    );
+    let exists = Scan::prefix(&[0]).filter(CellFilter::new(
+        FAM_A,
+        b"n".to_vec(),
+        FilterOp::Exists,
+        Vec::new(),
+    ));
+    assert_eq!(
+        store.scan(table, &exists)?.len(),
+        10,
+        "row without the cell fails the filter"
+    );
+    let other_family = Scan::prefix(&[2])
+        .families(&[FAM_B])
+        .filter(CellFilter::new(FAM_A, b"n".to_vec(), FilterOp::Ge, n(8)))
+        .limit(1);
+    let got = store.scan(table, &other_family)?;
+    assert_eq!(
+        keys_of(&got),
+        vec![vec![2, 8]],
+        "filter on an unreturned family, with limit"
+    );
+    assert!(
+        got[0].cells.iter().all(|c| c.family == FAM_B),
+        "only requested families returned"
+    );
+    Ok(())
+}
+
+/// Deleting rows removes every family; deleting missing rows is fine.
+pub fn delete_rows(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
+    store.put(table, &grid(3))?;
+    store.delete(table, &[vec![1, 1], vec![9, 9]])?;
+    assert!(
+        store.get(table, &[vec![1, 1]], &[])?[0].is_none(),
+        "deleted"
+    );
+    assert_eq!(
+        store.scan(table, &Scan::default())?.len(),
+        usize::from(BUCKETS) * 3 - 1
+    );
+    store.put(
+        table,
+        &[Row::new(vec![1, 1]).with(FAM_B, b"q".to_vec(), b"back".to_vec())],
+    )?;
+    let back = store.get(table, &[vec![1, 1]], &[])?;
+    assert_eq!(
+        back[0].as_ref().map(|r| r.cells.len()),
+        Some(1),
+        "no old cells resurrected"
+    );
+    Ok(())
+}
+
+/// Regions: one per bucket, in order, contiguous, covering the key space.
+pub fn regions_cover_buckets(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A], BUCKETS)?;
+    let regions = store.regions(table)?;
+    assert_eq!(regions, bucket_regions(BUCKETS), "one region per bucket");
+    assert!(
+        regions.first().is_some_and(|r| r.start.is_empty()),
+        "first region starts at the empty key"
+    );
+    assert!(
+        regions.last().is_some_and(|r| r.end.is_empty()),
+        "last region is unbounded"
+    );
+    for w in regions.windows(2) {
+        assert_eq!(w[0].end, w[1].start, "regions are contiguous");
+    }
+    Ok(())
+}
+
+/// Binary keys containing 0x00 and 0xff sort and round-trip exactly.
+pub fn binary_keys(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A], BUCKETS)?;
+    let keys: Vec<Vec<u8>> = vec![
+        vec![0x00],
+        vec![0x00, 0x00],
+        vec![0x00, 0xff],
+        vec![0x01, 0x00, 0x01],
+        vec![0xff],
+        vec![0xff, 0xff, 0x00],
+    ];
+    let rows: Vec<Row> = keys
+        .iter()
+        .rev()
+        .map(|k| Row::new(k.clone()).with(FAM_A, vec![0x00, 0xff], k.clone()))
+        .collect();
+    store.put(table, &rows)?;
+    let all = store.scan(table, &Scan::default())?;
+    assert_eq!(keys_of(&all), keys, "byte order of binary keys");
+    assert!(
+        all.iter()
+            .all(|r| r.cell(FAM_A, &[0x00, 0xff]) == Some(r.key.as_slice())),
+        "binary qualifiers/values"
+    );
+    let tail = store.scan(table, &Scan::prefix(&[0xff]))?;
+    assert_eq!(
+        keys_of(&tail),
+        vec![vec![0xff], vec![0xff, 0xff, 0x00]],
+        "prefix of 0xff is unbounded above"
+    );
+    assert!(
+        store
+            .put(
+                table,
+                &[Row::new(Vec::new()).with(FAM_A, b"q".to_vec(), b"v".to_vec())]
+            )
+            .is_err(),
+        "empty key rejected"
+    );
+    Ok(())
+}
+
+/// A batch of 20,000 rows in two families is written and read back.
+pub fn large_batch(store: &dyn TableStore, table: &str) -> Result<()> {
+    const ROWS: u32 = 20_000;
+    store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
+    let rows: Vec<Row> = (0..ROWS)
+        .map(|i| {
+            let key = [&[(i % u32::from(BUCKETS)) as u8][..], &i.to_be_bytes()].concat();
+            Row::new(key)
+                .with(FAM_A, b"i".to_vec(), i.to_be_bytes())
+                .with(FAM_B, b"t".to_vec(), format!("value {i}").into_bytes())
+        })
+        .collect();
+    store.put(table, &rows)?;
+    let all = store.scan(table, &Scan::default())?;
+    assert_eq!(all.len(), ROWS as usize, "every row stored");
+    assert!(all.windows(2).all(|w| w[0].key < w[1].key), "sorted");
+    let per_bucket = store.scan(table, &Scan::prefix(&[1]).families(&[FAM_A]))?;
+    assert_eq!(per_bucket.len(), (ROWS / u32::from(BUCKETS)) as usize);
+    Ok(())
+}
+
+/// Runs every check with tables `{prefix}_create`, `{prefix}_putget`, ...
+pub fn run_all(store: &dyn TableStore, prefix: &str) -> Result<()> {
+    create_is_idempotent(store, &format!("{prefix}_create"))?;
+    put_get_merge(store, &format!("{prefix}_putget"))?;
+    scan_ranges(store, &format!("{prefix}_ranges"))?;
+    scan_filters(store, &format!("{prefix}_filters"))?;
+    delete_rows(store, &format!("{prefix}_delete"))?;
+    regions_cover_buckets(store, &format!("{prefix}_regions"))?;
+    binary_keys(store, &format!("{prefix}_binary"))?;
+    large_batch(store, &format!("{prefix}_large"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn embedded_store_conforms() -> crate::Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| crate::Error::backend("tempdir", e))?;
+        let store = crate::EmbeddedStore::open(dir.path())?;
+        super::run_all(&store, "conf")
+    }
+}

@@ -1,0 +1,523 @@
+//! Embedded [`TableStore`] on fjall 3.
+//!
+//! Layout: one fjall database per store; one keyspace per (table, family),
+//! named `{table}.{family}`; the key is the row key and the value holds all
+//! cells of that row in that family (`[u32 qlen][q][u32 vlen][v]...`, sorted
+//! by qualifier). A keyspace `_meta` maps each table name to its layout (JSON:
+//! families, bucket count). One value per (row, family) keeps scans cheap
+//! (one LSM entry per row, not per cell); `put` merges by reading the current
+//! value first, under a store-wide write lock.
+//!
+//! Durability: every `put`/`delete` is one atomic fjall write batch, and the
+//! journal is persisted before the call returns: [`Durability::Process`]
+//! (`PersistMode::Buffer`, survives a process crash) or
+//! [`Durability::PowerLoss`] (`PersistMode::SyncData`, fdatasync, the default).
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::{Mutex, RwLock};
+
+use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::store::{bucket_regions, Cell, Region, Row, Scan, TableStore};
+
+/// Keyspace holding table layouts.
+const META_KEYSPACE: &str = "_meta";
+/// Separator between table and family in a keyspace name.
+const KEYSPACE_SEP: char = '.';
+/// Longest table or family name (a keyspace name must fit in 255 bytes).
+const MAX_NAME_LEN: usize = 120;
+
+/// When a write is acknowledged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Journal flushed to the OS: survives a crash of the process, not of the machine.
+    Process,
+    /// Journal fdatasync'ed: survives power loss. Default.
+    #[default]
+    PowerLoss,
+}
+
+impl Durability {
+    fn persist_mode(self) -> PersistMode {
+        match self {
+            Durability::Process => PersistMode::Buffer,
+            Durability::PowerLoss => PersistMode::SyncData,
+        }
+    }
+}
+
+/// Options of [`EmbeddedStore::open_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EmbeddedOptions {
+    /// Write acknowledgement level (default: power-loss safe).
+    pub durability: Durability,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct TableMeta {
+    families: Vec<String>,
+    buckets: u8,
+}
+
+struct TableHandle {
+    meta: TableMeta,
+    families: BTreeMap<String, Keyspace>,
+}
+
+/// The embedded table store (a folder holding a fjall database).
+pub struct EmbeddedStore {
+    db: Database,
+    meta: Keyspace,
+    tables: RwLock<HashMap<String, std::sync::Arc<TableHandle>>>,
+    write_lock: Mutex<()>,
+    options: EmbeddedOptions,
+}
+
+impl std::fmt::Debug for EmbeddedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedStore")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks a table or family name: `[a-z0-9_]+`, at most [`MAX_NAME_LEN`] bytes.
+pub(crate) fn valid_name(name: &str) -> std::result::Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("empty");
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err("too long");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    {
+        return Err("must match [a-z0-9_]+");
+    }
+    Ok(())
+}
+
+fn keyspace_name(table: &str, family: &str) -> String {
+    format!("{table}{KEYSPACE_SEP}{family}")
+}
+
+/// Encodes a family's cells (sorted by qualifier) into one value.
+fn encode_cells(cells: &BTreeMap<Vec<u8>, Vec<u8>>) -> Vec<u8> {
+    let size: usize = cells.iter().map(|(q, v)| 8 + q.len() + v.len()).sum();
+    let mut out = Vec::with_capacity(size);
+    for (q, v) in cells {
+        // Lengths fit: fjall values are < 2^32 bytes.
+        out.extend_from_slice(&(q.len() as u32).to_be_bytes());
+        out.extend_from_slice(q);
+        out.extend_from_slice(&(v.len() as u32).to_be_bytes());
+        out.extend_from_slice(v);
+    }
+    out
+}
+
+fn take<'a>(buf: &mut &'a [u8], key: &[u8]) -> Result<&'a [u8]> {
+    let corrupt = || Error::Corrupt {
+        key: key.to_vec(),
+        qualifier: String::new(),
+        reason: "truncated cell block".into(),
+    };
+    let (len, rest) = buf.split_first_chunk::<4>().ok_or_else(corrupt)?;
+    let len = u32::from_be_bytes(*len) as usize;
+    if rest.len() < len {
+        return Err(corrupt());
+    }
+    let (head, tail) = rest.split_at(len);
+    *buf = tail;
+    Ok(head)
+}
+
+/// Decodes a value written by [`encode_cells`].
+fn decode_cells(key: &[u8], mut buf: &[u8]) -> Result<BTreeMap<Vec<u8>, Vec<u8>>> {
+    let mut cells = BTreeMap::new();
+    while !buf.is_empty() {
+        let q = take(&mut buf, key)?;
+        let v = take(&mut buf, key)?;
+        cells.insert(q.to_vec(), v.to_vec());
+    }
+    Ok(cells)
+}
+
+impl EmbeddedStore {
+    /// Opens (or creates) a store in the folder `path`, power-loss durable.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(path, EmbeddedOptions::default())
+    }
+
+    /// Opens (or creates) a store with explicit options.
+    pub fn open_with(path: impl AsRef<Path>, options: EmbeddedOptions) -> Result<Self> {
+        let path = path.as_ref();
+        let db = Database::builder(path)
+            .open()
+            .map_err(|e| Error::backend(format!("open fjall database {}", path.display()), e))?;
+        let meta = db
+            .keyspace(META_KEYSPACE, KeyspaceCreateOptions::default)
+            .map_err(|e| Error::backend("open meta keyspace", e))?;
+        let mut tables = HashMap::new();
+        for item in meta.iter() {
+            let (k, v) = item
+                .into_inner()
+                .map_err(|e| Error::backend("read table list", e))?;
+            let name = String::from_utf8_lossy(&k).into_owned();
+            let tm: TableMeta = serde_json::from_slice(&v)?;
+            let handle = Self::open_families(&db, &name, tm)?;
+            tables.insert(name, std::sync::Arc::new(handle));
+        }
+        tracing::debug!(path = %path.display(), tables = tables.len(), "embedded store opened");
+        Ok(EmbeddedStore {
+            db,
+            meta,
+            tables: RwLock::new(tables),
+            write_lock: Mutex::new(()),
+            options,
+        })
+    }
+
+    fn open_families(db: &Database, table: &str, meta: TableMeta) -> Result<TableHandle> {
+        let mut families = BTreeMap::new();
+        for f in &meta.families {
+            let ks = db
+                .keyspace(&keyspace_name(table, f), KeyspaceCreateOptions::default)
+                .map_err(|e| Error::backend(format!("open keyspace for {table}:{f}"), e))?;
+            families.insert(f.clone(), ks);
+        }
+        Ok(TableHandle { meta, families })
+    }
+
+    fn table(&self, name: &str) -> Result<std::sync::Arc<TableHandle>> {
+        let tables = self.tables.read().map_err(|_| poisoned())?;
+        tables
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::NoSuchTable(name.to_owned()))
+    }
+
+    /// Flushes the journal with the given durability regardless of the store's setting.
+    pub fn persist(&self, durability: Durability) -> Result<()> {
+        self.db
+            .persist(durability.persist_mode())
+            .map_err(|e| Error::backend("persist journal", e))
+    }
+
+    fn read_family(ks: &Keyspace, key: &[u8]) -> Result<Option<BTreeMap<Vec<u8>, Vec<u8>>>> {
+        match ks.get(key).map_err(|e| Error::backend("read row", e))? {
+            None => Ok(None),
+            Some(v) => decode_cells(key, &v).map(Some),
+        }
+    }
+
+    /// Families to read for a call: the requested ones (all if none), checked.
+    fn pick_families<'a>(
+        table: &str,
+        handle: &'a TableHandle,
+        requested: impl Iterator<Item = &'a str>,
+    ) -> Result<Vec<(&'a str, &'a Keyspace)>> {
+        let mut out: Vec<(&str, &Keyspace)> = Vec::new();
+        for f in requested {
+            let (name, ks) =
+                handle
+                    .families
+                    .get_key_value(f)
+                    .ok_or_else(|| Error::NoSuchFamily {
+                        table: table.to_owned(),
+                        family: f.to_owned(),
+                    })?;
+            if !out.iter().any(|(n, _)| *n == name.as_str()) {
+                out.push((name.as_str(), ks));
+            }
+        }
+        if out.is_empty() {
+            out = handle
+                .families
+                .iter()
+                .map(|(n, ks)| (n.as_str(), ks))
+                .collect();
+        }
+        out.sort_by(|a, b| a.0.cmp(b.0));
+        Ok(out)
+    }
+}
+
+fn poisoned() -> Error {
+    Error::Invalid("embedded store lock poisoned by a panicking thread".into())
+}
+
+/// Cells of one family of one row, by qualifier.
+type CellMap = BTreeMap<Vec<u8>, Vec<u8>>;
+/// A family's cursor in a merged scan: name, iterator, current entry.
+type FamilyCursor<'a> = (&'a str, KvIter, Option<(fjall::Slice, fjall::Slice)>);
+
+type KvIter = Box<dyn Iterator<Item = Result<(fjall::Slice, fjall::Slice)>>>;
+
+impl TableStore for EmbeddedStore {
+    fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
+        valid_name(name).map_err(|reason| Error::BadTableName {
+            name: name.to_owned(),
+            reason,
+        })?;
+        if families.is_empty() {
+            return Err(Error::BadFamily {
+                name: String::new(),
+                reason: "a table needs at least one family",
+            });
+        }
+        if buckets == 0 {
+            return Err(Error::Invalid(format!(
+                "table {name:?}: bucket count must be at least 1"
+            )));
+        }
+        let mut fams: Vec<String> = Vec::new();
+        for f in families {
+            valid_name(f).map_err(|reason| Error::BadFamily {
+                name: (*f).to_owned(),
+                reason,
+            })?;
+            fams.push((*f).to_owned());
+        }
+        fams.sort();
+        fams.dedup();
+        let wanted = TableMeta {
+            families: fams,
+            buckets,
+        };
+        let _guard = self.write_lock.lock().map_err(|_| poisoned())?;
+        if let Ok(existing) = self.table(name) {
+            if existing.meta == wanted {
+                return Ok(());
+            }
+            return Err(Error::TableMismatch {
+                table: name.to_owned(),
+                detail: format!(
+                    "existing families {:?} buckets {}, requested {:?} buckets {}",
+                    existing.meta.families, existing.meta.buckets, wanted.families, wanted.buckets
+                ),
+            });
+        }
+        let handle = Self::open_families(&self.db, name, wanted.clone())?;
+        let mut batch = self
+            .db
+            .batch()
+            .durability(Some(self.options.durability.persist_mode()));
+        batch.insert(&self.meta, name.as_bytes(), serde_json::to_vec(&wanted)?);
+        batch
+            .commit()
+            .map_err(|e| Error::backend(format!("create table {name}"), e))?;
+        self.tables
+            .write()
+            .map_err(|_| poisoned())?
+            .insert(name.to_owned(), std::sync::Arc::new(handle));
+        tracing::info!(table = name, buckets, families = ?wanted.families, "table created");
+        Ok(())
+    }
+
+    fn list_tables(&self) -> Result<Vec<String>> {
+        let mut names: Vec<String> = self
+            .tables
+            .read()
+            .map_err(|_| poisoned())?
+            .keys()
+            .cloned()
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+        let handle = self.table(table)?;
+        // (family, key) -> merged cells; seeded from the store on first touch.
+        let mut pending: BTreeMap<(&str, &[u8]), CellMap> = BTreeMap::new();
+        let _guard = self.write_lock.lock().map_err(|_| poisoned())?;
+        for row in rows {
+            if row.key.is_empty() {
+                return Err(Error::BadKey {
+                    key: Vec::new(),
+                    reason: "row keys must not be empty",
+                });
+            }
+            for cell in &row.cells {
+                let (fname, ks) = handle
+                    .families
+                    .get_key_value(cell.family.as_str())
+                    .ok_or_else(|| Error::NoSuchFamily {
+                        table: table.to_owned(),
+                        family: cell.family.clone(),
+                    })?;
+                let slot = match pending.entry((fname.as_str(), row.key.as_slice())) {
+                    std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        let current = Self::read_family(ks, &row.key)?.unwrap_or_default();
+                        v.insert(current)
+                    }
+                };
+                slot.insert(cell.qualifier.clone(), cell.value.clone());
+            }
+        }
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let mut batch = fjall::OwnedWriteBatch::with_capacity(self.db.clone(), pending.len())
+            .durability(Some(self.options.durability.persist_mode()));
+        for ((family, key), cells) in &pending {
+            if let Some(ks) = handle.families.get(*family) {
+                batch.insert(ks, *key, encode_cells(cells));
+            }
+        }
+        batch
+            .commit()
+            .map_err(|e| Error::backend(format!("put {} rows into {table}", rows.len()), e))?;
+        tracing::debug!(table, rows = rows.len(), "put");
+        Ok(())
+    }
+
+    fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
+        let handle = self.table(table)?;
+        let fams = Self::pick_families(table, &handle, families.iter().copied())?;
+        let mut out = Vec::with_capacity(keys.len());
+        for key in keys {
+            let mut row = Row::new(key.clone());
+            for (fname, ks) in &fams {
+                if let Some(cells) = Self::read_family(ks, key)? {
+                    row.cells.extend(cells.into_iter().map(|(q, v)| Cell {
+                        family: (*fname).to_owned(),
+                        qualifier: q,
+                        value: v,
+                    }));
+                }
+            }
+            out.push(if row.cells.is_empty() {
+                None
+            } else {
+                Some(row)
+            });
+        }
+        Ok(out)
+    }
+
+    fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
+        let handle = self.table(table)?;
+        let requested =
+            Self::pick_families(table, &handle, scan.families.iter().map(String::as_str))?;
+        let all = Self::pick_families(
+            table,
+            &handle,
+            requested
+                .iter()
+                .map(|(n, _)| *n)
+                .chain(scan.filters.iter().map(|f| f.family.as_str())),
+        )?;
+        let upper = if scan.stop.is_empty() {
+            Bound::Unbounded
+        } else {
+            Bound::Excluded(scan.stop.as_slice())
+        };
+        if !scan.stop.is_empty() && scan.stop <= scan.start {
+            return Ok(Vec::new());
+        }
+        let mut iters: Vec<FamilyCursor<'_>> = Vec::new();
+        for (fname, ks) in &all {
+            let mut it: KvIter = Box::new(
+                ks.range::<&[u8], _>((Bound::Included(scan.start.as_slice()), upper))
+                    .map(|g| g.into_inner().map_err(|e| Error::backend("scan", e))),
+            );
+            let first = it.next().transpose()?;
+            iters.push((fname, it, first));
+        }
+        let mut out = Vec::new();
+        loop {
+            let Some(min) = iters
+                .iter()
+                .filter_map(|(_, _, cur)| cur.as_ref().map(|(k, _)| k.clone()))
+                .min()
+            else {
+                break;
+            };
+            let mut row = Row::new(min.to_vec());
+            for (fname, it, cur) in iters.iter_mut() {
+                if cur.as_ref().is_some_and(|(k, _)| *k == min) {
+                    if let Some((_, v)) = cur.take() {
+                        for (q, val) in decode_cells(&min, &v)? {
+                            row.cells.push(Cell {
+                                family: (*fname).to_owned(),
+                                qualifier: q,
+                                value: val,
+                            });
+                        }
+                    }
+                    *cur = it.next().transpose()?;
+                }
+            }
+            if !scan.filters.iter().all(|f| f.matches(&row)) {
+                continue;
+            }
+            if all.len() != requested.len() {
+                row.cells
+                    .retain(|c| requested.iter().any(|(n, _)| *n == c.family));
+            }
+            if row.cells.is_empty() {
+                continue;
+            }
+            out.push(row);
+            if scan.limit.is_some_and(|l| out.len() >= l) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+        let handle = self.table(table)?;
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let _guard = self.write_lock.lock().map_err(|_| poisoned())?;
+        let mut batch = fjall::OwnedWriteBatch::with_capacity(
+            self.db.clone(),
+            keys.len() * handle.families.len(),
+        )
+        .durability(Some(self.options.durability.persist_mode()));
+        for key in keys {
+            for ks in handle.families.values() {
+                batch.remove(ks, key.as_slice());
+            }
+        }
+        batch
+            .commit()
+            .map_err(|e| Error::backend(format!("delete {} rows from {table}", keys.len()), e))
+    }
+
+    fn regions(&self, table: &str) -> Result<Vec<Region>> {
+        Ok(bucket_regions(self.table(table)?.meta.buckets))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_block_round_trips_binary() {
+        let mut cells = BTreeMap::new();
+        cells.insert(vec![0u8, 0xff], vec![]);
+        cells.insert(b"title".to_vec(), "Berlin – Brüssel".as_bytes().to_vec());
+        let enc = encode_cells(&cells);
+        assert_eq!(decode_cells(b"k", &enc).ok(), Some(cells));
+        assert!(decode_cells(b"k", &enc[..enc.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert!(valid_name("sina_news_2017").is_ok());
+        assert!(valid_name("Sina").is_err());
+        assert!(valid_name("a.b").is_err());
+        assert!(valid_name("").is_err());
+    }
+}

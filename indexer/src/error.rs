@@ -1,0 +1,90 @@
+//! Error type of the indexer crate.
+
+/// Result alias used throughout the indexer crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while storing or querying tables.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A table name (or a source name inside it) is not valid.
+    #[error("invalid table name {name:?}: {reason}")]
+    BadTableName {
+        /// The offending name.
+        name: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+    /// A column family name is not valid.
+    #[error("invalid column family {name:?}: {reason}")]
+    BadFamily {
+        /// The offending family.
+        name: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+    /// A row key (or a value inside one) is malformed.
+    #[error("invalid row key {key:02x?}: {reason}")]
+    BadKey {
+        /// The offending key bytes.
+        key: Vec<u8>,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+    /// The table was never created.
+    #[error("table {0:?} does not exist")]
+    NoSuchTable(String),
+    /// A row names a column family the table does not have.
+    #[error("table {table:?} has no column family {family:?}")]
+    NoSuchFamily {
+        /// Table name.
+        table: String,
+        /// Family name.
+        family: String,
+    },
+    /// `create_table` was called again with a different layout.
+    #[error("table {table:?} already exists with a different layout: {detail}")]
+    TableMismatch {
+        /// Table name.
+        table: String,
+        /// What differs.
+        detail: String,
+    },
+    /// A stored cell could not be decoded.
+    #[error("corrupt cell {qualifier:?} in row {key:02x?}: {reason}")]
+    Corrupt {
+        /// Row key of the cell.
+        key: Vec<u8>,
+        /// Qualifier of the cell (lossy UTF-8).
+        qualifier: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Options or a query are not valid.
+    #[error("invalid argument: {0}")]
+    Invalid(String),
+    /// The storage backend failed.
+    #[error("storage backend failed during {context}: {source}")]
+    Backend {
+        /// What the indexer was doing.
+        context: String,
+        /// The backend's own error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+    /// (De)serialising a JSON cell failed.
+    #[error("json cell: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl Error {
+    /// Wraps a backend error with a description of the operation that failed.
+    pub fn backend<E>(context: impl Into<String>, source: E) -> Self
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Error::Backend {
+            context: context.into(),
+            source: Box::new(source),
+        }
+    }
+}

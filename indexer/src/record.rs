@@ -1,0 +1,493 @@
+//! Page, URL and digest records and their cell encoding.
+//!
+//! Family `a` holds one qualifier per attribute. Numbers are big-endian so
+//! that byte comparisons (scan filters) compare numbers; timestamps are
+//! microseconds since the epoch as `i64` with the sign bit flipped (so they
+//! also compare correctly); strings are UTF-8; lists are JSON arrays; absent
+//! optional attributes have no cell. `topic_score` is the big-endian IEEE bits
+//! (not order-comparable for negative scores).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::store::{Cell, Row};
+
+/// Family of the attribute cells.
+pub const FAMILY_ATTRS: &str = "a";
+/// Family of the index cells (index rows, and the index-row list of a data row).
+pub const FAMILY_INDEX: &str = "i";
+/// Both families of a page table.
+pub const PAGE_FAMILIES: [&str; 2] = [FAMILY_ATTRS, FAMILY_INDEX];
+
+/// Qualifiers of family `a`.
+pub mod q {
+    /// url
+    pub const URL: &[u8] = b"url";
+    /// title
+    pub const TITLE: &[u8] = b"title";
+    /// published
+    pub const PUBLISHED: &[u8] = b"published";
+    /// fetched
+    pub const FETCHED: &[u8] = b"fetched";
+    /// media
+    pub const MEDIA: &[u8] = b"media";
+    /// comments
+    pub const COMMENTS: &[u8] = b"comments";
+    /// participants
+    pub const PARTICIPANTS: &[u8] = b"participants";
+    /// keywords (JSON array)
+    pub const KEYWORDS: &[u8] = b"keywords";
+    /// topic
+    pub const TOPIC: &[u8] = b"topic";
+    /// topic_score
+    pub const TOPIC_SCORE: &[u8] = b"topic_score";
+    /// cluster
+    pub const CLUSTER: &[u8] = b"cluster";
+    /// pack_path
+    pub const PACK_PATH: &[u8] = b"pack_path";
+    /// offset
+    pub const OFFSET: &[u8] = b"offset";
+    /// length
+    pub const LENGTH: &[u8] = b"length";
+    /// digest
+    pub const DIGEST: &[u8] = b"digest";
+    /// record_id
+    pub const RECORD_ID: &[u8] = b"record_id";
+    /// simhash
+    pub const SIMHASH: &[u8] = b"simhash";
+    /// near_duplicate_of
+    pub const NEAR_DUPLICATE_OF: &[u8] = b"near_duplicate_of";
+    /// language
+    pub const LANGUAGE: &[u8] = b"language";
+    /// charset
+    pub const CHARSET: &[u8] = b"charset";
+    /// status
+    pub const STATUS: &[u8] = b"status";
+    /// source
+    pub const SOURCE: &[u8] = b"source";
+    /// revisit (one byte, 0 or 1)
+    pub const REVISIT: &[u8] = b"revisit";
+    /// urls table: last_capture
+    pub const LAST_CAPTURE: &[u8] = b"last_capture";
+    /// urls/digests table: captures
+    pub const CAPTURES: &[u8] = b"captures";
+    /// urls table: etag
+    pub const ETAG: &[u8] = b"etag";
+    /// urls table: last_modified
+    pub const LAST_MODIFIED: &[u8] = b"last_modified";
+    /// urls table: table
+    pub const TABLE: &[u8] = b"table";
+    /// urls table: row_key
+    pub const ROW_KEY: &[u8] = b"row_key";
+    /// digests table: first_url
+    pub const FIRST_URL: &[u8] = b"first_url";
+    /// digests table: first_date
+    pub const FIRST_DATE: &[u8] = b"first_date";
+    /// digests table: first_record_id
+    pub const FIRST_RECORD_ID: &[u8] = b"first_record_id";
+    /// digests table: sources (JSON array)
+    pub const SOURCES: &[u8] = b"sources";
+}
+
+/// Encodes a timestamp so that byte order is time order (microsecond precision).
+pub fn encode_time(t: DateTime<Utc>) -> [u8; 8] {
+    ((t.timestamp_micros() as u64) ^ (1u64 << 63)).to_be_bytes()
+}
+
+/// Reverses [`encode_time`].
+pub fn decode_time(b: &[u8]) -> Option<DateTime<Utc>> {
+    let raw = u64::from_be_bytes(*b.first_chunk::<8>()?);
+    if b.len() != 8 {
+        return None;
+    }
+    DateTime::from_timestamp_micros((raw ^ (1u64 << 63)) as i64)
+}
+
+/// Every attribute of one archived page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageRecord {
+    /// Normalised URL.
+    pub url: String,
+    /// Page title.
+    pub title: String,
+    /// Publish time given by the page.
+    pub published: Option<DateTime<Utc>>,
+    /// Fetch time.
+    pub fetched: DateTime<Utc>,
+    /// Media source (outlet) named by the page.
+    pub media: Option<String>,
+    /// Comment count.
+    pub comments: Option<u64>,
+    /// Participant count.
+    pub participants: Option<u64>,
+    /// Keywords (indexed lowercased).
+    pub keywords: Vec<String>,
+    /// Topic from the classifier.
+    pub topic: String,
+    /// Classifier score of the topic.
+    pub topic_score: f32,
+    /// K-means cluster of the pack.
+    pub cluster: u32,
+    /// Pack path of the WARC record.
+    pub pack_path: String,
+    /// Offset of the record's gzip member in the pack.
+    pub offset: u64,
+    /// Length of the record's gzip member.
+    pub length: u64,
+    /// WARC payload digest.
+    pub digest: String,
+    /// WARC-Record-ID.
+    pub record_id: String,
+    /// SimHash of the text.
+    pub simhash: Option<u64>,
+    /// URL of the page this one nearly duplicates.
+    pub near_duplicate_of: Option<String>,
+    /// Language.
+    pub language: Option<String>,
+    /// Charset the page was decoded from.
+    pub charset: Option<String>,
+    /// HTTP status.
+    pub status: u16,
+    /// Configured source (site group); picks the table.
+    pub source: String,
+    /// Whether the record is a revisit (payload seen before).
+    pub revisit: bool,
+}
+
+impl PageRecord {
+    /// The time used in the row key: publish time, else fetch time.
+    pub fn key_time(&self) -> DateTime<Utc> {
+        self.published.unwrap_or(self.fetched)
+    }
+
+    /// Keywords as indexed: lowercased, deduplicated, sorted.
+    pub fn index_keywords(&self) -> Vec<String> {
+        let mut k: Vec<String> = self.keywords.iter().map(|k| k.to_lowercase()).collect();
+        k.sort();
+        k.dedup();
+        k
+    }
+
+    /// Family-`a` cells of this page.
+    pub fn to_cells(&self) -> Result<Vec<Cell>> {
+        let mut c = CellWriter::default();
+        c.str(q::URL, &self.url);
+        c.str(q::TITLE, &self.title);
+        c.opt_time(q::PUBLISHED, self.published);
+        c.time(q::FETCHED, self.fetched);
+        c.opt_str(q::MEDIA, self.media.as_deref());
+        c.opt_u64(q::COMMENTS, self.comments);
+        c.opt_u64(q::PARTICIPANTS, self.participants);
+        c.bytes(q::KEYWORDS, serde_json::to_vec(&self.keywords)?);
+        c.str(q::TOPIC, &self.topic);
+        c.bytes(
+            q::TOPIC_SCORE,
+            self.topic_score.to_bits().to_be_bytes().to_vec(),
+        );
+        c.bytes(q::CLUSTER, self.cluster.to_be_bytes().to_vec());
+        c.str(q::PACK_PATH, &self.pack_path);
+        c.u64(q::OFFSET, self.offset);
+        c.u64(q::LENGTH, self.length);
+        c.str(q::DIGEST, &self.digest);
+        c.str(q::RECORD_ID, &self.record_id);
+        c.opt_u64(q::SIMHASH, self.simhash);
+        c.opt_str(q::NEAR_DUPLICATE_OF, self.near_duplicate_of.as_deref());
+        c.opt_str(q::LANGUAGE, self.language.as_deref());
+        c.opt_str(q::CHARSET, self.charset.as_deref());
+        c.bytes(q::STATUS, self.status.to_be_bytes().to_vec());
+        c.str(q::SOURCE, &self.source);
+        c.bytes(q::REVISIT, vec![u8::from(self.revisit)]);
+        Ok(c.0)
+    }
+
+    /// Decodes a page from a row's family-`a` cells.
+    pub fn from_row(row: &Row) -> Result<Self> {
+        let r = CellReader(row);
+        Ok(PageRecord {
+            url: r.str(q::URL)?,
+            title: r.str(q::TITLE)?,
+            published: r.opt_time(q::PUBLISHED)?,
+            fetched: r.time(q::FETCHED)?,
+            media: r.opt_str(q::MEDIA)?,
+            comments: r.opt_u64(q::COMMENTS)?,
+            participants: r.opt_u64(q::PARTICIPANTS)?,
+            keywords: serde_json::from_slice(r.req(q::KEYWORDS)?)?,
+            topic: r.str(q::TOPIC)?,
+            topic_score: f32::from_bits(u32::from_be_bytes(r.fixed::<4>(q::TOPIC_SCORE)?)),
+            cluster: u32::from_be_bytes(r.fixed::<4>(q::CLUSTER)?),
+            pack_path: r.str(q::PACK_PATH)?,
+            offset: r.u64(q::OFFSET)?,
+            length: r.u64(q::LENGTH)?,
+            digest: r.str(q::DIGEST)?,
+            record_id: r.str(q::RECORD_ID)?,
+            simhash: r.opt_u64(q::SIMHASH)?,
+            near_duplicate_of: r.opt_str(q::NEAR_DUPLICATE_OF)?,
+            language: r.opt_str(q::LANGUAGE)?,
+            charset: r.opt_str(q::CHARSET)?,
+            status: u16::from_be_bytes(r.fixed::<2>(q::STATUS)?),
+            source: r.str(q::SOURCE)?,
+            revisit: r.fixed::<1>(q::REVISIT)? != [0],
+        })
+    }
+}
+
+/// State of one URL in the `urls` table (row key = the normalised URL).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UrlState {
+    /// Normalised URL.
+    pub url: String,
+    /// Time of the last capture.
+    pub last_capture: DateTime<Utc>,
+    /// Number of captures so far.
+    pub captures: u64,
+    /// ETag of the last response.
+    pub etag: Option<String>,
+    /// Last-Modified of the last response.
+    pub last_modified: Option<String>,
+    /// Page table holding the last capture.
+    pub table: String,
+    /// Row key of the last capture in `table`.
+    pub row_key: Vec<u8>,
+}
+
+impl UrlState {
+    pub(crate) fn to_row(&self) -> Row {
+        let mut c = CellWriter::default();
+        c.time(q::LAST_CAPTURE, self.last_capture);
+        c.u64(q::CAPTURES, self.captures);
+        c.opt_str(q::ETAG, self.etag.as_deref());
+        c.opt_str(q::LAST_MODIFIED, self.last_modified.as_deref());
+        c.str(q::TABLE, &self.table);
+        c.bytes(q::ROW_KEY, self.row_key.clone());
+        Row {
+            key: self.url.as_bytes().to_vec(),
+            cells: c.0,
+        }
+    }
+
+    pub(crate) fn from_row(row: &Row) -> Result<Self> {
+        let r = CellReader(row);
+        Ok(UrlState {
+            url: String::from_utf8(row.key.clone())
+                .map_err(|_| r.corrupt(b"", "url key is not UTF-8"))?,
+            last_capture: r.time(q::LAST_CAPTURE)?,
+            captures: r.u64(q::CAPTURES)?,
+            etag: r.opt_str(q::ETAG)?,
+            last_modified: r.opt_str(q::LAST_MODIFIED)?,
+            table: r.str(q::TABLE)?,
+            row_key: r.req(q::ROW_KEY)?.to_vec(),
+        })
+    }
+}
+
+/// Where a WARC record lives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackLocation {
+    /// Pack path.
+    pub path: String,
+    /// Offset of the gzip member.
+    pub offset: u64,
+    /// Length of the gzip member.
+    pub length: u64,
+}
+
+/// First capture of a payload digest, in the `digests` table (row key = digest).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DigestEntry {
+    /// Payload digest (e.g. `sha1:...`).
+    pub digest: String,
+    /// URL of the first capture.
+    pub first_url: String,
+    /// Date of the first capture.
+    pub first_date: DateTime<Utc>,
+    /// WARC-Record-ID of the first capture.
+    pub first_record_id: String,
+    /// Pack location of the first capture.
+    pub first_location: PackLocation,
+    /// Number of captures with this digest.
+    pub captures: u64,
+    /// Sources that captured it.
+    pub sources: Vec<String>,
+}
+
+impl DigestEntry {
+    pub(crate) fn to_row(&self) -> Result<Row> {
+        let mut c = CellWriter::default();
+        c.str(q::FIRST_URL, &self.first_url);
+        c.time(q::FIRST_DATE, self.first_date);
+        c.str(q::FIRST_RECORD_ID, &self.first_record_id);
+        c.str(q::PACK_PATH, &self.first_location.path);
+        c.u64(q::OFFSET, self.first_location.offset);
+        c.u64(q::LENGTH, self.first_location.length);
+        c.u64(q::CAPTURES, self.captures);
+        c.bytes(q::SOURCES, serde_json::to_vec(&self.sources)?);
+        Ok(Row {
+            key: self.digest.as_bytes().to_vec(),
+            cells: c.0,
+        })
+    }
+
+    pub(crate) fn from_row(row: &Row) -> Result<Self> {
+        let r = CellReader(row);
+        Ok(DigestEntry {
+            digest: String::from_utf8(row.key.clone())
+                .map_err(|_| r.corrupt(b"", "digest key is not UTF-8"))?,
+            first_url: r.str(q::FIRST_URL)?,
+            first_date: r.time(q::FIRST_DATE)?,
+            first_record_id: r.str(q::FIRST_RECORD_ID)?,
+            first_location: PackLocation {
+                path: r.str(q::PACK_PATH)?,
+                offset: r.u64(q::OFFSET)?,
+                length: r.u64(q::LENGTH)?,
+            },
+            captures: r.u64(q::CAPTURES)?,
+            sources: serde_json::from_slice(r.req(q::SOURCES)?)?,
+        })
+    }
+}
+
+#[derive(Default)]
+struct CellWriter(Vec<Cell>);
+
+impl CellWriter {
+    fn bytes(&mut self, q: &[u8], v: Vec<u8>) {
+        self.0.push(Cell::new(FAMILY_ATTRS, q, v));
+    }
+    fn str(&mut self, q: &[u8], v: &str) {
+        self.bytes(q, v.as_bytes().to_vec());
+    }
+    fn opt_str(&mut self, q: &[u8], v: Option<&str>) {
+        if let Some(v) = v {
+            self.str(q, v);
+        }
+    }
+    fn u64(&mut self, q: &[u8], v: u64) {
+        self.bytes(q, v.to_be_bytes().to_vec());
+    }
+    fn opt_u64(&mut self, q: &[u8], v: Option<u64>) {
+        if let Some(v) = v {
+            self.u64(q, v);
+        }
+    }
+    fn time(&mut self, q: &[u8], v: DateTime<Utc>) {
+        self.bytes(q, encode_time(v).to_vec());
+    }
+    fn opt_time(&mut self, q: &[u8], v: Option<DateTime<Utc>>) {
+        if let Some(v) = v {
+            self.time(q, v);
+        }
+    }
+}
+
+struct CellReader<'a>(&'a Row);
+
+impl CellReader<'_> {
+    fn corrupt(&self, q: &[u8], reason: &str) -> Error {
+        Error::Corrupt {
+            key: self.0.key.clone(),
+            qualifier: String::from_utf8_lossy(q).into_owned(),
+            reason: reason.to_owned(),
+        }
+    }
+    fn opt(&self, q: &[u8]) -> Option<&[u8]> {
+        self.0.cell(FAMILY_ATTRS, q)
+    }
+    fn req(&self, q: &[u8]) -> Result<&[u8]> {
+        self.opt(q).ok_or_else(|| self.corrupt(q, "missing"))
+    }
+    fn fixed<const N: usize>(&self, q: &[u8]) -> Result<[u8; N]> {
+        let v = self.req(q)?;
+        <[u8; N]>::try_from(v).map_err(|_| self.corrupt(q, "wrong length"))
+    }
+    fn opt_str(&self, q: &[u8]) -> Result<Option<String>> {
+        self.opt(q)
+            .map(|v| String::from_utf8(v.to_vec()).map_err(|_| self.corrupt(q, "not UTF-8")))
+            .transpose()
+    }
+    fn str(&self, q: &[u8]) -> Result<String> {
+        self.opt_str(q)?.ok_or_else(|| self.corrupt(q, "missing"))
+    }
+    fn opt_u64(&self, q: &[u8]) -> Result<Option<u64>> {
+        match self.opt(q) {
+            None => Ok(None),
+            Some(_) => self.fixed::<8>(q).map(|b| Some(u64::from_be_bytes(b))),
+        }
+    }
+    fn u64(&self, q: &[u8]) -> Result<u64> {
+        self.opt_u64(q)?.ok_or_else(|| self.corrupt(q, "missing"))
+    }
+    fn opt_time(&self, q: &[u8]) -> Result<Option<DateTime<Utc>>> {
+        self.opt(q)
+            .map(|v| decode_time(v).ok_or_else(|| self.corrupt(q, "bad timestamp")))
+            .transpose()
+    }
+    fn time(&self, q: &[u8]) -> Result<DateTime<Utc>> {
+        self.opt_time(q)?.ok_or_else(|| self.corrupt(q, "missing"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> PageRecord {
+        PageRecord {
+            url: "http://www.bbc.co.uk/news/uk-politics-38889716".into(),
+            title: "Brexit: MPs back Article 50 bill".into(),
+            published: "2017-02-08T19:00:00Z".parse().ok(),
+            fetched: "2017-02-09T06:12:31Z".parse().unwrap_or_default(),
+            media: Some("www.bbc.co.uk".into()),
+            comments: Some(1234),
+            participants: None,
+            keywords: vec!["Brexit".into(), "article".into()],
+            topic: "politics".into(),
+            topic_score: 0.82,
+            cluster: 3,
+            pack_path: "politics/2017/02/08/c3-0.warc.gz".into(),
+            offset: 4096,
+            length: 2048,
+            digest: "sha1:ABCDEF".into(),
+            record_id: "<urn:uuid:3f2a>".into(),
+            simhash: Some(u64::MAX),
+            near_duplicate_of: None,
+            language: Some("en".into()),
+            charset: None,
+            status: 200,
+            source: "anglo_news".into(),
+            revisit: false,
+        }
+    }
+
+    #[test]
+    fn page_round_trips_through_cells() {
+        let p = sample();
+        let row = Row {
+            key: b"k".to_vec(),
+            cells: p.to_cells().expect("cells"),
+        };
+        assert_eq!(PageRecord::from_row(&row).expect("decode"), p);
+        assert!(row.cell(FAMILY_ATTRS, q::PARTICIPANTS).is_none());
+        assert_eq!(
+            row.cell(FAMILY_ATTRS, q::COMMENTS),
+            Some(&1234u64.to_be_bytes()[..])
+        );
+    }
+
+    #[test]
+    fn times_compare_as_bytes() {
+        let a: DateTime<Utc> = "1969-12-31T23:59:59Z".parse().unwrap_or_default();
+        let b: DateTime<Utc> = "2017-01-01T00:00:00Z".parse().unwrap_or_default();
+        assert!(encode_time(a) < encode_time(b));
+        assert_eq!(decode_time(&encode_time(a)), Some(a));
+    }
+
+    #[test]
+    fn missing_required_cell_is_an_error() {
+        let row = Row::new(b"k".to_vec()).with(FAMILY_ATTRS, q::URL, b"http://x".to_vec());
+        assert!(matches!(
+            PageRecord::from_row(&row),
+            Err(Error::Corrupt { .. })
+        ));
+    }
+}

