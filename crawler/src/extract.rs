@@ -41,10 +41,12 @@ pub const PUBLISHED_META_KEYS: [&str; 14] = [
     "pubtime",
 ];
 
-/// Elements whose content is not visible text.
-const SKIPPED_ELEMENTS: [&str; 11] = [
+/// Elements whose content is not body text. `footer` is page chrome; on the
+/// LibreOffice help pages it also holds a CSS-hidden block naming the source
+/// file, which is not text a reader sees.
+const SKIPPED_ELEMENTS: [&str; 12] = [
     "script", "style", "nav", "noscript", "template", "svg", "iframe", "head", "object", "canvas",
-    "select",
+    "select", "footer",
 ];
 
 /// Elements that start a new line of body text.
@@ -132,7 +134,7 @@ pub struct Extracted {
     pub comments: Option<u64>,
     /// Participant count when the markup states one.
     pub participants: Option<u64>,
-    /// Visible text without script/style/nav, one line per block element.
+    /// Visible text without script/style/nav/footer, one line per block element.
     pub body_text: String,
     /// Top keywords (jieba TF-IDF for Chinese, term frequency otherwise).
     pub keywords: Vec<String>,

@@ -282,7 +282,7 @@ impl UrlState {
 }
 
 /// Where a WARC record lives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PackLocation {
     /// Pack path.
     pub path: String,

@@ -294,16 +294,17 @@ fn load_pages() -> Vec<PageRecord> {
         let this_offset = *offset;
         *offset += length;
         let n_words = all_words.len() as u64;
-        let simhash = (id % 3 != 0).then_some(xxhash_rust::xxh3::xxh3_64(title.as_bytes()));
+        let simhash =
+            (!id.is_multiple_of(3)).then_some(xxhash_rust::xxh3::xxh3_64(title.as_bytes()));
 
         pages.push(PageRecord {
             url,
             title,
-            published: (id % 10 != 0).then_some(published),
+            published: (!id.is_multiple_of(10)).then_some(published),
             fetched,
             media: Some(host.clone()),
-            comments: (id % 7 != 0).then_some(n_words / 10),
-            participants: (id % 7 != 0).then_some(n_words / 30),
+            comments: (!id.is_multiple_of(7)).then_some(n_words / 10),
+            participants: (!id.is_multiple_of(7)).then_some(n_words / 30),
             keywords,
             topic: topic.to_owned(),
             topic_score,
@@ -316,7 +317,7 @@ fn load_pages() -> Vec<PageRecord> {
             simhash,
             near_duplicate_of: None,
             language: Some("en".into()),
-            charset: (id % 2 == 0).then(|| "utf-8".to_owned()),
+            charset: (id.is_multiple_of(2)).then(|| "utf-8".to_owned()),
             status: 200,
             source: if INTL_HOSTS.contains(&host.as_str()) {
                 SOURCE_INTL

@@ -1,0 +1,258 @@
+//! Command-line definitions.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::Config;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "harvest",
+    version,
+    about = "Crawl, classify, pack (WARC) and index web pages for opinion analysis"
+)]
+pub struct Cli {
+    /// Config file (default: ./harvest.toml if present, else built-in defaults).
+    #[arg(long, short = 'c', global = true, env = "HARVEST_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// More log output on stderr (-v info, -vv debug). HARVEST_LOG overrides.
+    #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Crawl the seeds, then classify, pack and index every page.
+    Crawl(CrawlArgs),
+    /// Pages matching the filters (table or JSON lines).
+    Query(QueryArgs),
+    /// Page counts per day/week/month/year, optionally grouped (CSV or JSON).
+    Stats(StatsArgs),
+    /// Print the original page bytes of a URL, read back from its pack.
+    Get(GetArgs),
+    /// Serve the bundled real site on 127.0.0.1, crawl it, and query it.
+    Demo(DemoArgs),
+    /// Check or print the configuration.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// Train, evaluate and inspect topic models.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
+    /// Benchmarks that print harvest's figure beside a peer's.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CrawlArgs {
+    /// Start URL (repeatable); replaces [crawl] seeds.
+    #[arg(long = "seed")]
+    pub seeds: Vec<String>,
+    #[arg(long)]
+    pub max_pages: Option<u64>,
+    #[arg(long)]
+    pub max_depth: Option<u32>,
+    /// Per-host delay in milliseconds (0 for loopback sites).
+    #[arg(long)]
+    pub delay_ms: Option<u64>,
+    /// Ignore robots.txt (default: obey).
+    #[arg(long)]
+    pub ignore_robots: bool,
+    /// Do not send If-None-Match / If-Modified-Since from earlier captures.
+    #[arg(long)]
+    pub no_conditional: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl CrawlArgs {
+    pub fn apply(&self, cfg: &mut Config) -> Result<()> {
+        if !self.seeds.is_empty() {
+            let mut raw = crate::config::RawConfig::default();
+            raw.crawl.seeds = self.seeds.clone();
+            // Validate the seeds with the config's own rules.
+            crate::config::Config::from_raw(raw)?;
+            cfg.crawl.seeds = self.seeds.clone();
+        }
+        if let Some(n) = self.max_pages {
+            cfg.crawl.max_pages = Some(n);
+        }
+        if let Some(d) = self.max_depth {
+            cfg.crawl.max_depth = Some(d);
+        }
+        if let Some(ms) = self.delay_ms {
+            cfg.crawl.politeness_delay = std::time::Duration::from_millis(ms);
+        }
+        if self.ignore_robots {
+            cfg.crawl.respect_robots = false;
+        }
+        Ok(())
+    }
+}
+
+/// The filters shared by `query` and `stats`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Source (repeatable; default: every source in the index).
+    #[arg(long = "source")]
+    pub sources: Vec<String>,
+    /// Start, inclusive: YYYY-MM-DD or an RFC 3339 date-time.
+    #[arg(long)]
+    pub from: Option<String>,
+    /// End: a date is inclusive (the whole day), a date-time exclusive.
+    #[arg(long)]
+    pub to: Option<String>,
+    /// Time zone of plain dates, as an offset like +08:00 (default UTC).
+    #[arg(long, default_value = "+00:00")]
+    pub tz: String,
+    /// Topic (repeatable: any of).
+    #[arg(long = "topic")]
+    pub topics: Vec<String>,
+    /// Media / site name (repeatable: any of).
+    #[arg(long = "media")]
+    pub media: Vec<String>,
+    /// Keyword (repeatable: all must match).
+    #[arg(long = "keyword")]
+    pub keywords: Vec<String>,
+    #[arg(long)]
+    pub min_comments: Option<u64>,
+    #[arg(long)]
+    pub max_comments: Option<u64>,
+    /// Also list revisits (repeated captures of a payload seen before).
+    #[arg(long)]
+    pub include_revisits: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
+pub enum QueryFormat {
+    #[default]
+    Table,
+    Jsonl,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// At most this many results (max 100000).
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub format: QueryFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum IntervalArg {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum GroupArg {
+    Topic,
+    Media,
+    Source,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
+pub enum StatsFormat {
+    #[default]
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    #[arg(long, value_enum, default_value_t = IntervalArg::Day)]
+    pub interval: IntervalArg,
+    #[arg(long, value_enum)]
+    pub group_by: Option<GroupArg>,
+    #[arg(long, value_enum, default_value_t = StatsFormat::Csv)]
+    pub format: StatsFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// The page's URL as crawled.
+    pub url: String,
+    /// Print the whole WARC record (headers and block) instead of the body.
+    #[arg(long)]
+    pub record: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where the demo keeps its data (wiped at start).
+    #[arg(long, default_value = "harvest-data/demo")]
+    pub dir: PathBuf,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validate a config file (or the defaults) and print what it resolves to.
+    Check { file: Option<PathBuf> },
+    /// Print the documented sample config.
+    Sample,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Train a topic model: --corpus tsv:FILE | tab:FILE | thucnews:FILE.
+    Train {
+        #[arg(long)]
+        corpus: String,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Accuracy, macro-F1 and per-class figures of a model on a corpus.
+    Eval {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        corpus: String,
+    },
+    /// Print a model file's version, classes and provenance.
+    Info {
+        #[arg(long)]
+        model: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum BenchKind {
+    /// Full pipeline on a loopback site vs `wget --recursive --warc-file`.
+    Ingest,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[arg(value_enum)]
+    pub kind: BenchKind,
+    /// Site to serve: a .tar.gz or a folder (default: the bundled demo site).
+    #[arg(long)]
+    pub site: Option<PathBuf>,
+    /// Entry path on the site (default: the demo's entry page).
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// Scratch folder (wiped).
+    #[arg(long, default_value = "harvest-data/bench")]
+    pub dir: PathBuf,
+}

@@ -1,0 +1,423 @@
+//! `harvest.toml`: the raw serde structs (every field documented with its
+//! default, unknown keys rejected) and the validated [`Config`] the rest of the
+//! binary uses.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// Default root folder for everything when no config file says otherwise.
+pub const DEFAULT_DATA_DIR: &str = "harvest-data";
+/// Default config file looked for in the working directory.
+pub const DEFAULT_CONFIG_FILE: &str = "harvest.toml";
+/// Default pack rollover size: 1 GiB.
+pub const DEFAULT_MAX_PACK_BYTES: u64 = 1 << 30;
+/// Default number of salt buckets (regions) per table.
+pub const DEFAULT_BUCKETS: u8 = 16;
+/// Default body cap: 10 MiB of decoded body.
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 << 20;
+
+/// The file as written by the user. Every field has a default.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawConfig {
+    /// Root folder for the embedded backends and models. Default `./harvest-data`.
+    pub data_dir: Option<PathBuf>,
+    pub storage: RawStorage,
+    pub index: RawIndex,
+    pub classifier: RawClassifier,
+    pub crawl: RawCrawl,
+    /// Site groups. A page belongs to the first source whose hosts or URL
+    /// prefixes match; otherwise to a source named after its host.
+    pub sources: Vec<RawSource>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawStorage {
+    /// Where packs live: `file:///abs/path`, a plain path, or (issue 3)
+    /// `hdfs://host:port/path`. Default `{data_dir}/packs`.
+    pub packs: Option<String>,
+    /// Start a new part when a pack would grow past this. Default 1 GiB.
+    pub max_pack_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawIndex {
+    /// `embedded` (default) or `hbase` (issue 3).
+    pub backend: Option<String>,
+    /// Folder of the embedded store. Default `{data_dir}/index`.
+    pub path: Option<PathBuf>,
+    /// Salt buckets (one region each) per `{source}_{yyyy}` table. Default 16.
+    pub buckets: Option<u8>,
+    /// HBase Thrift server `host:port` (backend `hbase`).
+    pub thrift: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawClassifier {
+    /// Topic model file. Default `{data_dir}/models/topic.model`.
+    pub model: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawCrawl {
+    /// Start URLs. Default none (give them with `--seed`).
+    pub seeds: Vec<String>,
+    /// `same-host` (default), `same-domain`, or `any`.
+    pub scope: Option<String>,
+    /// URL prefixes that are in scope in addition to `scope`.
+    pub allow_prefixes: Vec<String>,
+    /// Links followed from a seed. Default unlimited.
+    pub max_depth: Option<u32>,
+    /// Pages fetched per crawl. Default unlimited.
+    pub max_pages: Option<u64>,
+    /// Delay between two requests to one host, milliseconds. Default 1000.
+    pub politeness_delay_ms: Option<u64>,
+    /// Requests in flight over all hosts. Default 8.
+    pub concurrency: Option<usize>,
+    /// User-Agent header and robots.txt agent. Default `harvest/<version>`.
+    pub user_agent: Option<String>,
+    /// Whole-request timeout, seconds. Default 30.
+    pub timeout_secs: Option<u64>,
+    /// Largest decoded body kept, bytes. Default 10 MiB.
+    pub max_body_bytes: Option<u64>,
+    /// Redirect hops followed. Default 10.
+    pub max_redirects: Option<usize>,
+    /// Obey robots.txt. Default true.
+    pub respect_robots: Option<bool>,
+    /// Retries after connect errors and 5xx. Default 2.
+    pub retries: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawSource {
+    /// Table prefix, `[a-z0-9_]+`, e.g. `sina_news`.
+    pub name: String,
+    /// Hosts that belong to this source (exact match, case-insensitive).
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// URL prefixes that belong to this source.
+    #[serde(default)]
+    pub prefixes: Vec<String>,
+}
+
+/// Crawl scope, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeKind {
+    SameHost,
+    SameDomain,
+    Any,
+}
+
+/// Where the index lives, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IndexBackend {
+    Embedded { path: PathBuf },
+    Hbase { thrift: String },
+}
+
+/// Validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    pub packs: String,
+    pub max_pack_bytes: u64,
+    pub index: IndexBackend,
+    pub buckets: u8,
+    pub model: PathBuf,
+    pub crawl: CrawlSettings,
+    pub sources: Vec<Source>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CrawlSettings {
+    pub seeds: Vec<String>,
+    pub scope: ScopeKind,
+    pub allow_prefixes: Vec<String>,
+    pub max_depth: Option<u32>,
+    pub max_pages: Option<u64>,
+    pub politeness_delay: Duration,
+    pub concurrency: usize,
+    pub user_agent: String,
+    pub timeout: Duration,
+    pub max_body_bytes: u64,
+    pub max_redirects: usize,
+    pub respect_robots: bool,
+    pub retries: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub name: String,
+    pub hosts: Vec<String>,
+    pub prefixes: Vec<String>,
+}
+
+/// A source name must be usable as a table prefix.
+pub fn valid_source_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The source name a host gets when no configured source claims it:
+/// lower-cased, every other character replaced by `_`.
+pub fn source_from_host(host: &str) -> String {
+    let mut s: String = host
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    s.truncate(64);
+    if s.is_empty() {
+        s.push_str("unknown");
+    }
+    s
+}
+
+impl Config {
+    /// Read `path`, or the defaults when `path` is `None` and no
+    /// `harvest.toml` exists in the working directory.
+    pub fn load(path: Option<&Path>) -> Result<Config> {
+        let raw = match path {
+            Some(p) => read_raw(p)?,
+            None if Path::new(DEFAULT_CONFIG_FILE).exists() => {
+                read_raw(Path::new(DEFAULT_CONFIG_FILE))?
+            }
+            None => RawConfig::default(),
+        };
+        Config::from_raw(raw)
+    }
+
+    pub fn from_raw(raw: RawConfig) -> Result<Config> {
+        let data_dir = raw
+            .data_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        let packs = raw
+            .storage
+            .packs
+            .clone()
+            .unwrap_or_else(|| data_dir.join("packs").display().to_string());
+        if let Some((scheme, _)) = packs.split_once("://") {
+            if scheme != "file" && scheme != "hdfs" {
+                bail!("[storage] packs: unsupported scheme `{scheme}://` (use file:// or hdfs://)");
+            }
+        }
+        let max_pack_bytes = raw.storage.max_pack_bytes.unwrap_or(DEFAULT_MAX_PACK_BYTES);
+        if max_pack_bytes < 64 * 1024 {
+            bail!("[storage] max_pack_bytes = {max_pack_bytes}: must be at least 65536");
+        }
+        let index = match raw.index.backend.as_deref().unwrap_or("embedded") {
+            "embedded" => IndexBackend::Embedded {
+                path: raw
+                    .index
+                    .path
+                    .clone()
+                    .unwrap_or_else(|| data_dir.join("index")),
+            },
+            "hbase" => IndexBackend::Hbase {
+                thrift: raw
+                    .index
+                    .thrift
+                    .clone()
+                    .context("[index] backend = \"hbase\" needs thrift = \"host:port\"")?,
+            },
+            other => bail!("[index] backend = {other:?}: expected \"embedded\" or \"hbase\""),
+        };
+        let buckets = raw.index.buckets.unwrap_or(DEFAULT_BUCKETS);
+        if buckets == 0 {
+            bail!("[index] buckets must be between 1 and 255");
+        }
+        let model = raw
+            .classifier
+            .model
+            .clone()
+            .unwrap_or_else(|| data_dir.join("models").join("topic.model"));
+
+        let c = &raw.crawl;
+        let scope = match c.scope.as_deref().unwrap_or("same-host") {
+            "same-host" => ScopeKind::SameHost,
+            "same-domain" => ScopeKind::SameDomain,
+            "any" => ScopeKind::Any,
+            other => bail!(
+                "[crawl] scope = {other:?}: expected \"same-host\", \"same-domain\" or \"any\""
+            ),
+        };
+        for seed in &c.seeds {
+            check_http_url(seed).with_context(|| format!("[crawl] seeds: {seed:?}"))?;
+        }
+        let concurrency = c.concurrency.unwrap_or(8);
+        if concurrency == 0 {
+            bail!("[crawl] concurrency must be at least 1");
+        }
+        let crawl = CrawlSettings {
+            seeds: c.seeds.clone(),
+            scope,
+            allow_prefixes: c.allow_prefixes.clone(),
+            max_depth: c.max_depth,
+            max_pages: c.max_pages,
+            politeness_delay: Duration::from_millis(c.politeness_delay_ms.unwrap_or(1000)),
+            concurrency,
+            user_agent: c
+                .user_agent
+                .clone()
+                .unwrap_or_else(|| format!("harvest/{}", env!("CARGO_PKG_VERSION"))),
+            timeout: Duration::from_secs(c.timeout_secs.unwrap_or(30).max(1)),
+            max_body_bytes: c.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
+            max_redirects: c.max_redirects.unwrap_or(10),
+            respect_robots: c.respect_robots.unwrap_or(true),
+            retries: c.retries.unwrap_or(2),
+        };
+
+        let mut seen = BTreeSet::new();
+        let mut sources = Vec::new();
+        for s in &raw.sources {
+            if !valid_source_name(&s.name) {
+                bail!(
+                    "[[sources]] name = {:?}: use lower-case letters, digits and _ (it names tables)",
+                    s.name
+                );
+            }
+            if !seen.insert(s.name.clone()) {
+                bail!("[[sources]] name = {:?} is defined twice", s.name);
+            }
+            if s.hosts.is_empty() && s.prefixes.is_empty() {
+                bail!("[[sources]] {:?} needs hosts or prefixes", s.name);
+            }
+            sources.push(Source {
+                name: s.name.clone(),
+                hosts: s.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+                prefixes: s.prefixes.clone(),
+            });
+        }
+        Ok(Config {
+            data_dir,
+            packs,
+            max_pack_bytes,
+            index,
+            buckets,
+            model,
+            crawl,
+            sources,
+        })
+    }
+
+    /// The source a URL belongs to.
+    pub fn source_for(&self, url: &str) -> String {
+        let host = host_of(url).unwrap_or_default();
+        for s in &self.sources {
+            if s.hosts.contains(&host) || s.prefixes.iter().any(|p| url.starts_with(p)) {
+                return s.name.clone();
+            }
+        }
+        source_from_host(&host)
+    }
+}
+
+fn read_raw(path: &Path) -> Result<RawConfig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))
+}
+
+/// The lower-cased host of an absolute URL.
+pub fn host_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if authority.starts_with('[') {
+        authority.split_once(']').map(|(h, _)| &h[1..])?
+    } else {
+        authority.split(':').next()?
+    };
+    Some(host.to_ascii_lowercase())
+}
+
+fn check_http_url(url: &str) -> Result<()> {
+    let lower = url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        bail!("not an http(s) URL");
+    }
+    if host_of(url).is_none_or(|h| h.is_empty()) {
+        bail!("URL has no host");
+    }
+    Ok(())
+}
+
+/// The documented sample config, checked by a round-trip test.
+pub const SAMPLE_CONFIG: &str = include_str!("../deploy/harvest.sample.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_embedded_under_harvest_data() {
+        let c = Config::from_raw(RawConfig::default()).unwrap();
+        assert_eq!(c.data_dir, PathBuf::from("harvest-data"));
+        assert_eq!(
+            c.index,
+            IndexBackend::Embedded {
+                path: PathBuf::from("harvest-data/index")
+            }
+        );
+        assert_eq!(c.packs, "harvest-data/packs");
+        assert_eq!(c.max_pack_bytes, 1 << 30);
+        assert_eq!(c.crawl.politeness_delay, Duration::from_secs(1));
+        assert_eq!(c.crawl.max_body_bytes, 10 << 20);
+    }
+
+    #[test]
+    fn unknown_key_is_rejected_with_its_name() {
+        let err = toml::from_str::<RawConfig>("[crawl]\npoliteness = 3\n").unwrap_err();
+        assert!(err.to_string().contains("politeness"), "{err}");
+    }
+
+    #[test]
+    fn sample_config_round_trips_and_validates() {
+        let raw: RawConfig = toml::from_str(SAMPLE_CONFIG).unwrap();
+        let again: RawConfig = toml::from_str(&toml::to_string(&raw).unwrap()).unwrap();
+        assert_eq!(raw, again);
+        let c = Config::from_raw(raw).unwrap();
+        assert_eq!(c.sources.len(), 1);
+        assert_eq!(
+            c.source_for("https://news.sina.com.cn/c/x.html"),
+            "sina_news"
+        );
+        assert_eq!(c.source_for("http://127.0.0.1:8080/a"), "127_0_0_1");
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let raw: RawConfig = toml::from_str("[index]\nbackend = \"mongo\"\n").unwrap();
+        let err = Config::from_raw(raw).unwrap_err().to_string();
+        assert!(err.contains("[index] backend"), "{err}");
+        let raw: RawConfig =
+            toml::from_str("[[sources]]\nname = \"Sina News\"\nhosts=[\"a\"]\n").unwrap();
+        let err = Config::from_raw(raw).unwrap_err().to_string();
+        assert!(err.contains("[[sources]]"), "{err}");
+        let raw: RawConfig = toml::from_str("[crawl]\nseeds = [\"ftp://x\"]\n").unwrap();
+        assert!(Config::from_raw(raw).is_err());
+    }
+
+    #[test]
+    fn host_of_handles_ports_users_and_ipv6() {
+        assert_eq!(
+            host_of("http://User@Example.COM:80/x").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(host_of("http://[::1]:8080/").as_deref(), Some("::1"));
+        assert_eq!(host_of("nonsense"), None);
+    }
+}

@@ -1,0 +1,249 @@
+//! `harvest demo`: the whole pipeline on one machine, offline, on a real site.
+//!
+//! It serves the bundled LibreOffice help pages (zh-CN, MPL-2.0; see
+//! `deploy/demo/README.md`) on 127.0.0.1, trains the demo topic model on the
+//! other pages of the same package (labelled by their help module), crawls,
+//! classifies, packs, indexes, and then runs an example query.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::cli::DemoArgs;
+use crate::config::{Config, RawConfig, RawSource};
+use crate::pipeline::{self, CrawlRun, IngestSummary};
+use crate::site::{SiteFiles, SiteServer, DEMO_SITE};
+use crate::stores::Stores;
+
+/// Labelled text of the package's pages that are NOT in the demo site.
+pub const DEMO_TRAIN: &[u8] = include_bytes!("../deploy/demo/train.tsv.gz");
+/// path, sha256, module, depth of every demo page.
+pub const DEMO_MANIFEST: &str = include_str!("../deploy/demo/site-manifest.tsv");
+/// The crawl starts here.
+pub const DEMO_ENTRY: &str = "/zh-CN/text/shared/guide/aaa_start.html";
+/// Link depth that reaches every page of the demo site.
+pub const DEMO_DEPTH: u32 = 2;
+/// Source name of the demo site's tables.
+pub const DEMO_SOURCE: &str = "libreoffice_help";
+
+/// Train the demo model from the bundled corpus.
+pub fn train_demo_model(out: &Path) -> Result<classifier::Model> {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(DEMO_TRAIN)
+        .read_to_string(&mut text)
+        .context("the bundled training corpus is not valid gzip/UTF-8")?;
+    let mut docs = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let (label, body) = line
+            .split_once('\t')
+            .with_context(|| format!("deploy/demo/train.tsv.gz:{}: no label", n + 1))?;
+        docs.push(classifier::Doc {
+            label: label.to_string(),
+            text: body.to_string(),
+        });
+    }
+    let opts = classifier::TrainOptions {
+        trained_on: "deploy/demo/train.tsv.gz (libreoffice-help-zh-cn pages outside the demo site, label = help module)".into(),
+        ..Default::default()
+    };
+    let model = classifier::Model::train(&docs, &opts)?;
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    model.save(out)?;
+    Ok(model)
+}
+
+/// The demo's config: everything under `dir`, no politeness delay (loopback).
+pub fn demo_config(dir: &Path, seed: String) -> Result<(RawConfig, Config)> {
+    let mut raw = RawConfig {
+        data_dir: Some(dir.to_path_buf()),
+        ..Default::default()
+    };
+    raw.crawl.seeds = vec![seed];
+    raw.crawl.max_depth = Some(DEMO_DEPTH);
+    raw.crawl.politeness_delay_ms = Some(0);
+    raw.sources = vec![RawSource {
+        name: DEMO_SOURCE.into(),
+        hosts: vec!["127.0.0.1".into()],
+        prefixes: vec![],
+    }];
+    let cfg = Config::from_raw(raw.clone())?;
+    Ok((raw, cfg))
+}
+
+/// The module folder (the real label) of each demo page, by URL path.
+pub fn manifest_labels() -> HashMap<String, String> {
+    let mut labels = HashMap::new();
+    for line in DEMO_MANIFEST.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() >= 3 && cols[0] != "path" {
+            labels.insert(
+                format!("/{}", cols[0].trim_start_matches('/')),
+                cols[2].to_string(),
+            );
+        }
+    }
+    labels
+}
+
+pub fn run(args: &DemoArgs) -> Result<()> {
+    let dir: PathBuf = args.dir.clone();
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)
+            .with_context(|| format!("cannot clear the demo folder {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    let rt = crate::runtime()?;
+    let site = SiteFiles::from_tar_gz(DEMO_SITE)?;
+    println!(
+        "== harvest demo: {} real pages of libreoffice-help-zh-cn served on 127.0.0.1",
+        site.html_paths().count()
+    );
+    rt.block_on(async {
+        let server = SiteServer::start(site).await?;
+        let (raw, cfg) = demo_config(&dir, server.url(DEMO_ENTRY))?;
+        std::fs::write(dir.join("harvest.toml"), toml::to_string_pretty(&raw)?)?;
+
+        println!("== training the topic model ({})", cfg.model.display());
+        let started = std::time::Instant::now();
+        let model = train_demo_model(&cfg.model)?;
+        println!(
+            "   {} classes: {} ({:.2} s)",
+            model.classes.len(),
+            model.classes.join(", "),
+            started.elapsed().as_secs_f64()
+        );
+
+        println!(
+            "== crawling {} (depth {DEMO_DEPTH})",
+            server.url(DEMO_ENTRY)
+        );
+        let stores = Stores::open(&cfg)?;
+        let summary = pipeline::run_crawl(
+            &cfg,
+            &stores,
+            CrawlRun {
+                progress: !args.quiet,
+                conditional: false,
+            },
+        )
+        .await?;
+        print!("{}", summary.render());
+        report(&cfg, &stores, &summary, &server)
+    })
+}
+
+fn report(
+    cfg: &Config,
+    stores: &Stores,
+    summary: &IngestSummary,
+    server: &SiteServer,
+) -> Result<()> {
+    let (from, to) = (
+        chrono::Utc::now() - chrono::Duration::days(1),
+        chrono::Utc::now() + chrono::Duration::days(1),
+    );
+    let all = stores
+        .index
+        .search(&indexer::Query::new(&[DEMO_SOURCE], from, to))?;
+
+    // How often the model's topic agrees with the page's real help module.
+    let labels = manifest_labels();
+    let base = server.url("");
+    let (mut judged, mut agree) = (0u64, 0u64);
+    for h in &all {
+        let path = h.page.url.strip_prefix(&base).unwrap_or(&h.page.url);
+        if let Some(label) = labels.get(path) {
+            judged += 1;
+            agree += u64::from(*label == h.page.topic);
+        }
+    }
+    if judged > 0 {
+        println!(
+            "== topic vs the page's real help module: {agree}/{judged} agree ({:.1}%)",
+            100.0 * agree as f64 / judged as f64
+        );
+    }
+
+    // An example query: the largest topic and its most common keyword.
+    let Some((topic, _)) = summary.topics.iter().max_by_key(|(_, n)| **n) else {
+        println!("nothing was stored; see the failures above");
+        return Ok(());
+    };
+    let mut kw_counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for h in all.iter().filter(|h| &h.page.topic == topic) {
+        for k in &h.page.keywords {
+            *kw_counts.entry(k.as_str()).or_default() += 1;
+        }
+    }
+    // A telling keyword: the most common one that still leaves out most pages.
+    let topic_pages = all.iter().filter(|h| &h.page.topic == topic).count();
+    let keyword = kw_counts
+        .iter()
+        .filter(|(_, n)| **n >= 2 && **n * 3 <= topic_pages)
+        .max_by_key(|(k, n)| (**n, std::cmp::Reverse(**k)))
+        .map(|(k, _)| k.to_string());
+    let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let mut query = indexer::Query::new(&[DEMO_SOURCE], from, to);
+    query.topics = vec![topic.clone()];
+    query.limit = Some(10);
+    let mut cmdline = format!(
+        "harvest -c {}/harvest.toml query --source {DEMO_SOURCE} --from {day} --to {day} --topic {topic}",
+        cfg.data_dir.display()
+    );
+    if let Some(k) = &keyword {
+        query.keywords = vec![k.clone()];
+        cmdline.push_str(&format!(" --keyword {k}"));
+    }
+    println!("\n== example query: {cmdline}");
+    let hits = stores.index.search(&query)?;
+    for h in &hits {
+        let p = &h.page;
+        println!(
+            "   {:<12} {:<40} {}",
+            p.topic,
+            p.title.chars().take(40).collect::<String>(),
+            p.url
+        );
+    }
+    query.limit = None;
+    let total = stores.index.search(&query)?.len();
+    println!("   ({} shown of {total} matching)", hits.len());
+
+    println!(
+        "\n== stats: harvest -c {}/harvest.toml stats --source {DEMO_SOURCE} --interval day --group-by topic",
+        cfg.data_dir.display()
+    );
+    let rows = stores.index.stats(&indexer::StatsQuery {
+        query: indexer::Query::new(&[DEMO_SOURCE], from, to),
+        interval: indexer::Interval::Day,
+        group_by: Some(indexer::GroupBy::Topic),
+    })?;
+    println!("   bucket,group,count");
+    for r in &rows {
+        println!(
+            "   {},{},{}",
+            r.bucket,
+            r.group.as_deref().unwrap_or(""),
+            r.count
+        );
+    }
+    if let Some(h) = hits.first() {
+        println!(
+            "\n== the original page, read back from its pack:\n   harvest -c {}/harvest.toml get '{}'\n   ({} at offset {}, {} bytes)",
+            cfg.data_dir.display(),
+            h.page.url,
+            h.page.pack_path,
+            h.page.offset,
+            h.page.length
+        );
+    }
+    println!(
+        "\n   packs: {}  (python3 -m warcio.cli check <pack> accepts them)",
+        cfg.packs
+    );
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! The `harvest` binary's glue, as a library so that the end-to-end tests can
+//! drive the same code: command line, configuration, pipeline wiring, demo
+//! and benchmarks. The stage crates know nothing of each other; this does.
+
+pub mod bench;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod filters;
+pub mod pipeline;
+pub mod site;
+pub mod stores;
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::config::Config;
+
+/// A multi-threaded tokio runtime for the crawler and servers.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Load the topic model, or warn and go on without one (pages are then filed
+/// under `unclassified`): archiving never waits for a classifier.
+pub fn load_model_or_warn(path: &Path) -> Result<Option<classifier::Model>> {
+    if !path.exists() {
+        eprintln!(
+            "harvest: warning: no topic model at {}; pages are filed under `{}`. \
+             Train one with `harvest model train --corpus SPEC --out {}`.",
+            path.display(),
+            pipeline::UNCLASSIFIED,
+            path.display()
+        );
+        return Ok(None);
+    }
+    let model = classifier::Model::load(path)
+        .with_context(|| format!("cannot load the topic model {}", path.display()))?;
+    Ok(Some(model))
+}
+
+/// The crawler's configuration from ours.
+pub fn crawl_config(cfg: &Config) -> Result<crawler::CrawlConfig> {
+    let c = &cfg.crawl;
+    let mut seeds = Vec::with_capacity(c.seeds.len());
+    for s in &c.seeds {
+        seeds.push(url::Url::parse(s).with_context(|| format!("bad seed URL {s:?}"))?);
+    }
+    let scope = if !c.allow_prefixes.is_empty() {
+        let mut prefixes = c.allow_prefixes.clone();
+        prefixes.extend(seeds.iter().map(|s| s.origin().ascii_serialization()));
+        crawler::Scope::Prefixes(prefixes)
+    } else {
+        match c.scope {
+            config::ScopeKind::SameHost => crawler::Scope::SameHost,
+            config::ScopeKind::SameDomain => crawler::Scope::SameDomain,
+            config::ScopeKind::Any => crawler::Scope::Any,
+        }
+    };
+    Ok(crawler::CrawlConfig {
+        seeds,
+        scope,
+        max_depth: c.max_depth,
+        max_pages: c.max_pages,
+        politeness_delay: c.politeness_delay,
+        concurrency: c.concurrency,
+        user_agent: c.user_agent.clone(),
+        request_timeout: c.timeout,
+        max_body_bytes: c.max_body_bytes,
+        max_redirects: u32::try_from(c.max_redirects).unwrap_or(u32::MAX),
+        respect_robots: c.respect_robots,
+        retries: c.retries,
+        ..crawler::CrawlConfig::default()
+    })
+}

@@ -1,0 +1,490 @@
+//! The glue between the stages: crawler events in, then per batch
+//! classify → dedup → pack → sync → index.
+//!
+//! The storage side runs on its own OS thread (the storage traits are
+//! synchronous); the crawler runs on tokio and feeds it through a bounded
+//! channel, so a slow disk slows the crawl instead of filling memory.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
+use crawler::{CrawlEvent, FetchedPage};
+use indexer::{DigestEntry, Index, PageRecord, UrlState};
+use packer::warc::{self, EncodedRecord, ResponseInput, RevisitInput};
+use packer::{Location, PackKey, Packer};
+use tokio::sync::mpsc;
+
+use crate::config::Config;
+use crate::stores::Stores;
+
+/// Pages stored per durable batch (one sync of the touched packs, then one
+/// index write).
+pub const BATCH_PAGES: usize = 64;
+/// Topic of pages when no model is available.
+pub const UNCLASSIFIED: &str = "unclassified";
+/// Characters of body text given to the classifier.
+const CLASSIFY_CHARS: usize = 20_000;
+
+/// What a crawl did, printed at its end.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct IngestSummary {
+    /// Pages fetched with a 2xx HTML answer and stored.
+    pub pages: u64,
+    /// Pages whose payload was seen before: stored as `revisit` records.
+    pub duplicates: u64,
+    /// Answers 304 Not Modified.
+    pub not_modified: u64,
+    /// Payload bytes fetched.
+    pub bytes: u64,
+    /// Bytes written into packs (compressed records).
+    pub pack_bytes: u64,
+    /// Distinct packs written to.
+    pub packs: u64,
+    pub topics: BTreeMap<String, u64>,
+    pub failures: BTreeMap<String, u64>,
+    pub elapsed_secs: f64,
+}
+
+impl IngestSummary {
+    pub fn failures_total(&self) -> u64 {
+        self.failures.values().sum()
+    }
+
+    /// The human summary printed after a crawl.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let secs = self.elapsed_secs.max(1e-9);
+        out.push_str(&format!(
+            "pages stored   {:>8}   ({:.1} pages/s)\n",
+            self.pages,
+            self.pages as f64 / secs
+        ));
+        out.push_str(&format!(
+            "bytes fetched  {:>8}   ({:.2} MB/s)\n",
+            self.bytes,
+            self.bytes as f64 / secs / 1e6
+        ));
+        out.push_str(&format!("pack bytes     {:>8}\n", self.pack_bytes));
+        out.push_str(&format!("packs          {:>8}\n", self.packs));
+        out.push_str(&format!(
+            "duplicates     {:>8}   (revisit records, bytes not stored twice)\n",
+            self.duplicates
+        ));
+        out.push_str(&format!("not modified   {:>8}\n", self.not_modified));
+        out.push_str(&format!("failures       {:>8}\n", self.failures_total()));
+        for (kind, n) in &self.failures {
+            out.push_str(&format!("  {kind:<20}{n:>6}\n"));
+        }
+        out.push_str("topics\n");
+        for (topic, n) in &self.topics {
+            out.push_str(&format!("  {topic:<20}{n:>6}\n"));
+        }
+        out.push_str(&format!("time           {:>8.2} s\n", self.elapsed_secs));
+        out
+    }
+}
+
+/// The storage half of the pipeline.
+pub struct Ingest {
+    cfg: Config,
+    packer: Packer,
+    index: Arc<Index>,
+    model: Option<classifier::Model>,
+    summary: IngestSummary,
+    packs_seen: std::collections::HashSet<String>,
+}
+
+/// One page on its way into a pack and the index.
+struct Pending {
+    /// None for a re-capture of an unchanged page: no new index row.
+    record: Option<PageRecord>,
+    digest_update: DigestEntry,
+    url_state: UrlState,
+}
+
+impl Ingest {
+    pub fn new(cfg: &Config, stores: &Stores, model: Option<classifier::Model>) -> Result<Ingest> {
+        let packer = Packer::new(
+            stores.packs.clone(),
+            packer::PackerOptions {
+                max_pack_bytes: cfg.max_pack_bytes,
+                warcinfo_fields: vec![
+                    (
+                        "software".into(),
+                        format!("harvest/{}", env!("CARGO_PKG_VERSION")),
+                    ),
+                    (
+                        "http-header-user-agent".into(),
+                        cfg.crawl.user_agent.clone(),
+                    ),
+                    (
+                        "robots".into(),
+                        if cfg.crawl.respect_robots {
+                            "obey"
+                        } else {
+                            "ignore"
+                        }
+                        .into(),
+                    ),
+                ],
+            },
+        );
+        Ok(Ingest {
+            cfg: cfg.clone(),
+            packer,
+            index: stores.index.clone(),
+            model,
+            summary: IngestSummary::default(),
+            packs_seen: Default::default(),
+        })
+    }
+
+    fn classify(&self, page: &FetchedPage) -> (String, f32) {
+        let Some(model) = &self.model else {
+            return (UNCLASSIFIED.to_string(), 0.0);
+        };
+        let mut text = page.extract.title.clone().unwrap_or_default();
+        text.push('\n');
+        text.extend(page.extract.body_text.chars().take(CLASSIFY_CHARS));
+        let p = model.predict(&text);
+        (p.topic, p.score)
+    }
+
+    /// Count a crawler event that carries no page.
+    pub fn note_event(&mut self, event: &CrawlEvent) {
+        match event {
+            CrawlEvent::NotModified { .. } => self.summary.not_modified += 1,
+            CrawlEvent::Failure { kind, .. } => {
+                *self
+                    .summary
+                    .failures
+                    .entry(kind.label().to_string())
+                    .or_default() += 1
+            }
+            CrawlEvent::Page(_) => {}
+        }
+    }
+
+    /// Store a batch: write every record, make the packs durable, then index.
+    pub fn store_batch(&mut self, pages: Vec<FetchedPage>) -> Result<()> {
+        if pages.is_empty() {
+            return Ok(());
+        }
+        let mut pending: Vec<Pending> = Vec::with_capacity(pages.len());
+        // Digests first captured inside this batch are not in the table yet.
+        let mut batch_digests: HashMap<String, usize> = HashMap::new();
+        for page in pages {
+            let source = self.cfg.source_for(&page.url);
+            let (topic, topic_score) = self.classify(&page);
+            let digest = warc::payload_digest(&page.body);
+            let key_time = page.extract.published.unwrap_or(page.fetched_at);
+            let key = PackKey {
+                topic: topic.clone(),
+                date: key_time.date_naive(),
+                cluster: 0,
+            };
+            // The same URL with the same payload as its last capture: a
+            // re-capture. Its revisit record goes into a pack (the capture
+            // history), the counts go up, and the page keeps its index row.
+            let previous = self.index.get_url(&page.url)?;
+            let recapture = match &previous {
+                Some(prev) => self
+                    .index
+                    .get_page(&prev.table, &prev.row_key)?
+                    .is_some_and(|p| p.digest == digest),
+                None => false,
+            };
+            let earlier = match batch_digests.get(&digest) {
+                Some(&i) => Some(pending[i].digest_update.clone()),
+                None => self.index.get_digest(&digest)?,
+            };
+            let (encoded, digest_update) = match earlier {
+                Some(mut first) => {
+                    let rec = warc::encode_revisit(&RevisitInput {
+                        target_uri: &page.url,
+                        date: page.fetched_at,
+                        status_line: &page.status_line,
+                        headers: &page.headers,
+                        payload_digest: &digest,
+                        refers_to: &first.first_record_id,
+                        refers_to_target_uri: &first.first_url,
+                        refers_to_date: first.first_date,
+                    });
+                    first.captures += 1;
+                    if !first.sources.contains(&source) {
+                        first.sources.push(source.clone());
+                    }
+                    (rec, first)
+                }
+                None => {
+                    let rec = warc::encode_response(&ResponseInput {
+                        target_uri: &page.url,
+                        date: page.fetched_at,
+                        ip_address: page.ip_address.as_deref(),
+                        warcinfo_id: None,
+                        status_line: &page.status_line,
+                        headers: &page.headers,
+                        payload: &page.body,
+                    });
+                    let entry = DigestEntry {
+                        digest: digest.clone(),
+                        first_url: page.url.clone(),
+                        first_date: page.fetched_at,
+                        first_record_id: rec.record_id.clone(),
+                        first_location: indexer::PackLocation::default(),
+                        captures: 1,
+                        sources: vec![source.clone()],
+                    };
+                    (rec, entry)
+                }
+            };
+            let revisit = digest_update.captures > 1;
+            let loc = self
+                .packer
+                .write(&key, &encoded)
+                .with_context(|| format!("writing the record of {}", page.url))?;
+            let mut digest_update = digest_update;
+            if !revisit {
+                digest_update.first_location = indexer::PackLocation {
+                    path: loc.path.clone(),
+                    offset: loc.offset,
+                    length: loc.length,
+                };
+            }
+            self.account(&page, &topic, revisit, &loc);
+            let record = page_record(
+                &page,
+                &source,
+                topic,
+                topic_score,
+                &digest,
+                &encoded,
+                &loc,
+                revisit,
+            );
+            let url_state = UrlState {
+                url: page.url.clone(),
+                last_capture: page.fetched_at,
+                captures: previous.as_ref().map_or(1, |p| p.captures + 1),
+                etag: header_value(&page.headers, "etag"),
+                last_modified: header_value(&page.headers, "last-modified"),
+                table: previous
+                    .as_ref()
+                    .map(|p| p.table.clone())
+                    .unwrap_or_default(),
+                row_key: previous.map(|p| p.row_key).unwrap_or_default(),
+            };
+            batch_digests.insert(digest, pending.len());
+            pending.push(Pending {
+                record: (!recapture).then_some(record),
+                digest_update,
+                url_state,
+            });
+        }
+        // Durability rule: nothing is indexed before its pack is synced.
+        self.packer.sync_all().context("syncing packs")?;
+
+        let records: Vec<PageRecord> = pending.iter().filter_map(|p| p.record.clone()).collect();
+        self.index.index_pages(&records).context("indexing pages")?;
+        // The last update of a digest in this batch carries the final count.
+        let mut digests: HashMap<String, DigestEntry> = HashMap::new();
+        for p in &pending {
+            digests.insert(p.digest_update.digest.clone(), p.digest_update.clone());
+        }
+        let digests: Vec<DigestEntry> = digests.into_values().collect();
+        self.index
+            .put_digests(&digests)
+            .context("writing digests")?;
+        let mut urls = Vec::with_capacity(pending.len());
+        for p in pending {
+            let mut state = p.url_state;
+            if let Some(record) = &p.record {
+                let key = self.index.page_key(record)?;
+                state.table = key.table;
+                state.row_key = key.row_key;
+            }
+            urls.push(state);
+        }
+        self.index.put_urls(&urls).context("writing url states")?;
+        Ok(())
+    }
+
+    fn account(&mut self, page: &FetchedPage, topic: &str, revisit: bool, loc: &Location) {
+        self.summary.pages += 1;
+        self.summary.bytes += page.body.len() as u64;
+        self.summary.pack_bytes += loc.length;
+        if revisit {
+            self.summary.duplicates += 1;
+        } else {
+            *self.summary.topics.entry(topic.to_string()).or_default() += 1;
+        }
+        if self.packs_seen.insert(loc.path.clone()) {
+            self.summary.packs += 1;
+        }
+    }
+
+    /// Close every pack and return the summary.
+    pub fn finish(mut self, elapsed: Duration) -> Result<IngestSummary> {
+        self.packer.close_all().context("closing packs")?;
+        self.summary.elapsed_secs = elapsed.as_secs_f64();
+        Ok(self.summary)
+    }
+
+    pub fn summary(&self) -> &IngestSummary {
+        &self.summary
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn page_record(
+    page: &FetchedPage,
+    source: &str,
+    topic: String,
+    topic_score: f32,
+    digest: &str,
+    encoded: &EncodedRecord,
+    loc: &Location,
+    revisit: bool,
+) -> PageRecord {
+    let x = &page.extract;
+    PageRecord {
+        url: page.url.clone(),
+        title: x.title.clone().unwrap_or_default(),
+        published: x.published,
+        fetched: page.fetched_at,
+        media: x.media.clone(),
+        comments: x.comments,
+        participants: x.participants,
+        keywords: x.keywords.clone(),
+        topic,
+        topic_score,
+        cluster: 0,
+        pack_path: loc.path.clone(),
+        offset: loc.offset,
+        length: loc.length,
+        digest: digest.to_string(),
+        record_id: encoded.record_id.clone(),
+        simhash: None,
+        near_duplicate_of: None,
+        language: x.language.clone(),
+        charset: Some(page.charset.clone()),
+        status: page.status,
+        source: source.to_string(),
+        revisit,
+    }
+}
+
+fn header_value(headers: &[(String, String)], name: &str) -> Option<String> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.clone())
+}
+
+/// Validators for conditional GET, read from the `urls` table.
+struct IndexHistory(Arc<Index>);
+
+impl crawler::UrlHistory for IndexHistory {
+    fn validators(&self, url: &url::Url) -> Option<crawler::Validators> {
+        let state = self.0.get_url(url.as_str()).ok().flatten()?;
+        if state.etag.is_none() && state.last_modified.is_none() {
+            return None;
+        }
+        Some(crawler::Validators {
+            etag: state.etag,
+            last_modified: state.last_modified,
+        })
+    }
+}
+
+/// Options of one crawl run on top of the config.
+#[derive(Debug, Clone, Default)]
+pub struct CrawlRun {
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+    /// Use conditional GET with validators from earlier captures.
+    pub conditional: bool,
+}
+
+/// Crawl with the configured seeds and store everything.
+pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<IngestSummary> {
+    let model = crate::load_model_or_warn(&cfg.model)?;
+    let mut ingest = Ingest::new(cfg, stores, model)?;
+    let crawl_cfg = crate::crawl_config(cfg)?;
+    let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
+        Arc::new(IndexHistory(stores.index.clone()))
+    } else {
+        Arc::new(crawler::NoHistory)
+    };
+    let start = Instant::now();
+    let (tx, mut rx) = mpsc::channel::<CrawlEvent>(BATCH_PAGES * 4);
+    let bar = run.progress.then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    });
+    let bar2 = bar.clone();
+    let storage = std::thread::Builder::new()
+        .name("harvest-storage".into())
+        .spawn(move || -> Result<Ingest> {
+            let mut batch = Vec::with_capacity(BATCH_PAGES);
+            while let Some(event) = rx.blocking_recv() {
+                match event {
+                    CrawlEvent::Page(page) => batch.push(*page),
+                    other => ingest.note_event(&other),
+                }
+                // Take whatever else is already waiting, up to a batch.
+                while batch.len() < BATCH_PAGES {
+                    match rx.try_recv() {
+                        Ok(CrawlEvent::Page(page)) => batch.push(*page),
+                        Ok(other) => ingest.note_event(&other),
+                        Err(_) => break,
+                    }
+                }
+                if batch.len() >= BATCH_PAGES || rx.is_empty() {
+                    ingest.store_batch(std::mem::take(&mut batch))?;
+                    if let Some(bar) = &bar2 {
+                        let s = ingest.summary();
+                        bar.set_message(format!(
+                            "{} pages, {} duplicates, {} failures, {:.1} MB",
+                            s.pages,
+                            s.duplicates,
+                            s.failures_total(),
+                            s.bytes as f64 / 1e6
+                        ));
+                    }
+                }
+            }
+            ingest.store_batch(batch)?;
+            Ok(ingest)
+        })
+        .context("cannot start the storage thread")?;
+    let crawl_result = crawler::crawl(crawl_cfg, history, tx).await;
+    let ingest = storage
+        .join()
+        .map_err(|_| anyhow::anyhow!("the storage thread panicked"))??;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let crawl_summary = crawl_result.context("crawl failed")?;
+    let mut summary = ingest.finish(start.elapsed())?;
+    // Failures the crawler counted without an event (none expected) are kept.
+    for (kind, n) in crawl_summary.failures {
+        let e = summary.failures.entry(kind).or_default();
+        *e = (*e).max(n);
+    }
+    summary.not_modified = summary.not_modified.max(crawl_summary.not_modified);
+    Ok(summary)
+}
+
+/// The time a page is filed under: its publish time, else its fetch time.
+pub fn key_time(published: Option<DateTime<Utc>>, fetched: DateTime<Utc>) -> DateTime<Utc> {
+    published.unwrap_or(fetched)
+}

@@ -1,0 +1,311 @@
+//! End-to-end tests of the `harvest` binary on the embedded default: a real
+//! site served on loopback is crawled, classified, packed and indexed, and
+//! every answer is checked against a brute-force walk over the packs.
+
+mod util;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use harvest::demo::{manifest_labels, DEMO_DEPTH, DEMO_ENTRY};
+use harvest::site::{SiteFiles, DEMO_SITE};
+use util::{assert_warcio_accepts, count_by, walk_packs, Site, Workspace};
+
+/// Pages of the demo manifest a robots-obeying crawl must archive.
+fn allowed_demo_paths() -> BTreeSet<String> {
+    harvest::demo::DEMO_MANIFEST
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            (c.len() >= 5 && c[4] == "allow").then(|| format!("/{}", c[0]))
+        })
+        .collect()
+}
+
+fn jsonl(out: &std::process::Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("jsonl line"))
+        .collect()
+}
+
+fn urls_of(rows: &[serde_json::Value]) -> BTreeSet<String> {
+    rows.iter()
+        .map(|r| r["url"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn demo_site_is_archived_once_and_answers_match_the_packs() {
+    let site = Site::demo();
+    let files = SiteFiles::from_tar_gz(DEMO_SITE).unwrap();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "lohelp", Some(DEMO_DEPTH));
+    ws.train_demo_model();
+
+    let summary = ws.crawl();
+    let expected = allowed_demo_paths();
+    assert_eq!(expected.len(), 377, "manifest changed");
+    assert_eq!(
+        summary["pages"].as_u64(),
+        Some(expected.len() as u64),
+        "{summary}"
+    );
+    assert_eq!(summary["duplicates"].as_u64(), Some(0), "{summary}");
+
+    // Brute force: every reachable page archived exactly once, nothing else.
+    let records = walk_packs(&ws);
+    let responses: Vec<_> = records.iter().filter(|r| r.kind == "response").collect();
+    let per_uri = count_by(responses.iter().map(|r| r.uri.clone()));
+    let want: BTreeSet<String> = expected.iter().map(|p| site.url(p)).collect();
+    let got: BTreeSet<String> = per_uri.keys().cloned().collect();
+    assert_eq!(got, want, "archived URLs differ from the reachable pages");
+    assert!(
+        per_uri.values().all(|&n| n == 1),
+        "a page was archived twice"
+    );
+    assert!(
+        !got.iter().any(|u| u.contains("/shared/autopi/")),
+        "robots.txt disallows /zh-CN/text/shared/autopi/"
+    );
+    // Stored bodies are the served bytes.
+    for r in &responses {
+        let path = r.uri.strip_prefix(&site.url("")).unwrap();
+        assert_eq!(r.body.as_slice(), files.get(path).unwrap(), "{}", r.uri);
+    }
+    for pack in ws.packs() {
+        assert_warcio_accepts(&pack);
+    }
+
+    // `get` returns byte-identical bodies.
+    for path in expected.iter().step_by(37) {
+        let out = ws.harvest(&["get", &site.url(path)]);
+        assert_eq!(
+            out.stdout.as_slice(),
+            files.get(path).unwrap(),
+            "get {path}"
+        );
+    }
+
+    // Every page is indexed: an open query lists them all.
+    let all = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
+    assert_eq!(urls_of(&all), want);
+
+    // Query and stats answers equal brute-force counts over the same pages.
+    let by_topic = count_by(all.iter().map(|r| r["topic"].as_str().unwrap().to_string()));
+    assert!(
+        by_topic.len() >= 3,
+        "the model should find several topics: {by_topic:?}"
+    );
+    let stats: Vec<serde_json::Value> = serde_json::from_slice(
+        &ws.harvest(&[
+            "stats",
+            "--group-by",
+            "topic",
+            "--interval",
+            "day",
+            "--format",
+            "json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    let stats_by_topic: BTreeMap<String, u64> = stats
+        .iter()
+        .map(|r| {
+            (
+                r["group"].as_str().unwrap().to_string(),
+                r["count"].as_u64().unwrap(),
+            )
+        })
+        .fold(BTreeMap::new(), |mut m, (k, v)| {
+            *m.entry(k).or_insert(0) += v;
+            m
+        });
+    assert_eq!(stats_by_topic, by_topic);
+
+    let labels = manifest_labels();
+    let mut agree = 0;
+    for row in &all {
+        let path = row["url"]
+            .as_str()
+            .unwrap()
+            .strip_prefix(&site.url(""))
+            .unwrap();
+        agree += u64::from(labels.get(path).map(String::as_str) == row["topic"].as_str());
+    }
+    // The model was trained on other pages of the package; it must beat the
+    // majority class (swriter, 122/377 = 32 %) by a wide margin.
+    assert!(
+        agree * 100 >= 55 * all.len() as u64,
+        "topic accuracy {agree}/{}",
+        all.len()
+    );
+
+    for (topic, n) in &by_topic {
+        let rows = jsonl(&ws.harvest(&[
+            "query", "--format", "jsonl", "--limit", "100000", "--topic", topic,
+        ]));
+        assert_eq!(rows.len() as u64, *n, "query --topic {topic}");
+        // A keyword condition: brute force over the rows' keyword lists.
+        let kw_counts = count_by(rows.iter().flat_map(|r| {
+            r["keywords"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap().to_string())
+        }));
+        if let Some((kw, _)) = kw_counts.iter().max_by_key(|(_, c)| **c) {
+            let want: BTreeSet<String> = rows
+                .iter()
+                .filter(|r| {
+                    r["keywords"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|k| k == kw.as_str())
+                })
+                .map(|r| r["url"].as_str().unwrap().to_string())
+                .collect();
+            let got = urls_of(&jsonl(&ws.harvest(&[
+                "query",
+                "--format",
+                "jsonl",
+                "--limit",
+                "100000",
+                "--topic",
+                topic,
+                "--keyword",
+                kw,
+            ])));
+            assert_eq!(got, want, "query --topic {topic} --keyword {kw}");
+        }
+    }
+}
+
+/// Real LibreOffice pages, the first one also under a second URL.
+fn duplicate_site() -> (SiteFiles, Vec<u8>) {
+    let demo = SiteFiles::from_tar_gz(DEMO_SITE).unwrap();
+    let mut paths: Vec<&str> = demo.html_paths().collect();
+    paths.sort();
+    let a = demo.get(paths[0]).unwrap().to_vec();
+    let b = demo.get(paths[1]).unwrap().to_vec();
+    let index = b"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>index</title></head><body>\
+        <a href=\"/a.html\">a</a> <a href=\"/copy/a.html\">a again</a> <a href=\"/b.html\">b</a></body></html>"
+        .to_vec();
+    let files = SiteFiles::from_pairs([
+        ("/index.html".to_string(), index),
+        ("/a.html".to_string(), a.clone()),
+        ("/copy/a.html".to_string(), a.clone()),
+        ("/b.html".to_string(), b),
+    ]);
+    (files, a)
+}
+
+#[test]
+fn same_page_under_two_urls_is_one_response_and_one_revisit() {
+    let (files, a) = duplicate_site();
+    let site = Site::serve(files);
+    let ws = Workspace::new(&site.url("/index.html"), "dups", None);
+    let summary = ws.crawl();
+    assert_eq!(summary["pages"].as_u64(), Some(4), "{summary}");
+    assert_eq!(summary["duplicates"].as_u64(), Some(1), "{summary}");
+
+    let records = walk_packs(&ws);
+    let digest = packer::warc::payload_digest(&a);
+    let same: Vec<_> = records.iter().filter(|r| r.digest == digest).collect();
+    let kinds = count_by(same.iter().map(|r| r.kind.as_str()));
+    assert_eq!(
+        kinds,
+        BTreeMap::from([("response", 1), ("revisit", 1)]),
+        "{same:?}"
+    );
+    // The revisit stores no payload: the bytes are in the packs once.
+    let stored: usize = records.iter().filter(|r| r.body == a).count();
+    assert_eq!(stored, 1);
+
+    let cfg = harvest::config::Config::load(Some(&ws.config)).unwrap();
+    let stores = harvest::stores::Stores::open(&cfg).unwrap();
+    let entry = stores
+        .index
+        .get_digest(&digest)
+        .unwrap()
+        .expect("digest indexed");
+    assert_eq!(entry.captures, 2);
+    drop(stores);
+
+    // Both URLs give the original bytes back.
+    for path in ["/a.html", "/copy/a.html"] {
+        assert_eq!(
+            ws.harvest(&["get", &site.url(path)]).stdout,
+            a,
+            "get {path}"
+        );
+    }
+    for pack in ws.packs() {
+        assert_warcio_accepts(&pack);
+    }
+    // Revisits are left out of queries unless asked for.
+    let plain = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
+    let with = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--include-revisits"]));
+    assert_eq!((plain.len(), with.len()), (3, 4));
+}
+
+#[test]
+fn a_second_crawl_stores_revisits_and_loses_nothing() {
+    let (files, _) = duplicate_site();
+    let site = Site::serve(files);
+    let ws = Workspace::new(&site.url("/index.html"), "again", None);
+    ws.crawl();
+    let first = walk_packs(&ws);
+    let summary = ws.crawl();
+    assert_eq!(summary["duplicates"].as_u64(), Some(4), "{summary}");
+    let second = walk_packs(&ws);
+    // Every record of the first crawl is still there, byte for byte.
+    for r in &first {
+        assert!(
+            second
+                .iter()
+                .any(|s| s.uri == r.uri && s.kind == r.kind && s.body == r.body),
+            "{} lost",
+            r.uri
+        );
+    }
+    let kinds = count_by(second.iter().map(|r| r.kind.as_str()));
+    assert_eq!(kinds, BTreeMap::from([("response", 3), ("revisit", 5)]));
+    let plain = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
+    assert_eq!(plain.len(), 3);
+}
+
+#[test]
+fn bad_config_and_bad_filters_get_clear_errors() {
+    let ws = Workspace::new("http://127.0.0.1:9/", "bad", None);
+    let bad = ws.path().join("bad.toml");
+    std::fs::write(&bad, "[crawl]\npoliteness = 3\n").unwrap();
+    let out = ws.harvest_raw(&["config", "check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("politeness"), "{err}");
+
+    let out = ws.harvest_raw(&["query", "--from", "2017-02-30"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--from"));
+
+    let out = ws.harvest_raw(&["get", "http://127.0.0.1:9/never-crawled"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not in the archive"));
+}
+
+#[test]
+fn unreachable_seed_is_a_counted_failure_not_a_crash() {
+    // Port 9 (discard) is closed on loopback.
+    let ws = Workspace::new("http://127.0.0.1:9/", "down", None);
+    let summary = ws.crawl();
+    assert_eq!(summary["pages"].as_u64(), Some(0));
+    let failures: u64 = summary["failures"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(failures, 1, "{summary}");
+}

@@ -1,0 +1,203 @@
+//! Helpers of the end-to-end tests: a loopback site on its own runtime, a
+//! scratch data folder with a config, and the `harvest` binary.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use harvest::config::{RawConfig, RawSource};
+use harvest::site::{SiteFiles, SiteServer};
+
+/// A site served on 127.0.0.1 for the length of a test.
+pub struct Site {
+    pub server: SiteServer,
+    _rt: tokio::runtime::Runtime,
+}
+
+impl Site {
+    pub fn serve(files: SiteFiles) -> Site {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let server = rt.block_on(SiteServer::start(files)).expect("site server");
+        Site { server, _rt: rt }
+    }
+
+    pub fn demo() -> Site {
+        Site::serve(SiteFiles::from_tar_gz(harvest::site::DEMO_SITE).expect("demo site"))
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        self.server.url(path)
+    }
+}
+
+/// A data folder with a `harvest.toml` crawling `seed` with no delay.
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+    pub config: PathBuf,
+}
+
+impl Workspace {
+    pub fn new(seed: &str, source: &str, max_depth: Option<u32>) -> Workspace {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut raw = RawConfig {
+            data_dir: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        };
+        raw.crawl.seeds = vec![seed.to_string()];
+        raw.crawl.max_depth = max_depth;
+        raw.crawl.politeness_delay_ms = Some(0);
+        raw.sources = vec![RawSource {
+            name: source.into(),
+            hosts: vec!["127.0.0.1".into()],
+            prefixes: vec![],
+        }];
+        let config = dir.path().join("harvest.toml");
+        std::fs::write(&config, toml::to_string(&raw).expect("toml")).expect("write config");
+        Workspace { dir, config }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Run `harvest -c CONFIG args…`, asserting success.
+    pub fn harvest(&self, args: &[&str]) -> Output {
+        let out = self.harvest_raw(args);
+        assert!(
+            out.status.success(),
+            "harvest {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        out
+    }
+
+    pub fn harvest_raw(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_harvest"))
+            .arg("-c")
+            .arg(&self.config)
+            .args(args)
+            .output()
+            .expect("run harvest")
+    }
+
+    pub fn train_demo_model(&self) {
+        let model = self.path().join("models").join("topic.model");
+        std::fs::create_dir_all(model.parent().unwrap()).unwrap();
+        let corpus = format!(
+            "tsv:{}/deploy/demo/train.tsv.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        self.harvest(&[
+            "model",
+            "train",
+            "--corpus",
+            &corpus,
+            "--out",
+            model.to_str().unwrap(),
+        ]);
+    }
+
+    pub fn crawl(&self) -> serde_json::Value {
+        let out = self.harvest(&["crawl", "--quiet", "--json"]);
+        serde_json::from_slice(&out.stdout).expect("crawl --json prints JSON")
+    }
+
+    pub fn packs_dir(&self) -> PathBuf {
+        self.path().join("packs")
+    }
+
+    /// Every pack file, sorted.
+    pub fn packs(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.packs_dir()];
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.to_string_lossy().ends_with(".warc.gz") {
+                    out.push(p);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// One record found by walking the packs: the brute-force view of the archive.
+#[derive(Debug, Clone)]
+pub struct PackedRecord {
+    pub pack: PathBuf,
+    pub kind: String,
+    pub uri: String,
+    pub digest: String,
+    pub body: Vec<u8>,
+}
+
+/// Walk every record of every pack with the WARC reader.
+pub fn walk_packs(ws: &Workspace) -> Vec<PackedRecord> {
+    let mut out = Vec::new();
+    for pack in ws.packs() {
+        let bytes = std::fs::read(&pack).unwrap();
+        for item in packer::warc::RecordIter::new(&bytes) {
+            let (_offset, _len, rec) = item.unwrap_or_else(|e| panic!("{}: {e}", pack.display()));
+            let kind = rec.record_type().unwrap_or_default().to_string();
+            if kind == "warcinfo" {
+                continue;
+            }
+            let body = if kind == "response" {
+                rec.http_response().expect("http response").body
+            } else {
+                Vec::new()
+            };
+            out.push(PackedRecord {
+                pack: pack.clone(),
+                kind,
+                uri: rec.target_uri().unwrap_or_default().to_string(),
+                digest: rec
+                    .header("WARC-Payload-Digest")
+                    .unwrap_or_default()
+                    .to_string(),
+                body,
+            });
+        }
+    }
+    out
+}
+
+/// `python3 -m warcio check` and `index` must accept `pack`.
+pub fn assert_warcio_accepts(pack: &Path) {
+    for verb in ["check", "index"] {
+        let out = Command::new("python3")
+            .args(["-m", "warcio.cli", verb])
+            .arg(pack)
+            .output()
+            .expect("python3 must be installed");
+        assert!(
+            out.status.success(),
+            "warcio {verb} rejected {} (is warcio installed? pip install warcio==1.7.4): {}{}",
+            pack.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+pub fn count_by<T: Ord, I: IntoIterator<Item = T>>(items: I) -> BTreeMap<T, u64> {
+    let mut m = BTreeMap::new();
+    for i in items {
+        *m.entry(i).or_insert(0) += 1;
+    }
+    m
+}
