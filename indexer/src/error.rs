@@ -71,6 +71,19 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+    /// A remote store (the HBase Thrift server) cannot be reached.
+    #[error("{service} at {addr} is unreachable after {attempts} attempt(s): {source}")]
+    Unavailable {
+        /// What was contacted (e.g. "HBase Thrift server").
+        service: &'static str,
+        /// Address that was contacted.
+        addr: String,
+        /// Connection attempts made.
+        attempts: u32,
+        /// The last connection or transport error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
     /// (De)serialising a JSON cell failed.
     #[error("json cell: {0}")]
     Json(#[from] serde_json::Error),

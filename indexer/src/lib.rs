@@ -10,6 +10,8 @@
 pub mod conformance;
 pub mod embedded;
 pub mod error;
+#[cfg(feature = "hbase")]
+pub mod hbase;
 pub mod index;
 pub mod keys;
 pub mod query;
@@ -18,6 +20,8 @@ pub mod store;
 
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{Error, Result};
+#[cfg(feature = "hbase")]
+pub use hbase::{HbaseOptions, HbaseStats, HbaseStore};
 pub use index::{Index, IndexOptions, PageKey, DIGESTS_TABLE, URLS_TABLE};
 pub use keys::{table_name, DEFAULT_BUCKETS};
 pub use query::{GroupBy, Interval, PageHit, Query, StatsQuery, StatsRow};

@@ -1,6 +1,7 @@
 //! Error type of the packer crate.
 
 use std::io;
+use std::time::Duration;
 
 /// Result alias used throughout the packer crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -61,7 +62,7 @@ pub enum Error {
 
     /// The store URL names a scheme without a backend (yet), e.g. `hdfs://`.
     #[error(
-        "unsupported pack store scheme {scheme:?} in {url:?} (supported: file:// or a plain path)"
+        "unsupported pack store scheme {scheme:?} in {url:?} (supported: file://, a plain path, or hdfs:// when built with the `hdfs` feature)"
     )]
     UnsupportedScheme {
         /// The scheme, without `://`.
@@ -104,6 +105,64 @@ pub enum Error {
         path: String,
         /// The failure that caused the loss.
         reason: String,
+    },
+
+    /// A storage server (e.g. the HDFS NameNode) could not be reached or did not answer
+    /// when the store was opened.
+    #[error("pack store {url} is unavailable: {reason}")]
+    Unavailable {
+        /// Store URL.
+        url: String,
+        /// What went wrong (refused, timed out, ...).
+        reason: String,
+    },
+
+    /// A storage call did not finish within its deadline.
+    #[error("{op} on {path} timed out after {after:?}")]
+    Timeout {
+        /// Operation name (`create`, `read`, `hsync`, ...).
+        op: &'static str,
+        /// Store-relative path (or URL).
+        path: String,
+        /// The deadline that passed.
+        after: Duration,
+    },
+
+    /// A blocking store was called from inside an async (tokio) context, where blocking
+    /// would stall or panic the caller's runtime. Call it from a plain thread
+    /// (e.g. `tokio::task::spawn_blocking`).
+    #[error("{op}: blocking pack store called from inside an async runtime; use spawn_blocking or a plain thread")]
+    AsyncContext {
+        /// Operation name.
+        op: &'static str,
+    },
+
+    /// The requested bytes exist (they are counted by `len`) but cannot be read yet: on HDFS,
+    /// the last block of a file another process is still writing is only readable after
+    /// that writer closes it or its lease is recovered.
+    #[error("bytes {offset}..{end} of {path} are in a block still being written by another client (readable: {readable} bytes); read again after the pack is closed or its lease recovered")]
+    NotYetReadable {
+        /// Store-relative path.
+        path: String,
+        /// Requested start.
+        offset: u64,
+        /// Requested end (exclusive).
+        end: u64,
+        /// Bytes readable now.
+        readable: u64,
+    },
+
+    /// Any other failure reported by the HDFS client.
+    #[cfg(feature = "hdfs")]
+    #[error("hdfs {op} on {path}: {source}")]
+    Hdfs {
+        /// Operation name.
+        op: &'static str,
+        /// Store-relative path.
+        path: String,
+        /// Error from hdfs-native.
+        #[source]
+        source: hdfs_native::HdfsError,
     },
 }
 

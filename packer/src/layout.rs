@@ -334,6 +334,9 @@ impl Packer {
     }
 
     /// One more than the highest part of this family already in the store (0 if none).
+    /// The highest part may have been left open by a writer that died: its lease is
+    /// recovered ([`PackStore::recover_lease`]) so its synced records become readable; a
+    /// failed recovery is logged, not fatal (the new part does not need it).
     fn next_part_in_store(&self, key: &PackKey) -> Result<u32> {
         let dir = day_dir(&key.topic, key.date);
         let prefix = format!("{dir}/c{}-", key.cluster);
@@ -346,6 +349,18 @@ impl Packer {
                 parse_part(name, key.cluster)
             })
             .max();
+        if let Some(h) = highest {
+            let path = pack_path(&key.topic, key.date, key.cluster, h);
+            match self.store.recover_lease(&path) {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::info!(path = %path, "recovered the lease of a pack left open by an earlier writer")
+                }
+                Err(e) => {
+                    tracing::warn!(path = %path, error = %e, "could not recover the lease of the previous part")
+                }
+            }
+        }
         Ok(highest.map_or(0, |h| h.saturating_add(1)))
     }
 

@@ -1,7 +1,7 @@
 //! packer stage of harvest: stores pages as WARC/1.1 records in large packs.
 //!
-//! - [`PackStore`] / [`PackWriter`]: where packs live (local folder now; HDFS later behind the
-//!   same traits), opened from a URL with [`open_store`].
+//! - [`PackStore`] / [`PackWriter`]: where packs live (local folder, or HDFS with feature
+//!   `hdfs`: `hdfs::HdfsPackStore`), opened from a URL with [`open_store`].
 //! - [`warc`]: one gzip member per record; encode `warcinfo`, `response`, `revisit`; read a
 //!   record back from `(path, offset, length)` or walk a whole pack with [`warc::RecordIter`].
 //! - [`Packer`]: pack layout `{topic}/{yyyy}/{mm}/{dd}/c{cluster}-{part}.warc.gz`, rollover at
@@ -11,12 +11,16 @@
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod error;
+#[cfg(feature = "hdfs")]
+pub mod hdfs;
 pub mod layout;
 pub mod local;
 pub mod store;
 pub mod warc;
 
 pub use error::{Error, Result};
+#[cfg(feature = "hdfs")]
+pub use hdfs::{HdfsOptions, HdfsPackStore, HdfsPackWriter};
 pub use layout::{
     pack_path, sanitize_topic, Location, PackKey, Packer, PackerOptions, DEFAULT_MAX_PACK_BYTES,
 };

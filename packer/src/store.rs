@@ -68,6 +68,17 @@ pub trait PackStore: Send + Sync {
     /// Renames a file, making parent folders of `to`. Fails with [`Error::NotFound`] if
     /// `from` is missing and [`Error::AlreadyExists`] if `to` exists (never overwrites).
     fn rename(&self, from: &str, to: &str) -> Result<()>;
+
+    /// Makes sure a file left open by a writer that died (crashed process) is closed, so that
+    /// every byte up to that writer's last `sync` is readable. Returns `Ok(true)` if the file
+    /// was already closed. Fences any live writer of the file: call it only for files no
+    /// live process writes (the [`crate::Packer`] calls it on the highest existing part of a
+    /// family before starting a new one). Default: nothing to recover (`Ok(true)` after
+    /// checking the path), which is right for stores without leases such as a local folder.
+    fn recover_lease(&self, path: &str) -> Result<bool> {
+        validate_path(path)?;
+        Ok(true)
+    }
 }
 
 /// Append-only writer of one file of a [`PackStore`].
@@ -148,9 +159,11 @@ pub(crate) fn split_prefix(prefix: &str) -> Result<(&str, &str)> {
 }
 
 /// Opens a pack store from a URL: `file:///abs/path` or a plain filesystem path select the
-/// local-folder backend ([`LocalPackStore`], root created if missing). Any other scheme
-/// (e.g. `hdfs://namenode:9000/packs`) fails with [`Error::UnsupportedScheme`] until its
-/// backend exists. `file://` URLs are taken literally (no percent-decoding).
+/// local-folder backend ([`LocalPackStore`], root created if missing);
+/// `hdfs://host:port/root/path` selects [`crate::hdfs::HdfsPackStore`] (feature `hdfs`;
+/// connects at once and fails within seconds if the NameNode does not answer). Any other
+/// scheme (or `hdfs://` without the feature) fails with [`Error::UnsupportedScheme`].
+/// `file://` URLs are taken literally (no percent-decoding).
 pub fn open_store(url: &str) -> Result<Arc<dyn PackStore>> {
     let invalid = |reason| Error::InvalidUrl {
         url: url.to_string(),
@@ -162,6 +175,12 @@ pub fn open_store(url: &str) -> Result<Arc<dyn PackStore>> {
                 return Err(invalid("file URLs must be file:///absolute/path (no host)"));
             }
             rest
+        }
+        #[cfg(feature = "hdfs")]
+        Some((scheme, _)) if scheme.eq_ignore_ascii_case(crate::hdfs::HDFS_SCHEME) => {
+            let store = crate::hdfs::HdfsPackStore::connect(url)?;
+            tracing::debug!(url, root = store.root(), "opened hdfs pack store");
+            return Ok(Arc::new(store));
         }
         Some((scheme, _)) => {
             return Err(Error::UnsupportedScheme {
@@ -224,10 +243,20 @@ mod tests {
 
     #[test]
     fn open_store_rejects_other_schemes() {
-        match open_store("hdfs://namenode:9000/packs") {
-            Err(Error::UnsupportedScheme { scheme, .. }) => assert_eq!(scheme, "hdfs"),
+        match open_store("s3://bucket/packs") {
+            Err(Error::UnsupportedScheme { scheme, .. }) => assert_eq!(scheme, "s3"),
             other => panic!("expected UnsupportedScheme, got {:?}", other.map(|_| ())),
         }
+        #[cfg(not(feature = "hdfs"))]
+        assert!(matches!(
+            open_store("hdfs://namenode:9000/packs"),
+            Err(Error::UnsupportedScheme { .. })
+        ));
+        #[cfg(feature = "hdfs")]
+        assert!(matches!(
+            open_store("hdfs://127.0.0.1:1/packs"),
+            Err(Error::Unavailable { .. })
+        ));
         assert!(matches!(
             open_store("file://host/packs"),
             Err(Error::InvalidUrl { .. })

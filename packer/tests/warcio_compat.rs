@@ -8,32 +8,14 @@ mod util;
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Output};
 
 use packer::warc::RevisitInput;
 use packer::{encode_revisit, Location, RecordIter};
 
-const PYTHON_ENV: &str = "HARVEST_PYTHON";
-const DEFAULT_PYTHON: &str = "python3";
-const WARCIO_MODULE: &str = "warcio.cli";
 const DIGEST_PASS: &str = "digest pass";
 const REVISIT_NOT_CHECKED: &str = "digest present but not checked (revisit)";
 
-fn warcio(args: &[&str]) -> Output {
-    let python = std::env::var(PYTHON_ENV).unwrap_or_else(|_| DEFAULT_PYTHON.to_string());
-    let out = Command::new(&python)
-        .arg("-m")
-        .arg(WARCIO_MODULE)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !stderr.contains("No module named"),
-        "warcio is not installed for {python}; run `pip install warcio==1.7.4`\n{stderr}"
-    );
-    out
-}
+use util::warcio;
 
 /// One record as reported by `warcio check -v`.
 #[derive(Debug)]

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
@@ -99,4 +100,26 @@ pub fn packer(store: &Arc<dyn PackStore>, max_pack_bytes: u64) -> Packer {
             warcinfo_fields: vec![("operator".into(), "harvest tests".into())],
         },
     )
+}
+
+const PYTHON_ENV: &str = "HARVEST_PYTHON";
+const DEFAULT_PYTHON: &str = "python3";
+const WARCIO_MODULE: &str = "warcio.cli";
+
+/// Runs `python3 -m warcio.cli ARGS` (warcio 1.7.4; `HARVEST_PYTHON` picks the interpreter).
+/// Panics when warcio is missing: a silently skipped compatibility test would prove nothing.
+pub fn warcio(args: &[&str]) -> Output {
+    let python = std::env::var(PYTHON_ENV).unwrap_or_else(|_| DEFAULT_PYTHON.to_string());
+    let out = Command::new(&python)
+        .arg("-m")
+        .arg(WARCIO_MODULE)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("No module named"),
+        "warcio is not installed for {python}; run `pip install warcio==1.7.4`\n{stderr}"
+    );
+    out
 }

@@ -1,0 +1,647 @@
+//! Guard for harvest's JVM test cluster: a real HBase 2.6.1 mini cluster (HMaster, RegionServer, a MiniDFSCluster
+//! NameNode + DataNode holding hbase.rootdir, MiniZooKeeperCluster) and HBase's own Thrift 1 server (binary
+//! protocol, buffered transport), all in one JVM started from the Maven project next to this crate (`pom.xml`,
+//! `src/main/java/harvest/testcluster/`).
+//!
+//! [`TestCluster::start`] builds the Maven project if needed (`build.sh`), spawns the JVM, waits for its ready line
+//! and returns the endpoints; dropping the guard stops the JVM. [`TestCluster::shared`] gives one cluster per test
+//! process. The JVM exits by itself when its stdin closes, so it never outlives the test process, even one that
+//! was killed.
+//!
+//! ```no_run
+//! let cluster = testcluster::TestCluster::shared();
+//! println!("{} {}", cluster.hdfs_url, cluster.thrift);
+//! ```
+
+mod error;
+
+pub use error::{Error, Result};
+
+use std::collections::VecDeque;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Prefix of the line the JVM prints once every endpoint answers.
+pub const READY_PREFIX: &str = "HARVEST-TESTCLUSTER READY ";
+/// Line the JVM prints after `restart-thrift` once the Thrift server answers again.
+pub const THRIFT_RESTARTED: &str = "HARVEST-TESTCLUSTER THRIFT-RESTARTED";
+/// Control command: restart the Thrift server on the same port.
+pub const CMD_RESTART_THRIFT: &str = "restart-thrift";
+/// Control command: clean shutdown (EOF on stdin does the same).
+pub const CMD_STOP: &str = "stop";
+/// How long [`TestCluster::start`] waits for the ready line.
+pub const START_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long [`TestCluster::restart_thrift`] waits for the Thrift server to answer again.
+pub const RESTART_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long `Drop` waits for a clean shutdown before it kills the process group.
+pub const STOP_GRACE: Duration = Duration::from_secs(15);
+/// Lines of JVM output kept for error messages.
+pub const TAIL_LINES: usize = 40;
+
+const KEY_HDFS: &str = "hdfs";
+const KEY_THRIFT: &str = "thrift";
+const KEY_ZK: &str = "zk";
+const MAIN_CLASS: &str = "harvest.testcluster.Main";
+const DELETE_ON_EXIT: &str = "--delete-on-exit";
+const JVM_FLAGS_FILE: &str = "jvm.flags";
+const BUILD_SCRIPT: &str = "build.sh";
+const POM_FILE: &str = "pom.xml";
+const SOURCES_DIR: &str = "src/main";
+const MAVEN_TARGET: &str = "target";
+const CLASSPATH_FILE: &str = "target/classpath.txt";
+const CLASSES_DIR: &str = "target/classes";
+const BUILD_LOCK_FILE: &str = "target/.build.lock";
+const BUILD_LOG_FILE: &str = "target/build.log";
+const LOG_FILE: &str = "jvm.log";
+const WORK_DIR: &str = "work";
+const TEMP_PREFIX: &str = "harvest-testcluster-";
+const POLL: Duration = Duration::from_millis(100);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What the stdout reader thread reports.
+#[derive(Debug)]
+enum Event {
+    Ready(String),
+    ThriftRestarted,
+    Closed,
+}
+
+/// The JVM's combined output: the log file plus the last [`TAIL_LINES`] lines in memory.
+#[derive(Debug)]
+struct Output {
+    log: Mutex<File>,
+    tail: Mutex<VecDeque<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Output {
+    fn record(&self, stream: &str, line: &str) {
+        // A failing log write must not stop the pump (the pipe would fill up and block the JVM).
+        let _ = writeln!(lock(&self.log), "[{stream}] {line}");
+        let mut tail = lock(&self.tail);
+        if tail.len() == TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(format!("[{stream}] {line}"));
+    }
+
+    fn tail(&self) -> String {
+        lock(&self.tail)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Reads `reader` line by line into `output`; on stdout, also reports ready/restarted lines and EOF.
+fn pump(
+    reader: impl Read,
+    stream: &'static str,
+    output: Arc<Output>,
+    events: Option<Sender<Event>>,
+) {
+    let mut reader = BufReader::new(reader);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end();
+        output.record(stream, line);
+        if let Some(tx) = &events {
+            let event = if line.starts_with(READY_PREFIX) {
+                Some(Event::Ready(line.to_string()))
+            } else if line == THRIFT_RESTARTED {
+                Some(Event::ThriftRestarted)
+            } else {
+                None
+            };
+            if let Some(e) = event {
+                let _ = tx.send(e);
+            }
+        }
+    }
+    if let Some(tx) = events {
+        let _ = tx.send(Event::Closed);
+    }
+}
+
+/// Endpoints parsed from the ready line.
+#[derive(Debug, PartialEq, Eq)]
+struct Endpoints {
+    hdfs_url: String,
+    thrift: String,
+    zookeeper: String,
+}
+
+fn parse_ready(line: &str) -> Result<Endpoints> {
+    let rest = line.strip_prefix(READY_PREFIX).unwrap_or(line);
+    let get = |key: &str| {
+        rest.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| Error::ReadyLine {
+                missing: key.to_string(),
+                line: line.to_string(),
+            })
+    };
+    Ok(Endpoints {
+        hdfs_url: get(KEY_HDFS)?,
+        thrift: get(KEY_THRIFT)?,
+        zookeeper: get(KEY_ZK)?,
+    })
+}
+
+/// The Maven project's folder (this crate's folder).
+fn project_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Newest modification time of a file or of any file below a folder.
+fn newest(path: &Path) -> Option<SystemTime> {
+    let meta = fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    fs::read_dir(path)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| newest(&e.path()))
+        .max()
+}
+
+/// True when the class path file is missing or older than the pom, the build script or any source.
+fn needs_build(dir: &Path) -> bool {
+    let Some(built) = modified(&dir.join(CLASSPATH_FILE)) else {
+        return true;
+    };
+    if !dir.join(CLASSES_DIR).is_dir() {
+        return true;
+    }
+    [POM_FILE, BUILD_SCRIPT, SOURCES_DIR]
+        .iter()
+        .filter_map(|p| newest(&dir.join(p)))
+        .any(|t| t > built)
+}
+
+fn file_tail(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n")
+}
+
+/// Runs `build.sh` when needed, under a file lock so that parallel test processes build once.
+fn ensure_built(dir: &Path) -> Result<()> {
+    if !needs_build(dir) {
+        return Ok(());
+    }
+    let target = dir.join(MAVEN_TARGET);
+    fs::create_dir_all(&target)
+        .map_err(|e| Error::io(format!("create {}", target.display()), e))?;
+    let lock_path = dir.join(BUILD_LOCK_FILE);
+    let lock_file = File::create(&lock_path)
+        .map_err(|e| Error::io(format!("create {}", lock_path.display()), e))?;
+    lock_file
+        .lock()
+        .map_err(|e| Error::io(format!("lock {}", lock_path.display()), e))?;
+    if !needs_build(dir) {
+        return Ok(());
+    }
+    let started = Instant::now();
+    tracing::info!(dir = %dir.display(), "building the test cluster (Maven)");
+    let log_path = dir.join(BUILD_LOG_FILE);
+    let log = File::create(&log_path)
+        .map_err(|e| Error::io(format!("create {}", log_path.display()), e))?;
+    let log_err = log
+        .try_clone()
+        .map_err(|e| Error::io("clone build log handle", e))?;
+    let status = Command::new("bash")
+        .arg(dir.join(BUILD_SCRIPT))
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log_err)
+        .status();
+    match status {
+        Ok(s) if s.success() => {
+            tracing::info!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "test cluster built"
+            );
+            Ok(())
+        }
+        Ok(s) => Err(Error::Build {
+            status: s.to_string(),
+            tail: file_tail(&log_path),
+        }),
+        Err(e) => Err(Error::Build {
+            status: format!("cannot run bash: {e}"),
+            tail: String::new(),
+        }),
+    }
+}
+
+fn java_binary() -> PathBuf {
+    if let Some(home) = std::env::var_os("JAVA_HOME") {
+        let java = Path::new(&home).join("bin").join("java");
+        if java.is_file() {
+            return java;
+        }
+    }
+    PathBuf::from("java")
+}
+
+fn jvm_flags(dir: &Path) -> Result<Vec<String>> {
+    let path = dir.join(JVM_FLAGS_FILE);
+    let text =
+        fs::read_to_string(&path).map_err(|e| Error::io(format!("read {}", path.display()), e))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
+}
+
+/// Kills the JVM's process group (it leads its own group), then the child itself, and reaps it.
+fn kill_group(child: &mut Child) {
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Waits up to `limit` for the child to exit; returns its status text if it did.
+fn wait_exit(child: &mut Child, limit: Duration) -> Option<String> {
+    let deadline = Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status.to_string()),
+            Ok(None) if Instant::now() < deadline => thread::sleep(POLL),
+            Ok(None) => return None,
+            Err(e) => return Some(format!("wait failed: {e}")),
+        }
+    }
+}
+
+/// True when a TCP connection to `addr` ("host:port") succeeds.
+pub fn port_answers(addr: &str) -> bool {
+    let Ok(mut addrs) = addr.to_socket_addrs() else {
+        return false;
+    };
+    addrs.any(|a: SocketAddr| TcpStream::connect_timeout(&a, CONNECT_TIMEOUT).is_ok())
+}
+
+/// A running test cluster; dropping it stops the JVM (and deletes its data).
+#[derive(Debug)]
+pub struct TestCluster {
+    /// e.g. "hdfs://127.0.0.1:41234" (NameNode RPC of HBase's MiniDFS; the folder /hbase exists on it).
+    pub hdfs_url: String,
+    /// HBase's Thrift 1 server, e.g. "127.0.0.1:41235" (binary protocol, buffered transport).
+    pub thrift: String,
+    /// HBase's ZooKeeper quorum "127.0.0.1:PORT".
+    pub zookeeper: String,
+    child: Mutex<Child>,
+    stdin: Mutex<Option<ChildStdin>>,
+    events: Mutex<Receiver<Event>>,
+    output: Arc<Output>,
+    log_path: PathBuf,
+    // Dropped last: the JVM is gone by then.
+    _dir: tempfile::TempDir,
+}
+
+static SHARED: OnceLock<std::result::Result<TestCluster, String>> = OnceLock::new();
+
+impl TestCluster {
+    /// Starts the JVM (building the Maven project first if needed), waits for the ready line (timeout 300 s),
+    /// returns Err with the tail of the JVM's output if it fails or times out.
+    pub fn start() -> Result<TestCluster> {
+        let dir = project_dir();
+        ensure_built(&dir)?;
+        let classpath_file = dir.join(CLASSPATH_FILE);
+        let deps = fs::read_to_string(&classpath_file)
+            .map_err(|e| Error::io(format!("read {}", classpath_file.display()), e))?;
+        let classpath = format!("{}:{}", dir.join(CLASSES_DIR).display(), deps.trim());
+        let flags = jvm_flags(&dir)?;
+
+        let temp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempdir()
+            .map_err(|e| Error::io("create temp dir", e))?;
+        let log_path = temp.path().join(LOG_FILE);
+        let log = File::create(&log_path)
+            .map_err(|e| Error::io(format!("create {}", log_path.display()), e))?;
+        let output = Arc::new(Output {
+            log: Mutex::new(log),
+            tail: Mutex::new(VecDeque::new()),
+        });
+
+        let started = Instant::now();
+        let mut child = Command::new(java_binary())
+            .args(&flags)
+            .arg("-cp")
+            .arg(&classpath)
+            .arg(MAIN_CLASS)
+            .arg(temp.path().join(WORK_DIR))
+            .arg(DELETE_ON_EXIT)
+            .current_dir(temp.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| Error::io(format!("spawn {}", java_binary().display()), e))?;
+        let pid = child.id();
+        tracing::info!(pid, log = %log_path.display(), "test cluster JVM spawned");
+
+        let (tx, rx) = mpsc::channel();
+        let stdin = child.stdin.take();
+        let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            kill_group(&mut child);
+            return Err(Error::io(
+                "JVM pipes",
+                std::io::Error::other("stdout/stderr not captured"),
+            ));
+        };
+        let out = Arc::clone(&output);
+        let _stdout_pump: JoinHandle<()> =
+            thread::spawn(move || pump(stdout, "out", out, Some(tx)));
+        let err = Arc::clone(&output);
+        let stderr_pump = thread::spawn(move || pump(stderr, "err", err, None));
+
+        let deadline = started + START_TIMEOUT;
+        let endpoints = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(Event::Ready(line)) => match parse_ready(&line) {
+                    Ok(e) => break e,
+                    Err(e) => {
+                        kill_group(&mut child);
+                        return Err(e);
+                    }
+                },
+                Ok(Event::ThriftRestarted) => {}
+                Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    let status =
+                        wait_exit(&mut child, STOP_GRACE).unwrap_or_else(|| "stdout closed".into());
+                    kill_group(&mut child);
+                    let _ = stderr_pump.join();
+                    return Err(Error::Exited {
+                        status,
+                        tail: output.tail(),
+                    });
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    kill_group(&mut child);
+                    let _ = stderr_pump.join();
+                    return Err(Error::Timeout {
+                        what: "become ready".into(),
+                        secs: START_TIMEOUT.as_secs(),
+                        tail: output.tail(),
+                    });
+                }
+            }
+        };
+        tracing::info!(
+            pid,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            hdfs = %endpoints.hdfs_url,
+            thrift = %endpoints.thrift,
+            zookeeper = %endpoints.zookeeper,
+            "test cluster ready"
+        );
+        Ok(TestCluster {
+            hdfs_url: endpoints.hdfs_url,
+            thrift: endpoints.thrift,
+            zookeeper: endpoints.zookeeper,
+            child: Mutex::new(child),
+            stdin: Mutex::new(stdin),
+            events: Mutex::new(rx),
+            output,
+            log_path,
+            _dir: temp,
+        })
+    }
+
+    /// One cluster per test process, started on first use; panics with the startup error if it cannot start
+    /// (so tests FAIL, never skip). A failed start is not retried by later callers: they panic with the same error.
+    pub fn shared() -> &'static TestCluster {
+        match SHARED.get_or_init(|| TestCluster::start().map_err(|e| e.to_string())) {
+            Ok(cluster) => cluster,
+            Err(e) => panic!("the harvest test cluster could not start: {e}"),
+        }
+    }
+
+    /// Kill the Thrift server only and start it again on the same port (for fault tests); blocks until it answers.
+    /// Open Thrift connections are cut and open scanners are lost, as with a real server restart; the data stays.
+    pub fn restart_thrift(&self) -> Result<()> {
+        let started = Instant::now();
+        let mut stdin = lock(&self.stdin);
+        let events = lock(&self.events);
+        // Drop reports left over from earlier calls.
+        while let Ok(e) = events.try_recv() {
+            if matches!(e, Event::Closed) {
+                return Err(self.exited());
+            }
+        }
+        let Some(pipe) = stdin.as_mut() else {
+            return Err(self.exited());
+        };
+        if let Err(e) = writeln!(pipe, "{CMD_RESTART_THRIFT}").and_then(|_| pipe.flush()) {
+            return Err(Error::io("send restart-thrift to the JVM", e));
+        }
+        let deadline = started + RESTART_TIMEOUT;
+        loop {
+            match events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(Event::ThriftRestarted) => break,
+                Ok(Event::Ready(_)) => {}
+                Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.exited())
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(Error::Timeout {
+                        what: "restart the Thrift server".into(),
+                        secs: RESTART_TIMEOUT.as_secs(),
+                        tail: self.output.tail(),
+                    })
+                }
+            }
+        }
+        if !port_answers(&self.thrift) {
+            return Err(Error::Timeout {
+                what: format!("accept connections on {} after the restart", self.thrift),
+                secs: CONNECT_TIMEOUT.as_secs(),
+                tail: self.output.tail(),
+            });
+        }
+        tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, thrift = %self.thrift, "thrift restarted");
+        Ok(())
+    }
+
+    /// Process id of the JVM (it leads its own process group).
+    pub fn pid(&self) -> u32 {
+        lock(&self.child).id()
+    }
+
+    /// The JVM's combined stdout/stderr log (inside the cluster's temp dir).
+    pub fn log_path(&self) -> &Path {
+        &self.log_path
+    }
+
+    /// The NameNode's RPC address "127.0.0.1:PORT" (the authority of [`TestCluster::hdfs_url`]).
+    pub fn namenode_addr(&self) -> &str {
+        self.hdfs_url
+            .strip_prefix("hdfs://")
+            .unwrap_or(&self.hdfs_url)
+    }
+
+    fn exited(&self) -> Error {
+        let status = wait_exit(&mut lock(&self.child), CONNECT_TIMEOUT)
+            .unwrap_or_else(|| "stdout closed".into());
+        Error::Exited {
+            status,
+            tail: self.output.tail(),
+        }
+    }
+}
+
+impl Drop for TestCluster {
+    fn drop(&mut self) {
+        let child = self.child.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if let Some(mut stdin) = self
+            .stdin
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            let _ = writeln!(stdin, "{CMD_STOP}").and_then(|_| stdin.flush());
+            // Dropping stdin closes it: EOF is a shutdown request too.
+        }
+        match wait_exit(child, STOP_GRACE) {
+            Some(status) => tracing::info!(pid = child.id(), %status, "test cluster stopped"),
+            None => {
+                tracing::warn!(
+                    pid = child.id(),
+                    "test cluster did not stop in time, killing its process group"
+                );
+                kill_group(child);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_ready_line() {
+        let line = "HARVEST-TESTCLUSTER READY hdfs=hdfs://127.0.0.1:41234 thrift=127.0.0.1:41235 zk=127.0.0.1:2181";
+        let e = parse_ready(line).expect("valid line");
+        assert_eq!(e.hdfs_url, "hdfs://127.0.0.1:41234");
+        assert_eq!(e.thrift, "127.0.0.1:41235");
+        assert_eq!(e.zookeeper, "127.0.0.1:2181");
+    }
+
+    #[test]
+    fn ready_line_without_thrift_is_rejected() {
+        let line =
+            "HARVEST-TESTCLUSTER READY hdfs=hdfs://127.0.0.1:1 thriftx=127.0.0.1:2 zk=127.0.0.1:3";
+        match parse_ready(line) {
+            Err(Error::ReadyLine { missing, .. }) => assert_eq!(missing, KEY_THRIFT),
+            other => panic!("expected ReadyLine error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn output_keeps_only_the_last_lines() {
+        let file = tempfile::tempfile().expect("temp file");
+        let out = Output {
+            log: Mutex::new(file),
+            tail: Mutex::new(VecDeque::new()),
+        };
+        for i in 0..(TAIL_LINES + 5) {
+            out.record("out", &format!("line {i}"));
+        }
+        let tail = out.tail();
+        assert_eq!(tail.lines().count(), TAIL_LINES);
+        assert!(tail.starts_with("[out] line 5\n"), "{tail}");
+        assert!(
+            tail.ends_with(&format!("line {}", TAIL_LINES + 4)),
+            "{tail}"
+        );
+    }
+
+    #[test]
+    fn pump_reports_ready_restart_and_eof() {
+        let file = tempfile::tempfile().expect("temp file");
+        let out = Arc::new(Output {
+            log: Mutex::new(file),
+            tail: Mutex::new(VecDeque::new()),
+        });
+        let text =
+            format!("noise\n{READY_PREFIX}hdfs=hdfs://h:1 thrift=h:2 zk=h:3\n{THRIFT_RESTARTED}\n");
+        let (tx, rx) = mpsc::channel();
+        pump(text.as_bytes(), "out", out, Some(tx));
+        let events: Vec<Event> = rx.try_iter().collect();
+        assert!(
+            matches!(
+                events.as_slice(),
+                [Event::Ready(_), Event::ThriftRestarted, Event::Closed]
+            ),
+            "{events:?}"
+        );
+    }
+
+    #[test]
+    fn stale_class_path_needs_a_build() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        assert!(needs_build(dir.path()), "no class path file yet");
+        fs::create_dir_all(dir.path().join(CLASSES_DIR)).expect("mkdir");
+        fs::create_dir_all(dir.path().join(SOURCES_DIR)).expect("mkdir");
+        fs::write(dir.path().join(POM_FILE), "<project/>").expect("write pom");
+        fs::write(dir.path().join(CLASSPATH_FILE), "a.jar").expect("write class path");
+        assert!(!needs_build(dir.path()), "class path newer than sources");
+        thread::sleep(Duration::from_millis(20));
+        fs::write(
+            dir.path().join(SOURCES_DIR).join("Main.java"),
+            "class Main {}",
+        )
+        .expect("write source");
+        assert!(needs_build(dir.path()), "a source changed after the build");
+    }
+
+    #[test]
+    fn closed_port_does_not_answer() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr").to_string();
+        assert!(port_answers(&addr));
+        drop(listener);
+        assert!(!port_answers(&addr));
+    }
+}

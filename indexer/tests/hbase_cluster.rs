@@ -1,0 +1,426 @@
+//! The HBase backend against the real test cluster (MiniDFS + HBase + Thrift 1
+//! server started by `deploy/testcluster`): the TableStore conformance suite,
+//! the Index facade answering exactly as on the embedded store for the real
+//! news corpus, a Thrift restart in the middle of a series of puts, batches
+//! over the server's message cap, and an unreachable server.
+//!
+//! Run with `cargo test -p indexer --features cluster`. If the cluster cannot
+//! start, every test here fails (`TestCluster::shared` panics).
+#![cfg(feature = "cluster")]
+
+mod util;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, TimeZone, Utc};
+use indexer::{
+    EmbeddedStore, Error, GroupBy, HbaseOptions, HbaseStore, Index, IndexOptions, Interval,
+    PageRecord, Query, Row, Scan, StatsQuery, TableStore,
+};
+use testcluster::TestCluster;
+use util::{news_pages, SOURCE_ANGLO, SOURCE_INTL};
+
+const TOPICS: [&str; 5] = [
+    "military",
+    "economy",
+    "politics",
+    util::TOPIC_OTHER,
+    "sports",
+];
+/// Buckets of the page tables in the comparison (fewer scans per query).
+const BUCKETS: u8 = 8;
+
+fn store_with(options: HbaseOptions) -> HbaseStore {
+    let cluster = TestCluster::shared();
+    HbaseStore::connect(&cluster.thrift, options).expect("connect to the cluster's Thrift server")
+}
+
+fn store() -> HbaseStore {
+    store_with(HbaseOptions::default())
+}
+
+fn utc(y: i32, mo: u32, d: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(y, mo, d, 0, 0, 0)
+        .single()
+        .expect("valid date")
+}
+
+/// Deterministic 64-bit LCG so failures reproduce.
+struct Lcg(u64);
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+fn frequent_keywords(pages: &[PageRecord], n: usize) -> Vec<String> {
+    let mut df: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for p in pages {
+        for k in &p.keywords {
+            *df.entry(k.as_str()).or_insert(0) += 1;
+        }
+    }
+    let mut v: Vec<(&str, usize)> = df.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v.into_iter().take(n).map(|(k, _)| k.to_owned()).collect()
+}
+
+fn random_query(rng: &mut Lcg, keywords: &[String], media: &[String]) -> Query {
+    let (from, to) = match rng.below(3) {
+        0 => (utc(2016, 1, 1), utc(2018, 1, 1)),
+        1 => (utc(2016, 12, 20), utc(2017, 1, 15)),
+        _ => (utc(2017, 2, 1), utc(2017, 3, 1)),
+    };
+    let sources: Vec<&str> = match rng.below(3) {
+        0 => vec![],
+        1 => vec![SOURCE_INTL],
+        _ => vec![SOURCE_ANGLO],
+    };
+    let mut q = Query::new(&sources, from, to);
+    for _ in 0..rng.below(2) {
+        q.topics.push(TOPICS[rng.below(TOPICS.len())].to_owned());
+    }
+    if rng.below(3) == 0 {
+        q.media.push(media[rng.below(media.len())].clone());
+    }
+    for _ in 0..rng.below(3) {
+        q.keywords.push(keywords[rng.below(keywords.len())].clone());
+    }
+    q.min_comments = [None, Some(20), Some(60)][rng.below(3)];
+    q.max_comments = [None, None, Some(150)][rng.below(3)];
+    q.include_revisits = rng.below(3) == 0;
+    q.limit = [None, None, Some(7)][rng.below(3)];
+    q
+}
+
+#[test]
+fn conformance_suite_passes_on_hbase() {
+    let store = store();
+    indexer::conformance::run_all(&store, "hb_conf").expect("conformance suite on HBase");
+}
+
+#[test]
+fn index_on_hbase_answers_like_the_embedded_store() {
+    let pages = news_pages();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let embedded = Index::new(
+        Arc::new(EmbeddedStore::open(dir.path()).expect("open embedded")),
+        IndexOptions { buckets: BUCKETS },
+    )
+    .expect("embedded index");
+    let hbase = Index::new(Arc::new(store()), IndexOptions { buckets: BUCKETS }).expect("index");
+    for chunk in pages.chunks(1000) {
+        embedded.index_pages(chunk).expect("index embedded");
+        hbase.index_pages(chunk).expect("index on hbase");
+    }
+    let keywords = frequent_keywords(&pages, 30);
+    let mut media: Vec<String> = pages.iter().filter_map(|p| p.media.clone()).collect();
+    media.sort();
+    media.dedup();
+
+    let everything = Query {
+        include_revisits: true,
+        ..Query::new(&[], utc(2000, 1, 1), utc(2100, 1, 1))
+    };
+    let all = hbase.search(&everything).expect("search all");
+    assert_eq!(all.len(), util::ARTICLES, "every article indexed once");
+    assert_eq!(all, embedded.search(&everything).expect("embedded search"));
+    for h in all.iter().step_by(97) {
+        assert_eq!(
+            hbase.get_page(&h.table, &h.row_key).expect("get_page"),
+            Some(h.page.clone())
+        );
+    }
+
+    let mut rng = Lcg(0xbee5);
+    let mut non_empty = 0;
+    const QUERIES: usize = 60;
+    for i in 0..QUERIES {
+        let q = random_query(&mut rng, &keywords, &media);
+        let got = hbase.search(&q).expect("hbase search");
+        assert_eq!(
+            got,
+            embedded.search(&q).expect("embedded search"),
+            "query #{i}: {q:?}"
+        );
+        if i % 6 == 0 {
+            assert_eq!(
+                got,
+                hbase.full_scan_search(&q).expect("full scan"),
+                "query #{i} vs full scan"
+            );
+        }
+        non_empty += usize::from(!got.is_empty());
+    }
+    assert!(non_empty > QUERIES / 4, "only {non_empty} queries had hits");
+
+    let intervals = [
+        Interval::Day,
+        Interval::Week,
+        Interval::Month,
+        Interval::Year,
+    ];
+    let groups = [
+        None,
+        Some(GroupBy::Topic),
+        Some(GroupBy::Media),
+        Some(GroupBy::Source),
+    ];
+    let mut counted = 0u64;
+    for i in 0..16 {
+        let sq = StatsQuery {
+            query: random_query(&mut rng, &keywords, &media),
+            interval: intervals[i % 4],
+            group_by: groups[(i / 4) % 4],
+        };
+        let got = hbase.stats(&sq).expect("hbase stats");
+        assert_eq!(
+            got,
+            embedded.stats(&sq).expect("embedded stats"),
+            "stats #{i}: {sq:?}"
+        );
+        counted += got.iter().map(|r| r.count).sum::<u64>();
+    }
+    assert!(counted > 1_000, "stats counted only {counted}");
+}
+
+#[test]
+fn acknowledged_puts_survive_a_thrift_restart() {
+    const TABLE: &str = "fault_restart";
+    let cluster = TestCluster::shared();
+    let store = Arc::new(store());
+    store.create_table(TABLE, &["a"], 4).expect("create");
+    let titles: Vec<String> = news_pages().into_iter().map(|p| p.title).collect();
+    let acked = Arc::new(Mutex::new(Vec::<u32>::new()));
+    let failed = Arc::new(AtomicUsize::new(0));
+    let count = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (store, acked, failed, count, stop, titles) = (
+            Arc::clone(&store),
+            Arc::clone(&acked),
+            Arc::clone(&failed),
+            Arc::clone(&count),
+            Arc::clone(&stop),
+            titles.clone(),
+        );
+        std::thread::spawn(move || {
+            let mut i = 0u32;
+            while !stop.load(Ordering::SeqCst) {
+                let row = Row::new([&[(i % 4) as u8][..], &i.to_be_bytes()].concat()).with(
+                    "a",
+                    b"title".to_vec(),
+                    titles[i as usize % titles.len()].clone().into_bytes(),
+                );
+                match store.put(TABLE, &[row]) {
+                    Ok(()) => acked.lock().expect("lock").push(i),
+                    Err(_) => {
+                        failed.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+                count.fetch_add(1, Ordering::SeqCst);
+                i += 1;
+            }
+        })
+    };
+    let wait_for = |n: usize| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while count.load(Ordering::SeqCst) < n && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    wait_for(100);
+    let before = count.load(Ordering::SeqCst);
+    cluster.restart_thrift().expect("restart thrift");
+    wait_for(before + 200);
+    stop.store(true, Ordering::SeqCst);
+    writer.join().expect("writer thread");
+
+    let acked = acked.lock().expect("lock").clone();
+    assert!(acked.len() >= 300, "writer made progress: {}", acked.len());
+    assert_eq!(
+        failed.load(Ordering::SeqCst),
+        0,
+        "retries covered the restart"
+    );
+    assert!(
+        store.stats().retries > 0,
+        "the restart was noticed and retried"
+    );
+    let rows = store.scan(TABLE, &Scan::default()).expect("scan");
+    let mut stored: Vec<u32> = rows
+        .iter()
+        .map(|r| u32::from_be_bytes(r.key[1..5].try_into().expect("4-byte id")))
+        .collect();
+    stored.sort_unstable();
+    assert_eq!(
+        stored, acked,
+        "every acknowledged put is stored, nothing else"
+    );
+    for r in &rows {
+        let i = u32::from_be_bytes(r.key[1..5].try_into().expect("4-byte id"));
+        assert_eq!(
+            r.cell("a", b"title"),
+            Some(titles[i as usize % titles.len()].as_bytes())
+        );
+    }
+}
+
+#[test]
+fn a_batch_over_the_message_cap_is_split() {
+    const TABLE: &str = "fault_oversize";
+    const ROWS: usize = 120;
+    const VALUE: usize = 1 << 20;
+    let store = store();
+    store.create_table(TABLE, &["a"], 4).expect("create");
+    // ~120 MiB of real text in one put: over the server's ~100 MB frame cap.
+    let corpus: String = news_pages()
+        .iter()
+        .map(|p| p.title.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let rows: Vec<Row> = (0..ROWS)
+        .map(|i| {
+            let text: Vec<u8> = corpus.bytes().cycle().skip(i * 7919).take(VALUE).collect();
+            Row::new(vec![(i % 4) as u8, i as u8]).with("a", b"text".to_vec(), text)
+        })
+        .collect();
+    let total: usize = rows.iter().map(|r| r.cells[0].value.len()).sum();
+    assert!(total > 100_000_000);
+    let calls_before = store.stats().mutate_calls;
+    store
+        .put(TABLE, &rows)
+        .expect("oversize put is split and stored");
+    let calls = store.stats().mutate_calls - calls_before;
+    let bound = HbaseOptions::default().max_batch_bytes;
+    assert!(
+        calls as usize >= total / bound,
+        "split into {calls} calls of at most {bound} bytes"
+    );
+    for bucket in 0..4u8 {
+        let got = store.scan(TABLE, &Scan::prefix(&[bucket])).expect("scan");
+        assert_eq!(got.len(), ROWS / 4);
+        for r in got {
+            let i = usize::from(r.key[1]);
+            assert_eq!(
+                r.cell("a", b"text"),
+                Some(rows[i].cells[0].value.as_slice())
+            );
+        }
+    }
+
+    // A small byte bound splits an ordinary batch into many calls too.
+    let small = store_with(HbaseOptions {
+        max_batch_bytes: 16 << 10,
+        ..HbaseOptions::default()
+    });
+    let rows: Vec<Row> = news_pages()
+        .into_iter()
+        .take(2000)
+        .enumerate()
+        .map(|(i, p)| {
+            Row::new([&[4u8][..], &(i as u32).to_be_bytes()].concat()).with(
+                "a",
+                b"url".to_vec(),
+                p.url.into_bytes(),
+            )
+        })
+        .collect();
+    small.put(TABLE, &rows).expect("put");
+    assert!(small.stats().mutate_calls > 5);
+    assert_eq!(
+        small.scan(TABLE, &Scan::prefix(&[4])).expect("scan").len(),
+        2000
+    );
+}
+
+#[test]
+fn unreachable_thrift_server_fails_fast_with_a_clear_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let started = Instant::now();
+    let err = HbaseStore::connect(&addr, HbaseOptions::default()).expect_err("nothing listens");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(matches!(err, Error::Unavailable { .. }), "{err:?}");
+    assert!(err.to_string().contains(&addr), "{err}");
+}
+
+#[test]
+fn scans_resume_across_a_thrift_restart() {
+    const TABLE: &str = "fault_scan_restart";
+    const ROWS: usize = 3_000;
+    let cluster = TestCluster::shared();
+    let store = Arc::new(store_with(HbaseOptions {
+        scan_caching: 50,
+        ..HbaseOptions::default()
+    }));
+    store.create_table(TABLE, &["a"], 4).expect("create");
+    let rows: Vec<Row> = news_pages()
+        .into_iter()
+        .take(ROWS)
+        .enumerate()
+        .map(|(i, p)| {
+            Row::new([&[(i % 4) as u8][..], &(i as u32).to_be_bytes()].concat()).with(
+                "a",
+                b"title".to_vec(),
+                p.title.into_bytes(),
+            )
+        })
+        .collect();
+    store.put(TABLE, &rows).expect("put");
+    let scans = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (store, scans, stop) = (Arc::clone(&store), Arc::clone(&scans), Arc::clone(&stop));
+        std::thread::spawn(move || -> Vec<String> {
+            let mut problems = Vec::new();
+            while !stop.load(Ordering::SeqCst) {
+                match store.scan(TABLE, &Scan::default()) {
+                    Ok(got) if got.len() == ROWS && got.windows(2).all(|w| w[0].key < w[1].key) => {
+                    }
+                    Ok(got) => problems.push(format!("scan returned {} rows", got.len())),
+                    Err(e) => problems.push(e.to_string()),
+                }
+                scans.fetch_add(1, Ordering::SeqCst);
+            }
+            problems
+        })
+    };
+    let wait_for = |n: usize| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while scans.load(Ordering::SeqCst) < n && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    wait_for(2);
+    let before = scans.load(Ordering::SeqCst);
+    cluster.restart_thrift().expect("restart thrift");
+    wait_for(before + 3);
+    stop.store(true, Ordering::SeqCst);
+    let problems = reader.join().expect("reader thread");
+    assert!(
+        problems.is_empty(),
+        "scans across the restart: {problems:?}"
+    );
+    assert!(scans.load(Ordering::SeqCst) >= before + 3);
+    assert!(store.stats().retries > 0, "the restart interrupted a scan");
+}
+
+#[test]
+fn client_side_only_filters_give_the_same_answers() {
+    let store = store_with(HbaseOptions {
+        server_side_filters: false,
+        ..HbaseOptions::default()
+    });
+    indexer::conformance::scan_filters(&store, "hb_srvfilt").expect("filters on the client");
+    indexer::conformance::binary_keys(&store, "hb_srvbin").expect("binary keys");
+}
