@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command (README.md): every crate's unit and integration
-# tests plus the end-to-end tests of the binary. Corpora the tests need are
+# tests plus the end-to-end tests of the binary, on the embedded default AND on
+# a real MiniDFS + HBase + Thrift cluster that the tests start themselves
+# (deploy/testcluster; needs Java 17 and Maven). Corpora the tests need are
 # fetched (pinned, hash-checked) into deploy/cache/ first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -x deploy/data/fetch-corpora.sh ]; then ./deploy/data/fetch-corpora.sh; fi
-cargo test --workspace --release
+./deploy/data/fetch-corpora.sh
+# Build the cluster's class path once up front (the Rust guard would do it on
+# first use; doing it here keeps the Maven download out of a test's timeout).
+./deploy/testcluster/build.sh
+cargo test --workspace --release --features cluster

@@ -48,6 +48,20 @@ pub enum Command {
     },
     /// Benchmarks that print harvest's figure beside a peer's.
     Bench(BenchArgs),
+    /// Check or prepare the configured storage (HDFS / HBase or embedded).
+    Cluster {
+        #[command(subcommand)]
+        command: ClusterCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Reach the pack store and the index; print what is there.
+    Check,
+    /// Create the urls and digests tables and this and next year's
+    /// `{source}_{yyyy}` tables of every configured source.
+    Init,
 }
 
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use harvest::cli::{Cli, Command, ConfigCommand, ModelCommand};
+use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, ModelCommand};
 use harvest::config::{self, Config};
 use harvest::{bench, demo, filters, pipeline, runtime, stores};
 
@@ -165,5 +165,17 @@ fn run(cli: Cli) -> Result<()> {
             }
         },
         Command::Bench(args) => bench::run(&args),
+        Command::Cluster { command } => {
+            let cfg = Config::load(config_path)?;
+            match command {
+                ClusterCommand::Check => print!("{}", stores::check(&cfg)?),
+                ClusterCommand::Init => {
+                    for t in stores::init(&cfg)? {
+                        println!("table {t} ready");
+                    }
+                }
+            }
+            Ok(())
+        }
     }
 }

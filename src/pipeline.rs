@@ -389,7 +389,15 @@ struct IndexHistory(Arc<Index>);
 
 impl crawler::UrlHistory for IndexHistory {
     fn validators(&self, url: &url::Url) -> Option<crawler::Validators> {
-        let state = self.0.get_url(url.as_str()).ok().flatten()?;
+        // The table store may be a synchronous network client (HBase Thrift):
+        // tell tokio this worker blocks, so other tasks move elsewhere.
+        let lookup = || self.0.get_url(url.as_str()).ok().flatten();
+        let state = match tokio::runtime::Handle::try_current() {
+            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(lookup)?
+            }
+            _ => lookup()?,
+        };
         if state.etag.is_none() && state.last_modified.is_none() {
             return None;
         }
@@ -433,7 +441,7 @@ pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<I
     let bar2 = bar.clone();
     let storage = std::thread::Builder::new()
         .name("harvest-storage".into())
-        .spawn(move || -> Result<Ingest> {
+        .spawn(move || -> Result<IngestSummary> {
             let mut batch = Vec::with_capacity(BATCH_PAGES);
             while let Some(event) = rx.blocking_recv() {
                 match event {
@@ -463,18 +471,21 @@ pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<I
                 }
             }
             ingest.store_batch(batch)?;
-            Ok(ingest)
+            // Packs are closed here, off the async runtime: a store may be a
+            // blocking client of a remote file system.
+            ingest.finish(start.elapsed())
         })
         .context("cannot start the storage thread")?;
     let crawl_result = crawler::crawl(crawl_cfg, history, tx).await;
-    let ingest = storage
-        .join()
-        .map_err(|_| anyhow::anyhow!("the storage thread panicked"))??;
+    let stored = tokio::task::spawn_blocking(move || storage.join())
+        .await
+        .context("waiting for the storage thread")?
+        .map_err(|_| anyhow::anyhow!("the storage thread panicked"))?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let mut summary = stored?;
     let crawl_summary = crawl_result.context("crawl failed")?;
-    let mut summary = ingest.finish(start.elapsed())?;
     // Failures the crawler counted without an event (none expected) are kept.
     for (kind, n) in crawl_summary.failures {
         let e = summary.failures.entry(kind).or_default();

@@ -44,11 +44,28 @@ pub struct Workspace {
 
 impl Workspace {
     pub fn new(seed: &str, source: &str, max_depth: Option<u32>) -> Workspace {
+        Workspace::with_backends(seed, source, max_depth, None, None)
+    }
+
+    /// A workspace whose packs live at `packs` (e.g. `hdfs://…/root`) and whose
+    /// tables live behind the HBase Thrift server `thrift`, when given.
+    pub fn with_backends(
+        seed: &str,
+        source: &str,
+        max_depth: Option<u32>,
+        packs: Option<String>,
+        thrift: Option<String>,
+    ) -> Workspace {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut raw = RawConfig {
             data_dir: Some(dir.path().to_path_buf()),
             ..Default::default()
         };
+        raw.storage.packs = packs;
+        if let Some(t) = thrift {
+            raw.index.backend = Some("hbase".into());
+            raw.index.thrift = Some(t);
+        }
         raw.crawl.seeds = vec![seed.to_string()];
         raw.crawl.max_depth = max_depth;
         raw.crawl.politeness_delay_ms = Some(0);

@@ -1,0 +1,153 @@
+//! The same crawl, queries and statistics on the embedded default and on the
+//! real cluster backends (HDFS packs, HBase tables through Thrift), started by
+//! `deploy/testcluster`. The answers must be identical.
+//!
+//! Runs with `--features cluster` (CI turns it on). If the cluster cannot
+//! start, `TestCluster::shared()` panics and these tests fail.
+#![cfg(feature = "cluster")]
+
+mod util;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use harvest::demo::{DEMO_DEPTH, DEMO_ENTRY};
+use harvest::site::{SiteFiles, DEMO_SITE};
+use testcluster::TestCluster;
+use util::{count_by, Site, Workspace};
+
+/// The attributes that must agree between backends (pack offsets may differ:
+/// record ids and dates are new on every run).
+fn projection(out: &std::process::Output) -> BTreeMap<String, serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("jsonl");
+            let key = v["url"].as_str().unwrap().to_string();
+            let p = serde_json::json!({
+                "title": v["title"], "topic": v["topic"], "keywords": v["keywords"],
+                "source": v["source"], "digest": v["digest"], "revisit": v["revisit"],
+                "media": v["media"], "comments": v["comments"], "language": v["language"],
+                "pack_path": v["pack_path"],
+            });
+            (key, p)
+        })
+        .collect()
+}
+
+fn stats_json(ws: &Workspace, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["stats", "--format", "json"];
+    all.extend_from_slice(args);
+    serde_json::from_slice(&ws.harvest(&all).stdout).expect("stats json")
+}
+
+#[test]
+fn embedded_and_cluster_backends_give_identical_answers() {
+    let cluster = TestCluster::shared();
+    let site = Site::demo();
+    let files = SiteFiles::from_tar_gz(DEMO_SITE).unwrap();
+    let seed = site.url(DEMO_ENTRY);
+    let embedded = Workspace::new(&seed, "lohelp", Some(DEMO_DEPTH));
+    let packs = format!("{}/e2e-{}", cluster.hdfs_url, std::process::id());
+    let on_cluster = Workspace::with_backends(
+        &seed,
+        "lohelp",
+        Some(DEMO_DEPTH),
+        Some(packs.clone()),
+        Some(cluster.thrift.clone()),
+    );
+    let init = on_cluster.harvest(&["cluster", "init"]);
+    assert!(String::from_utf8_lossy(&init.stdout).contains("table urls ready"));
+
+    for ws in [&embedded, &on_cluster] {
+        ws.train_demo_model();
+        let summary = ws.crawl();
+        assert_eq!(summary["pages"].as_u64(), Some(377), "{summary}");
+    }
+
+    // `cluster check` reaches both services and sees what was written.
+    let check =
+        String::from_utf8_lossy(&on_cluster.harvest(&["cluster", "check"]).stdout).to_string();
+    assert!(check.contains(&packs), "{check}");
+    assert!(check.contains("hbase thrift"), "{check}");
+    assert!(check.contains("lohelp_"), "{check}");
+
+    let everything = ["query", "--format", "jsonl", "--limit", "100000"];
+    let a = projection(&embedded.harvest(&everything));
+    let b = projection(&on_cluster.harvest(&everything));
+    assert_eq!(a.len(), 377);
+    assert_eq!(a, b, "open query differs between backends");
+
+    let topics: BTreeSet<String> = a
+        .values()
+        .map(|v| v["topic"].as_str().unwrap().to_string())
+        .collect();
+    for topic in &topics {
+        let mut args = everything.to_vec();
+        args.extend(["--topic", topic.as_str()]);
+        let ea = projection(&embedded.harvest(&args));
+        assert_eq!(
+            ea,
+            projection(&on_cluster.harvest(&args)),
+            "--topic {topic}"
+        );
+        let kws = count_by(ea.values().flat_map(|v| {
+            v["keywords"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap().to_string())
+        }));
+        if let Some((kw, _)) = kws.iter().max_by_key(|(_, n)| **n) {
+            args.extend(["--keyword", kw.as_str()]);
+            let ka = projection(&embedded.harvest(&args));
+            assert!(!ka.is_empty());
+            assert_eq!(
+                ka,
+                projection(&on_cluster.harvest(&args)),
+                "--topic {topic} --keyword {kw}"
+            );
+        }
+    }
+    for args in [
+        &["--interval", "day", "--group-by", "topic"][..],
+        &["--interval", "month", "--group-by", "source"][..],
+        &["--interval", "year"][..],
+    ] {
+        assert_eq!(
+            stats_json(&embedded, args),
+            stats_json(&on_cluster, args),
+            "stats {args:?}"
+        );
+    }
+
+    // Original bytes come back from HDFS exactly as served.
+    let paths: Vec<&String> = a.keys().step_by(41).collect();
+    for url in paths {
+        let path = url.strip_prefix(&site.url("")).unwrap();
+        let got = on_cluster.harvest(&["get", url]).stdout;
+        assert_eq!(got.as_slice(), files.get(path).unwrap(), "get {url}");
+    }
+}
+
+#[test]
+fn unreachable_cluster_services_fail_fast_with_a_clear_error() {
+    // Nothing listens on these loopback ports.
+    for (packs, thrift, needle) in [
+        (
+            Some("hdfs://127.0.0.1:9/harvest".to_string()),
+            None,
+            "pack store",
+        ),
+        (None, Some("127.0.0.1:9".to_string()), "Thrift"),
+    ] {
+        let ws = Workspace::with_backends("http://127.0.0.1:9/", "down", None, packs, thrift);
+        let started = Instant::now();
+        let out = ws.harvest_raw(&["cluster", "check"]);
+        let took = started.elapsed();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{err}");
+        assert!(took < Duration::from_secs(20), "took {took:?}: {err}");
+    }
+}
