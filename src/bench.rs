@@ -112,7 +112,7 @@ fn ingest(args: &BenchArgs) -> Result<()> {
         std::fs::create_dir_all(&wget_dir)?;
         let mut cmd = Command::new(&wget);
         cmd.current_dir(&wget_dir)
-            .args(["--recursive", "--no-verbose", "--no-parent"])
+            .args(["--recursive", "--no-verbose"])
             .arg(format!("--level={}", depth.map_or("inf".to_string(), |d| d.to_string())))
             .args(["--warc-file=wget", "--no-warc-keep-log", "--warc-cdx"])
             .args(["--reject-regex", r"\.(png|css|js|svg|gif|jpg)$"])
