@@ -85,6 +85,37 @@ impl std::fmt::Debug for EmbeddedStore {
     }
 }
 
+/// Check a table layout given to `create_table` (the same rules for every
+/// backend) and return its families sorted and deduplicated.
+pub(crate) fn checked_layout(name: &str, families: &[&str], buckets: u8) -> Result<Vec<String>> {
+    valid_name(name).map_err(|reason| Error::BadTableName {
+        name: name.to_owned(),
+        reason,
+    })?;
+    if families.is_empty() {
+        return Err(Error::BadFamily {
+            name: String::new(),
+            reason: "a table needs at least one family",
+        });
+    }
+    if buckets == 0 {
+        return Err(Error::Invalid(format!(
+            "table {name:?}: bucket count must be at least 1"
+        )));
+    }
+    let mut fams: Vec<String> = Vec::new();
+    for f in families {
+        valid_name(f).map_err(|reason| Error::BadFamily {
+            name: (*f).to_owned(),
+            reason,
+        })?;
+        fams.push((*f).to_owned());
+    }
+    fams.sort();
+    fams.dedup();
+    Ok(fams)
+}
+
 /// Checks a table or family name: `[a-z0-9_]+`, at most [`MAX_NAME_LEN`] bytes.
 pub(crate) fn valid_name(name: &str) -> std::result::Result<(), &'static str> {
     if name.is_empty() {
@@ -260,31 +291,7 @@ type KvIter = Box<dyn Iterator<Item = Result<(fjall::Slice, fjall::Slice)>>>;
 
 impl TableStore for EmbeddedStore {
     fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
-        valid_name(name).map_err(|reason| Error::BadTableName {
-            name: name.to_owned(),
-            reason,
-        })?;
-        if families.is_empty() {
-            return Err(Error::BadFamily {
-                name: String::new(),
-                reason: "a table needs at least one family",
-            });
-        }
-        if buckets == 0 {
-            return Err(Error::Invalid(format!(
-                "table {name:?}: bucket count must be at least 1"
-            )));
-        }
-        let mut fams: Vec<String> = Vec::new();
-        for f in families {
-            valid_name(f).map_err(|reason| Error::BadFamily {
-                name: (*f).to_owned(),
-                reason,
-            })?;
-            fams.push((*f).to_owned());
-        }
-        fams.sort();
-        fams.dedup();
+        let fams = checked_layout(name, families, buckets)?;
         let wanted = TableMeta {
             families: fams,
             buckets,

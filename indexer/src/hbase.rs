@@ -58,7 +58,7 @@ use thrift::transport::{
     ReadHalf, TBufferedReadTransport, TBufferedWriteTransport, TIoChannel, TTcpChannel, WriteHalf,
 };
 
-use crate::embedded::valid_name;
+use crate::embedded::checked_layout;
 use crate::error::{Error, Result};
 use crate::store::{bucket_regions, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore};
 
@@ -825,31 +825,7 @@ fn poisoned() -> Error {
 
 impl TableStore for HbaseStore {
     fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
-        valid_name(name).map_err(|reason| Error::BadTableName {
-            name: name.to_owned(),
-            reason,
-        })?;
-        if families.is_empty() {
-            return Err(Error::BadFamily {
-                name: String::new(),
-                reason: "a table needs at least one family",
-            });
-        }
-        if buckets == 0 {
-            return Err(Error::Invalid(format!(
-                "table {name:?}: bucket count must be at least 1"
-            )));
-        }
-        let mut fams: Vec<String> = Vec::new();
-        for f in families {
-            valid_name(f).map_err(|reason| Error::BadFamily {
-                name: (*f).to_owned(),
-                reason,
-            })?;
-            fams.push((*f).to_owned());
-        }
-        fams.sort();
-        fams.dedup();
+        let fams = checked_layout(name, families, buckets)?;
         let wanted = TableMeta {
             families: fams,
             buckets,
