@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, Utc};
 use crawler::{CrawlEvent, FetchedPage};
 use indexer::{DigestEntry, Index, PageRecord, UrlState};
 use packer::warc::{self, EncodedRecord, ResponseInput, RevisitInput};
@@ -493,9 +492,4 @@ pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<I
     }
     summary.not_modified = summary.not_modified.max(crawl_summary.not_modified);
     Ok(summary)
-}
-
-/// The time a page is filed under: its publish time, else its fetch time.
-pub fn key_time(published: Option<DateTime<Utc>>, fetched: DateTime<Utc>) -> DateTime<Utc> {
-    published.unwrap_or(fetched)
 }
