@@ -17,6 +17,10 @@ pub const DEFAULT_CONFIG_FILE: &str = "harvest.toml";
 pub const DEFAULT_MAX_PACK_BYTES: u64 = 1 << 30;
 /// Default number of salt buckets (regions) per table.
 pub const DEFAULT_BUCKETS: u8 = 16;
+/// Hadoop 3's NameNode web port (`dfs.namenode.http-address`).
+pub const DEFAULT_NAMENODE_HTTP_PORT: u16 = 9870;
+/// HBase's master web port (`hbase.master.info.port`).
+pub const DEFAULT_MASTER_HTTP_PORT: u16 = 16010;
 /// Default body cap: 10 MiB of decoded body.
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 << 20;
 
@@ -43,6 +47,10 @@ pub struct RawStorage {
     pub packs: Option<String>,
     /// Start a new part when a pack would grow past this. Default 1 GiB.
     pub max_pack_bytes: Option<u64>,
+    /// The NameNode's web server `host:port`, read by `harvest cluster check`
+    /// for the Hadoop version and the capacity (its `/jmx`). Default: the
+    /// NameNode host of `packs` on port 9870 (Hadoop 3's default).
+    pub namenode_http: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -54,8 +62,16 @@ pub struct RawIndex {
     pub path: Option<PathBuf>,
     /// Salt buckets (one region each) per `{source}_{yyyy}` table. Default 16.
     pub buckets: Option<u8>,
-    /// HBase Thrift server `host:port` (backend `hbase`).
+    /// HBase Thrift 1 server `host:port` (backend `hbase`): every read and write.
     pub thrift: Option<String>,
+    /// HBase Thrift 2 server `host:port` (`hbase thrift2 start`), used to create
+    /// tables pre-split into one region per bucket. Without it tables get one
+    /// region (run deploy/cluster/create-tables.sh to pre-split them).
+    pub thrift2: Option<String>,
+    /// The HBase master's web server `host:port`, read by `harvest cluster
+    /// check` for the HBase version (its `/dump`). Default: the Thrift 1 host
+    /// on port 16010 (HBase's default).
+    pub master_http: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -120,8 +136,14 @@ pub enum ScopeKind {
 /// Where the index lives, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub enum IndexBackend {
-    Embedded { path: PathBuf },
-    Hbase { thrift: String },
+    Embedded {
+        path: PathBuf,
+    },
+    Hbase {
+        thrift: String,
+        thrift2: Option<String>,
+        master_http: String,
+    },
 }
 
 /// Validated configuration.
@@ -129,6 +151,8 @@ pub enum IndexBackend {
 pub struct Config {
     pub data_dir: PathBuf,
     pub packs: String,
+    /// NameNode web server (HDFS packs only).
+    pub namenode_http: Option<String>,
     pub max_pack_bytes: u64,
     pub index: IndexBackend,
     pub buckets: u8,
@@ -226,13 +250,22 @@ impl Config {
                     .clone()
                     .unwrap_or_else(|| data_dir.join("index")),
             },
-            "hbase" => IndexBackend::Hbase {
-                thrift: raw
+            "hbase" => {
+                let thrift = raw
                     .index
                     .thrift
                     .clone()
-                    .context("[index] backend = \"hbase\" needs thrift = \"host:port\"")?,
-            },
+                    .context("[index] backend = \"hbase\" needs thrift = \"host:port\"")?;
+                let master_http = match &raw.index.master_http {
+                    Some(m) => m.clone(),
+                    None => format!("{}:{DEFAULT_MASTER_HTTP_PORT}", authority_host(&thrift)),
+                };
+                IndexBackend::Hbase {
+                    thrift,
+                    thrift2: raw.index.thrift2.clone(),
+                    master_http,
+                }
+            }
             other => bail!("[index] backend = {other:?}: expected \"embedded\" or \"hbase\""),
         };
         let buckets = raw.index.buckets.unwrap_or(DEFAULT_BUCKETS);
@@ -301,9 +334,21 @@ impl Config {
                 prefixes: s.prefixes.clone(),
             });
         }
+        let namenode_http = match (&raw.storage.namenode_http, packs.strip_prefix("hdfs://")) {
+            (Some(n), _) => Some(n.clone()),
+            (None, Some(rest)) => {
+                let authority = rest.split('/').next().unwrap_or_default();
+                Some(format!(
+                    "{}:{DEFAULT_NAMENODE_HTTP_PORT}",
+                    authority_host(authority)
+                ))
+            }
+            (None, None) => None,
+        };
         Ok(Config {
             data_dir,
             packs,
+            namenode_http,
             max_pack_bytes,
             index,
             buckets,
@@ -358,6 +403,14 @@ fn check_http_url(url: &str) -> Result<()> {
 /// The documented sample config, checked by a round-trip test.
 pub const SAMPLE_CONFIG: &str = include_str!("../deploy/harvest.sample.toml");
 
+/// The host part of `host:port` (or of a bare host).
+fn authority_host(authority: &str) -> &str {
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
+        _ => authority,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,6 +449,45 @@ mod tests {
             "sina_news"
         );
         assert_eq!(c.source_for("http://127.0.0.1:8080/a"), "127_0_0_1");
+    }
+
+    #[test]
+    fn cluster_sample_config_validates() {
+        let text = include_str!("../deploy/cluster/harvest.cluster.toml");
+        let c = Config::from_raw(toml::from_str(text).unwrap()).unwrap();
+        assert_eq!(c.namenode_http.as_deref(), Some("namenode.example:9870"));
+        match c.index {
+            IndexBackend::Hbase {
+                thrift2,
+                master_http,
+                ..
+            } => {
+                assert_eq!(thrift2.as_deref(), Some("hbase-thrift.example:9091"));
+                assert_eq!(master_http, "hbase-master.example:16010");
+            }
+            other => panic!("expected hbase, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn web_addresses_default_to_the_service_hosts() {
+        let raw: RawConfig = toml::from_str(
+            "[storage]\npacks = \"hdfs://nn.example:8020/harvest\"\n[index]\nbackend = \"hbase\"\nthrift = \"thr.example:9090\"\n",
+        )
+        .unwrap();
+        let c = Config::from_raw(raw).unwrap();
+        assert_eq!(c.namenode_http.as_deref(), Some("nn.example:9870"));
+        match c.index {
+            IndexBackend::Hbase {
+                master_http,
+                thrift2,
+                ..
+            } => {
+                assert_eq!(master_http, "thr.example:16010");
+                assert_eq!(thrift2, None);
+            }
+            other => panic!("expected hbase, got {other:?}"),
+        }
     }
 
     #[test]

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
 use indexer::{Index, IndexOptions, TableStore};
 use packer::PackStore;
 
@@ -24,9 +26,20 @@ impl Stores {
                     format!("cannot open the embedded index at {}", path.display())
                 })?)
             }
-            IndexBackend::Hbase { thrift } => Arc::new(
-                indexer::HbaseStore::connect(thrift, indexer::HbaseOptions::default())
-                    .with_context(|| format!("cannot reach the HBase Thrift server at {thrift}"))?,
+            IndexBackend::Hbase {
+                thrift, thrift2, ..
+            } => Arc::new(
+                indexer::HbaseStore::connect(
+                    thrift,
+                    indexer::HbaseOptions {
+                        admin: thrift2.clone(),
+                        ..indexer::HbaseOptions::default()
+                    },
+                )
+                .with_context(|| match thrift2 {
+                    Some(t2) => format!("cannot reach the HBase Thrift servers at {thrift} / {t2}"),
+                    None => format!("cannot reach the HBase Thrift server at {thrift}"),
+                })?,
             ),
         };
         let index = Index::new(
@@ -43,10 +56,17 @@ impl Stores {
     }
 }
 
+/// Timeout of one request to a NameNode or HBase master web server.
+const WEB_TIMEOUT: Duration = Duration::from_secs(5);
+/// The NameNode's JMX bean with version and capacity.
+const NAMENODE_INFO: &str = "/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo";
+/// The HBase master's plain-text status dump (starts with "Version Info").
+const MASTER_DUMP: &str = "/dump";
+
 /// What `harvest cluster check` found.
 pub fn check(cfg: &Config) -> Result<String> {
     let mut out = String::new();
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let packs = packer::open_store(&cfg.packs)
         .with_context(|| format!("cannot open the pack store {:?}", cfg.packs))?;
     let entries = packs
@@ -60,24 +80,131 @@ pub fn check(cfg: &Config) -> Result<String> {
         entries.len(),
         bytes as f64 / 1e6
     ));
-    let started = std::time::Instant::now();
+    if let Some(web) = &cfg.namenode_http {
+        match namenode_facts(web) {
+            Ok(f) => out.push_str(&format!("hdfs    {f} (NameNode web {web})\n")),
+            Err(e) => out.push_str(&format!(
+                "hdfs    version and capacity unknown: {e:#} (set [storage] namenode_http)\n"
+            )),
+        }
+    }
+    let started = Instant::now();
     let stores = Stores::open(cfg)?;
     let store = stores.index.store();
     let tables = store.list_tables().context("cannot list tables")?;
-    out.push_str(&format!(
-        "index   {}  reached in {:.2} s: {} tables\n",
-        match &cfg.index {
-            IndexBackend::Embedded { path } => format!("embedded {}", path.display()),
-            IndexBackend::Hbase { thrift } => format!("hbase thrift {thrift}"),
-        },
-        started.elapsed().as_secs_f64(),
-        tables.len()
-    ));
+    let reached = started.elapsed().as_secs_f64();
+    let hbase = match &cfg.index {
+        IndexBackend::Embedded { path } => {
+            out.push_str(&format!(
+                "index   embedded {}  reached in {reached:.2} s: {} tables\n",
+                path.display(),
+                tables.len()
+            ));
+            None
+        }
+        IndexBackend::Hbase {
+            thrift,
+            thrift2,
+            master_http,
+        } => {
+            match master_version(master_http) {
+                Ok(v) => out.push_str(&format!("hbase   {v} (master web {master_http})\n")),
+                Err(e) => out.push_str(&format!(
+                    "hbase   version unknown: {e:#} (set [index] master_http)\n"
+                )),
+            }
+            let hbase = indexer::HbaseStore::connect(
+                thrift,
+                indexer::HbaseOptions {
+                    admin: thrift2.clone(),
+                    ..indexer::HbaseOptions::default()
+                },
+            )?;
+            let (kind, cluster_id) = hbase.server_info()?;
+            out.push_str(&format!(
+                "index   hbase thrift {thrift} ({kind}, cluster id {cluster_id}), admin {}  reached in {reached:.2} s: {} tables\n",
+                thrift2.as_deref().map_or_else(|| "none: new tables get ONE region".to_owned(), |t| format!("thrift 2 {t}: new tables pre-split")),
+                tables.len()
+            ));
+            Some(hbase)
+        }
+    };
     for t in &tables {
-        let regions = store.regions(t).map(|r| r.len()).unwrap_or(0);
-        out.push_str(&format!("  {t:<32} {regions:>3} regions\n"));
+        let buckets = store.regions(t).map(|r| r.len()).unwrap_or(0);
+        match &hbase {
+            Some(h) => {
+                let regions = h.server_regions(t).map(|r| r.len()).unwrap_or(0);
+                let split = if h.is_pre_split(t).unwrap_or(false) {
+                    "one region per bucket"
+                } else {
+                    "NOT pre-split"
+                };
+                out.push_str(&format!(
+                    "  {t:<32} {buckets:>3} buckets {regions:>3} regions  {split}\n"
+                ));
+            }
+            None => out.push_str(&format!("  {t:<32} {buckets:>3} buckets\n")),
+        }
     }
     Ok(out)
+}
+
+/// GET `http://{addr}{path}` as text, with a short timeout.
+fn web_get(addr: &str, path: &str) -> Result<String> {
+    let url = format!("http://{addr}{path}");
+    crate::runtime()?.block_on(async {
+        let client = reqwest::Client::builder()
+            .timeout(WEB_TIMEOUT)
+            .build()
+            .context("http client")?;
+        let resp = client
+            .get(&url)
+            .send()
+            .await
+            .with_context(|| format!("cannot reach {url}"))?;
+        let status = resp.status();
+        if !status.is_success() {
+            bail!("{url} answered {status}");
+        }
+        resp.text()
+            .await
+            .with_context(|| format!("cannot read {url}"))
+    })
+}
+
+/// Version, capacity and live DataNodes from the NameNode's JMX bean.
+fn namenode_facts(addr: &str) -> Result<String> {
+    let body = web_get(addr, NAMENODE_INFO)?;
+    let v: serde_json::Value = serde_json::from_str(&body).context("NameNode JMX is not JSON")?;
+    let bean = v["beans"]
+        .get(0)
+        .context("NameNode JMX has no NameNodeInfo bean")?;
+    let version = bean["SoftwareVersion"]
+        .as_str()
+        .or_else(|| bean["Version"].as_str())
+        .context("NameNodeInfo has no version")?;
+    let gb = |k: &str| bean[k].as_f64().map(|b| b / 1e9).unwrap_or(f64::NAN);
+    // LiveNodes is a JSON object encoded as a string, one key per DataNode.
+    let live = bean["LiveNodes"]
+        .as_str()
+        .and_then(|s| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(s).ok())
+        .map_or(0, |m| m.len());
+    Ok(format!(
+        "Hadoop {version}: capacity {:.1} GB, DFS used {:.1} MB, free {:.1} GB, {live} live DataNode(s)",
+        gb("Total"),
+        gb("Used") * 1e3,
+        gb("Free")
+    ))
+}
+
+/// "HBase x.y.z" from the master's status dump.
+fn master_version(addr: &str) -> Result<String> {
+    let body = web_get(addr, MASTER_DUMP)?;
+    body.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("HBase ") && l.len() < 80)
+        .map(str::to_owned)
+        .with_context(|| format!("no \"HBase <version>\" line in http://{addr}{MASTER_DUMP}"))
 }
 
 /// Create the `urls` and `digests` tables and, for every configured source,

@@ -56,6 +56,11 @@ fn embedded_and_cluster_backends_give_identical_answers() {
         Some(packs.clone()),
         Some(cluster.thrift.clone()),
     );
+    on_cluster.configure(|raw| {
+        raw.index.thrift2 = Some(cluster.thrift2.clone());
+        raw.index.master_http = Some(cluster.hbase_http.clone());
+        raw.storage.namenode_http = Some(cluster.namenode_http.clone());
+    });
     let init = on_cluster.harvest(&["cluster", "init"]);
     assert!(String::from_utf8_lossy(&init.stdout).contains("table urls ready"));
 
@@ -71,6 +76,17 @@ fn embedded_and_cluster_backends_give_identical_answers() {
     assert!(check.contains(&packs), "{check}");
     assert!(check.contains("hbase thrift"), "{check}");
     assert!(check.contains("lohelp_"), "{check}");
+    // Versions and capacity from the NameNode's and the master's web servers.
+    assert!(check.contains("hdfs    Hadoop 3."), "{check}");
+    assert!(check.contains("capacity"), "{check}");
+    assert!(check.contains("1 live DataNode"), "{check}");
+    assert!(check.contains("hbase   HBase 2.6"), "{check}");
+    // Tables made by `cluster init` and by the crawl are pre-split.
+    let page_tables: Vec<&str> = check.lines().filter(|l| l.contains("lohelp_")).collect();
+    assert!(!page_tables.is_empty(), "{check}");
+    for line in page_tables {
+        assert!(line.contains("one region per bucket"), "{line}\n{check}");
+    }
 
     let everything = ["query", "--format", "jsonl", "--limit", "100000"];
     let a = projection(&embedded.harvest(&everything));

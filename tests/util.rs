@@ -83,6 +83,15 @@ impl Workspace {
         self.dir.path()
     }
 
+    /// Change the workspace's harvest.toml.
+    #[allow(dead_code)]
+    pub fn configure(&self, f: impl FnOnce(&mut RawConfig)) {
+        let text = std::fs::read_to_string(&self.config).expect("read config");
+        let mut raw: RawConfig = toml::from_str(&text).expect("parse config");
+        f(&mut raw);
+        std::fs::write(&self.config, toml::to_string(&raw).expect("toml")).expect("write config");
+    }
+
     /// Run `harvest -c CONFIG args…`, asserting success.
     pub fn harvest(&self, args: &[&str]) -> Output {
         let out = self.harvest_raw(args);

@@ -61,6 +61,7 @@ use thrift::transport::{
 use crate::embedded::checked_layout;
 use crate::error::{Error, Result};
 use crate::store::{bucket_regions, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore};
+use crate::thrift2::{bucket_split_keys, ServerType, Thrift2Admin};
 
 /// Table holding the layout (bucket count, families) of every table created
 /// through this store. A `.` cannot appear in a harvest table name, so it
@@ -123,6 +124,11 @@ pub struct HbaseOptions {
     /// always evaluated on the client as well). Default true (verified
     /// against HBase 2.6 by the cluster tests); false = client side only.
     pub server_side_filters: bool,
+    /// Address (`host:port`) of HBase's Thrift 2 server (`hbase thrift2`),
+    /// used to create tables pre-split into one region per salt bucket
+    /// (Thrift 1 cannot pass split keys). `None`: tables are created through
+    /// Thrift 1 with a single region, and a warning says so. Default `None`.
+    pub admin: Option<String>,
 }
 
 impl Default for HbaseOptions {
@@ -139,6 +145,7 @@ impl Default for HbaseOptions {
             validate_after: Duration::from_secs(20),
             scan_caching: 1_000,
             server_side_filters: true,
+            admin: None,
         }
     }
 }
@@ -169,6 +176,8 @@ pub struct HbaseStats {
 
 /// The HBase table store (a pool of Thrift 1 clients).
 pub struct HbaseStore {
+    /// Thrift 2 admin for pre-split table creation ([`HbaseOptions::admin`]).
+    admin: Option<Thrift2Admin>,
     addr: String,
     socket: SocketAddr,
     options: HbaseOptions,
@@ -360,7 +369,16 @@ impl HbaseStore {
             })?
             .next()
             .ok_or_else(|| Error::Invalid(format!("address {addr:?} resolves to nothing")))?;
+        let admin = match &options.admin {
+            Some(a) => Some(Thrift2Admin::connect(
+                a,
+                options.connect_timeout,
+                options.call_timeout,
+            )?),
+            None => None,
+        };
         let store = HbaseStore {
+            admin,
             addr: addr.to_owned(),
             socket,
             options,
@@ -384,7 +402,7 @@ impl HbaseStore {
         })?;
         store.checkin(client);
         if !names.iter().any(|n| n == META_TABLE.as_bytes()) {
-            store.create_hbase_table(META_TABLE, &[META_FAMILY.to_owned()])?;
+            store.create_hbase_table(META_TABLE, &[META_FAMILY.to_owned()], 1)?;
         }
         tracing::info!(addr, "connected to HBase Thrift server");
         Ok(store)
@@ -398,6 +416,27 @@ impl HbaseStore {
     /// The server address this store talks to.
     pub fn addr(&self) -> &str {
         &self.addr
+    }
+
+    /// The Thrift 2 admin address, when tables are created pre-split.
+    pub fn admin_addr(&self) -> Option<&str> {
+        self.admin.as_ref().map(|a| a.addr())
+    }
+
+    /// What the Thrift 1 server says of itself: its type and the HBase
+    /// cluster id (Thrift has no version call; `harvest cluster check` reads
+    /// the version from the master's web server).
+    pub fn server_info(&self) -> Result<(ServerType, String)> {
+        let kind = self.call("getThriftServerType", |c| c.get_thrift_server_type())?;
+        let id = self.call("getClusterId", |c| c.get_cluster_id())?;
+        Ok((ServerType::from_wire(kind.0), id))
+    }
+
+    /// Whether the table's HBase regions are exactly its salt buckets (one
+    /// region per bucket, as created with a Thrift 2 admin).
+    pub fn is_pre_split(&self, table: &str) -> Result<bool> {
+        let buckets = self.table_meta(table)?.buckets;
+        Ok(self.server_regions(table)? == bucket_regions(buckets))
     }
 
     /// The table's physical HBase regions (`getTableRegions`), in key order.
@@ -587,8 +626,20 @@ impl HbaseStore {
             .collect())
     }
 
-    /// Creates an HBase table; `Ok(false)` if it already existed.
-    fn create_hbase_table(&self, name: &str, families: &[String]) -> Result<bool> {
+    /// Creates an HBase table, pre-split into one region per bucket through
+    /// the Thrift 2 admin when there is one; `Ok(false)` if it already existed.
+    fn create_hbase_table(&self, name: &str, families: &[String], buckets: u8) -> Result<bool> {
+        if let Some(admin) = &self.admin {
+            return admin.create_table(name, families, &bucket_split_keys(buckets));
+        }
+        if buckets > 1 {
+            tracing::warn!(
+                table = name,
+                buckets,
+                "creating the table with ONE region: Thrift 1 cannot pre-split; set [index] thrift2 \
+                 (HBase's Thrift 2 server) or pre-split with deploy/cluster/create-tables.sh"
+            );
+        }
         let descriptors: Vec<ColumnDescriptor> = families
             .iter()
             .map(|f| ColumnDescriptor {
@@ -838,7 +889,7 @@ impl TableStore for HbaseStore {
         let existing = match existing {
             Some(m) => Some(m),
             None => {
-                if self.create_hbase_table(name, &wanted.families)? {
+                if self.create_hbase_table(name, &wanted.families, buckets)? {
                     None
                 } else {
                     // Created concurrently by someone else: compare with theirs.
@@ -1109,6 +1160,7 @@ mod tests {
     #[test]
     fn timestamps_strictly_increase() {
         let store = HbaseStore {
+            admin: None,
             addr: String::new(),
             socket: SocketAddr::from(([127, 0, 0, 1], 1)),
             options: HbaseOptions::default(),

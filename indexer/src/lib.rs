@@ -17,6 +17,8 @@ pub mod keys;
 pub mod query;
 pub mod record;
 pub mod store;
+#[cfg(feature = "hbase")]
+pub mod thrift2;
 
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{Error, Result};
@@ -29,3 +31,5 @@ pub use record::{DigestEntry, PackLocation, PageRecord, UrlState};
 pub use store::{
     bucket_regions, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore,
 };
+#[cfg(feature = "hbase")]
+pub use thrift2::{ServerType, Thrift2Admin};

@@ -32,8 +32,11 @@ const TOPICS: [&str; 5] = [
 /// Buckets of the page tables in the comparison (fewer scans per query).
 const BUCKETS: u8 = 8;
 
-fn store_with(options: HbaseOptions) -> HbaseStore {
+/// A store on the cluster's Thrift 1 server; tables are created pre-split
+/// through its Thrift 2 server unless `options.admin` names another.
+fn store_with(mut options: HbaseOptions) -> HbaseStore {
     let cluster = TestCluster::shared();
+    options.admin.get_or_insert_with(|| cluster.thrift2.clone());
     HbaseStore::connect(&cluster.thrift, options).expect("connect to the cluster's Thrift server")
 }
 
@@ -338,6 +341,65 @@ fn a_batch_over_the_message_cap_is_split() {
         small.scan(TABLE, &Scan::prefix(&[4])).expect("scan").len(),
         2000
     );
+}
+
+#[test]
+fn tables_are_pre_split_into_one_region_per_bucket() {
+    let store = store();
+    let table = "presplit_2026";
+    store.drop_table(table).expect("drop leftovers");
+    store
+        .create_table(table, &["a", "i"], BUCKETS)
+        .expect("create");
+    assert_eq!(
+        store.server_regions(table).expect("regions"),
+        indexer::bucket_regions(BUCKETS),
+        "HBase regions = salt buckets"
+    );
+    assert!(store.is_pre_split(table).expect("check"));
+    // Idempotent, and a different bucket count is refused.
+    store
+        .create_table(table, &["a", "i"], BUCKETS)
+        .expect("again");
+    let err = store
+        .create_table(table, &["a", "i"], BUCKETS * 2)
+        .expect_err("other layout");
+    assert!(matches!(err, Error::TableMismatch { .. }), "{err}");
+    let (kind, cluster_id) = store.server_info().expect("server info");
+    assert_eq!(kind, indexer::ServerType::One);
+    assert!(!cluster_id.is_empty());
+    store.drop_table(table).expect("drop");
+}
+
+#[test]
+fn without_a_thrift2_admin_tables_have_one_region() {
+    let cluster = TestCluster::shared();
+    let store = HbaseStore::connect(&cluster.thrift, HbaseOptions::default()).expect("connect");
+    assert_eq!(store.admin_addr(), None);
+    let table = "onesplit_2026";
+    store.drop_table(table).expect("drop leftovers");
+    store
+        .create_table(table, &["a", "i"], BUCKETS)
+        .expect("create");
+    assert_eq!(store.server_regions(table).expect("regions").len(), 1);
+    assert!(!store.is_pre_split(table).expect("check"));
+    // Queries still run per logical bucket.
+    assert_eq!(
+        store.regions(table).expect("buckets").len(),
+        usize::from(BUCKETS)
+    );
+    store.drop_table(table).expect("drop");
+}
+
+#[test]
+fn a_thrift1_server_given_as_admin_is_refused_clearly() {
+    let cluster = TestCluster::shared();
+    let options = HbaseOptions {
+        admin: Some(cluster.thrift.clone()),
+        ..HbaseOptions::default()
+    };
+    let err = HbaseStore::connect(&cluster.thrift, options).expect_err("thrift 1 is not an admin");
+    assert!(err.to_string().contains("Thrift 2"), "{err}");
 }
 
 #[test]

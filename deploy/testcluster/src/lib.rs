@@ -49,6 +49,9 @@ pub const TAIL_LINES: usize = 40;
 const KEY_HDFS: &str = "hdfs";
 const KEY_THRIFT: &str = "thrift";
 const KEY_ZK: &str = "zk";
+const KEY_THRIFT2: &str = "thrift2";
+const KEY_NAMENODE_HTTP: &str = "namenode_http";
+const KEY_HBASE_HTTP: &str = "hbase_http";
 const MAIN_CLASS: &str = "harvest.testcluster.Main";
 const DELETE_ON_EXIT: &str = "--delete-on-exit";
 const JVM_FLAGS_FILE: &str = "jvm.flags";
@@ -147,6 +150,9 @@ struct Endpoints {
     hdfs_url: String,
     thrift: String,
     zookeeper: String,
+    thrift2: String,
+    namenode_http: String,
+    hbase_http: String,
 }
 
 fn parse_ready(line: &str) -> Result<Endpoints> {
@@ -165,6 +171,9 @@ fn parse_ready(line: &str) -> Result<Endpoints> {
         hdfs_url: get(KEY_HDFS)?,
         thrift: get(KEY_THRIFT)?,
         zookeeper: get(KEY_ZK)?,
+        thrift2: get(KEY_THRIFT2)?,
+        namenode_http: get(KEY_NAMENODE_HTTP)?,
+        hbase_http: get(KEY_HBASE_HTTP)?,
     })
 }
 
@@ -326,6 +335,12 @@ pub struct TestCluster {
     pub thrift: String,
     /// HBase's ZooKeeper quorum "127.0.0.1:PORT".
     pub zookeeper: String,
+    /// HBase's Thrift 2 server "127.0.0.1:PORT" (used to create pre-split tables).
+    pub thrift2: String,
+    /// The NameNode's web server "127.0.0.1:PORT" (its /jmx gives version and capacity).
+    pub namenode_http: String,
+    /// The HBase master's web server "127.0.0.1:PORT" (its /dump gives the HBase version).
+    pub hbase_http: String,
     child: Mutex<Child>,
     stdin: Mutex<Option<ChildStdin>>,
     events: Mutex<Receiver<Event>>,
@@ -439,6 +454,9 @@ impl TestCluster {
             hdfs_url: endpoints.hdfs_url,
             thrift: endpoints.thrift,
             zookeeper: endpoints.zookeeper,
+            thrift2: endpoints.thrift2,
+            namenode_http: endpoints.namenode_http,
+            hbase_http: endpoints.hbase_http,
             child: Mutex::new(child),
             stdin: Mutex::new(stdin),
             events: Mutex::new(rx),
@@ -561,17 +579,22 @@ mod tests {
 
     #[test]
     fn parses_the_ready_line() {
-        let line = "HARVEST-TESTCLUSTER READY hdfs=hdfs://127.0.0.1:41234 thrift=127.0.0.1:41235 zk=127.0.0.1:2181";
+        let line = "HARVEST-TESTCLUSTER READY hdfs=hdfs://127.0.0.1:41234 thrift2=127.0.0.1:41236 \
+                    thrift=127.0.0.1:41235 zk=127.0.0.1:2181 namenode_http=127.0.0.1:41237 hbase_http=127.0.0.1:41238";
         let e = parse_ready(line).expect("valid line");
         assert_eq!(e.hdfs_url, "hdfs://127.0.0.1:41234");
         assert_eq!(e.thrift, "127.0.0.1:41235");
+        assert_eq!(e.thrift2, "127.0.0.1:41236");
         assert_eq!(e.zookeeper, "127.0.0.1:2181");
+        assert_eq!(e.namenode_http, "127.0.0.1:41237");
+        assert_eq!(e.hbase_http, "127.0.0.1:41238");
     }
 
     #[test]
     fn ready_line_without_thrift_is_rejected() {
         let line =
-            "HARVEST-TESTCLUSTER READY hdfs=hdfs://127.0.0.1:1 thriftx=127.0.0.1:2 zk=127.0.0.1:3";
+            "HARVEST-TESTCLUSTER READY hdfs=hdfs://127.0.0.1:1 thriftx=127.0.0.1:2 zk=127.0.0.1:3 \
+             thrift2=127.0.0.1:4 namenode_http=127.0.0.1:5 hbase_http=127.0.0.1:6";
         match parse_ready(line) {
             Err(Error::ReadyLine { missing, .. }) => assert_eq!(missing, KEY_THRIFT),
             other => panic!("expected ReadyLine error, got {other:?}"),

@@ -13,6 +13,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.testing.TestingHBaseCluster;
 import org.apache.hadoop.hbase.testing.TestingHBaseClusterOption;
 
@@ -21,7 +22,8 @@ import org.apache.hadoop.hbase.testing.TestingHBaseClusterOption;
  * one RegionServer, a MiniDFSCluster with one DataNode holding hbase.rootdir, a MiniZooKeeperCluster) and HBase's own
  * Thrift 1 server on top of it (thread-pool server, binary protocol, unframed), see {@link HBaseThrift}.
  *
- * <p>Prints {@code HARVEST-TESTCLUSTER READY hdfs=... thrift=... zk=...} once every endpoint answers, then reads
+ * <p>Prints {@code HARVEST-TESTCLUSTER READY hdfs=... thrift=... zk=... thrift2=... namenode_http=...
+ * hbase_http=...} once every endpoint answers, then reads
  * control commands on stdin: {@code restart-thrift}, {@code stop}. EOF on stdin shuts the cluster down, so the JVM
  * never outlives the process that started it.
  */
@@ -68,8 +70,9 @@ public final class Main {
 
         long started = System.currentTimeMillis();
         System.setProperty(TEST_DATA_PROPERTY, new File(work, "data").getPath());
+        int masterInfoPort = freePort();
         TestingHBaseCluster hbase = TestingHBaseCluster.create(TestingHBaseClusterOption.builder()
-                .conf(clusterConf())
+                .conf(clusterConf(masterInfoPort))
                 .numMasters(1)
                 .numRegionServers(1)
                 .numDataNodes(1)
@@ -87,6 +90,10 @@ public final class Main {
         int thriftPort = freePort();
         HBaseThrift thrift = new HBaseThrift(thriftPort, conf);
         thrift.start();
+        InetSocketAddress nameNodeHttp = nameNodeHttpAddress(hbase);
+        int thrift2Port = freePort();
+        HBaseThrift2 thrift2 = new HBaseThrift2(thrift2Port, conf);
+        thrift2.start();
 
         waitForPort(nameNodePort);
         waitForPort(zkPort);
@@ -107,6 +114,7 @@ public final class Main {
             watchdog.start();
             try {
                 thrift.stop();
+                thrift2.stop();
                 hbase.stop();
             } catch (Exception e) {
                 System.err.println(PREFIX + " shutdown failed: " + e);
@@ -114,7 +122,8 @@ public final class Main {
         };
 
         System.out.println(PREFIX + " READY hdfs=" + hdfsUrl + " thrift=" + LOOPBACK + ":" + thriftPort + " zk="
-                + LOOPBACK + ":" + zkPort);
+                + LOOPBACK + ":" + zkPort + " thrift2=" + LOOPBACK + ":" + thrift2Port + " namenode_http="
+                + LOOPBACK + ":" + nameNodeHttp.getPort() + " hbase_http=" + LOOPBACK + ":" + masterInfoPort);
         System.out.flush();
 
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -143,11 +152,25 @@ public final class Main {
     }
 
     /** HBase/HDFS settings for a small test cluster on loopback with free ports only. */
-    private static Configuration clusterConf() {
+    /**
+     * The NameNode's web address. MiniDFSCluster picks its own port, and TestingHBaseCluster does not expose the
+     * MiniDFSCluster, so this reads it from the implementation's testing utility.
+     */
+    private static InetSocketAddress nameNodeHttpAddress(TestingHBaseCluster hbase) throws ReflectiveOperationException {
+        java.lang.reflect.Field field = hbase.getClass().getDeclaredField("util");
+        field.setAccessible(true);
+        HBaseTestingUtility util = (HBaseTestingUtility) field.get(hbase);
+        return util.getDFSCluster().getNameNode().getHttpAddress();
+    }
+
+    private static Configuration clusterConf(int masterInfoPort) {
         Configuration conf = HBaseConfiguration.create();
-        // Free ports only (0 = any), no web UIs (-1), everything on loopback.
+        // Free ports only (0 = any), everything on loopback. The NameNode's and the master's web servers run on
+        // ports picked here (their JMX pages give `harvest cluster check` the versions and the capacity); the
+        // region server has no web UI (-1).
         conf.setInt("hbase.master.port", 0);
-        conf.setInt("hbase.master.info.port", -1);
+        conf.setInt("hbase.master.info.port", masterInfoPort);
+        conf.set("hbase.master.info.bindAddress", LOOPBACK);
         conf.setInt("hbase.regionserver.port", 0);
         conf.setInt("hbase.regionserver.info.port", -1);
         conf.set("hbase.regionserver.hostname", LOOPBACK);
