@@ -34,6 +34,8 @@ pub enum Command {
     Stats(StatsArgs),
     /// Print the original page bytes of a URL, read back from its pack.
     Get(GetArgs),
+    /// Serve the query API and the web UI (127.0.0.1:8080 by default).
+    Serve(ServeArgs),
     /// Serve the bundled real site on 127.0.0.1, crawl it, and query it.
     Demo(DemoArgs),
     /// Check or print the configuration.
@@ -127,8 +129,9 @@ pub struct FilterArgs {
     /// End: a date is inclusive (the whole day), a date-time exclusive.
     #[arg(long)]
     pub to: Option<String>,
-    /// Time zone of plain dates, as an offset like +08:00 (default UTC).
-    #[arg(long, default_value = "+00:00")]
+    /// Time zone of plain dates and of stats buckets: UTC, an offset like
+    /// +08:00, or an IANA name like Asia/Shanghai.
+    #[arg(long, default_value = "UTC")]
     pub tz: String,
     /// Topic (repeatable: any of).
     #[arg(long = "topic")]
@@ -139,6 +142,9 @@ pub struct FilterArgs {
     /// Keyword (repeatable: all must match).
     #[arg(long = "keyword")]
     pub keywords: Vec<String>,
+    /// Keyword (repeatable: at least one must match).
+    #[arg(long = "any")]
+    pub any: Vec<String>,
     #[arg(long)]
     pub min_comments: Option<u64>,
     #[arg(long)]
@@ -146,6 +152,34 @@ pub struct FilterArgs {
     /// Also list revisits (repeated captures of a payload seen before).
     #[arg(long)]
     pub include_revisits: bool,
+    /// Leave out pages known to nearly duplicate another.
+    #[arg(long)]
+    pub collapse: bool,
+}
+
+/// Order of `harvest query` results.
+#[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
+pub enum SortArg {
+    /// Newest first.
+    #[default]
+    Time,
+    /// Oldest first.
+    TimeAsc,
+    /// Most comments first.
+    Comments,
+    /// Most matched keywords first.
+    Relevance,
+}
+
+impl From<SortArg> for indexer::Sort {
+    fn from(s: SortArg) -> indexer::Sort {
+        match s {
+            SortArg::Time => indexer::Sort::TimeDesc,
+            SortArg::TimeAsc => indexer::Sort::TimeAsc,
+            SortArg::Comments => indexer::Sort::Comments,
+            SortArg::Relevance => indexer::Sort::Relevance,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
@@ -162,6 +196,8 @@ pub struct QueryArgs {
     /// At most this many results (max 100000).
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
+    #[arg(long, value_enum, default_value_t = SortArg::Time)]
+    pub sort: SortArg,
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
 }
@@ -198,6 +234,21 @@ pub struct StatsArgs {
     pub group_by: Option<GroupArg>,
     #[arg(long, value_enum, default_value_t = StatsFormat::Csv)]
     pub format: StatsFormat,
+    /// Leave out empty buckets (by default every bucket between --from and
+    /// --to is printed, with 0 when no page falls in it).
+    #[arg(long)]
+    pub no_fill: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 = any free port). Non-loopback
+    /// addresses should come with a token.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// Require `Authorization: Bearer TOKEN` on the API.
+    #[arg(long, env = "HARVEST_TOKEN")]
+    pub token: Option<String>,
 }
 
 #[derive(Debug, Args)]

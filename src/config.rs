@@ -17,6 +17,10 @@ pub const DEFAULT_CONFIG_FILE: &str = "harvest.toml";
 pub const DEFAULT_MAX_PACK_BYTES: u64 = 1 << 30;
 /// Default number of salt buckets (regions) per table.
 pub const DEFAULT_BUCKETS: u8 = 16;
+/// Pages per durable batch (`[packing] batch_pages`).
+pub const DEFAULT_BATCH_PAGES: usize = 256;
+/// Longest wait of a page for its batch (`[packing] max_batch_wait_ms`).
+pub const DEFAULT_MAX_BATCH_WAIT_MS: u64 = 2_000;
 /// Hadoop 3's NameNode web port (`dfs.namenode.http-address`).
 pub const DEFAULT_NAMENODE_HTTP_PORT: u16 = 9870;
 /// HBase's master web port (`hbase.master.info.port`).
@@ -34,9 +38,29 @@ pub struct RawConfig {
     pub index: RawIndex,
     pub classifier: RawClassifier,
     pub crawl: RawCrawl,
+    pub packing: RawPacking,
     /// Site groups. A page belongs to the first source whose hosts or URL
     /// prefixes match; otherwise to a source named after its host.
     pub sources: Vec<RawSource>,
+}
+
+/// How pages are placed into packs within a (topic, day).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawPacking {
+    /// `kmeans` (default): K-means over attribute vectors per (topic, day)
+    /// batch, batch centres within `t1` of a stored centre join its pack.
+    /// `arrival`: packs filled in arrival order, `pages_per_cluster` each
+    /// (the baseline of `harvest bench locality`).
+    pub mode: Option<String>,
+    /// Pages stored per durable batch (one K-means run per (topic, day) in
+    /// it, one sync of the packs, one index write). Default 256.
+    pub batch_pages: Option<usize>,
+    /// A batch is stored at the latest this long after its first page
+    /// arrived, even if it is not full. Default 2000 ms.
+    pub max_batch_wait_ms: Option<u64>,
+    /// K-means settings (see the config reference).
+    pub kmeans: packer::ClusterOptions,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -158,7 +182,24 @@ pub struct Config {
     pub buckets: u8,
     pub model: PathBuf,
     pub crawl: CrawlSettings,
+    pub packing: Packing,
     pub sources: Vec<Source>,
+}
+
+/// Pack placement within a (topic, day).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackingMode {
+    Kmeans,
+    Arrival,
+}
+
+/// Validated `[packing]`.
+#[derive(Debug, Clone)]
+pub struct Packing {
+    pub mode: PackingMode,
+    pub batch_pages: usize,
+    pub max_batch_wait: std::time::Duration,
+    pub kmeans: packer::ClusterOptions,
 }
 
 #[derive(Debug, Clone)]
@@ -345,10 +386,34 @@ impl Config {
             }
             (None, None) => None,
         };
+        let mode = match raw.packing.mode.as_deref().unwrap_or("kmeans") {
+            "kmeans" => PackingMode::Kmeans,
+            "arrival" => PackingMode::Arrival,
+            other => bail!("[packing] mode = {other:?}: expected \"kmeans\" or \"arrival\""),
+        };
+        let batch_pages = raw.packing.batch_pages.unwrap_or(DEFAULT_BATCH_PAGES);
+        if !(1..=100_000).contains(&batch_pages) {
+            bail!("[packing] batch_pages = {batch_pages}: must be between 1 and 100000");
+        }
+        raw.packing
+            .kmeans
+            .validate()
+            .map_err(|e| anyhow::anyhow!("[packing.kmeans] {e}"))?;
+        let packing = Packing {
+            mode,
+            batch_pages,
+            max_batch_wait: std::time::Duration::from_millis(
+                raw.packing
+                    .max_batch_wait_ms
+                    .unwrap_or(DEFAULT_MAX_BATCH_WAIT_MS),
+            ),
+            kmeans: raw.packing.kmeans.clone(),
+        };
         Ok(Config {
             data_dir,
             packs,
             namenode_http,
+            packing,
             max_pack_bytes,
             index,
             buckets,

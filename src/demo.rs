@@ -221,6 +221,8 @@ fn report(
         query: indexer::Query::new(&[DEMO_SOURCE], from, to),
         interval: indexer::Interval::Day,
         group_by: Some(indexer::GroupBy::Topic),
+        tz: indexer::Zone::Utc,
+        fill_empty: false,
     })?;
     println!("   bucket,group,count");
     for r in &rows {

@@ -3,19 +3,91 @@
 
 use std::io::Write;
 
-use anyhow::{bail, Context, Result};
-use chrono::{DateTime, Duration, FixedOffset, NaiveDate, TimeZone, Utc};
-use indexer::{GroupBy, Interval, Query, StatsQuery};
+use anyhow::{Context, Result};
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use indexer::{GroupBy, Interval, Query, StatsQuery, Zone};
 
 use crate::cli::{
     FilterArgs, GroupArg, IntervalArg, QueryArgs, QueryFormat, StatsArgs, StatsFormat,
 };
 use crate::stores::Stores;
 
-/// Largest `--limit` accepted.
+/// Largest `--limit` accepted on the command line (`harvest query` pages
+/// through the index for more than one page).
 pub const MAX_LIMIT: usize = 100_000;
+/// Hits fetched per index call when the command line asks for more.
+const CLI_PAGE: usize = 1_000;
 
-/// Earliest and latest instants a query without `--from`/`--to` covers.
+/// A filter parameter that is not valid. `param` is its name without dashes
+/// (`min_comments`); the command line shows it as `--min-comments`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError {
+    pub param: String,
+    pub message: String,
+}
+
+impl ParamError {
+    pub fn new(param: &str, message: impl Into<String>) -> ParamError {
+        ParamError {
+            param: param.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// The message with the command-line spelling of the parameter.
+    pub fn cli(&self) -> String {
+        format!("--{}: {}", self.param.replace('_', "-"), self.message)
+    }
+}
+
+impl std::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.param, self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// The filters shared by the command line and the HTTP API, as given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilterSpec {
+    pub sources: Vec<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// `UTC`, `+08:00` or an IANA name; empty = UTC.
+    pub tz: String,
+    pub topics: Vec<String>,
+    pub media: Vec<String>,
+    /// All of these.
+    pub keywords: Vec<String>,
+    /// At least one of these.
+    pub any: Vec<String>,
+    pub min_comments: Option<u64>,
+    pub max_comments: Option<u64>,
+    pub include_revisits: bool,
+    pub collapse: bool,
+}
+
+impl From<&FilterArgs> for FilterSpec {
+    fn from(f: &FilterArgs) -> FilterSpec {
+        FilterSpec {
+            sources: f.sources.clone(),
+            from: f.from.clone(),
+            to: f.to.clone(),
+            tz: f.tz.clone(),
+            topics: f.topics.clone(),
+            media: f.media.clone(),
+            keywords: f.keywords.clone(),
+            any: f.any.clone(),
+            min_comments: f.min_comments,
+            max_comments: f.max_comments,
+            include_revisits: f.include_revisits,
+            collapse: f.collapse,
+        }
+    }
+}
+
+/// Earliest and latest instants a query without `from`/`to` covers.
 fn open_range() -> (DateTime<Utc>, DateTime<Utc>) {
     let from = Utc
         .with_ymd_and_hms(1990, 1, 1, 0, 0, 0)
@@ -28,82 +100,137 @@ fn open_range() -> (DateTime<Utc>, DateTime<Utc>) {
     (from, to)
 }
 
-fn parse_tz(tz: &str) -> Result<FixedOffset> {
-    if tz.eq_ignore_ascii_case("utc") || tz == "Z" {
-        return FixedOffset::east_opt(0).context("utc");
+/// Parse a time zone: `UTC`, an offset such as `+08:00`, or an IANA name.
+pub fn parse_zone(tz: &str) -> std::result::Result<Zone, ParamError> {
+    if tz.is_empty() {
+        return Ok(Zone::Utc);
     }
-    let probe = format!("2000-01-01T00:00:00{tz}");
-    DateTime::parse_from_rfc3339(&probe)
-        .map(|d| *d.offset())
-        .with_context(|| format!("--tz {tz:?}: expected an offset such as +08:00 or UTC"))
-}
-
-/// Parse `--from`/`--to`: a date (start of that day, or start of the next day
-/// for an end) or an RFC 3339 date-time.
-fn parse_bound(name: &str, value: &str, tz: FixedOffset, end: bool) -> Result<DateTime<Utc>> {
-    if let Ok(dt) = DateTime::parse_from_rfc3339(value) {
-        return Ok(dt.with_timezone(&Utc));
-    }
-    let date = NaiveDate::parse_from_str(value, "%Y-%m-%d").with_context(|| {
-        format!("--{name} {value:?}: expected YYYY-MM-DD or an RFC 3339 date-time")
-    })?;
-    let date = if end { date + Duration::days(1) } else { date };
-    let local = date
-        .and_hms_opt(0, 0, 0)
-        .and_then(|d| tz.from_local_datetime(&d).single())
-        .with_context(|| format!("--{name} {value:?}: not a valid time"))?;
-    Ok(local.with_timezone(&Utc))
-}
-
-/// The index query the filters describe.
-pub fn build_query(f: &FilterArgs, limit: Option<usize>) -> Result<Query> {
-    let tz = parse_tz(&f.tz)?;
-    let (mut from, mut to) = open_range();
-    if let Some(v) = &f.from {
-        from = parse_bound("from", v, tz, false)?;
-    }
-    if let Some(v) = &f.to {
-        to = parse_bound("to", v, tz, true)?;
-    }
-    if from >= to {
-        bail!(
-            "--from {} is not before --to {}",
-            from.to_rfc3339(),
-            to.to_rfc3339()
-        );
-    }
-    if let (Some(lo), Some(hi)) = (f.min_comments, f.max_comments) {
-        if lo > hi {
-            bail!("--min-comments {lo} is greater than --max-comments {hi}");
-        }
-    }
-    if let Some(l) = limit {
-        if l == 0 || l > MAX_LIMIT {
-            bail!("--limit {l}: must be between 1 and {MAX_LIMIT}");
-        }
-    }
-    for s in &f.sources {
-        if !crate::config::valid_source_name(s) {
-            bail!("--source {s:?}: source names are lower-case letters, digits and _");
-        }
-    }
-    Ok(Query {
-        sources: f.sources.clone(),
-        from,
-        to,
-        topics: f.topics.clone(),
-        media: f.media.clone(),
-        keywords: f.keywords.iter().map(|k| k.to_lowercase()).collect(),
-        min_comments: f.min_comments,
-        max_comments: f.max_comments,
-        include_revisits: f.include_revisits,
-        limit,
+    Zone::parse(tz).map_err(|_| {
+        ParamError::new(
+            "tz",
+            format!("{tz:?}: expected UTC, an offset such as +08:00, or an IANA name such as Asia/Shanghai"),
+        )
     })
 }
 
+/// Parse `from`/`to`: a date (start of that day in `tz`, or start of the
+/// next day for an end) or an RFC 3339 date-time.
+fn parse_bound(
+    name: &str,
+    value: &str,
+    tz: &Zone,
+    end: bool,
+) -> std::result::Result<DateTime<Utc>, ParamError> {
+    if let Ok(dt) = DateTime::parse_from_rfc3339(value) {
+        return Ok(dt.with_timezone(&Utc));
+    }
+    let date = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
+        ParamError::new(
+            name,
+            format!("{value:?}: expected YYYY-MM-DD or an RFC 3339 date-time"),
+        )
+    })?;
+    let date = if end { date + Duration::days(1) } else { date };
+    tz.start_of_day(date)
+        .map_err(|e| ParamError::new(name, format!("{value:?}: {e}")))
+}
+
+impl FilterSpec {
+    /// The index query the filters describe, and the zone of their dates.
+    /// `limit` is checked against `max_limit`.
+    pub fn build(
+        &self,
+        limit: Option<usize>,
+        max_limit: usize,
+    ) -> std::result::Result<(Query, Zone), ParamError> {
+        let tz = parse_zone(&self.tz)?;
+        let (mut from, mut to) = open_range();
+        if let Some(v) = &self.from {
+            from = parse_bound("from", v, &tz, false)?;
+        }
+        if let Some(v) = &self.to {
+            to = parse_bound("to", v, &tz, true)?;
+        }
+        if from >= to {
+            return Err(ParamError::new(
+                "from",
+                format!("{} is not before to {}", from.to_rfc3339(), to.to_rfc3339()),
+            ));
+        }
+        if let (Some(lo), Some(hi)) = (self.min_comments, self.max_comments) {
+            if lo > hi {
+                return Err(ParamError::new(
+                    "min_comments",
+                    format!("{lo} is greater than max_comments {hi}"),
+                ));
+            }
+        }
+        if let Some(l) = limit {
+            if l == 0 || l > max_limit {
+                return Err(ParamError::new(
+                    "limit",
+                    format!("{l}: must be between 1 and {max_limit}"),
+                ));
+            }
+        }
+        for s in &self.sources {
+            if !crate::config::valid_source_name(s) {
+                return Err(ParamError::new(
+                    "source",
+                    format!("{s:?}: source names are lower-case letters, digits and _"),
+                ));
+            }
+        }
+        let lower = |v: &[String]| -> Vec<String> {
+            v.iter()
+                .map(|k| k.trim().to_lowercase())
+                .filter(|k| !k.is_empty())
+                .collect()
+        };
+        let mut q = Query::new(&[], from, to);
+        q.sources = self.sources.clone();
+        q.topics = self.topics.clone();
+        q.media = self.media.clone();
+        q.keywords = lower(&self.keywords);
+        q.keywords_any = lower(&self.any);
+        q.min_comments = self.min_comments;
+        q.max_comments = self.max_comments;
+        q.include_revisits = self.include_revisits;
+        q.collapse_near_duplicates = self.collapse;
+        q.limit = limit;
+        Ok((q, tz))
+    }
+}
+
+/// The index query the command-line filters describe.
+pub fn build_query(f: &FilterArgs, limit: Option<usize>) -> Result<Query> {
+    FilterSpec::from(f)
+        .build(limit, MAX_LIMIT)
+        .map(|(q, _)| q)
+        .map_err(|e| anyhow::anyhow!(e.cli()))
+}
+
+/// Up to `limit` hits in `sort` order, paging through the index.
+pub fn search_all(stores: &Stores, mut q: Query, limit: usize) -> Result<Vec<indexer::PageHit>> {
+    let mut hits = Vec::new();
+    loop {
+        q.limit = Some((limit - hits.len()).min(CLI_PAGE));
+        let page = stores.index.search_page(&q)?;
+        hits.extend(page.hits);
+        match page.next_cursor {
+            Some(c) if hits.len() < limit => {
+                q.cursor = Some(indexer::Cursor::decode(&c)?);
+            }
+            _ => break,
+        }
+    }
+    Ok(hits)
+}
+
 pub fn run_query(stores: &Stores, args: &QueryArgs) -> Result<()> {
-    let q = build_query(&args.filters, Some(args.limit))?;
-    let hits = stores.index.search(&q)?;
+    let mut q = build_query(&args.filters, Some(args.limit))?;
+    q.sort = args.sort.into();
+    let hits = search_all(stores, q, args.limit)?;
     let mut out = std::io::stdout().lock();
     match args.format {
         QueryFormat::Jsonl => {
@@ -149,8 +276,11 @@ fn clip(s: &str, n: usize) -> String {
 }
 
 pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
+    let (query, tz) = FilterSpec::from(&args.filters)
+        .build(None, MAX_LIMIT)
+        .map_err(|e| anyhow::anyhow!(e.cli()))?;
     Ok(StatsQuery {
-        query: build_query(&args.filters, None)?,
+        query,
         interval: match args.interval {
             IntervalArg::Day => Interval::Day,
             IntervalArg::Week => Interval::Week,
@@ -162,6 +292,8 @@ pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
             GroupArg::Media => GroupBy::Media,
             GroupArg::Source => GroupBy::Source,
         }),
+        tz,
+        fill_empty: !args.no_fill,
     })
 }
 
@@ -174,20 +306,23 @@ pub fn run_stats(stores: &Stores, args: &StatsArgs) -> Result<()> {
             serde_json::to_writer_pretty(&mut out, &rows)?;
             out.write_all(b"\n")?;
         }
-        StatsFormat::Csv => {
-            writeln!(out, "bucket,group,count")?;
-            for r in &rows {
-                writeln!(
-                    out,
-                    "{},{},{}",
-                    csv_field(&r.bucket),
-                    csv_field(r.group.as_deref().unwrap_or("")),
-                    r.count
-                )?;
-            }
-        }
+        StatsFormat::Csv => out.write_all(stats_csv(&rows).as_bytes())?,
     }
     Ok(())
+}
+
+/// Statistics rows as CSV: `bucket,group,count`.
+pub fn stats_csv(rows: &[indexer::StatsRow]) -> String {
+    let mut out = String::from("bucket,group,count\n");
+    for r in rows {
+        out.push_str(&format!(
+            "{},{},{}\n",
+            csv_field(&r.bucket),
+            csv_field(r.group.as_deref().unwrap_or("")),
+            r.count
+        ));
+    }
+    out
 }
 
 fn csv_field(s: &str) -> String {
@@ -210,16 +345,40 @@ pub fn get_original(stores: &Stores, url: &str, whole_record: bool) -> Result<Ve
         .index
         .get_page(&state.table, &state.row_key)?
         .with_context(|| format!("the index row of {url} is missing from {}", state.table))?;
+    if whole_record {
+        let record = read_record(stores, &page, false)?;
+        let mut out = Vec::new();
+        out.extend_from_slice(b"WARC/1.1\r\n");
+        for (k, v) in &record.headers {
+            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&record.block);
+        return Ok(out);
+    }
+    Ok(original_response(stores, &page)?.body)
+}
+
+/// The WARC record of `page`, read from its pack by path + offset + length;
+/// with `follow_revisit`, a revisit's first capture instead (which holds the
+/// payload).
+pub fn read_record(
+    stores: &Stores,
+    page: &indexer::PageRecord,
+    follow_revisit: bool,
+) -> Result<packer::warc::WarcRecord> {
     let mut loc = packer::Location {
         path: page.pack_path.clone(),
         offset: page.offset,
         length: page.length,
     };
-    if page.revisit && !whole_record {
-        let first = stores
-            .index
-            .get_digest(&page.digest)?
-            .with_context(|| format!("revisit of {url}: digest {} is not indexed", page.digest))?;
+    if page.revisit && follow_revisit {
+        let first = stores.index.get_digest(&page.digest)?.with_context(|| {
+            format!(
+                "revisit of {}: digest {} is not indexed",
+                page.url, page.digest
+            )
+        })?;
         loc = packer::Location {
             path: first.first_location.path,
             offset: first.first_location.offset,
@@ -230,29 +389,26 @@ pub fn get_original(stores: &Stores, url: &str, whole_record: bool) -> Result<Ve
         .packs
         .read_range(&loc.path, loc.offset, loc.length)
         .with_context(|| format!("reading {} at {}+{}", loc.path, loc.offset, loc.length))?;
-    let record = packer::warc::read_record(&raw).with_context(|| {
+    packer::warc::read_record(&raw).with_context(|| {
         format!(
             "the record at {}+{} is not valid WARC",
             loc.path, loc.offset
         )
-    })?;
-    if whole_record {
-        let mut out = Vec::new();
-        out.extend_from_slice(b"WARC/1.1\r\n");
-        for (k, v) in &record.headers {
-            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
-        }
-        out.extend_from_slice(b"\r\n");
-        out.extend_from_slice(&record.block);
-        return Ok(out);
-    }
-    let http = record.http_response().with_context(|| {
+    })
+}
+
+/// The archived HTTP response of `page` (revisits followed to the payload).
+pub fn original_response(
+    stores: &Stores,
+    page: &indexer::PageRecord,
+) -> Result<packer::warc::HttpResponse> {
+    let record = read_record(stores, page, true)?;
+    record.http_response().with_context(|| {
         format!(
-            "the record at {}+{} has no HTTP response",
-            loc.path, loc.offset
+            "the record of {} at {}+{} has no HTTP response",
+            page.url, page.pack_path, page.offset
         )
-    })?;
-    Ok(http.body)
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod filters;
+pub mod newssite;
 pub mod pipeline;
+pub mod serve;
 pub mod site;
 pub mod stores;
 

@@ -94,6 +94,17 @@ fn run(cli: Cli) -> Result<()> {
             out.flush()?;
             Ok(())
         }
+        Command::Serve(args) => {
+            let cfg = Config::load(config_path)?;
+            let stores = stores::Stores::open(&cfg)?;
+            runtime()?.block_on(harvest::serve::serve(
+                stores,
+                harvest::serve::ServeOptions {
+                    listen: args.listen,
+                    token: args.token,
+                },
+            ))
+        }
         Command::Demo(args) => demo::run(&args),
         Command::Config { command } => match command {
             ConfigCommand::Check { file } => {

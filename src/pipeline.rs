@@ -11,17 +11,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use crawler::{CrawlEvent, FetchedPage};
-use indexer::{DigestEntry, Index, PageRecord, UrlState};
+use indexer::{ClusterRow, DigestEntry, Index, PageRecord, UrlState};
 use packer::warc::{self, EncodedRecord, ResponseInput, RevisitInput};
-use packer::{Location, PackKey, Packer};
+use packer::{
+    AttributeEncoder, BatchAssignment, Centre, Location, PackKey, Packer, PageAttributes,
+};
 use tokio::sync::mpsc;
 
-use crate::config::Config;
+use crate::config::{Config, PackingMode};
 use crate::stores::Stores;
 
-/// Pages stored per durable batch (one sync of the touched packs, then one
-/// index write).
-pub const BATCH_PAGES: usize = 64;
 /// Topic of pages when no model is available.
 pub const UNCLASSIFIED: &str = "unclassified";
 /// Characters of body text given to the classifier.
@@ -42,6 +41,8 @@ pub struct IngestSummary {
     pub pack_bytes: u64,
     /// Distinct packs written to.
     pub packs: u64,
+    /// Cluster centres created or moved (rows written to `clusters`).
+    pub clusters_updated: u64,
     pub topics: BTreeMap<String, u64>,
     pub failures: BTreeMap<String, u64>,
     pub elapsed_secs: f64,
@@ -94,6 +95,78 @@ pub struct Ingest {
     model: Option<classifier::Model>,
     summary: IngestSummary,
     packs_seen: std::collections::HashSet<String>,
+    encoder: AttributeEncoder,
+}
+
+/// A page of a batch, decided but not yet written.
+struct Prepared {
+    page: FetchedPage,
+    source: String,
+    topic: String,
+    topic_score: f32,
+    digest: String,
+    /// Day of the key time (published, else fetched), UTC.
+    day: chrono::NaiveDate,
+    previous: Option<UrlState>,
+    recapture: bool,
+    encoded: EncodedRecord,
+    digest_update: DigestEntry,
+    revisit: bool,
+}
+
+/// Where the pages of a batch go.
+struct Placement {
+    /// Cluster of each prepared page, in order.
+    clusters: Vec<u32>,
+    /// New or moved centres, per (topic, day).
+    centres: Vec<(String, chrono::NaiveDate, Centre)>,
+}
+
+/// Arrival-order packing (the baseline): the newest cluster of the topic/day
+/// is filled up to `per_pack` pages, then a new one is started. Centres are
+/// kept as size-weighted means all the same, so the modes can be switched.
+fn arrival_batch(vectors: &[Vec<f32>], stored: &[Centre], per_pack: usize) -> BatchAssignment {
+    let per_pack = per_pack.max(1) as u64;
+    let mut current = stored
+        .iter()
+        .max_by_key(|c| c.cluster)
+        .cloned()
+        .unwrap_or(Centre {
+            cluster: 0,
+            centre: Vec::new(),
+            size: 0,
+        });
+    let mut clusters = Vec::with_capacity(vectors.len());
+    let mut changed: Vec<Centre> = Vec::new();
+    for v in vectors {
+        if current.size >= per_pack {
+            changed.push(current.clone());
+            current = Centre {
+                cluster: current.cluster + 1,
+                centre: Vec::new(),
+                size: 0,
+            };
+        }
+        if current.centre.len() != v.len() {
+            current.centre = vec![0.0; v.len()];
+        }
+        let n = current.size as f32;
+        for (c, x) in current.centre.iter_mut().zip(v) {
+            *c = (*c * n + x) / (n + 1.0);
+        }
+        current.size += 1;
+        clusters.push(current.cluster);
+    }
+    if !vectors.is_empty() {
+        changed.push(current);
+    }
+    changed.dedup_by_key(|c| c.cluster);
+    BatchAssignment {
+        clusters,
+        centres: changed,
+        inertia: 0.0,
+        k: 0,
+    }
 }
 
 /// One page on its way into a pack and the index.
@@ -138,6 +211,7 @@ impl Ingest {
             model,
             summary: IngestSummary::default(),
             packs_seen: Default::default(),
+            encoder: AttributeEncoder::new(&cfg.packing.kmeans),
         })
     }
 
@@ -167,24 +241,147 @@ impl Ingest {
         }
     }
 
-    /// Store a batch: write every record, make the packs durable, then index.
+    /// Store a batch: decide each record (response or revisit), place the
+    /// pages of every (topic, day) into cluster packs, write the records,
+    /// make the packs durable, then index pages, digests, URLs and centres.
     pub fn store_batch(&mut self, pages: Vec<FetchedPage>) -> Result<()> {
         if pages.is_empty() {
             return Ok(());
         }
-        let mut pending: Vec<Pending> = Vec::with_capacity(pages.len());
+        let prepared = self.prepare(pages)?;
+        let placement = self.place(&prepared)?;
+        let mut pending: Vec<Pending> = Vec::with_capacity(prepared.len());
+        // Where the first capture of a digest new in this batch was written.
+        let mut first_locations: HashMap<String, indexer::PackLocation> = HashMap::new();
+        let mut cluster_packs: HashMap<(String, chrono::NaiveDate, u32), String> = HashMap::new();
+        for (p, &cluster) in prepared.into_iter().zip(&placement.clusters) {
+            let key = PackKey {
+                topic: p.topic.clone(),
+                date: p.day,
+                cluster,
+            };
+            let loc = self
+                .packer
+                .write(&key, &p.encoded)
+                .with_context(|| format!("writing the record of {}", p.page.url))?;
+            cluster_packs.insert((p.topic.clone(), p.day, cluster), loc.path.clone());
+            let mut digest_update = p.digest_update;
+            if !p.revisit {
+                digest_update.first_location = indexer::PackLocation {
+                    path: loc.path.clone(),
+                    offset: loc.offset,
+                    length: loc.length,
+                };
+                first_locations.insert(p.digest.clone(), digest_update.first_location.clone());
+            } else if digest_update.first_location.path.is_empty() {
+                // First captured earlier in this same batch.
+                if let Some(first) = first_locations.get(&p.digest) {
+                    digest_update.first_location = first.clone();
+                }
+            }
+            self.account(&p.page, &p.topic, p.revisit, &loc);
+            let mut record = page_record(
+                &p.page,
+                &p.source,
+                p.topic,
+                p.topic_score,
+                &p.digest,
+                &p.encoded,
+                &loc,
+                p.revisit,
+            );
+            record.cluster = cluster;
+            let url_state = UrlState {
+                url: p.page.url.clone(),
+                last_capture: p.page.fetched_at,
+                captures: p.previous.as_ref().map_or(1, |s| s.captures + 1),
+                first_capture: p
+                    .previous
+                    .as_ref()
+                    .and_then(|s| s.first_capture)
+                    .or(Some(p.page.fetched_at)),
+                etag: header_value(&p.page.headers, "etag"),
+                last_modified: header_value(&p.page.headers, "last-modified"),
+                table: p
+                    .previous
+                    .as_ref()
+                    .map(|s| s.table.clone())
+                    .unwrap_or_default(),
+                row_key: p.previous.map(|s| s.row_key).unwrap_or_default(),
+            };
+            pending.push(Pending {
+                record: (!p.recapture).then_some(record),
+                digest_update,
+                url_state,
+            });
+        }
+        // Durability rule: nothing is indexed before its pack is synced.
+        self.packer.sync_all().context("syncing packs")?;
+
+        let records: Vec<PageRecord> = pending.iter().filter_map(|p| p.record.clone()).collect();
+        self.index.index_pages(&records).context("indexing pages")?;
+        // The last update of a digest in this batch carries the final count.
+        let mut digests: HashMap<String, DigestEntry> = HashMap::new();
+        for p in &pending {
+            let mut d = p.digest_update.clone();
+            if d.first_location.path.is_empty() {
+                if let Some(first) = first_locations.get(&d.digest) {
+                    d.first_location = first.clone();
+                }
+            }
+            digests.insert(d.digest.clone(), d);
+        }
+        let digests: Vec<DigestEntry> = digests.into_values().collect();
+        self.index
+            .put_digests(&digests)
+            .context("writing digests")?;
+        let mut urls = Vec::with_capacity(pending.len());
+        for p in pending {
+            let mut state = p.url_state;
+            if let Some(record) = &p.record {
+                let key = self.index.page_key(record)?;
+                state.table = key.table;
+                state.row_key = key.row_key;
+            }
+            urls.push(state);
+        }
+        self.index.put_urls(&urls).context("writing url states")?;
+        let rows: Vec<ClusterRow> = placement
+            .centres
+            .into_iter()
+            .map(|(topic, day, c)| ClusterRow {
+                pack: cluster_packs
+                    .get(&(topic.clone(), day, c.cluster))
+                    .cloned()
+                    .unwrap_or_default(),
+                topic,
+                day,
+                cluster: c.cluster,
+                centre: c.centre,
+                size: c.size,
+            })
+            .collect();
+        self.index
+            .put_clusters(&rows)
+            .context("writing cluster centres")?;
+        self.summary.clusters_updated += rows.len() as u64;
+        Ok(())
+    }
+
+    /// First pass over a batch: source, topic, digest, response or revisit.
+    fn prepare(&mut self, pages: Vec<FetchedPage>) -> Result<Vec<Prepared>> {
+        let mut out: Vec<Prepared> = Vec::with_capacity(pages.len());
         // Digests first captured inside this batch are not in the table yet.
         let mut batch_digests: HashMap<String, usize> = HashMap::new();
         for page in pages {
             let source = self.cfg.source_for(&page.url);
             let (topic, topic_score) = self.classify(&page);
             let digest = warc::payload_digest(&page.body);
-            let key_time = page.extract.published.unwrap_or(page.fetched_at);
-            let key = PackKey {
-                topic: topic.clone(),
-                date: key_time.date_naive(),
-                cluster: 0,
-            };
+            let day = page
+                .extract
+                .published
+                .unwrap_or(page.fetched_at)
+                .date_naive();
             // The same URL with the same payload as its last capture: a
             // re-capture. Its revisit record goes into a pack (the capture
             // history), the counts go up, and the page keeps its index row.
@@ -197,7 +394,7 @@ impl Ingest {
                 None => false,
             };
             let earlier = match batch_digests.get(&digest) {
-                Some(&i) => Some(pending[i].digest_update.clone()),
+                Some(&i) => Some(out[i].digest_update.clone()),
                 None => self.index.get_digest(&digest)?,
             };
             let (encoded, digest_update) = match earlier {
@@ -241,74 +438,74 @@ impl Ingest {
                 }
             };
             let revisit = digest_update.captures > 1;
-            let loc = self
-                .packer
-                .write(&key, &encoded)
-                .with_context(|| format!("writing the record of {}", page.url))?;
-            let mut digest_update = digest_update;
-            if !revisit {
-                digest_update.first_location = indexer::PackLocation {
-                    path: loc.path.clone(),
-                    offset: loc.offset,
-                    length: loc.length,
-                };
-            }
-            self.account(&page, &topic, revisit, &loc);
-            let record = page_record(
-                &page,
-                &source,
+            batch_digests.insert(digest.clone(), out.len());
+            out.push(Prepared {
+                page,
+                source,
                 topic,
                 topic_score,
-                &digest,
-                &encoded,
-                &loc,
-                revisit,
-            );
-            let url_state = UrlState {
-                url: page.url.clone(),
-                last_capture: page.fetched_at,
-                captures: previous.as_ref().map_or(1, |p| p.captures + 1),
-                etag: header_value(&page.headers, "etag"),
-                last_modified: header_value(&page.headers, "last-modified"),
-                table: previous
-                    .as_ref()
-                    .map(|p| p.table.clone())
-                    .unwrap_or_default(),
-                row_key: previous.map(|p| p.row_key).unwrap_or_default(),
-            };
-            batch_digests.insert(digest, pending.len());
-            pending.push(Pending {
-                record: (!recapture).then_some(record),
+                digest,
+                day,
+                previous,
+                recapture,
+                encoded,
                 digest_update,
-                url_state,
+                revisit,
             });
         }
-        // Durability rule: nothing is indexed before its pack is synced.
-        self.packer.sync_all().context("syncing packs")?;
+        Ok(out)
+    }
 
-        let records: Vec<PageRecord> = pending.iter().filter_map(|p| p.record.clone()).collect();
-        self.index.index_pages(&records).context("indexing pages")?;
-        // The last update of a digest in this batch carries the final count.
-        let mut digests: HashMap<String, DigestEntry> = HashMap::new();
-        for p in &pending {
-            digests.insert(p.digest_update.digest.clone(), p.digest_update.clone());
+    /// The cluster (pack) of every page: per (topic, day), K-means against the
+    /// stored centres of that topic/day, or arrival order.
+    fn place(&self, prepared: &[Prepared]) -> Result<Placement> {
+        let mut groups: BTreeMap<(String, chrono::NaiveDate), Vec<usize>> = BTreeMap::new();
+        for (i, p) in prepared.iter().enumerate() {
+            groups.entry((p.topic.clone(), p.day)).or_default().push(i);
         }
-        let digests: Vec<DigestEntry> = digests.into_values().collect();
-        self.index
-            .put_digests(&digests)
-            .context("writing digests")?;
-        let mut urls = Vec::with_capacity(pending.len());
-        for p in pending {
-            let mut state = p.url_state;
-            if let Some(record) = &p.record {
-                let key = self.index.page_key(record)?;
-                state.table = key.table;
-                state.row_key = key.row_key;
+        let opts = &self.cfg.packing.kmeans;
+        let mut clusters = vec![0u32; prepared.len()];
+        let mut centres = Vec::new();
+        for ((topic, day), members) in groups {
+            let vectors: Vec<Vec<f32>> = members
+                .iter()
+                .map(|&i| {
+                    let x = &prepared[i].page.extract;
+                    self.encoder.encode(&PageAttributes {
+                        media: x.media.as_deref().unwrap_or(""),
+                        comments: x.comments,
+                        participants: x.participants,
+                        keywords: &x.keywords,
+                    })
+                })
+                .collect();
+            let stored: Vec<Centre> = self
+                .index
+                .clusters(&topic, day)
+                .with_context(|| format!("reading the cluster centres of {topic} {day}"))?
+                .into_iter()
+                .map(|r| Centre {
+                    cluster: r.cluster,
+                    centre: r.centre,
+                    size: r.size,
+                })
+                .collect();
+            let assignment = match self.cfg.packing.mode {
+                PackingMode::Kmeans => packer::assign_batch(&vectors, &stored, opts)
+                    .with_context(|| format!("clustering the pages of {topic} {day}"))?,
+                PackingMode::Arrival => arrival_batch(&vectors, &stored, opts.pages_per_cluster),
+            };
+            for (&i, &c) in members.iter().zip(&assignment.clusters) {
+                clusters[i] = c;
             }
-            urls.push(state);
+            centres.extend(
+                assignment
+                    .centres
+                    .into_iter()
+                    .map(|c| (topic.clone(), day, c)),
+            );
         }
-        self.index.put_urls(&urls).context("writing url states")?;
-        Ok(())
+        Ok(Placement { clusters, centres })
     }
 
     fn account(&mut self, page: &FetchedPage, topic: &str, revisit: bool, loc: &Location) {
@@ -427,7 +624,9 @@ pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<I
         Arc::new(crawler::NoHistory)
     };
     let start = Instant::now();
-    let (tx, mut rx) = mpsc::channel::<CrawlEvent>(BATCH_PAGES * 4);
+    let batch_pages = cfg.packing.batch_pages;
+    let max_wait = cfg.packing.max_batch_wait;
+    let (tx, mut rx) = mpsc::channel::<CrawlEvent>(batch_pages.clamp(64, 4096));
     let bar = run.progress.then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
@@ -438,25 +637,40 @@ pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<I
         bar
     });
     let bar2 = bar.clone();
+    let handle = tokio::runtime::Handle::current();
     let storage = std::thread::Builder::new()
         .name("harvest-storage".into())
         .spawn(move || -> Result<IngestSummary> {
-            let mut batch = Vec::with_capacity(BATCH_PAGES);
-            while let Some(event) = rx.blocking_recv() {
+            let mut batch: Vec<FetchedPage> = Vec::with_capacity(batch_pages);
+            let mut batch_started: Option<Instant> = None;
+            loop {
+                // Wait for the next event, but not past the batch's deadline.
+                let event = match batch_started {
+                    None => rx.blocking_recv(),
+                    Some(t0) => {
+                        let left = max_wait.saturating_sub(t0.elapsed());
+                        match handle.block_on(async { tokio::time::timeout(left, rx.recv()).await })
+                        {
+                            Ok(e) => e,
+                            Err(_) => {
+                                ingest.store_batch(std::mem::take(&mut batch))?;
+                                batch_started = None;
+                                continue;
+                            }
+                        }
+                    }
+                };
+                let Some(event) = event else { break };
                 match event {
-                    CrawlEvent::Page(page) => batch.push(*page),
+                    CrawlEvent::Page(page) => {
+                        batch_started.get_or_insert_with(Instant::now);
+                        batch.push(*page);
+                    }
                     other => ingest.note_event(&other),
                 }
-                // Take whatever else is already waiting, up to a batch.
-                while batch.len() < BATCH_PAGES {
-                    match rx.try_recv() {
-                        Ok(CrawlEvent::Page(page)) => batch.push(*page),
-                        Ok(other) => ingest.note_event(&other),
-                        Err(_) => break,
-                    }
-                }
-                if batch.len() >= BATCH_PAGES || rx.is_empty() {
+                if batch.len() >= batch_pages {
                     ingest.store_batch(std::mem::take(&mut batch))?;
+                    batch_started = None;
                     if let Some(bar) = &bar2 {
                         let s = ingest.summary();
                         bar.set_message(format!(

@@ -11,6 +11,7 @@ use packer::PackStore;
 use crate::config::{Config, IndexBackend};
 
 /// The open backends: packs and tables.
+#[derive(Clone)]
 pub struct Stores {
     pub packs: Arc<dyn PackStore>,
     pub index: Arc<Index>,

@@ -57,7 +57,7 @@ pub enum Error {
         message: String,
     },
     /// The model file was written by a newer version of harvest.
-    #[error("{}: model format version {found} is not supported (this build reads version {supported}); retrain or upgrade harvest", .path.display())]
+    #[error("{}: model format version {found} is not supported (this build reads versions {}..={supported}); retrain or upgrade harvest", .path.display(), crate::model::OLDEST_FORMAT_VERSION)]
     UnsupportedVersion {
         /// The file.
         path: PathBuf,
@@ -69,6 +69,12 @@ pub enum Error {
     /// Training is impossible with the given data or options.
     #[error("cannot train: {0}")]
     Training(String),
+    /// An error reported by linfa (metrics, dataset shapes).
+    #[error("linfa: {0}")]
+    Linfa(#[from] linfa::Error),
+    /// The scikit-learn peer of the benchmark failed or printed something unexpected.
+    #[error("scikit-learn baseline: {0}")]
+    Baseline(String),
     /// An evaluation document carries a label the model does not know.
     #[error("evaluation label `{0}` is not one of the model's classes")]
     UnknownLabel(String),

@@ -1,10 +1,14 @@
 //! Topic classifier of harvest.
 //!
 //! Text is tokenized ([`tokenize`]: jieba for Chinese, Unicode words otherwise), weighted by
-//! TF-IDF ([`tfidf`]), and classified by one-vs-rest linear SVMs trained with dual coordinate
-//! descent ([`svm`]). A [`Model`] bundles vocabulary and weights, is saved to and loaded from a
-//! versioned file, predicts a topic with a score in `0..=1`, and evaluates itself on labelled
-//! documents. [`corpus`] reads the labelled corpora used for training and tests.
+//! TF-IDF ([`tfidf`], on an `sprs` CSR matrix), and classified by one-vs-rest linear SVMs
+//! trained with dual coordinate descent ([`svm`]), available as a linfa model ([`svc`]).
+//! Margins become probabilities by Platt scaling fitted on cross-validation folds
+//! ([`calibrate`]). A [`Model`] bundles vocabulary, weights and calibration, is saved to and
+//! loaded from a versioned file, predicts a topic with a calibrated score in `0..=1`, and
+//! evaluates itself on labelled documents (metrics through linfa's confusion matrix).
+//! [`corpus`] reads the labelled corpora used for training and tests; [`bench`] compares the
+//! whole thing with scikit-learn on them.
 //!
 //! ```no_run
 //! use classifier::{CorpusSpec, Model, TrainOptions};
@@ -19,17 +23,23 @@
 //! # Ok(()) }
 //! ```
 
+pub mod bench;
+pub mod calibrate;
 pub mod corpus;
 pub mod error;
 pub mod model;
+pub mod svc;
 pub mod svm;
 pub mod tfidf;
 pub mod tokenize;
 
+pub use bench::BenchReport;
+pub use calibrate::{Calibration, Platt};
 pub use corpus::{read_tab, read_thucnews, read_tsv, CorpusKind, CorpusSpec, Split, SplitPart};
 pub use error::{Error, Result};
 pub use model::{
     ClassReport, Doc, Evaluation, Model, Prediction, TrainOptions, FORMAT_VERSION, UNKNOWN_TOPIC,
 };
+pub use svc::{LinearSvc, LinearSvcParams, SparseRecords};
 pub use svm::SvmOptions;
 pub use tfidf::{SparseVec, Vectorizer, VocabOptions};

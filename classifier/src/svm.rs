@@ -7,14 +7,17 @@
 //! as the weight of an extra constant feature of value [`SvmOptions::bias`].
 //!
 //! Multi-class problems are solved one-vs-rest ([`train_one_vs_rest`]); the binary problems are
-//! independent and run in parallel on the rayon pool. The API is plain functions over a
-//! [`CsrMatrix`] so that it can later be wrapped by linfa's `Fit` / `Predict` traits.
+//! independent and run in parallel on the rayon pool. The functions here work on an
+//! [`sprs`] CSR matrix ([`CsrMatrix`]), optionally on a subset of its rows (cross-validation
+//! folds without copying); [`crate::svc`] wraps them in linfa's `Fit` / `Predict` traits.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::tfidf::CsrMatrix;
+use sprs::SpIndex;
+
+use crate::tfidf::{csr_row, CsrMatrix};
 
 /// Solver options (liblinear defaults).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,11 +62,11 @@ pub struct BinaryModel {
 
 impl BinaryModel {
     /// The signed margin of a sparse row.
-    pub fn margin(&self, indices: &[u32], values: &[f32]) -> f64 {
+    pub fn margin<I: SpIndex>(&self, indices: &[I], values: &[f32]) -> f64 {
         indices
             .iter()
             .zip(values)
-            .map(|(&j, &v)| self.w[j as usize] * f64::from(v))
+            .map(|(&j, &v)| self.w[j.index()] * f64::from(v))
             .sum::<f64>()
             + self.b
     }
@@ -89,7 +92,24 @@ impl SplitMix64 {
 
 /// Trains one binary L2-regularised L2-loss SVM. `y[i]` is `true` for the positive class.
 pub fn train_binary(x: &CsrMatrix, y: &[bool], opts: &SvmOptions) -> Result<BinaryModel> {
-    let l = x.rows();
+    let rows: Vec<usize> = (0..x.rows()).collect();
+    train_binary_rows(x, &rows, y, opts)
+}
+
+/// Trains one binary SVM on the rows `rows` of `x` only; `y[s]` is the label of row `rows[s]`.
+pub fn train_binary_rows(
+    x: &CsrMatrix,
+    rows: &[usize],
+    y: &[bool],
+    opts: &SvmOptions,
+) -> Result<BinaryModel> {
+    let l = rows.len();
+    if rows.iter().any(|&r| r >= x.rows()) {
+        return Err(Error::Training(format!(
+            "row index out of range ({} rows)",
+            x.rows()
+        )));
+    }
     if l != y.len() {
         return Err(Error::Training(format!("{l} rows but {} labels", y.len())));
     }
@@ -105,13 +125,15 @@ pub fn train_binary(x: &CsrMatrix, y: &[bool], opts: &SvmOptions) -> Result<Bina
     let diag = 0.5 / opts.c; // D_ii of the L2-loss dual
     let bias = opts.bias;
     let yv: Vec<f64> = y.iter().map(|&p| if p { 1.0 } else { -1.0 }).collect();
-    let qd: Vec<f64> = (0..l)
-        .map(|i| {
-            let (_, vals) = x.row(i);
+    let indptr = x.proper_indptr();
+    let qd: Vec<f64> = rows
+        .iter()
+        .map(|&r| {
+            let (_, vals) = csr_row(x, &indptr, r);
             diag + bias * bias + vals.iter().map(|&v| f64::from(v).powi(2)).sum::<f64>()
         })
         .collect();
-    let mut w = vec![0.0f64; x.cols];
+    let mut w = vec![0.0f64; x.cols()];
     let mut wb = 0.0f64; // weight of the bias feature
     let mut alpha = vec![0.0f64; l];
     let mut index: Vec<usize> = (0..l).collect();
@@ -130,12 +152,12 @@ pub fn train_binary(x: &CsrMatrix, y: &[bool], opts: &SvmOptions) -> Result<Bina
         let mut s = 0;
         while s < active {
             let i = index[s];
-            let (idx, vals) = x.row(i);
+            let (idx, vals) = csr_row(x, &indptr, rows[i]);
             let yi = yv[i];
             let dot: f64 = idx
                 .iter()
                 .zip(vals)
-                .map(|(&j, &v)| w[j as usize] * f64::from(v))
+                .map(|(&j, &v)| w[j] * f64::from(v))
                 .sum::<f64>()
                 + wb * bias;
             let g = yi * dot - 1.0 + alpha[i] * diag;
@@ -158,7 +180,7 @@ pub fn train_binary(x: &CsrMatrix, y: &[bool], opts: &SvmOptions) -> Result<Bina
                 alpha[i] = (old - g / qd[i]).max(0.0);
                 let d = (alpha[i] - old) * yi;
                 for (&j, &v) in idx.iter().zip(vals) {
-                    w[j as usize] += d * f64::from(v);
+                    w[j] += d * f64::from(v);
                 }
                 wb += d * bias;
             }
@@ -197,6 +219,19 @@ pub fn train_one_vs_rest(
     classes: usize,
     opts: &SvmOptions,
 ) -> Result<Vec<BinaryModel>> {
+    let rows: Vec<usize> = (0..x.rows()).collect();
+    train_one_vs_rest_rows(x, &rows, labels, classes, opts)
+}
+
+/// [`train_one_vs_rest`] on the rows `rows` of `x` only; `labels[s]` is the class of row
+/// `rows[s]`.
+pub fn train_one_vs_rest_rows(
+    x: &CsrMatrix,
+    rows: &[usize],
+    labels: &[usize],
+    classes: usize,
+    opts: &SvmOptions,
+) -> Result<Vec<BinaryModel>> {
     if classes < 2 {
         return Err(Error::Training(format!(
             "need at least 2 classes, got {classes}"
@@ -210,7 +245,7 @@ pub fn train_one_vs_rest(
                 seed: opts.seed.wrapping_add(c as u64),
                 ..opts.clone()
             };
-            let m = train_binary(x, &y, &class_opts)?;
+            let m = train_binary_rows(x, rows, &y, &class_opts)?;
             tracing::debug!(class = c, iterations = m.iterations, "svm: class trained");
             Ok(m)
         })
@@ -220,17 +255,22 @@ pub fn train_one_vs_rest(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tfidf::SparseVec;
+    use crate::tfidf::{csr_from_rows, SparseVec};
 
     fn matrix(rows: &[&[(u32, f32)]], cols: usize) -> CsrMatrix {
-        let mut m = CsrMatrix::new(cols);
-        for r in rows {
-            m.push(&SparseVec {
+        let rows: Vec<SparseVec> = rows
+            .iter()
+            .map(|r| SparseVec {
                 indices: r.iter().map(|p| p.0).collect(),
                 values: r.iter().map(|p| p.1).collect(),
-            });
-        }
-        m
+            })
+            .collect();
+        csr_from_rows(&rows, cols).expect("csr")
+    }
+
+    fn row(x: &CsrMatrix, i: usize) -> (&[usize], &[f32]) {
+        let span = x.indptr().outer_inds_sz(i);
+        (&x.indices()[span.clone()], &x.data()[span])
     }
 
     #[test]
@@ -250,7 +290,7 @@ mod tests {
         let y = [true, true, true, false, false, false];
         let m = train_binary(&x, &y, &SvmOptions::default()).expect("train");
         for (i, &label) in y.iter().enumerate() {
-            let (idx, val) = x.row(i);
+            let (idx, val) = row(&x, i);
             let margin = m.margin(idx, val);
             assert_eq!(margin > 0.0, label, "row {i} margin {margin}");
         }
@@ -269,8 +309,8 @@ mod tests {
         let a = train_binary(&x, &y, &opts).expect("a");
         let b = train_binary(&x, &y, &opts).expect("b");
         assert_eq!(a, b);
-        assert!(a.margin(&[0], &[1.0]) > 0.0);
-        assert!(a.margin(&[1], &[1.0]) < 0.0);
+        assert!(a.margin(&[0u32], &[1.0]) > 0.0);
+        assert!(a.margin(&[1u32], &[1.0]) < 0.0);
     }
 
     #[test]
@@ -289,7 +329,7 @@ mod tests {
         let labels = [0, 0, 1, 1, 2, 2];
         let models = train_one_vs_rest(&x, &labels, 3, &SvmOptions::default()).expect("ovr");
         for (i, &label) in labels.iter().enumerate() {
-            let (idx, val) = x.row(i);
+            let (idx, val) = row(&x, i);
             let best = (0..3)
                 .max_by(|&a, &b| {
                     models[a]
@@ -299,6 +339,22 @@ mod tests {
                 .expect("3 classes");
             assert_eq!(best, label);
         }
+    }
+
+    #[test]
+    fn row_subset_trains_on_those_rows_only() {
+        // rows 0-1 say feature 0 is positive; rows 2-3 (left out) say the opposite
+        let x = matrix(&[&[(0, 1.0)], &[(1, 1.0)], &[(0, 1.0)], &[(1, 1.0)]], 2);
+        let m =
+            train_binary_rows(&x, &[0, 1], &[true, false], &SvmOptions::default()).expect("subset");
+        assert!(m.margin(&[0usize], &[1.0]) > 0.0 && m.margin(&[1usize], &[1.0]) < 0.0);
+        let flipped =
+            train_binary_rows(&x, &[2, 3], &[false, true], &SvmOptions::default()).expect("subset");
+        assert!(flipped.margin(&[0usize], &[1.0]) < 0.0);
+        assert!(matches!(
+            train_binary_rows(&x, &[7], &[true], &SvmOptions::default()),
+            Err(Error::Training(_))
+        ));
     }
 
     #[test]

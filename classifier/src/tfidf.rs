@@ -5,9 +5,11 @@
 //! divided by its euclidean norm. The vocabulary keeps terms with `df >= min_df` and
 //! `df <= max_df * n`, then the `max_features` terms of highest document frequency.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use sprs::CsMat;
 
 use crate::error::{Error, Result};
 use crate::tokenize::for_each_token;
@@ -23,6 +25,12 @@ pub struct VocabOptions {
     /// Keep at most this many terms (those with the highest document frequency; ties by
     /// term). `None` keeps all. Default `Some(200_000)`.
     pub max_features: Option<usize>,
+    /// Also use pairs of adjacent kept tokens (`"stock market"`) as terms. Default false:
+    /// measured (no calibration, release) 20 Newsgroups 0.8557 -> 0.8626 accuracy, Reuters R8
+    /// 0.9749 -> 0.9749 (macro-F1 0.942 -> 0.930), THUCNews titles 0.8249 -> 0.8175, with
+    /// 2.2x to 4.5x the training time and the 200 000-term cap reached on the English corpora.
+    #[serde(default)]
+    pub bigrams: bool,
 }
 
 impl Default for VocabOptions {
@@ -31,8 +39,25 @@ impl Default for VocabOptions {
             min_df: 1,
             max_df: 0.95,
             max_features: Some(200_000),
+            bigrams: false,
         }
     }
+}
+
+/// Joins the two tokens of a bigram term.
+const BIGRAM_SEPARATOR: char = ' ';
+
+/// The tokens of a document followed by its bigrams (`"a b"` for adjacent `a`, `b`).
+fn with_bigrams<S: AsRef<str>>(tokens: &[S]) -> Vec<String> {
+    let mut out: Vec<String> = tokens.iter().map(|t| t.as_ref().to_owned()).collect();
+    for w in tokens.windows(2) {
+        out.push(format!(
+            "{}{BIGRAM_SEPARATOR}{}",
+            w[0].as_ref(),
+            w[1].as_ref()
+        ));
+    }
+    out
 }
 
 /// A sparse vector: strictly increasing feature indices and their values.
@@ -56,47 +81,31 @@ impl SparseVec {
     }
 }
 
-/// A compact row-major sparse matrix (CSR): row `r` is `indices/values[indptr[r]..indptr[r+1]]`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CsrMatrix {
-    /// Row start offsets, `rows + 1` entries.
-    pub indptr: Vec<usize>,
-    /// Column indices of all rows, concatenated.
-    pub indices: Vec<u32>,
-    /// Values of all rows, concatenated.
-    pub values: Vec<f32>,
-    /// Number of columns.
-    pub cols: usize,
+/// The feature matrix: one l2-normalised TF-IDF row per document, in sprs's compressed sparse
+/// row layout (`indptr` / `indices` / `data`).
+pub type CsrMatrix = CsMat<f32>;
+
+/// Stacks sparse rows into a [`CsrMatrix`] with `cols` columns.
+pub fn csr_from_rows(rows: &[SparseVec], cols: usize) -> Result<CsrMatrix> {
+    let nnz = rows.iter().map(SparseVec::nnz).sum();
+    let mut indptr = Vec::with_capacity(rows.len() + 1);
+    let mut indices = Vec::with_capacity(nnz);
+    let mut data = Vec::with_capacity(nnz);
+    indptr.push(0);
+    for r in rows {
+        indices.extend(r.indices.iter().map(|&j| j as usize));
+        data.extend_from_slice(&r.values);
+        indptr.push(indices.len());
+    }
+    CsMat::try_new((rows.len(), cols), indptr, indices, data)
+        .map_err(|(.., e)| Error::Training(format!("bad feature matrix: {e}")))
 }
 
-impl CsrMatrix {
-    /// An empty matrix with `cols` columns.
-    pub fn new(cols: usize) -> Self {
-        Self {
-            indptr: vec![0],
-            indices: Vec::new(),
-            values: Vec::new(),
-            cols,
-        }
-    }
-
-    /// Appends a row.
-    pub fn push(&mut self, row: &SparseVec) {
-        self.indices.extend_from_slice(&row.indices);
-        self.values.extend_from_slice(&row.values);
-        self.indptr.push(self.indices.len());
-    }
-
-    /// Number of rows.
-    pub fn rows(&self) -> usize {
-        self.indptr.len() - 1
-    }
-
-    /// Row `r` as (indices, values).
-    pub fn row(&self, r: usize) -> (&[u32], &[f32]) {
-        let span = self.indptr[r]..self.indptr[r + 1];
-        (&self.indices[span.clone()], &self.values[span])
-    }
+/// Row `r` of a CSR matrix as (column indices, values), straight from its storage.
+/// `indptr` is `x.proper_indptr()`, taken once by callers that loop over rows.
+pub fn csr_row<'a>(x: &'a CsrMatrix, indptr: &[usize], r: usize) -> (&'a [usize], &'a [f32]) {
+    let span = indptr[r]..indptr[r + 1];
+    (&x.indices()[span.clone()], &x.data()[span])
 }
 
 /// A fitted TF-IDF vocabulary.
@@ -149,25 +158,49 @@ impl Vectorizer {
     }
 
     /// Learns the vocabulary and idf weights from tokenized documents.
-    pub fn fit<S: AsRef<str>>(docs: &[Vec<S>], options: &VocabOptions) -> Result<Self> {
+    pub fn fit<S: AsRef<str> + Sync>(docs: &[Vec<S>], options: &VocabOptions) -> Result<Self> {
         if !(0.0..=1.0).contains(&options.max_df) {
             return Err(Error::Training(format!(
                 "max_df must be a fraction in 0..=1, got {}",
                 options.max_df
             )));
         }
-        let n = docs.len();
-        let mut df: HashMap<&str, usize> = HashMap::new();
-        let mut seen: Vec<&str> = Vec::new();
-        for doc in docs {
-            seen.clear();
-            seen.extend(doc.iter().map(AsRef::as_ref));
-            seen.sort_unstable();
-            seen.dedup();
-            for t in &seen {
-                *df.entry(t).or_insert(0) += 1;
-            }
+        if options.bigrams {
+            let expanded: Vec<Vec<String>> = docs.par_iter().map(|d| with_bigrams(d)).collect();
+            let unigram_only = VocabOptions {
+                bigrams: false,
+                ..options.clone()
+            };
+            let fitted = Self::fit(&expanded, &unigram_only)?;
+            return Ok(Self::from_parts(fitted.terms, fitted.idf, options.clone()));
         }
+        let n = docs.len();
+        // document frequencies: one map per thread's share of the documents, then merged
+        let chunk = n.div_ceil(rayon::current_num_threads()).max(1);
+        let df: HashMap<&str, usize> = docs
+            .par_chunks(chunk)
+            .map(|part| {
+                // (document frequency, last document counted): one hash per token, no sort
+                let mut df: HashMap<&str, (usize, usize)> = HashMap::default();
+                for (d, doc) in part.iter().enumerate() {
+                    for t in doc {
+                        let e = df.entry(t.as_ref()).or_insert((0, usize::MAX));
+                        if e.1 != d {
+                            *e = (e.0 + 1, d);
+                        }
+                    }
+                }
+                df.into_iter()
+                    .map(|(t, (n, _))| (t, n))
+                    .collect::<HashMap<&str, usize>>()
+            })
+            .reduce(HashMap::default, |a, b| {
+                let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+                for (t, n) in small {
+                    *big.entry(t).or_insert(0) += n;
+                }
+                big
+            });
         let max_count = options.max_df * n as f64;
         let mut kept: Vec<(&str, usize)> = df
             .into_iter()
@@ -240,11 +273,32 @@ impl Vectorizer {
 
     fn build(&self, feed: impl FnOnce(&mut dyn FnMut(&str))) -> SparseVec {
         let mut ids: Vec<u32> = Vec::new();
-        feed(&mut |t| {
-            if let Some(&i) = self.index.get(t) {
-                ids.push(i);
-            }
-        });
+        if self.options.bigrams {
+            let mut prev = String::new();
+            let mut pair = String::new();
+            feed(&mut |t| {
+                if let Some(&i) = self.index.get(t) {
+                    ids.push(i);
+                }
+                if !prev.is_empty() {
+                    pair.clear();
+                    pair.push_str(&prev);
+                    pair.push(BIGRAM_SEPARATOR);
+                    pair.push_str(t);
+                    if let Some(&i) = self.index.get(pair.as_str()) {
+                        ids.push(i);
+                    }
+                }
+                prev.clear();
+                prev.push_str(t);
+            });
+        } else {
+            feed(&mut |t| {
+                if let Some(&i) = self.index.get(t) {
+                    ids.push(i);
+                }
+            });
+        }
         ids.sort_unstable();
         let mut out = SparseVec::default();
         let mut k = 0;
@@ -283,6 +337,7 @@ mod tests {
             min_df: 2,
             max_df: 1.0,
             max_features: None,
+            bigrams: false,
         };
         let v = Vectorizer::fit(&docs(), &opts).expect("fit");
         assert_eq!(v.terms(), ["hockey", "orbit", "rocket", "season"]);
@@ -290,6 +345,7 @@ mod tests {
             min_df: 1,
             max_df: 1.0,
             max_features: Some(2),
+            bigrams: false,
         };
         let v = Vectorizer::fit(&docs(), &capped).expect("fit");
         // df 2 for hockey/orbit/rocket/season: ties broken by term
@@ -298,6 +354,7 @@ mod tests {
             min_df: 1,
             max_df: 0.4, // at most 1.6 of 4 documents -> only df == 1 terms
             max_features: None,
+            bigrams: false,
         };
         let v = Vectorizer::fit(&docs(), &strict).expect("fit");
         assert!(v.feature("rocket").is_none());
@@ -310,6 +367,7 @@ mod tests {
             min_df: 1,
             max_df: 1.0,
             max_features: None,
+            bigrams: false,
         };
         let v = Vectorizer::fit(&docs(), &opts).expect("fit");
         let x = v.transform_tokens(&["launch", "launch", "rocket", "unknown"]);
@@ -329,6 +387,61 @@ mod tests {
         let len: f32 = x.values.iter().map(|v| v * v).sum();
         assert!((len - 1.0).abs() < 1e-6);
         assert!(x.indices.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn bigrams_are_terms_when_enabled() {
+        let opts = VocabOptions {
+            min_df: 1,
+            max_df: 1.0,
+            max_features: None,
+            bigrams: true,
+        };
+        let v = Vectorizer::fit(&docs(), &opts).expect("fit");
+        let pair = v.feature("rocket launch").expect("bigram in vocabulary");
+        assert!(v.feature("hockey goal").is_some());
+        assert!(
+            v.feature("launch rocket").is_none(),
+            "never adjacent in that order"
+        );
+        let x = v.transform_tokens(&["rocket", "launch"]);
+        assert_eq!(x.nnz(), 3, "two unigrams and one bigram: {x:?}");
+        assert!(x.indices.contains(&pair));
+        let plain = Vectorizer::fit(&docs(), &VocabOptions::default()).expect("fit");
+        assert!(plain.feature("rocket launch").is_none());
+        assert_eq!(plain.transform_tokens(&["rocket", "launch"]).nnz(), 2);
+    }
+
+    #[test]
+    fn csr_rows_round_trip() {
+        let rows = vec![
+            SparseVec {
+                indices: vec![0, 3],
+                values: vec![0.6, 0.8],
+            },
+            SparseVec::default(),
+            SparseVec {
+                indices: vec![2],
+                values: vec![1.0],
+            },
+        ];
+        let x = csr_from_rows(&rows, 4).expect("csr");
+        assert_eq!((x.rows(), x.cols(), x.nnz()), (3, 4, 3));
+        let indptr = x.proper_indptr();
+        assert_eq!(
+            csr_row(&x, &indptr, 0),
+            (&[0usize, 3][..], &[0.6f32, 0.8][..])
+        );
+        assert!(csr_row(&x, &indptr, 1).0.is_empty());
+        assert_eq!(x.get(2, 2), Some(&1.0));
+        let unsorted = [SparseVec {
+            indices: vec![3, 1],
+            values: vec![1.0, 1.0],
+        }];
+        assert!(matches!(
+            csr_from_rows(&unsorted, 4),
+            Err(Error::Training(_))
+        ));
     }
 
     #[test]

@@ -47,6 +47,7 @@ pub fn corpus_dir() -> PathBuf {
 }
 
 /// A corpus spec string for a file of the cache.
+#[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn spec(kind: &str, file: &str, split: &str) -> String {
     format!("{kind}:{}{split}", corpus_dir().join(file).display())
 }

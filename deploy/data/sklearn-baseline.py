@@ -4,20 +4,33 @@ same corpora (fetched by fetch-corpora.sh), same split and same weighting option
 classifier::TrainOptions::default() (sublinear tf, smooth idf, l2, min_df 1, max_df 0.95,
 C 1.0, squared hinge, dual). Chinese is tokenized with jieba (HMM on).
 
-Usage (needs: pip install scikit-learn==1.9.1 jieba==0.42.1):
-    python3 deploy/data/sklearn-baseline.py [CACHE_DIR]
-Compare with: cargo test -p classifier --release -- --nocapture
+Pinned peer versions: scikit-learn==1.9.1 jieba==0.42.1 (numpy 2.4.6, scipy 1.17.1 came with
+them). One command sets up the environment (from the repository root):
+    python3 -m venv deploy/cache/venv && deploy/cache/venv/bin/pip install scikit-learn==1.9.1 jieba==0.42.1
+
+Usage:
+    deploy/cache/venv/bin/python deploy/data/sklearn-baseline.py [CACHE_DIR] [--json]
+With --json it prints one JSON line per corpus: corpus, sklearn (version), accuracy, macro_f1,
+train_s (vectorizer fit + LinearSVC fit), predict_s (transform + predict of the test documents),
+train_docs, test_docs, features. `harvest model bench` (classifier::bench::run) runs this
+script (embedded in the binary, fed on stdin) beside its own figures.
 """
+import json
 import os
 import sys
 import time
+
+import sklearn
 
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import accuracy_score, f1_score
 from sklearn.svm import LinearSVC
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CACHE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "cache")
+# run as a file, or fed on stdin (`python - CACHE_DIR --json`) by `harvest model bench`
+HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+JSON = "--json" in sys.argv[1:]
+CACHE = ARGS[0] if ARGS else os.path.join(HERE, "..", "cache")
 TAB_HEADER_LINES = 3
 
 
@@ -60,11 +73,20 @@ def run(name, train, test, tokenizer=None):
     clf = LinearSVC(C=1.0, loss="squared_hinge", dual=True, tol=0.1, max_iter=1000)
     clf.fit(x_train, train[1])
     trained = time.time() - t
+    t = time.time()
     pred = clf.predict(vec.transform(test[0]))
-    print(f"{name}: sklearn accuracy {accuracy_score(test[1], pred):.4f} "
-          f"macro-F1 {f1_score(test[1], pred, average='macro'):.4f} "
-          f"features {len(vec.vocabulary_)} train docs {len(train[1])} test docs {len(test[1])} "
-          f"train {trained:.2f}s")
+    predicted = time.time() - t
+    acc = accuracy_score(test[1], pred)
+    f1 = f1_score(test[1], pred, average="macro")
+    if JSON:
+        print(json.dumps({"corpus": name, "sklearn": sklearn.__version__, "accuracy": acc,
+                          "macro_f1": f1, "train_s": trained, "predict_s": predicted,
+                          "train_docs": len(train[1]), "test_docs": len(test[1]),
+                          "features": len(vec.vocabulary_)}), flush=True)
+    else:
+        print(f"{name}: sklearn accuracy {acc:.4f} macro-F1 {f1:.4f} "
+              f"features {len(vec.vocabulary_)} train docs {len(train[1])} "
+              f"test docs {len(test[1])} train {trained:.2f}s predict {predicted:.2f}s")
 
 
 def main():

@@ -84,6 +84,17 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+    /// A search cursor is malformed or belongs to another query.
+    #[error("invalid cursor: {0}")]
+    BadCursor(String),
+    /// A page id is malformed.
+    #[error("invalid page id {id:?}: {reason}")]
+    BadPageId {
+        /// The offending id.
+        id: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
     /// (De)serialising a JSON cell failed.
     #[error("json cell: {0}")]
     Json(#[from] serde_json::Error),

@@ -1,8 +1,10 @@
 //! The [`Index`] facade: writes page rows with their local index rows, and
 //! the `urls` and `digests` tables.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
 
 use crate::error::{Error, Result};
 use crate::keys::{self, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC};
@@ -15,8 +17,108 @@ pub const URLS_TABLE: &str = "urls";
 pub const DIGESTS_TABLE: &str = "digests";
 /// Qualifier of the single cell of an index row (family `i`).
 pub const INDEX_ROW_QUALIFIER: &[u8] = b"";
+/// Table of K-means cluster centres (see [`crate::clusters`]).
+pub const CLUSTERS_TABLE: &str = "clusters";
 /// Bit in an index row's value: the page is a revisit.
 pub const FLAG_REVISIT: u8 = 0x01;
+/// Bit in an index row's value: the page nearly duplicates another
+/// (`near_duplicate_of` is set); valid only with [`FLAG_EXT`].
+pub const FLAG_NEAR_DUP: u8 = 0x02;
+/// Bit in an index row's value: 8 big-endian bytes of the comment count
+/// follow the flags byte; valid only with [`FLAG_EXT`].
+pub const FLAG_COMMENTS: u8 = 0x04;
+/// Bit in an index row's value: the page's topic (and media) follow the
+/// comment count: `[topic length u8][topic][media]`; valid only with [`FLAG_EXT`].
+pub const FLAG_ATTRS: u8 = 0x08;
+/// Bit in an index row's value: the page has a media value (the bytes after
+/// the topic); valid only with [`FLAG_ATTRS`].
+pub const FLAG_MEDIA: u8 = 0x10;
+/// Bit in an index row's value: the value carries [`FLAG_NEAR_DUP`],
+/// [`FLAG_COMMENTS`] and [`FLAG_ATTRS`] (rows written before these existed
+/// have only [`FLAG_REVISIT`]; queries then read the data row to decide).
+pub const FLAG_EXT: u8 = 0x80;
+
+/// Value of every index row of a page: `[flags]`, then with
+/// [`FLAG_COMMENTS`] the comment count (u64 big-endian), then with
+/// [`FLAG_ATTRS`] `[topic length u8][topic][media]`. Lets the query engine
+/// decide revisit, near-duplicate, comment, topic and media conditions (and
+/// group by topic or media) from any one index row, without data rows.
+pub fn index_row_value(page: &PageRecord) -> Vec<u8> {
+    let mut flags = FLAG_EXT;
+    if page.revisit {
+        flags |= FLAG_REVISIT;
+    }
+    if page.near_duplicate_of.is_some() {
+        flags |= FLAG_NEAR_DUP;
+    }
+    let media = page.media.as_deref().map(str::as_bytes);
+    let mut v = Vec::with_capacity(10 + page.topic.len() + media.map_or(0, <[u8]>::len));
+    v.push(flags);
+    if let Some(c) = page.comments {
+        v[0] |= FLAG_COMMENTS;
+        v.extend_from_slice(&c.to_be_bytes());
+    }
+    if let Ok(len) = u8::try_from(page.topic.len()) {
+        v[0] |= FLAG_ATTRS;
+        v.push(len);
+        v.extend_from_slice(page.topic.as_bytes());
+        if let Some(m) = media {
+            v[0] |= FLAG_MEDIA;
+            v.extend_from_slice(m);
+        }
+    }
+    v
+}
+
+/// An index row's value, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IndexValue<'a> {
+    /// `FLAG_*` bits (only [`FLAG_REVISIT`] for legacy values).
+    pub flags: u8,
+    /// Comment count, when recorded.
+    pub comments: Option<u64>,
+    /// Topic, when recorded ([`FLAG_ATTRS`]).
+    pub topic: Option<&'a [u8]>,
+    /// Media, when recorded and present ([`FLAG_MEDIA`]).
+    pub media: Option<&'a [u8]>,
+}
+
+/// Decodes an index row's value; a value too short for its flags is treated
+/// as a legacy (flags-only) value.
+pub fn decode_index_value(v: &[u8]) -> IndexValue<'_> {
+    let legacy = |flags: u8| IndexValue {
+        flags: flags & FLAG_REVISIT,
+        ..IndexValue::default()
+    };
+    let Some((&flags, mut rest)) = v.split_first() else {
+        return IndexValue::default();
+    };
+    if flags & FLAG_EXT == 0 {
+        return legacy(flags);
+    }
+    let mut out = IndexValue {
+        flags,
+        ..IndexValue::default()
+    };
+    if flags & FLAG_COMMENTS != 0 {
+        let Some((c, tail)) = rest.split_first_chunk::<8>() else {
+            return legacy(flags);
+        };
+        out.comments = Some(u64::from_be_bytes(*c));
+        rest = tail;
+    }
+    if flags & FLAG_ATTRS != 0 {
+        let Some((&len, tail)) = rest.split_first() else {
+            return legacy(flags);
+        };
+        let Some((topic, media)) = tail.split_at_checked(usize::from(len)) else {
+            return legacy(flags);
+        };
+        out.topic = Some(topic);
+        out.media = (flags & FLAG_MEDIA != 0).then_some(media);
+    }
+    out
+}
 
 /// Options of an [`Index`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +164,7 @@ struct PageRows {
     key: PageKey,
     data: Row,
     index_keys: BTreeSet<Vec<u8>>,
-    flags: u8,
+    value: Vec<u8>,
 }
 
 impl Index {
@@ -75,6 +177,7 @@ impl Index {
         }
         store.create_table(URLS_TABLE, &[FAMILY_ATTRS], 1)?;
         store.create_table(DIGESTS_TABLE, &[FAMILY_ATTRS], 1)?;
+        store.create_table(CLUSTERS_TABLE, &[FAMILY_ATTRS], 1)?;
         Ok(Index {
             store,
             options,
@@ -126,7 +229,7 @@ impl Index {
             key,
             data,
             index_keys,
-            flags: if page.revisit { FLAG_REVISIT } else { 0 },
+            value: index_row_value(page),
         })
     }
 
@@ -181,7 +284,7 @@ impl Index {
                     batch.push(Row::new(ik.clone()).with(
                         FAMILY_INDEX,
                         INDEX_ROW_QUALIFIER,
-                        vec![r.flags],
+                        r.value.clone(),
                     ));
                 }
                 batch.push(r.data);
@@ -190,6 +293,30 @@ impl Index {
             tracing::debug!(table = %table, pages = keys.len(), replaced = stale.len(), "pages indexed");
         }
         Ok(())
+    }
+
+    /// The rows [`Index::index_pages`] would write for new pages (data rows
+    /// and their index rows), by table, for bulk loaders such as
+    /// [`crate::EmbeddedStore::ingest`]. Creates the tables. No stale-row
+    /// handling: only for pages not indexed yet.
+    pub fn rows_for_new_pages(&self, pages: &[PageRecord]) -> Result<BTreeMap<String, Vec<Row>>> {
+        let mut out: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+        for page in pages {
+            let r = self.page_rows(page)?;
+            let rows = out.entry(r.key.table.clone()).or_default();
+            for ik in &r.index_keys {
+                rows.push(Row::new(ik.clone()).with(
+                    FAMILY_INDEX,
+                    INDEX_ROW_QUALIFIER,
+                    r.value.clone(),
+                ));
+            }
+            rows.push(r.data);
+        }
+        for table in out.keys() {
+            self.ensure_table(table)?;
+        }
+        Ok(out)
     }
 
     /// Reads one page by table and data-row key.
@@ -216,9 +343,41 @@ impl Index {
             .transpose()
     }
 
-    /// Writes URL states (absent optional fields are cleared).
+    /// Writes URL states (absent optional fields are cleared). A state
+    /// without `first_capture` keeps the stored one; a URL seen for the first
+    /// time gets its `last_capture` as `first_capture`.
     pub fn put_urls(&self, urls: &[UrlState]) -> Result<()> {
-        let rows: Vec<Row> = urls.iter().map(UrlState::to_row).collect();
+        let missing: Vec<Vec<u8>> = urls
+            .iter()
+            .filter(|u| u.first_capture.is_none())
+            .map(|u| u.url.as_bytes().to_vec())
+            .collect();
+        // URL -> stored first capture, for the URLs that have a stored row.
+        let mut known: HashMap<Vec<u8>, Option<DateTime<Utc>>> = HashMap::new();
+        if !missing.is_empty() {
+            let stored = self.store.get(URLS_TABLE, &missing, &[FAMILY_ATTRS])?;
+            for (key, row) in missing.iter().zip(stored) {
+                if let Some(r) = row {
+                    known.insert(key.clone(), UrlState::from_row(&r)?.first_capture);
+                }
+            }
+        }
+        let rows: Vec<Row> = urls
+            .iter()
+            .map(|u| {
+                if u.first_capture.is_some() {
+                    return u.to_row();
+                }
+                let mut u = u.clone();
+                u.first_capture = match known.get(u.url.as_bytes()) {
+                    // stored row: keep its first capture (unknown for rows
+                    // written before first_capture existed)
+                    Some(stored) => *stored,
+                    None => Some(u.last_capture),
+                };
+                u.to_row()
+            })
+            .collect();
         self.replace_rows(URLS_TABLE, rows)
     }
 

@@ -6,6 +6,7 @@
 //! an [`Index`], call [`Index::index_pages`] once the pack records are
 //! durable, and ask [`Index::search`] / [`Index::stats`].
 
+pub mod clusters;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod embedded;
@@ -14,22 +15,29 @@ pub mod error;
 pub mod hbase;
 pub mod index;
 pub mod keys;
+pub mod pages;
 pub mod query;
 pub mod record;
+pub mod search;
 pub mod store;
 #[cfg(feature = "hbase")]
 pub mod thrift2;
+pub mod zone;
 
+pub use clusters::ClusterRow;
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{Error, Result};
 #[cfg(feature = "hbase")]
 pub use hbase::{HbaseOptions, HbaseStats, HbaseStore};
-pub use index::{Index, IndexOptions, PageKey, DIGESTS_TABLE, URLS_TABLE};
+pub use index::{Index, IndexOptions, PageKey, CLUSTERS_TABLE, DIGESTS_TABLE, URLS_TABLE};
 pub use keys::{table_name, DEFAULT_BUCKETS};
-pub use query::{GroupBy, Interval, PageHit, Query, StatsQuery, StatsRow};
+pub use pages::{PageDetail, PageId};
+pub use query::{GroupBy, Interval, PageHit, Query, Sort, StatsQuery, StatsRow};
 pub use record::{DigestEntry, PackLocation, PageRecord, UrlState};
+pub use search::{Cursor, SearchPage, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_SORTED_MATCHES};
 pub use store::{
     bucket_regions, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore,
 };
 #[cfg(feature = "hbase")]
 pub use thrift2::{ServerType, Thrift2Admin};
+pub use zone::{BucketPlan, Zone};

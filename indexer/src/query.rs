@@ -12,10 +12,20 @@
 //!   intersected by merging the sorted streams; then the data rows are read
 //!   and the comment conditions checked.
 //!
-//! Statistics count from index keys alone (no data-row reads) unless the query
-//! has a comment condition or groups by media without a media condition. With
-//! no index condition at all, the topic index rows (every page has exactly one)
-//! are the stream.
+//! With no topic/media/keyword condition the topic index rows (every page has
+//! exactly one) are the stream: the distinct topics of a bucket are found by a
+//! skip scan (one `limit 1` scan per value) and each is scanned over the time
+//! range only. "Any keyword" lists are unions that count how many of the
+//! keywords each page has (relevance).
+//!
+//! Every index row carries the page's revisit and near-duplicate flags and its
+//! comment count ([`crate::index::index_row_value`]), so revisit, near-duplicate
+//! and comment-range conditions, relevance and the comment sort are decided
+//! from index keys alone; data rows are read only for the hits returned (and
+//! for index rows written by older versions, which lack that information).
+//! Statistics therefore count from index keys alone; grouping by media labels
+//! the stream with a left merge-join against the media index rows (pages
+//! without media fall in the `None` group).
 //!
 //! Time bounds have whole-second resolution: `from` and `to` are truncated to
 //! the second, and a page matches when its key time (publish time, else fetch
@@ -23,22 +33,89 @@
 //! [`Index::full_scan_search`] / [`Index::full_scan_stats`] are the naive
 //! reference: read every data row of the tables and filter in memory.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use chrono::{DateTime, Datelike, TimeZone, Timelike, Utc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::index::{Index, FLAG_REVISIT, INDEX_ROW_QUALIFIER};
-use crate::keys::{
-    self, Suffix, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC, DATA_TAG, INDEX_TAG, SUFFIX_LEN, TIME_LEN,
+use crate::index::{
+    decode_index_value, Index, FLAG_ATTRS, FLAG_EXT, FLAG_MEDIA, FLAG_NEAR_DUP, FLAG_REVISIT,
+    INDEX_ROW_QUALIFIER,
 };
-use crate::record::{q, PageRecord, FAMILY_ATTRS, FAMILY_INDEX};
-use crate::store::{prefix_end, CellFilter, FilterOp, Scan};
+use crate::keys::{
+    self, Suffix, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC, INDEX_TAG, SUFFIX_LEN, TIME_LEN,
+};
+use crate::record::{PageRecord, FAMILY_ATTRS, FAMILY_INDEX};
+use crate::search::Cursor;
+use crate::store::{prefix_end, Scan};
+use crate::zone::{BucketPlan, Zone};
 
 /// Data rows read per `get` call when resolving index hits.
-const GET_CHUNK: usize = 256;
+pub(crate) const GET_CHUNK: usize = 256;
+/// Label id of an index entry that carries no group label.
+pub(crate) const NO_LABEL: u16 = u16::MAX;
+
+/// Order of the hits of [`Index::search_page`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sort {
+    /// Newest first (default).
+    #[default]
+    TimeDesc,
+    /// Oldest first.
+    TimeAsc,
+    /// Most comments first (pages without a count last), then newest first.
+    Comments,
+    /// Most matched query keywords (`keywords` and `keywords_any`) first, then newest first.
+    Relevance,
+}
+
+impl Sort {
+    /// Parses `time` / `time_desc`, `time_asc`, `comments`, `relevance`.
+    pub fn parse(s: &str) -> Result<Sort> {
+        match s {
+            "time" | "time_desc" => Ok(Sort::TimeDesc),
+            "time_asc" => Ok(Sort::TimeAsc),
+            "comments" => Ok(Sort::Comments),
+            "relevance" => Ok(Sort::Relevance),
+            _ => Err(Error::Invalid(format!(
+                "sort {s:?}: expected time, time_asc, comments or relevance"
+            ))),
+        }
+    }
+
+    /// The name [`Sort::parse`] accepts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sort::TimeDesc => "time",
+            Sort::TimeAsc => "time_asc",
+            Sort::Comments => "comments",
+            Sort::Relevance => "relevance",
+        }
+    }
+
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Sort::TimeDesc => 0,
+            Sort::TimeAsc => 1,
+            Sort::Comments => 2,
+            Sort::Relevance => 3,
+        }
+    }
+
+    pub(crate) fn from_code(c: u8) -> Option<Sort> {
+        [
+            Sort::TimeDesc,
+            Sort::TimeAsc,
+            Sort::Comments,
+            Sort::Relevance,
+        ]
+        .into_iter()
+        .find(|s| s.code() == c)
+    }
+}
 
 /// A multi-attribute selection of pages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,8 +138,24 @@ pub struct Query {
     pub max_comments: Option<u64>,
     /// Also return revisit records.
     pub include_revisits: bool,
-    /// At most this many hits (the earliest ones); ignored by statistics.
+    /// At most this many hits: [`Index::search`] returns the earliest ones,
+    /// [`Index::search_page`] one page (default 20, at most 1,000). Ignored by
+    /// statistics.
     pub limit: Option<usize>,
+    /// At least one of these keywords must be present (case-insensitive;
+    /// empty = no condition).
+    #[serde(default)]
+    pub keywords_any: Vec<String>,
+    /// Leave out pages known to nearly duplicate another (`near_duplicate_of` set).
+    #[serde(default)]
+    pub collapse_near_duplicates: bool,
+    /// Order of [`Index::search_page`] (ignored by [`Index::search`], which is
+    /// always oldest first).
+    #[serde(default)]
+    pub sort: Sort,
+    /// Continue after this position ([`Index::search_page`] only).
+    #[serde(default)]
+    pub cursor: Option<Cursor>,
 }
 
 impl Query {
@@ -79,7 +172,36 @@ impl Query {
             max_comments: None,
             include_revisits: false,
             limit: None,
+            keywords_any: Vec::new(),
+            collapse_near_duplicates: false,
+            sort: Sort::default(),
+            cursor: None,
         }
+    }
+
+    /// The conditions that are checked on the data row once it is read:
+    /// comments, revisit and near-duplicate.
+    pub(crate) fn row_match(&self, page: &PageRecord) -> bool {
+        self.comments_match(page)
+            && (self.include_revisits || !page.revisit)
+            && !(self.collapse_near_duplicates && page.near_duplicate_of.is_some())
+    }
+
+    /// Number of distinct query keywords (`keywords` and `keywords_any`) the
+    /// page has. (`self` must be normalised.)
+    pub fn relevance(&self, page: &PageRecord) -> u32 {
+        let have: HashSet<String> = page.keywords.iter().map(|k| k.to_lowercase()).collect();
+        let wanted: BTreeSet<&String> = self.keywords.iter().chain(&self.keywords_any).collect();
+        wanted.into_iter().filter(|k| have.contains(*k)).count() as u32
+    }
+
+    /// Stable fingerprint of the selection and order (not of `limit` or
+    /// `cursor`): a cursor is only valid for the query it was made for.
+    pub(crate) fn fingerprint(&self) -> Result<u64> {
+        let mut q = self.clone();
+        q.cursor = None;
+        q.limit = None;
+        Ok(xxhash_rust::xxh3::xxh3_64(&serde_json::to_vec(&q)?))
     }
 
     fn has_comment_filter(&self) -> bool {
@@ -110,11 +232,16 @@ impl Query {
                 .keywords
                 .iter()
                 .all(|k| page.keywords.iter().any(|pk| pk.to_lowercase() == *k))
-            && self.comments_match(page)
-            && (self.include_revisits || !page.revisit)
+            && (self.keywords_any.is_empty()
+                || self
+                    .keywords_any
+                    .iter()
+                    .any(|k| page.keywords.iter().any(|pk| pk.to_lowercase() == *k)))
+            && self.row_match(page)
     }
 
-    /// Bounds truncated to whole seconds, keywords lowercased.
+    /// Bounds truncated to whole seconds, keywords lowercased, sorted and
+    /// deduplicated.
     pub fn normalised(&self) -> Result<Query> {
         for s in &self.sources {
             keys::validate_source(s)?;
@@ -122,12 +249,17 @@ impl Query {
         let mut q = self.clone();
         q.from = truncate(q.from);
         q.to = truncate(q.to);
-        q.keywords = q.keywords.iter().map(|k| k.to_lowercase()).collect();
+        for list in [&mut q.keywords, &mut q.keywords_any] {
+            let mut v: Vec<String> = list.iter().map(|k| k.to_lowercase()).collect();
+            v.sort();
+            v.dedup();
+            *list = v;
+        }
         Ok(q)
     }
 }
 
-fn truncate(t: DateTime<Utc>) -> DateTime<Utc> {
+pub(crate) fn truncate(t: DateTime<Utc>) -> DateTime<Utc> {
     t.with_nanosecond(0).unwrap_or(t)
 }
 
@@ -184,12 +316,33 @@ pub enum GroupBy {
 /// Counts of the pages a query selects, per time bucket (and group).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatsQuery {
-    /// The selection (`limit` is ignored).
+    /// The selection (`limit`, `sort` and `cursor` are ignored).
     pub query: Query,
     /// Time bucket.
     pub interval: Interval,
     /// Optional grouping.
     pub group_by: Option<GroupBy>,
+    /// Zone in which buckets are laid out and labelled (default UTC).
+    #[serde(default)]
+    pub tz: Zone,
+    /// Also return a zero row for every bucket (and, when grouped, every
+    /// group seen) between `from` and `to` that has no page. The range is
+    /// clipped to the years that have page tables of the sources.
+    #[serde(default)]
+    pub fill_empty: bool,
+}
+
+impl StatsQuery {
+    /// Statistics of `query` in UTC, without empty buckets.
+    pub fn new(query: Query, interval: Interval, group_by: Option<GroupBy>) -> Self {
+        StatsQuery {
+            query,
+            interval,
+            group_by,
+            tz: Zone::Utc,
+            fill_empty: false,
+        }
+    }
 }
 
 /// One line of statistics.
@@ -205,13 +358,13 @@ pub struct StatsRow {
 
 /// One (table, bucket) unit of parallel work.
 #[derive(Debug, Clone)]
-struct Task {
-    table: String,
-    source: String,
-    year: i32,
-    salt: u8,
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
+pub(crate) struct Task {
+    pub(crate) table: String,
+    pub(crate) source: String,
+    pub(crate) year: i32,
+    pub(crate) salt: u8,
+    pub(crate) from: DateTime<Utc>,
+    pub(crate) to: DateTime<Utc>,
     to_is_year_end: bool,
 }
 
@@ -230,46 +383,203 @@ impl Task {
         (start, stop)
     }
 
-    fn time_in_range(&self, s: &Suffix) -> bool {
-        let t = &s[..TIME_LEN];
-        t >= keys::time_bytes(self.from).as_slice()
-            && (self.to_is_year_end || t < keys::time_bytes(self.to).as_slice())
+    /// The same task restricted to `[from, to)`; `None` when that is empty.
+    pub(crate) fn clip(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> Option<Task> {
+        let (f, t) = (self.from.max(from), self.to.min(to));
+        (f < t).then(|| Task {
+            from: f,
+            to: t,
+            to_is_year_end: self.to_is_year_end && t == self.to,
+            ..self.clone()
+        })
     }
 }
 
-/// An index hit inside one bucket.
-#[derive(Debug, Clone)]
-struct Entry {
-    suffix: Suffix,
-    flags: u8,
-    label: Option<String>,
+/// An index hit inside one bucket: the page's suffix and what its index row
+/// value says about it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    pub(crate) suffix: Suffix,
+    pub(crate) flags: u8,
+    pub(crate) comments: Option<u64>,
+    /// Number of `keywords_any` keywords (not also in `keywords`) the page has.
+    pub(crate) score: u16,
+    /// Topic id in the call's [`Labels`] ([`NO_LABEL`] = not recorded).
+    pub(crate) topic: u16,
+    /// Media id in the call's [`Labels`] ([`NO_LABEL`] = none or not recorded).
+    pub(crate) media: u16,
 }
 
-fn union(mut lists: Vec<Vec<Entry>>) -> Vec<Entry> {
+impl Entry {
+    /// Whether the index row recorded the page's topic and media.
+    pub(crate) fn attrs_known(&self) -> bool {
+        self.flags & FLAG_ATTRS != 0 && self.topic != NO_LABEL
+    }
+}
+
+/// Interned topic and media values of one task (entries hold ids).
+#[derive(Debug, Default)]
+pub(crate) struct Labels {
+    ids: HashMap<Vec<u8>, u16>,
+    names: Vec<String>,
+}
+
+impl Labels {
+    fn id(&mut self, v: &[u8]) -> u16 {
+        if let Some(&i) = self.ids.get(v) {
+            return i;
+        }
+        let Ok(i) = u16::try_from(self.names.len()) else {
+            return NO_LABEL;
+        };
+        if i == NO_LABEL {
+            return NO_LABEL;
+        }
+        self.names.push(String::from_utf8_lossy(v).into_owned());
+        self.ids.insert(v.to_vec(), i);
+        i
+    }
+
+    pub(crate) fn name(&self, id: u16) -> Option<&str> {
+        self.names.get(usize::from(id)).map(String::as_str)
+    }
+}
+
+/// Conditions a task checks on index row values instead of scanning their
+/// index ranges.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Checks {
+    topic: bool,
+    media: bool,
+}
+
+/// Candidates of one task.
+#[derive(Debug, Default)]
+pub(crate) struct Cands {
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) labels: Labels,
+    checks: Checks,
+}
+
+/// What the index row value says about the conditions not scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Yes,
+    No,
+    /// Legacy index row: read the data row to decide.
+    Unknown,
+}
+
+pub(crate) fn verdict(q: &Query, e: &Entry, checks: Checks, labels: &Labels) -> Verdict {
+    if !q.include_revisits && e.flags & FLAG_REVISIT != 0 {
+        return Verdict::No;
+    }
+    let mut unknown = false;
+    if q.collapse_near_duplicates || q.has_comment_filter() {
+        if e.flags & FLAG_EXT == 0 {
+            unknown = true;
+        } else {
+            if q.collapse_near_duplicates && e.flags & FLAG_NEAR_DUP != 0 {
+                return Verdict::No;
+            }
+            let min_ok = q
+                .min_comments
+                .is_none_or(|m| e.comments.is_some_and(|c| c >= m));
+            let max_ok = q
+                .max_comments
+                .is_none_or(|m| e.comments.is_some_and(|c| c <= m));
+            if !(min_ok && max_ok) {
+                return Verdict::No;
+            }
+        }
+    }
+    if checks.topic || checks.media {
+        if !e.attrs_known() {
+            return Verdict::Unknown;
+        }
+        if checks.topic
+            && !labels
+                .name(e.topic)
+                .is_some_and(|t| q.topics.iter().any(|x| x == t))
+        {
+            return Verdict::No;
+        }
+        if checks.media
+            && !labels
+                .name(e.media)
+                .is_some_and(|m| q.media.iter().any(|x| x == m))
+        {
+            return Verdict::No;
+        }
+    }
+    if unknown {
+        Verdict::Unknown
+    } else {
+        Verdict::Yes
+    }
+}
+
+fn combine(x: &Entry, y: &Entry, add_scores: bool) -> Entry {
+    let (topic, media) = if x.attrs_known() {
+        (x.topic, x.media)
+    } else {
+        (y.topic, y.media)
+    };
+    Entry {
+        suffix: x.suffix,
+        flags: x.flags | y.flags,
+        comments: x.comments.or(y.comments),
+        score: if add_scores {
+            x.score.saturating_add(y.score)
+        } else {
+            x.score.max(y.score)
+        },
+        topic,
+        media,
+    }
+}
+
+/// Union of sorted lists; with `count`, each entry's score is the number of
+/// lists that hold it.
+fn union(mut lists: Vec<Vec<Entry>>, count: bool) -> Vec<Entry> {
+    if count {
+        for e in lists.iter_mut().flatten() {
+            e.score = 1;
+        }
+    }
     if lists.len() == 1 {
         return lists.pop().unwrap_or_default();
     }
     let mut all: Vec<Entry> = lists.into_iter().flatten().collect();
     all.sort_by_key(|a| a.suffix);
-    all.dedup_by(|a, b| a.suffix == b.suffix);
-    all
+    let mut out: Vec<Entry> = Vec::with_capacity(all.len());
+    for e in all {
+        match out.last_mut() {
+            Some(last) if last.suffix == e.suffix => *last = combine(last, &e, count),
+            _ => out.push(e),
+        }
+    }
+    out
 }
 
-fn intersect(a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
-    let mut out = Vec::with_capacity(a.len().min(b.len()));
+/// Merge-join of two sorted lists: entries of `a` found in `b` get `b`'s
+/// information; entries of `a` not in `b` are kept only with `keep_unmatched`
+/// (left join) and dropped otherwise (intersection).
+fn join(a: Vec<Entry>, b: Vec<Entry>, keep_unmatched: bool) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(if keep_unmatched {
+        a.len()
+    } else {
+        a.len().min(b.len())
+    });
     let mut bi = b.into_iter().peekable();
     for x in a {
         while bi.peek().is_some_and(|y| y.suffix < x.suffix) {
             bi.next();
         }
-        if let Some(y) = bi.peek() {
-            if y.suffix == x.suffix {
-                out.push(Entry {
-                    suffix: x.suffix,
-                    flags: x.flags | y.flags,
-                    label: x.label.or_else(|| y.label.clone()),
-                });
-            }
+        match bi.peek() {
+            Some(y) if y.suffix == x.suffix => out.push(combine(&x, y, false)),
+            _ if keep_unmatched => out.push(x),
+            _ => {}
         }
     }
     out
@@ -281,7 +591,7 @@ fn year_start(year: i32) -> Result<DateTime<Utc>> {
         .ok_or_else(|| Error::Invalid(format!("year {year} out of range")))
 }
 
-fn sort_hits(hits: &mut [PageHit]) {
+pub(crate) fn sort_hits(hits: &mut [PageHit]) {
     hits.sort_by_cached_key(|h| {
         (
             truncate(h.page.key_time()),
@@ -289,26 +599,6 @@ fn sort_hits(hits: &mut [PageHit]) {
             h.table.clone(),
         )
     });
-}
-
-fn count(
-    rows: impl IntoIterator<Item = (String, Option<String>)>,
-) -> BTreeMap<(String, Option<String>), u64> {
-    let mut m = BTreeMap::new();
-    for k in rows {
-        *m.entry(k).or_insert(0) += 1;
-    }
-    m
-}
-
-fn to_stats(m: BTreeMap<(String, Option<String>), u64>) -> Vec<StatsRow> {
-    m.into_iter()
-        .map(|((bucket, group), count)| StatsRow {
-            bucket,
-            group,
-            count,
-        })
-        .collect()
 }
 
 fn page_group(page: &PageRecord, g: Option<GroupBy>) -> Option<String> {
@@ -319,10 +609,38 @@ fn page_group(page: &PageRecord, g: Option<GroupBy>) -> Option<String> {
     }
 }
 
+/// Counts keyed by (bucket label, group), plus zero rows when asked.
+fn finish_stats(
+    sq: &StatsQuery,
+    plan: &BucketPlan,
+    mut counts: BTreeMap<(String, Option<String>), u64>,
+) -> Vec<StatsRow> {
+    if sq.fill_empty {
+        let groups: BTreeSet<Option<String>> = if sq.group_by.is_some() {
+            counts.keys().map(|(_, g)| g.clone()).collect()
+        } else {
+            std::iter::once(None).collect()
+        };
+        for label in &plan.labels {
+            for g in &groups {
+                counts.entry((label.clone(), g.clone())).or_insert(0);
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .map(|((bucket, group), count)| StatsRow {
+            bucket,
+            group,
+            count,
+        })
+        .collect()
+}
+
 impl Index {
     /// Page tables of the query's sources that overlap `[from, to)`, with one
-    /// task per region.
-    fn tasks(&self, q: &Query) -> Result<Vec<Task>> {
+    /// task per region, in (table, salt) order.
+    pub(crate) fn tasks(&self, q: &Query) -> Result<Vec<Task>> {
         let mut tasks = Vec::new();
         if q.from >= q.to {
             return Ok(tasks);
@@ -357,89 +675,120 @@ impl Index {
     }
 
     /// Index rows of one (attribute, value) in a task's range.
-    fn scan_index(&self, task: &Task, attr: u8, value: &str, label: bool) -> Result<Vec<Entry>> {
+    fn scan_index(
+        &self,
+        task: &Task,
+        attr: u8,
+        value: &str,
+        labels: &mut Labels,
+    ) -> Result<Vec<Entry>> {
         let prefix = keys::index_prefix(task.salt, attr, value);
         let (start, stop) = task.range(&prefix);
         let scan = Scan::range(start, stop).families(&[FAMILY_INDEX]);
         let rows = self.store.scan(&task.table, &scan)?;
-        rows.into_iter()
-            .map(|row| {
-                let tail = row
-                    .key
-                    .len()
-                    .checked_sub(SUFFIX_LEN)
-                    .and_then(|at| row.key.get(at..));
-                let suffix: Suffix =
-                    tail.and_then(|t| t.try_into().ok())
-                        .ok_or_else(|| Error::BadKey {
-                            key: row.key.clone(),
-                            reason: "index key shorter than its suffix",
-                        })?;
-                let flags = row
-                    .cell(FAMILY_INDEX, INDEX_ROW_QUALIFIER)
-                    .and_then(|v| v.first().copied())
-                    .unwrap_or(0);
-                Ok(Entry {
-                    suffix,
-                    flags,
-                    label: label.then(|| value.to_owned()),
-                })
-            })
-            .collect()
-    }
-
-    /// All index rows of one attribute in a task's range (any value), labelled
-    /// with their value, in suffix order.
-    fn scan_attr(&self, task: &Task, attr: u8) -> Result<Vec<Entry>> {
-        let rows = self.store.scan(
-            &task.table,
-            &Scan::prefix(&[task.salt, INDEX_TAG, attr]).families(&[FAMILY_INDEX]),
-        )?;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(rows.len());
         for row in rows {
-            let ik = keys::split_index_key(&row.key)?;
-            if task.time_in_range(&ik.suffix) {
-                let flags = row
-                    .cell(FAMILY_INDEX, INDEX_ROW_QUALIFIER)
-                    .and_then(|v| v.first().copied())
-                    .unwrap_or(0);
-                out.push(Entry {
-                    suffix: ik.suffix,
-                    flags,
-                    label: Some(ik.value),
-                });
-            }
+            let tail = row
+                .key
+                .len()
+                .checked_sub(SUFFIX_LEN)
+                .and_then(|at| row.key.get(at..));
+            let suffix: Suffix =
+                tail.and_then(|t| t.try_into().ok())
+                    .ok_or_else(|| Error::BadKey {
+                        key: row.key.clone(),
+                        reason: "index key shorter than its suffix",
+                    })?;
+            let v = decode_index_value(row.cell(FAMILY_INDEX, INDEX_ROW_QUALIFIER).unwrap_or(&[]));
+            out.push(Entry {
+                suffix,
+                flags: v.flags,
+                comments: v.comments,
+                score: 0,
+                topic: v.topic.map_or(NO_LABEL, |t| labels.id(t)),
+                media: v.media.map_or(NO_LABEL, |m| labels.id(m)),
+            });
         }
-        out.sort_by_key(|a| a.suffix);
         Ok(out)
     }
 
-    /// Suffixes of the pages of a bucket that satisfy the index conditions
-    /// (and the revisit condition), in time order. `label` names the attribute
-    /// whose value each entry should carry.
-    fn candidates(&self, task: &Task, q: &Query, label: Option<u8>) -> Result<Vec<Entry>> {
-        let mut groups: Vec<Vec<Entry>> = Vec::new();
-        let no_conditions = q.topics.is_empty() && q.media.is_empty() && q.keywords.is_empty();
-        if !q.topics.is_empty() {
-            let lists = q
-                .topics
-                .iter()
-                .map(|t| self.scan_index(task, ATTR_TOPIC, t, label == Some(ATTR_TOPIC)))
-                .collect::<Result<Vec<_>>>()?;
-            groups.push(union(lists));
-        } else if label == Some(ATTR_TOPIC) || no_conditions {
-            groups.push(self.scan_attr(task, ATTR_TOPIC)?);
+    /// Distinct values of an index attribute in one bucket of a table, by a
+    /// skip scan: one `limit 1` scan per value.
+    pub(crate) fn attr_values(&self, table: &str, salt: u8, attr: u8) -> Result<Vec<String>> {
+        let attr_prefix = [salt, INDEX_TAG, attr];
+        let stop = prefix_end(&attr_prefix);
+        let mut start = attr_prefix.to_vec();
+        let mut values = Vec::new();
+        loop {
+            let scan = Scan::range(start, stop.clone())
+                .families(&[FAMILY_INDEX])
+                .limit(1);
+            let Some(row) = self.store.scan(table, &scan)?.into_iter().next() else {
+                break;
+            };
+            let value = keys::split_index_key(&row.key)?.value;
+            start = prefix_end(&keys::index_prefix(salt, attr, &value));
+            values.push(value);
         }
-        if !q.media.is_empty() {
+        Ok(values)
+    }
+
+    /// Pages of a bucket that satisfy the conditions as far as the index
+    /// rows tell, in suffix (time) order. The stream is the intersection of
+    /// the keyword conditions when there are any (topic and media are then
+    /// checked on the index row values), else of the media, else of the
+    /// topic condition, else every topic's rows. `score` asks for the
+    /// `keywords_any` counts even when they are not a condition.
+    pub(crate) fn candidates(&self, task: &Task, q: &Query, score: bool) -> Result<Cands> {
+        let mut labels = Labels::default();
+        let mut groups: Vec<Vec<Entry>> = Vec::new();
+        let all: HashSet<&String> = q.keywords.iter().collect();
+        let any_extra: Vec<&String> = q.keywords_any.iter().filter(|k| !all.contains(k)).collect();
+        // With an "any" keyword that is also required, the "any" condition holds.
+        let any_filters = !q.keywords_any.is_empty() && any_extra.len() == q.keywords_any.len();
+        let keyword_stream = !q.keywords.is_empty() || any_filters;
+        let checks = Checks {
+            media: keyword_stream && !q.media.is_empty(),
+            topic: (keyword_stream || !q.media.is_empty()) && !q.topics.is_empty(),
+        };
+        for k in &q.keywords {
+            groups.push(self.scan_index(task, ATTR_KEYWORD, k, &mut labels)?);
+        }
+        let mut any_union = None;
+        if any_filters || (score && !any_extra.is_empty()) {
+            let lists = any_extra
+                .iter()
+                .map(|k| self.scan_index(task, ATTR_KEYWORD, k, &mut labels))
+                .collect::<Result<Vec<_>>>()?;
+            let u = union(lists, true);
+            if any_filters {
+                groups.push(u);
+            } else {
+                any_union = Some(u);
+            }
+        }
+        if !q.media.is_empty() && !checks.media {
             let lists = q
                 .media
                 .iter()
-                .map(|m| self.scan_index(task, ATTR_MEDIA, m, label == Some(ATTR_MEDIA)))
+                .map(|m| self.scan_index(task, ATTR_MEDIA, m, &mut labels))
                 .collect::<Result<Vec<_>>>()?;
-            groups.push(union(lists));
+            groups.push(union(lists, false));
         }
-        for k in &q.keywords {
-            groups.push(self.scan_index(task, ATTR_KEYWORD, k, false)?);
+        if !q.topics.is_empty() && !checks.topic {
+            let lists = q
+                .topics
+                .iter()
+                .map(|t| self.scan_index(task, ATTR_TOPIC, t, &mut labels))
+                .collect::<Result<Vec<_>>>()?;
+            groups.push(union(lists, false));
+        }
+        if groups.is_empty() {
+            let mut lists = Vec::new();
+            for t in self.attr_values(&task.table, task.salt, ATTR_TOPIC)? {
+                lists.push(self.scan_index(task, ATTR_TOPIC, &t, &mut labels)?);
+            }
+            groups.push(union(lists, false));
         }
         groups.sort_by_key(Vec::len);
         let mut it = groups.into_iter();
@@ -448,73 +797,35 @@ impl Index {
             if acc.is_empty() {
                 break;
             }
-            acc = intersect(acc, g);
+            acc = join(acc, g, false);
         }
-        if !q.include_revisits {
-            acc.retain(|e| e.flags & FLAG_REVISIT == 0);
+        acc.retain(|e| verdict(q, e, checks, &labels) != Verdict::No);
+        if let Some(u) = any_union {
+            acc = join(acc, u, true);
         }
-        Ok(acc)
+        Ok(Cands {
+            entries: acc,
+            labels,
+            checks,
+        })
     }
 
-    fn search_task(&self, task: &Task, q: &Query, limit: Option<usize>) -> Result<Vec<PageHit>> {
-        let mut hits = Vec::new();
-        let hit = |row: &crate::store::Row| -> Result<PageHit> {
-            Ok(PageHit {
-                table: task.table.clone(),
-                row_key: row.key.clone(),
-                page: PageRecord::from_row(row)?,
-            })
-        };
-        if q.topics.is_empty() && q.media.is_empty() && q.keywords.is_empty() {
-            let (start, stop) = task.range(&[task.salt, DATA_TAG]);
-            let mut scan = Scan::range(start, stop).families(&[FAMILY_ATTRS]);
-            scan.limit = limit;
-            if let Some(m) = q.min_comments {
-                scan = scan.filter(CellFilter::new(
-                    FAMILY_ATTRS,
-                    q::COMMENTS,
-                    FilterOp::Ge,
-                    m.to_be_bytes(),
-                ));
-            }
-            if let Some(m) = q.max_comments {
-                scan = scan.filter(CellFilter::new(
-                    FAMILY_ATTRS,
-                    q::COMMENTS,
-                    FilterOp::Le,
-                    m.to_be_bytes(),
-                ));
-            }
-            if !q.include_revisits {
-                scan = scan.filter(CellFilter::new(
-                    FAMILY_ATTRS,
-                    q::REVISIT,
-                    FilterOp::Eq,
-                    [0u8],
-                ));
-            }
-            for row in self.store.scan(&task.table, &scan)? {
-                hits.push(hit(&row)?);
-            }
-            return Ok(hits);
-        }
-        let cands = self.candidates(task, q, None)?;
+    /// Reads the data rows of some entries of a task (in order; `None` for a
+    /// missing row, which is logged).
+    pub(crate) fn fetch(&self, task: &Task, entries: &[Entry]) -> Result<Vec<Option<PageRecord>>> {
+        let mut out = Vec::with_capacity(entries.len());
         let mut missing = 0usize;
-        'chunks: for chunk in cands.chunks(GET_CHUNK) {
+        for chunk in entries.chunks(GET_CHUNK) {
             let keys: Vec<Vec<u8>> = chunk
                 .iter()
                 .map(|e| keys::data_key(task.salt, &e.suffix))
                 .collect();
             for row in self.store.get(&task.table, &keys, &[FAMILY_ATTRS])? {
-                let Some(row) = row else {
-                    missing += 1;
-                    continue;
-                };
-                let h = hit(&row)?;
-                if q.comments_match(&h.page) {
-                    hits.push(h);
-                    if limit.is_some_and(|l| hits.len() >= l) {
-                        break 'chunks;
+                match row {
+                    Some(r) => out.push(Some(PageRecord::from_row(&r)?)),
+                    None => {
+                        missing += 1;
+                        out.push(None);
                     }
                 }
             }
@@ -522,10 +833,78 @@ impl Index {
         if missing > 0 {
             tracing::warn!(table = %task.table, salt = task.salt, missing, "index rows without data row");
         }
+        Ok(out)
+    }
+
+    /// The candidates that match, with every condition decided: data rows
+    /// are read for the entries the index rows cannot decide (legacy rows)
+    /// and for those `need_row` asks for; those pages are returned beside
+    /// their entries (`None` for the others).
+    pub(crate) fn decided(
+        &self,
+        task: &Task,
+        q: &Query,
+        cands: &Cands,
+        need_row: impl Fn(&Entry) -> bool,
+    ) -> Result<(Vec<Entry>, Vec<Option<PageRecord>>)> {
+        let unknown: Vec<Entry> = cands
+            .entries
+            .iter()
+            .filter(|e| {
+                verdict(q, e, cands.checks, &cands.labels) == Verdict::Unknown || need_row(e)
+            })
+            .copied()
+            .collect();
+        if unknown.is_empty() {
+            return Ok((cands.entries.clone(), Vec::new()));
+        }
+        let pages = self.fetch(task, &unknown)?;
+        let mut fetched: HashMap<Suffix, Option<PageRecord>> = HashMap::new();
+        for (e, p) in unknown.iter().zip(pages) {
+            fetched.insert(e.suffix, p);
+        }
+        let mut out = Vec::with_capacity(cands.entries.len());
+        let mut rows = Vec::with_capacity(cands.entries.len());
+        for e in &cands.entries {
+            match fetched.remove(&e.suffix) {
+                None => {
+                    out.push(*e);
+                    rows.push(None);
+                }
+                Some(Some(p)) if q.matches(&p) => {
+                    out.push(*e);
+                    rows.push(Some(p));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok((out, rows))
+    }
+
+    fn search_task(&self, task: &Task, q: &Query, limit: Option<usize>) -> Result<Vec<PageHit>> {
+        let cands = self.candidates(task, q, false)?.entries;
+        let mut hits = Vec::new();
+        'chunks: for chunk in cands.chunks(GET_CHUNK) {
+            for (e, page) in chunk.iter().zip(self.fetch(task, chunk)?) {
+                let Some(page) = page else { continue };
+                if q.matches(&page) {
+                    hits.push(PageHit {
+                        table: task.table.clone(),
+                        row_key: keys::data_key(task.salt, &e.suffix),
+                        page,
+                    });
+                    if limit.is_some_and(|l| hits.len() >= l) {
+                        break 'chunks;
+                    }
+                }
+            }
+        }
         Ok(hits)
     }
 
-    /// Evaluates a query; hits in key-time order (ties: URL hash, table).
+    /// Evaluates a query; every hit (or the `limit` earliest) in key-time
+    /// order (ties: URL hash, table). `sort` and `cursor` are ignored: see
+    /// [`Index::search_page`].
     pub fn search(&self, query: &Query) -> Result<Vec<PageHit>> {
         let q = query.normalised()?;
         let tasks = self.tasks(&q)?;
@@ -542,60 +921,138 @@ impl Index {
         Ok(hits)
     }
 
-    /// Counts the pages a query selects per time bucket (and group), sorted by
-    /// (bucket, group).
-    pub fn stats(&self, sq: &StatsQuery) -> Result<Vec<StatsRow>> {
-        let q = sq.query.normalised()?;
-        let from_index = !(q.has_comment_filter()
-            || (sq.group_by == Some(GroupBy::Media) && q.media.is_empty()));
-        let label = match sq.group_by {
-            Some(GroupBy::Topic) => Some(ATTR_TOPIC),
-            Some(GroupBy::Media) => Some(ATTR_MEDIA),
-            _ => None,
-        };
-        let tasks = self.tasks(&q)?;
-        let maps = tasks
-            .par_iter()
-            .map(|task| -> Result<BTreeMap<(String, Option<String>), u64>> {
-                if from_index {
-                    let cands = self.candidates(task, &q, label)?;
-                    let mut keys = Vec::with_capacity(cands.len());
-                    for e in cands {
-                        let t = keys::suffix_time(task.year, &e.suffix)?;
-                        let group = match sq.group_by {
-                            Some(GroupBy::Source) => Some(task.source.clone()),
-                            Some(_) => e.label,
-                            None => None,
-                        };
-                        keys.push((sq.interval.label(t), group));
-                    }
-                    Ok(count(keys))
+    /// The time span the tasks cover (`None` when there are none).
+    pub(crate) fn extent(tasks: &[Task]) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        let from = tasks.iter().map(|t| t.from).min()?;
+        let to = tasks.iter().map(|t| t.to).max()?;
+        Some((from, to))
+    }
+
+    /// Counts of one task: (bucket index, group, count), from index keys.
+    fn stats_task(
+        &self,
+        task: &Task,
+        q: &Query,
+        sq: &StatsQuery,
+        plan: &BucketPlan,
+    ) -> Result<Vec<(usize, Option<String>, u64)>> {
+        let cands = self.candidates(task, q, false)?;
+        let grouped_by_attr = matches!(sq.group_by, Some(GroupBy::Topic | GroupBy::Media));
+        let (entries, rows) =
+            self.decided(task, q, &cands, |e| grouped_by_attr && !e.attrs_known())?;
+        // Group slots: 0 = no group, then one per label id (+1), then one per
+        // group name taken from a data row (legacy index rows).
+        let mut names: Vec<Option<String>> = vec![None];
+        names.extend(cands.labels.names.iter().cloned().map(Some));
+        let mut extra: HashMap<Option<String>, usize> = HashMap::new();
+        let mut slot_of = |e: &Entry, row: Option<&PageRecord>| -> usize {
+            let from_id = |id: u16| {
+                if id == NO_LABEL {
+                    0
                 } else {
-                    let hits = self.search_task(task, &q, None)?;
-                    Ok(count(hits.iter().map(|h| {
-                        (
-                            sq.interval.label(h.page.key_time()),
-                            page_group(&h.page, sq.group_by),
-                        )
-                    })))
+                    usize::from(id) + 1
                 }
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let mut total = BTreeMap::new();
-        for m in maps {
-            for (k, v) in m {
-                *total.entry(k).or_insert(0) += v;
+            };
+            match (sq.group_by, row) {
+                (None, _) => 0,
+                (Some(GroupBy::Source), _) => usize::MAX,
+                (Some(g), Some(p)) if !e.attrs_known() => {
+                    let name = page_group(p, Some(g));
+                    *extra.entry(name.clone()).or_insert_with(|| {
+                        names.push(name);
+                        names.len() - 1
+                    })
+                }
+                (Some(GroupBy::Topic), _) => from_id(e.topic),
+                (Some(_), _) => {
+                    if e.flags & FLAG_MEDIA != 0 {
+                        from_id(e.media)
+                    } else {
+                        0
+                    }
+                }
+            }
+        };
+        let slots: Vec<usize> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| slot_of(e, rows.get(i).and_then(Option::as_ref)))
+            .collect();
+        if sq.group_by == Some(GroupBy::Source) {
+            names = vec![Some(task.source.clone())];
+        }
+        // Bucket starts inside this table's year as key time bytes: key
+        // times compare as bytes within a year.
+        let (ys, ny) = (year_start(task.year)?, year_start(task.year + 1)?);
+        let base = plan.bucket_of(ys).unwrap_or(0);
+        let local: Vec<([u8; TIME_LEN], usize)> = plan
+            .starts
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > ys && **s < ny)
+            .map(|(i, s)| (keys::time_bytes(*s), i))
+            .collect();
+        let mut out = Vec::new();
+        let mut counts = vec![0u64; names.len()];
+        let mut cur = base;
+        let mut p = 0usize;
+        let flush =
+            |bucket: usize, counts: &mut [u64], out: &mut Vec<(usize, Option<String>, u64)>| {
+                for (slot, c) in counts.iter_mut().enumerate() {
+                    if *c > 0 {
+                        out.push((bucket, names.get(slot).cloned().flatten(), *c));
+                        *c = 0;
+                    }
+                }
+            };
+        for (e, slot) in entries.iter().zip(slots) {
+            let t = &e.suffix[..TIME_LEN];
+            while p < local.len() && local[p].0.as_slice() <= t {
+                p += 1;
+            }
+            let bucket = if p == 0 { base } else { local[p - 1].1 };
+            if bucket != cur {
+                flush(cur, &mut counts, &mut out);
+                cur = bucket;
+            }
+            let slot = if slot == usize::MAX { 0 } else { slot };
+            if let Some(c) = counts.get_mut(slot) {
+                *c += 1;
             }
         }
-        tracing::debug!(tasks = tasks.len(), from_index, rows = total.len(), "stats");
-        Ok(to_stats(total))
+        flush(cur, &mut counts, &mut out);
+        Ok(out)
+    }
+
+    /// Counts the pages a query selects per time bucket (and group), sorted by
+    /// (bucket, group); buckets laid out and labelled in `tz`; zero rows for
+    /// empty buckets with `fill_empty`.
+    pub fn stats(&self, sq: &StatsQuery) -> Result<Vec<StatsRow>> {
+        let q = sq.query.normalised()?;
+        let tasks = self.tasks(&q)?;
+        let Some((from, to)) = Self::extent(&tasks) else {
+            return Ok(Vec::new());
+        };
+        let plan = BucketPlan::new(sq.interval, &sq.tz, from, to)?;
+        let parts = tasks
+            .par_iter()
+            .map(|task| self.stats_task(task, &q, sq, &plan))
+            .collect::<Result<Vec<_>>>()?;
+        let mut total: BTreeMap<(String, Option<String>), u64> = BTreeMap::new();
+        for (bucket, group, n) in parts.into_iter().flatten() {
+            let label = plan.labels.get(bucket).cloned().unwrap_or_default();
+            *total.entry((label, group)).or_insert(0) += n;
+        }
+        tracing::debug!(tasks = tasks.len(), rows = total.len(), "stats");
+        Ok(finish_stats(sq, &plan, total))
     }
 
     /// Reference implementation of [`Index::search`]: reads every data row of
     /// every table of the sources and filters in memory.
     pub fn full_scan_search(&self, query: &Query) -> Result<Vec<PageHit>> {
         let q = query.normalised()?;
-        let mut hits = Vec::new();
+        // Every region of every table of the sources, scanned in parallel.
+        let mut units = Vec::new();
         for table in self.store.list_tables()? {
             let Some((source, _)) = keys::parse_table_name(&table) else {
                 continue;
@@ -603,20 +1060,33 @@ impl Index {
             if !q.sources.is_empty() && !q.sources.iter().any(|s| s == source) {
                 continue;
             }
-            for row in self
-                .store
-                .scan(&table, &Scan::default().families(&[FAMILY_ATTRS]))?
-            {
-                let page = PageRecord::from_row(&row)?;
-                if q.matches(&page) {
-                    hits.push(PageHit {
-                        table: table.clone(),
-                        row_key: row.key,
-                        page,
-                    });
-                }
+            for r in self.store.regions(&table)? {
+                units.push((table.clone(), r));
             }
         }
+        let parts = units
+            .par_iter()
+            .map(|(table, region)| -> Result<Vec<PageHit>> {
+                let scan =
+                    Scan::range(region.start.clone(), region.end.clone()).families(&[FAMILY_ATTRS]);
+                let mut hits = Vec::new();
+                for row in self.store.scan(table, &scan)? {
+                    if row.key.get(1) != Some(&keys::DATA_TAG) {
+                        continue;
+                    }
+                    let page = PageRecord::from_row(&row)?;
+                    if q.matches(&page) {
+                        hits.push(PageHit {
+                            table: table.clone(),
+                            row_key: row.key,
+                            page,
+                        });
+                    }
+                }
+                Ok(hits)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut hits: Vec<PageHit> = parts.into_iter().flatten().collect();
         sort_hits(&mut hits);
         if let Some(l) = q.limit {
             hits.truncate(l);
@@ -624,17 +1094,26 @@ impl Index {
         Ok(hits)
     }
 
-    /// Reference implementation of [`Index::stats`] over [`Index::full_scan_search`].
+    /// Reference implementation of [`Index::stats`] over
+    /// [`Index::full_scan_search`] (labels computed page by page).
     pub fn full_scan_stats(&self, sq: &StatsQuery) -> Result<Vec<StatsRow>> {
         let mut q = sq.query.clone();
         q.limit = None;
         let hits = self.full_scan_search(&q)?;
-        Ok(to_stats(count(hits.iter().map(|h| {
-            (
-                sq.interval.label(h.page.key_time()),
+        let tasks = self.tasks(&q.normalised()?)?;
+        let plan = match Self::extent(&tasks) {
+            Some((from, to)) => BucketPlan::new(sq.interval, &sq.tz, from, to)?,
+            None => BucketPlan::new(sq.interval, &sq.tz, q.to, q.to)?,
+        };
+        let mut counts = BTreeMap::new();
+        for h in &hits {
+            let key = (
+                sq.interval.label_in(h.page.key_time(), &sq.tz),
                 page_group(&h.page, sq.group_by),
-            )
-        }))))
+            );
+            *counts.entry(key).or_insert(0) += 1;
+        }
+        Ok(finish_stats(sq, &plan, counts))
     }
 }
 
@@ -642,29 +1121,105 @@ impl Index {
 mod tests {
     use super::*;
 
-    fn e(s: u8, label: &str) -> Entry {
+    fn e(s: u8, topic: u16) -> Entry {
         let mut suffix = [0u8; SUFFIX_LEN];
         suffix[4] = s;
         Entry {
             suffix,
-            flags: 0,
-            label: Some(label.to_owned()),
+            flags: if topic == NO_LABEL {
+                0
+            } else {
+                FLAG_EXT | FLAG_ATTRS
+            },
+            comments: None,
+            score: 0,
+            topic,
+            media: NO_LABEL,
         }
     }
 
     #[test]
-    fn union_and_intersect_merge_sorted_streams() {
-        let u = union(vec![vec![e(1, "a"), e(5, "a")], vec![e(2, "b"), e(5, "b")]]);
+    fn union_and_join_merge_sorted_streams() {
+        let u = union(vec![vec![e(1, 0), e(5, 0)], vec![e(2, 1), e(5, 1)]], false);
         assert_eq!(
             u.iter().map(|x| x.suffix[4]).collect::<Vec<_>>(),
             vec![1, 2, 5]
         );
-        let i = intersect(u, vec![e(2, "k"), e(3, "k"), e(5, "k")]);
+        let i = join(u.clone(), vec![e(2, 7), e(3, 7), e(5, 7)], false);
         assert_eq!(
             i.iter().map(|x| x.suffix[4]).collect::<Vec<_>>(),
             vec![2, 5]
         );
-        assert_eq!(i[0].label.as_deref(), Some("b"));
+        assert_eq!(i[0].topic, 1);
+        let left = join(
+            vec![e(1, NO_LABEL), e(2, NO_LABEL), e(3, NO_LABEL)],
+            vec![e(2, 4)],
+            true,
+        );
+        assert_eq!(
+            left.iter().map(|x| x.topic).collect::<Vec<_>>(),
+            vec![NO_LABEL, 4, NO_LABEL],
+            "a legacy entry takes the topic of a row that knows it"
+        );
+    }
+
+    #[test]
+    fn counting_union_scores_lists_holding_an_entry() {
+        let u = union(
+            vec![
+                vec![e(1, 0), e(5, 0)],
+                vec![e(5, 0)],
+                vec![e(5, 0), e(9, 0)],
+            ],
+            true,
+        );
+        assert_eq!(
+            u.iter().map(|x| (x.suffix[4], x.score)).collect::<Vec<_>>(),
+            vec![(1, 1), (5, 3), (9, 1)]
+        );
+    }
+
+    #[test]
+    fn verdicts_use_extended_index_values() {
+        let mut labels = Labels::default();
+        let military = labels.id(b"military");
+        let economy = labels.id(b"economy");
+        let q = Query {
+            min_comments: Some(10),
+            collapse_near_duplicates: true,
+            topics: vec!["military".into()],
+            ..Query::new(&[], Utc::now(), Utc::now())
+        };
+        let checks = Checks {
+            topic: true,
+            media: false,
+        };
+        let mut x = e(1, NO_LABEL);
+        assert_eq!(
+            verdict(&q, &x, checks, &labels),
+            Verdict::Unknown,
+            "legacy row"
+        );
+        x = e(1, military);
+        x.comments = Some(10);
+        assert_eq!(verdict(&q, &x, checks, &labels), Verdict::Yes);
+        x.topic = economy;
+        assert_eq!(verdict(&q, &x, checks, &labels), Verdict::No, "other topic");
+        x.topic = military;
+        x.comments = Some(9);
+        assert_eq!(verdict(&q, &x, checks, &labels), Verdict::No);
+        x.comments = Some(11);
+        x.flags |= FLAG_NEAR_DUP;
+        assert_eq!(verdict(&q, &x, checks, &labels), Verdict::No);
+        let legacy_revisit = Entry {
+            flags: FLAG_REVISIT,
+            ..e(1, NO_LABEL)
+        };
+        assert_eq!(
+            verdict(&q, &legacy_revisit, checks, &labels),
+            Verdict::No,
+            "the revisit flag is always valid"
+        );
     }
 
     #[test]

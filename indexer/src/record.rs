@@ -70,6 +70,8 @@ pub mod q {
     pub const REVISIT: &[u8] = b"revisit";
     /// urls table: last_capture
     pub const LAST_CAPTURE: &[u8] = b"last_capture";
+    /// urls table: first_capture
+    pub const FIRST_CAPTURE: &[u8] = b"first_capture";
     /// urls/digests table: captures
     pub const CAPTURES: &[u8] = b"captures";
     /// urls table: etag
@@ -156,6 +158,15 @@ pub struct PageRecord {
 }
 
 impl PageRecord {
+    /// Where the page's WARC record is stored.
+    pub fn location(&self) -> PackLocation {
+        PackLocation {
+            path: self.pack_path.clone(),
+            offset: self.offset,
+            length: self.length,
+        }
+    }
+
     /// The time used in the row key: publish time, else fetch time.
     pub fn key_time(&self) -> DateTime<Utc> {
         self.published.unwrap_or(self.fetched)
@@ -241,6 +252,10 @@ pub struct UrlState {
     pub last_capture: DateTime<Utc>,
     /// Number of captures so far.
     pub captures: u64,
+    /// Time of the first capture; `None` for rows written before harvest
+    /// recorded it. [`crate::Index::put_urls`] fills it in when absent.
+    #[serde(default)]
+    pub first_capture: Option<DateTime<Utc>>,
     /// ETag of the last response.
     pub etag: Option<String>,
     /// Last-Modified of the last response.
@@ -256,6 +271,7 @@ impl UrlState {
         let mut c = CellWriter::default();
         c.time(q::LAST_CAPTURE, self.last_capture);
         c.u64(q::CAPTURES, self.captures);
+        c.opt_time(q::FIRST_CAPTURE, self.first_capture);
         c.opt_str(q::ETAG, self.etag.as_deref());
         c.opt_str(q::LAST_MODIFIED, self.last_modified.as_deref());
         c.str(q::TABLE, &self.table);
@@ -273,6 +289,7 @@ impl UrlState {
                 .map_err(|_| r.corrupt(b"", "url key is not UTF-8"))?,
             last_capture: r.time(q::LAST_CAPTURE)?,
             captures: r.u64(q::CAPTURES)?,
+            first_capture: r.opt_time(q::FIRST_CAPTURE)?,
             etag: r.opt_str(q::ETAG)?,
             last_modified: r.opt_str(q::LAST_MODIFIED)?,
             table: r.str(q::TABLE)?,

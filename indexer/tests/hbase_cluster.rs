@@ -181,6 +181,12 @@ fn index_on_hbase_answers_like_the_embedded_store() {
             query: random_query(&mut rng, &keywords, &media),
             interval: intervals[i % 4],
             group_by: groups[(i / 4) % 4],
+            tz: if i % 2 == 0 {
+                indexer::Zone::Utc
+            } else {
+                indexer::Zone::parse("Asia/Shanghai").expect("zone")
+            },
+            fill_empty: i % 3 == 0,
         };
         let got = hbase.stats(&sq).expect("hbase stats");
         assert_eq!(

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use indexer::{
     DigestEntry, EmbeddedStore, GroupBy, Index, IndexOptions, Interval, PackLocation, PageHit,
-    PageRecord, Query, Scan, StatsQuery, TableStore, UrlState,
+    PageRecord, Query, Scan, StatsQuery, TableStore, UrlState, Zone,
 };
 use util::{news_pages, SOURCE_ANGLO, SOURCE_INTL};
 
@@ -117,6 +117,12 @@ fn random_query(rng: &mut Lcg, keywords: &[String], media: &[String]) -> Query {
     q.max_comments = *rng.pick(&[None, None, Some(50), Some(150)]);
     q.include_revisits = rng.below(3) == 0;
     q.limit = *rng.pick(&[None, None, Some(1), Some(7), Some(50)]);
+    if rng.below(3) == 0 {
+        for _ in 0..1 + rng.below(3) {
+            q.keywords_any.push(rng.pick(keywords).clone());
+        }
+    }
+    q.collapse_near_duplicates = rng.below(3) == 0;
     q
 }
 
@@ -248,14 +254,18 @@ fn stats_equal_full_scan_for_every_interval_and_grouping() {
         Some(GroupBy::Media),
         Some(GroupBy::Source),
     ];
+    let zones = [
+        Zone::Utc,
+        Zone::parse("Asia/Shanghai").expect("zone"),
+        Zone::parse("America/New_York").expect("zone"),
+        Zone::parse("-03:30").expect("zone"),
+    ];
     let mut total_counted = 0u64;
     for i in 0..64 {
         let query = random_query(&mut rng, &keywords, &media);
-        let sq = StatsQuery {
-            query,
-            interval: intervals[i % 4],
-            group_by: groups[(i / 4) % 4],
-        };
+        let mut sq = StatsQuery::new(query, intervals[i % 4], groups[(i / 4) % 4]);
+        sq.tz = *rng.pick(&zones);
+        sq.fill_empty = rng.below(2) == 0;
         let fast = f.index.stats(&sq).expect("stats");
         let slow = f.index.full_scan_stats(&sq).expect("full scan stats");
         assert_eq!(fast, slow, "stats #{i} differ: {sq:?}");
@@ -275,11 +285,11 @@ fn stats_equal_full_scan_for_every_interval_and_grouping() {
 #[test]
 fn daily_counts_match_the_corpus() {
     let f = fixture(16);
-    let sq = StatsQuery {
-        query: Query::new(&[], utc(2017, 3, 1, 0, 0, 0), utc(2017, 4, 1, 0, 0, 0)),
-        interval: Interval::Day,
-        group_by: None,
-    };
+    let sq = StatsQuery::new(
+        Query::new(&[], utc(2017, 3, 1, 0, 0, 0), utc(2017, 4, 1, 0, 0, 0)),
+        Interval::Day,
+        None,
+    );
     let rows = f.index.stats(&sq).expect("stats");
     let mut want: HashMap<String, u64> = HashMap::new();
     for p in f
@@ -390,6 +400,7 @@ fn urls_and_digests_round_trip_and_replace() {
         url: p.url.clone(),
         last_capture: p.fetched,
         captures: 1,
+        first_capture: None,
         etag: Some("\"5a1f-54d\"".into()),
         last_modified: Some("Tue, 07 Feb 2017 18:02:11 GMT".into()),
         table: key.table.clone(),
@@ -397,14 +408,23 @@ fn urls_and_digests_round_trip_and_replace() {
     };
     assert_eq!(f.index.get_url(&p.url).expect("get"), None);
     f.index.put_urls(std::slice::from_ref(&state)).expect("put");
-    assert_eq!(f.index.get_url(&p.url).expect("get"), Some(state.clone()));
+    let first = state.last_capture;
+    state.first_capture = Some(first);
+    assert_eq!(
+        f.index.get_url(&p.url).expect("get"),
+        Some(state.clone()),
+        "a new URL's first capture is its last capture"
+    );
     state.captures = 2;
     state.etag = None;
+    state.first_capture = None;
+    state.last_capture = first + Duration::days(3);
     f.index.put_urls(std::slice::from_ref(&state)).expect("put");
+    state.first_capture = Some(first);
     assert_eq!(
         f.index.get_url(&p.url).expect("get"),
         Some(state),
-        "vanished ETag is not kept"
+        "vanished ETag is not kept, the stored first capture is"
     );
 
     let entry = DigestEntry {

@@ -6,8 +6,11 @@
 //!   record back from `(path, offset, length)` or walk a whole pack with [`warc::RecordIter`].
 //! - [`Packer`]: pack layout `{topic}/{yyyy}/{mm}/{dd}/c{cluster}-{part}.warc.gz`, rollover at
 //!   [`PackerOptions::max_pack_bytes`], sync before indexing.
+//! - [`cluster`]: K-means cluster packing (which `c{cluster}` pack of a (topic, day) a page
+//!   goes to) with [`assign_batch`], and its measurements on the real news corpus.
 //! - `conformance` (tests, or feature `conformance`): checks every `PackStore` backend must pass.
 
+pub mod cluster;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod error;
@@ -18,6 +21,10 @@ pub mod local;
 pub mod store;
 pub mod warc;
 
+pub use cluster::{
+    assign_batch, AttributeEncoder, BatchAssignment, Centre, ClusterError, ClusterOptions,
+    PageAttributes,
+};
 pub use error::{Error, Result};
 #[cfg(feature = "hdfs")]
 pub use hdfs::{HdfsOptions, HdfsPackStore, HdfsPackWriter};

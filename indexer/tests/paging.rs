@@ -1,0 +1,453 @@
+//! Paged search, sort orders and cursors, page ids, lists and the clusters
+//! table, against the real news corpus (see `util`).
+
+mod util;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use indexer::{
+    ClusterRow, Cursor, EmbeddedStore, Error, GroupBy, Index, IndexOptions, Interval, PageHit,
+    PageRecord, Query, Scan, Sort, StatsQuery, UrlState, Zone,
+};
+use util::{news_pages, SOURCE_ANGLO, SOURCE_INTL};
+
+/// Most pages followed per query in the paging test.
+const MAX_PAGES: usize = 25;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    index: Index,
+    pages: Vec<PageRecord>,
+}
+
+fn fixture(buckets: u8) -> Fixture {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = EmbeddedStore::open(dir.path()).expect("open store");
+    let index = Index::new(Arc::new(store), IndexOptions { buckets }).expect("index");
+    let pages = news_pages();
+    for chunk in pages.chunks(1000) {
+        index.index_pages(chunk).expect("index pages");
+    }
+    Fixture {
+        _dir: dir,
+        index,
+        pages,
+    }
+}
+
+fn utc(y: i32, mo: u32, d: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(y, mo, d, 0, 0, 0)
+        .single()
+        .expect("valid time")
+}
+
+/// Deterministic generator (64-bit LCG).
+struct Lcg(u64);
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+fn frequent_keywords(pages: &[PageRecord]) -> Vec<String> {
+    let mut df: HashMap<&str, usize> = HashMap::new();
+    for p in pages {
+        for k in &p.keywords {
+            *df.entry(k.as_str()).or_insert(0) += 1;
+        }
+    }
+    let mut v: Vec<(&str, usize)> = df.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v.into_iter().take(30).map(|(k, _)| k.to_owned()).collect()
+}
+
+fn random_query(rng: &mut Lcg, keywords: &[String], media: &[String]) -> Query {
+    let (from, to) = match rng.below(3) {
+        0 => (utc(2016, 1, 1), utc(2018, 1, 1)),
+        1 => (utc(2017, 2, 1), utc(2017, 3, 1)),
+        _ => {
+            let f = utc(2016, 12, 1) + Duration::seconds(rng.below(100 * 86_400) as i64);
+            (f, f + Duration::seconds(rng.below(30 * 86_400) as i64 + 1))
+        }
+    };
+    let sources: Vec<&str> = match rng.below(3) {
+        0 => vec![],
+        1 => vec![SOURCE_INTL],
+        _ => vec![SOURCE_ANGLO],
+    };
+    let mut q = Query::new(&sources, from, to);
+    if rng.below(2) == 0 {
+        q.topics
+            .push((*rng.pick(&["military", "economy", "politics", "society"])).to_owned());
+    }
+    if rng.below(4) == 0 {
+        q.media.push(rng.pick(media).clone());
+    }
+    if rng.below(3) == 0 {
+        q.keywords.push(rng.pick(keywords).clone());
+    }
+    if rng.below(2) == 0 {
+        for _ in 0..1 + rng.below(3) {
+            q.keywords_any.push(rng.pick(keywords).to_uppercase());
+        }
+    }
+    q.min_comments = *rng.pick(&[None, None, Some(30)]);
+    q.max_comments = *rng.pick(&[None, None, Some(120)]);
+    q.include_revisits = rng.below(3) == 0;
+    q.collapse_near_duplicates = rng.below(2) == 0;
+    q.sort = *rng.pick(&[
+        Sort::TimeDesc,
+        Sort::TimeAsc,
+        Sort::Comments,
+        Sort::Relevance,
+    ]);
+    q.limit = *rng.pick(&[None, Some(1), Some(9), Some(60)]);
+    q
+}
+
+/// (primary, key time, url hash, table): the documented order of a page.
+type SortKey = (i64, i64, Vec<u8>, String);
+
+/// The full answer of a query in its sort order, from the source records.
+fn direct_sorted(f: &Fixture, q: &Query) -> Vec<PageHit> {
+    let nq = q.normalised().expect("normalise");
+    let mut hits: Vec<(SortKey, PageHit)> = f
+        .pages
+        .iter()
+        .filter(|p| nq.matches(p))
+        .map(|p| {
+            let key = f.index.page_key(p).expect("page key");
+            let primary = match nq.sort {
+                Sort::Comments => p.comments.map_or(-1, |c| c as i64),
+                Sort::Relevance => i64::from(nq.relevance(p)),
+                _ => 0,
+            };
+            let k = (
+                primary,
+                p.key_time().timestamp(),
+                key.row_key[7..15].to_vec(),
+                key.table.clone(),
+            );
+            (
+                k,
+                PageHit {
+                    table: key.table,
+                    row_key: key.row_key,
+                    page: p.clone(),
+                },
+            )
+        })
+        .collect();
+    match nq.sort {
+        Sort::TimeAsc => hits.sort_by(|a, b| a.0.cmp(&b.0)),
+        _ => hits.sort_by(|a, b| b.0.cmp(&a.0)),
+    }
+    hits.into_iter().map(|(_, h)| h).collect()
+}
+
+fn media_hosts(pages: &[PageRecord]) -> Vec<String> {
+    let mut m: Vec<String> = pages.iter().filter_map(|p| p.media.clone()).collect();
+    m.sort();
+    m.dedup();
+    m
+}
+
+/// Follows the cursors of a query; returns the concatenated hits and
+/// whether the last page was reached.
+fn all_pages(index: &Index, q: &Query, full_scan: bool) -> (Vec<PageHit>, bool) {
+    let mut q = q.clone();
+    let mut out = Vec::new();
+    for _ in 0..MAX_PAGES {
+        let page = if full_scan {
+            index.full_scan_search_page(&q).expect("full scan page")
+        } else {
+            index.search_page(&q).expect("search page")
+        };
+        let limit = q.limit.unwrap_or(indexer::DEFAULT_PAGE_LIMIT);
+        assert!(page.hits.len() <= limit, "page over its limit");
+        out.extend(page.hits);
+        match page.next_cursor {
+            None => return (out, true),
+            Some(c) => q.cursor = Some(Cursor::decode(&c).expect("cursor decodes")),
+        }
+    }
+    (out, false)
+}
+
+fn check_paging(f: &Fixture, seed: u64, queries: usize) {
+    let keywords = frequent_keywords(&f.pages);
+    let media = media_hosts(&f.pages);
+    let mut rng = Lcg(seed);
+    let mut multi_page = 0;
+    for i in 0..queries {
+        let q = random_query(&mut rng, &keywords, &media);
+        let want = direct_sorted(f, &q);
+        let (got, complete) = all_pages(&f.index, &q, false);
+        if complete {
+            assert_eq!(
+                got, want,
+                "query #{i}: pages differ from the full answer: {q:?}"
+            );
+        } else {
+            assert_eq!(got, want[..got.len()], "query #{i}: pages differ: {q:?}");
+        }
+        if i % 8 == 0 {
+            let (slow, _) = all_pages(&f.index, &q, true);
+            assert_eq!(
+                got[..got.len().min(slow.len())],
+                slow[..got.len().min(slow.len())],
+                "query #{i} vs full scan"
+            );
+        }
+        if got.len() > q.limit.unwrap_or(indexer::DEFAULT_PAGE_LIMIT) {
+            multi_page += 1;
+        }
+    }
+    assert!(
+        multi_page > queries / 4,
+        "only {multi_page} of {queries} queries spanned pages; the test proves little"
+    );
+}
+
+#[test]
+fn concatenated_pages_equal_the_full_answer_in_every_sort() {
+    let f = fixture(8);
+    let near = f
+        .pages
+        .iter()
+        .filter(|p| p.near_duplicate_of.is_some())
+        .count();
+    assert!(near > 50, "the corpus has near-duplicates ({near})");
+    check_paging(&f, 0xc0ffee, 120);
+}
+
+#[test]
+fn legacy_index_rows_are_decided_from_data_rows() {
+    // Index rows written before the extended value carry only the revisit
+    // flag: rewrite every index row of two tables that way.
+    let f = fixture(4);
+    for table in ["anglo_news_2017", "intl_news_2017"] {
+        let rows = f
+            .index
+            .store()
+            .scan(table, &Scan::default().families(&["i"]))
+            .expect("scan");
+        let legacy: Vec<indexer::Row> = rows
+            .into_iter()
+            .filter(|r| r.key[1] == 0x01)
+            .map(|r| {
+                let v = r.cells[0].value[0] & 0x01;
+                indexer::Row::new(r.key).with("i", Vec::new(), vec![v])
+            })
+            .collect();
+        assert!(legacy.len() > 1000);
+        f.index.store().put(table, &legacy).expect("put legacy");
+    }
+    check_paging(&f, 0x1e9ac7, 40);
+    let keywords = frequent_keywords(&f.pages);
+    let media = media_hosts(&f.pages);
+    let mut rng = Lcg(7);
+    for i in 0..24 {
+        let mut q = random_query(&mut rng, &keywords, &media);
+        q.min_comments = Some(40);
+        let sq = StatsQuery::new(q, Interval::Week, Some(GroupBy::Media));
+        assert_eq!(
+            f.index.stats(&sq).expect("stats"),
+            f.index.full_scan_stats(&sq).expect("full"),
+            "stats #{i}"
+        );
+    }
+}
+
+#[test]
+fn cursors_belong_to_their_query_and_sort() {
+    let f = fixture(4);
+    let mut q = Query::new(&[], utc(2017, 1, 1), utc(2017, 2, 1));
+    q.limit = Some(5);
+    let page = f.index.search_page(&q).expect("page");
+    assert_eq!(page.hits.len(), 5);
+    let c = Cursor::decode(&page.next_cursor.expect("more pages")).expect("cursor");
+    let mut other = q.clone();
+    other.topics = vec!["military".into()];
+    other.cursor = Some(c.clone());
+    assert!(matches!(
+        f.index.search_page(&other),
+        Err(Error::BadCursor(_))
+    ));
+    let mut resorted = q.clone();
+    resorted.sort = Sort::Comments;
+    resorted.cursor = Some(c.clone());
+    assert!(matches!(
+        f.index.search_page(&resorted),
+        Err(Error::BadCursor(_))
+    ));
+    let mut bigger = q.clone();
+    bigger.limit = Some(50);
+    bigger.cursor = Some(c);
+    let next = f
+        .index
+        .search_page(&bigger)
+        .expect("a new limit keeps the cursor valid");
+    assert!(next.hits[0].page.key_time() <= page.hits[4].page.key_time());
+    assert!(matches!(
+        Cursor::decode("not a cursor"),
+        Err(Error::BadCursor(_))
+    ));
+    q.limit = Some(indexer::MAX_PAGE_LIMIT + 1);
+    assert!(matches!(f.index.search_page(&q), Err(Error::Invalid(_))));
+    // serde: the cursor travels as its text
+    let json = serde_json::to_string(&bigger).expect("json");
+    let back: Query = serde_json::from_str(&json).expect("back");
+    assert_eq!(back, bigger);
+}
+
+#[test]
+fn filled_stats_in_a_zone_have_every_bucket() {
+    let f = fixture(8);
+    let shanghai = Zone::parse("Asia/Shanghai").expect("zone");
+    let from = shanghai
+        .start_of_day(NaiveDate::from_ymd_opt(2017, 3, 1).expect("d"))
+        .expect("start");
+    let to = shanghai
+        .start_of_day(NaiveDate::from_ymd_opt(2017, 4, 1).expect("d"))
+        .expect("end");
+    let mut q = Query::new(&[], from, to);
+    q.topics = vec!["military".into()];
+    let mut sq = StatsQuery::new(q, Interval::Day, None);
+    sq.tz = shanghai;
+    sq.fill_empty = true;
+    let rows = f.index.stats(&sq).expect("stats");
+    assert_eq!(rows.len(), 31, "one row per local day of March");
+    assert_eq!(rows[0].bucket, "2017-03-01");
+    assert_eq!(rows[30].bucket, "2017-03-31");
+    assert!(
+        rows.iter().any(|r| r.count == 0),
+        "some days have no military article"
+    );
+    let want = f.pages.iter().filter(|p| sq.query.matches(p)).count() as u64;
+    assert_eq!(rows.iter().map(|r| r.count).sum::<u64>(), want);
+    assert_eq!(rows, f.index.full_scan_stats(&sq).expect("full scan"));
+    // grouped: every group gets every day
+    sq.group_by = Some(GroupBy::Source);
+    let grouped = f.index.stats(&sq).expect("stats");
+    assert_eq!(grouped.len(), 31 * 2);
+}
+
+#[test]
+fn page_ids_details_and_lists() {
+    let f = fixture(4);
+    let q = Query {
+        limit: Some(30),
+        ..Query::new(&[], utc(2017, 1, 1), utc(2017, 3, 1))
+    };
+    let hits = f.index.search_page(&q).expect("page").hits;
+    assert_eq!(hits.len(), 30);
+    for h in &hits {
+        let id = h.id();
+        assert_eq!(f.index.get_by_id(&id).expect("get").as_ref(), Some(h));
+    }
+    let h = &hits[0];
+    let first = h.page.fetched - Duration::days(40);
+    f.index
+        .put_urls(&[UrlState {
+            url: h.page.url.clone(),
+            last_capture: h.page.fetched,
+            captures: 3,
+            first_capture: Some(first),
+            etag: None,
+            last_modified: None,
+            table: h.table.clone(),
+            row_key: h.row_key.clone(),
+        }])
+        .expect("urls");
+    let d = f
+        .index
+        .page_detail(&h.id())
+        .expect("detail")
+        .expect("exists");
+    assert_eq!(
+        (d.captures, d.first_seen, d.last_seen),
+        (3, Some(first), h.page.fetched)
+    );
+    assert_eq!(d.location.path, h.page.pack_path);
+    assert_eq!(
+        (d.location.offset, d.location.length),
+        (h.page.offset, h.page.length)
+    );
+    assert_eq!(&d.hit, h);
+    // a well-formed id of a row that does not exist
+    let mut gone = h.row_key.clone();
+    gone[14] ^= 0xff;
+    let missing = indexer::PageId {
+        table: h.table.clone(),
+        row_key: gone,
+    }
+    .to_string();
+    assert_eq!(f.index.get_by_id(&missing).expect("get"), None);
+    let other_year = indexer::PageId {
+        table: "anglo_news_1999".into(),
+        row_key: h.row_key.clone(),
+    };
+    assert_eq!(
+        f.index.get_by_id(&other_year.to_string()).expect("get"),
+        None
+    );
+    assert!(matches!(
+        f.index.get_by_id("urls.AAAA"),
+        Err(Error::BadPageId { .. })
+    ));
+
+    assert_eq!(
+        f.index.sources().expect("sources"),
+        [SOURCE_ANGLO, SOURCE_INTL]
+    );
+    let mut topics: Vec<String> = f.pages.iter().map(|p| p.topic.clone()).collect();
+    topics.sort();
+    topics.dedup();
+    assert_eq!(f.index.topics(&[]).expect("topics"), topics);
+    assert_eq!(
+        f.index.topics(&["nowhere".into()]).expect("topics"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn clusters_round_trip_per_topic_and_day() {
+    let f = fixture(1);
+    let day = NaiveDate::from_ymd_opt(2017, 2, 8).expect("day");
+    let row = |topic: &str, day: NaiveDate, cluster: u32| ClusterRow {
+        topic: topic.into(),
+        day,
+        cluster,
+        centre: vec![0.25, -1.5, f32::MAX, 0.0],
+        size: 17 + u64::from(cluster),
+        pack: format!("{topic}/{}/c{cluster}-0.warc.gz", day.format("%Y/%m/%d")),
+    };
+    let rows = vec![
+        row("military", day, 2),
+        row("military", day, 0),
+        row("military", day.succ_opt().expect("next"), 0),
+        row("military\u{0}x", day, 1),
+        row("militar", day, 1),
+    ];
+    f.index.put_clusters(&rows).expect("put");
+    let got = f.index.clusters("military", day).expect("get");
+    assert_eq!(got, vec![rows[1].clone(), rows[0].clone()]);
+    let mut updated = rows[0].clone();
+    updated.size = 99;
+    updated.centre = vec![1.0];
+    f.index
+        .put_clusters(std::slice::from_ref(&updated))
+        .expect("put");
+    assert_eq!(f.index.clusters("military", day).expect("get")[1], updated);
+    assert!(f.index.clusters("economy", day).expect("get").is_empty());
+}

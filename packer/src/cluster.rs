@@ -1,0 +1,1521 @@
+//! K-means cluster packing: which pack (`c{cluster}`) of a (topic, day) a page goes to.
+//!
+//! 1. [`AttributeEncoder::encode`] turns a page's attributes ([`PageAttributes`]: media,
+//!    comment and participant counts, keywords) into a fixed-width vector: a hashed one-hot of
+//!    the media, `ln(1 + count)` scaled, and the keywords hashed into `keyword_width` slots with
+//!    rank weights (L2-normalised).
+//! 2. [`assign_batch`] runs K-means (linfa-clustering, seeded) over one (topic, day) batch, and
+//!    maps each batch centre onto the nearest stored centre of that topic/day when it is closer
+//!    than [`ClusterOptions::t1`] (the pages are appended to that cluster's pack, the stored
+//!    centre moves to the size-weighted mean); otherwise the centre starts a new cluster id
+//!    (a new pack). The caller persists the returned [`Centre`]s (the `clusters` table) and
+//!    passes them back for the next batch of the same topic/day, also after a restart.
+//! 3. [`load_news`], [`packing_report`] and [`bench`] measure all of this on the real news
+//!    corpus (`deploy/cache/NewsArticles.csv`) and against scikit-learn's KMeans.
+//!
+//! Errors of this module are [`ClusterError`] (alias [`Result`]).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use chrono::NaiveDate;
+use linfa::prelude::{Fit, Predict};
+use linfa::DatasetBase;
+use linfa_clustering::KMeans;
+use ndarray::Array2;
+use rand_xoshiro::rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256Plus;
+use serde::{Deserialize, Serialize};
+
+/// Result alias of the cluster module.
+pub type Result<T, E = ClusterError> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while encoding, clustering or measuring.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// A [`ClusterOptions`] field has an unusable value.
+    #[error("invalid cluster option {name}: {reason}")]
+    InvalidOption {
+        /// Field name.
+        name: &'static str,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The vectors of one batch do not all have the same width.
+    #[error("attribute vector {index} of the batch has width {got}, the first one has {expected}")]
+    RaggedBatch {
+        /// Index of the offending vector.
+        index: usize,
+        /// Width of the first vector.
+        expected: usize,
+        /// Width of this vector.
+        got: usize,
+    },
+    /// A stored centre has another width than the batch: it was written with other encoder
+    /// widths (`keyword_width` / `media_width` changed). Clear the `clusters` rows of that
+    /// topic/day or restore the old widths.
+    #[error("stored centre of cluster {cluster} has width {got} but the batch vectors have width {expected}; the encoder widths (keyword_width, media_width) changed since it was stored")]
+    WidthMismatch {
+        /// Cluster id of the stored centre.
+        cluster: u32,
+        /// Width of the batch vectors.
+        expected: usize,
+        /// Width of the stored centre.
+        got: usize,
+    },
+    /// An input value is NaN or infinite.
+    #[error("{what} {index} contains a NaN or infinite value")]
+    NonFinite {
+        /// `attribute vector` or `stored centre`.
+        what: &'static str,
+        /// Index of the vector (or cluster id of the centre).
+        index: usize,
+    },
+    /// linfa-clustering failed.
+    #[error("k-means failed: {0}")]
+    KMeans(String),
+    /// Reading a file failed.
+    #[error("i/o error on {path}: {source}")]
+    Io {
+        /// Path.
+        path: PathBuf,
+        /// Underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The news corpus is missing or malformed.
+    #[error("news corpus {path}: {reason}")]
+    Corpus {
+        /// Path of the CSV.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Default [`ClusterOptions::pages_per_cluster`].
+pub const DEFAULT_PAGES_PER_CLUSTER: usize = 25;
+/// Default [`ClusterOptions::max_k`].
+pub const DEFAULT_MAX_K: usize = 32;
+/// Default [`ClusterOptions::t1`].
+pub const DEFAULT_T1: f32 = 0.7;
+/// Default [`ClusterOptions::n_runs`].
+pub const DEFAULT_N_RUNS: usize = 3;
+/// Default [`ClusterOptions::max_iter`].
+pub const DEFAULT_MAX_ITER: u64 = 100;
+/// Default [`ClusterOptions::tolerance`].
+pub const DEFAULT_TOLERANCE: f32 = 1e-4;
+/// Default [`ClusterOptions::seed`].
+pub const DEFAULT_SEED: u64 = 42;
+/// Default [`ClusterOptions::keyword_width`].
+pub const DEFAULT_KEYWORD_WIDTH: usize = 128;
+/// Default [`ClusterOptions::media_width`].
+pub const DEFAULT_MEDIA_WIDTH: usize = 64;
+/// Default [`ClusterOptions::media_weight`].
+pub const DEFAULT_MEDIA_WEIGHT: f32 = 0.5;
+/// Counts (comments, participants) are encoded as `ln(1 + c) / ln(1 + COUNT_SCALE)`, so a
+/// page with 10,000 comments gets 1.0.
+pub const COUNT_SCALE: f64 = 10_000.0;
+/// Number of count slots (comments, participants) between the media and keyword blocks.
+const COUNT_SLOTS: usize = 2;
+
+/// Settings of cluster packing; `Default` = the documented defaults (justified by the
+/// measurements in ARCHITECTURE.md, packer section).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClusterOptions {
+    /// Fixed number of clusters per batch. Default `None`: `ceil(n / pages_per_cluster)`
+    /// clamped to `1..=max_k`. Never more than the number of distinct vectors.
+    pub k: Option<usize>,
+    /// Target pages per cluster when `k` is `None`. Default 25.
+    pub pages_per_cluster: usize,
+    /// Upper bound of the derived `k`. Default 32.
+    pub max_k: usize,
+    /// A batch centre closer (Euclidean) than `t1` to a stored centre of the same topic/day
+    /// joins that cluster; otherwise it starts a new cluster. Default 0.7.
+    pub t1: f32,
+    /// K-means restarts (k-means++ init each); the run with the lowest inertia wins. Default 3.
+    pub n_runs: usize,
+    /// Lloyd iterations per run at most. Default 100.
+    pub max_iter: u64,
+    /// Convergence: stop when the centres move less than this (linfa's absolute criterion).
+    /// Default 1e-4.
+    pub tolerance: f32,
+    /// RNG seed; the same seed and input give the same clusters. Default 42.
+    pub seed: u64,
+    /// Slots of the hashed keyword block. Default 128.
+    pub keyword_width: usize,
+    /// Slots of the hashed media block (each media sets [`MEDIA_PROBES`] slots). Default 64.
+    pub media_width: usize,
+    /// Value of the media one-hot slot (the keyword block has norm 1). Default 0.5.
+    pub media_weight: f32,
+}
+
+impl Default for ClusterOptions {
+    fn default() -> Self {
+        Self {
+            k: None,
+            pages_per_cluster: DEFAULT_PAGES_PER_CLUSTER,
+            max_k: DEFAULT_MAX_K,
+            t1: DEFAULT_T1,
+            n_runs: DEFAULT_N_RUNS,
+            max_iter: DEFAULT_MAX_ITER,
+            tolerance: DEFAULT_TOLERANCE,
+            seed: DEFAULT_SEED,
+            keyword_width: DEFAULT_KEYWORD_WIDTH,
+            media_width: DEFAULT_MEDIA_WIDTH,
+            media_weight: DEFAULT_MEDIA_WEIGHT,
+        }
+    }
+}
+
+fn invalid(name: &'static str, reason: impl Into<String>) -> ClusterError {
+    ClusterError::InvalidOption {
+        name,
+        reason: reason.into(),
+    }
+}
+
+impl ClusterOptions {
+    /// Checks every field; [`assign_batch`] calls it.
+    pub fn validate(&self) -> Result<()> {
+        if self.k == Some(0) {
+            return Err(invalid("k", "must be at least 1"));
+        }
+        if self.pages_per_cluster == 0 {
+            return Err(invalid("pages_per_cluster", "must be at least 1"));
+        }
+        if self.max_k == 0 {
+            return Err(invalid("max_k", "must be at least 1"));
+        }
+        if !self.t1.is_finite() || self.t1 < 0.0 {
+            return Err(invalid(
+                "t1",
+                format!("must be finite and >= 0, got {}", self.t1),
+            ));
+        }
+        if self.n_runs == 0 {
+            return Err(invalid("n_runs", "must be at least 1"));
+        }
+        if self.max_iter == 0 {
+            return Err(invalid("max_iter", "must be at least 1"));
+        }
+        if !self.tolerance.is_finite() || self.tolerance <= 0.0 {
+            return Err(invalid("tolerance", "must be finite and > 0"));
+        }
+        if !self.media_weight.is_finite() || self.media_weight < 0.0 {
+            return Err(invalid("media_weight", "must be finite and >= 0"));
+        }
+        Ok(())
+    }
+
+    /// The number of clusters for a batch of `n` vectors (before capping at the number of
+    /// distinct vectors): `k`, or `ceil(n / pages_per_cluster)` clamped to `1..=max_k`.
+    pub fn k_for(&self, n: usize) -> usize {
+        match self.k {
+            Some(k) => k.max(1),
+            None => n
+                .div_ceil(self.pages_per_cluster.max(1))
+                .clamp(1, self.max_k.max(1)),
+        }
+    }
+}
+
+/// The attributes of one page that its vector is built from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageAttributes<'a> {
+    /// Media / outlet (e.g. the host); empty = unknown.
+    pub media: &'a str,
+    /// Comment count, if the page shows one.
+    pub comments: Option<u64>,
+    /// Participant count, if the page shows one.
+    pub participants: Option<u64>,
+    /// Keywords ordered by weight, most important first.
+    pub keywords: &'a [String],
+}
+
+/// Builds fixed-width attribute vectors: `[media one-hot (media_width)] [ln comments]
+/// [ln participants] [keywords (keyword_width)]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttributeEncoder {
+    media_width: usize,
+    keyword_width: usize,
+    media_weight: f32,
+}
+
+/// FNV-1a 64: a stable hash (the slots must not change between builds or runs, since
+/// centres are persisted).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // splitmix64 finalizer: FNV's low bits are weak, and slots are taken modulo small widths.
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// Slots a media name is hashed into; two independent probes make a full collision of two
+/// outlets (same slots for both) rare: measured on the news corpus, one probe in 64 slots
+/// put its 9 outlets on 7 slots.
+pub const MEDIA_PROBES: usize = 2;
+
+fn log_count(c: Option<u64>) -> f32 {
+    c.map_or(0.0, |c| ((c as f64).ln_1p() / COUNT_SCALE.ln_1p()) as f32)
+}
+
+impl AttributeEncoder {
+    /// An encoder with the widths and media weight of `opts` (a width of 0 drops that block).
+    pub fn new(opts: &ClusterOptions) -> Self {
+        Self {
+            media_width: opts.media_width,
+            keyword_width: opts.keyword_width,
+            media_weight: opts.media_weight,
+        }
+    }
+
+    /// Width of every vector this encoder builds.
+    pub fn width(&self) -> usize {
+        self.media_width + COUNT_SLOTS + self.keyword_width
+    }
+
+    /// The [`MEDIA_PROBES`] media slots of `media` (lowercased; probe `i` hashes `i` and
+    /// the name), or `None` for an empty media name or media block.
+    pub fn media_slots(&self, media: &str) -> Option<[usize; MEDIA_PROBES]> {
+        if self.media_width == 0 || media.is_empty() {
+            return None;
+        }
+        let name = media.to_lowercase();
+        let mut slots = [0; MEDIA_PROBES];
+        for (i, slot) in slots.iter_mut().enumerate() {
+            let mut bytes = Vec::with_capacity(name.len() + 1);
+            bytes.push(i as u8);
+            bytes.extend_from_slice(name.as_bytes());
+            *slot = (fnv1a(&bytes) % self.media_width as u64) as usize;
+        }
+        Some(slots)
+    }
+
+    /// Encodes one page. Keyword `i` (0 = most important) weighs `1 / sqrt(i + 1)`; keywords
+    /// are lowercased and hashed into the keyword block, which is then L2-normalised (an empty
+    /// list gives zeros). Always finite.
+    pub fn encode(&self, p: &PageAttributes) -> Vec<f32> {
+        let mut v = vec![0.0f32; self.width()];
+        if let Some(slots) = self.media_slots(p.media) {
+            // Each probe adds weight / sqrt(probes): the media block has norm media_weight.
+            let w = self.media_weight / (MEDIA_PROBES as f32).sqrt();
+            for slot in slots {
+                v[slot] += w;
+            }
+        }
+        v[self.media_width] = log_count(p.comments);
+        v[self.media_width + 1] = log_count(p.participants);
+        if self.keyword_width > 0 {
+            let start = self.media_width + COUNT_SLOTS;
+            let block = &mut v[start..];
+            for (rank, kw) in p.keywords.iter().enumerate() {
+                let kw = kw.trim().to_lowercase();
+                if kw.is_empty() {
+                    continue;
+                }
+                let slot = (fnv1a(kw.as_bytes()) % self.keyword_width as u64) as usize;
+                block[slot] += 1.0 / ((rank + 1) as f32).sqrt();
+            }
+            let norm = block.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                block.iter_mut().for_each(|x| *x /= norm);
+            }
+        }
+        v
+    }
+}
+
+/// A stored cluster centre of one topic/day (one row of the `clusters` table).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Centre {
+    /// Cluster id, the `c{cluster}` of the pack path.
+    pub cluster: u32,
+    /// Centre (mean attribute vector of its pages).
+    pub centre: Vec<f32>,
+    /// Pages in the cluster so far.
+    pub size: u64,
+}
+
+/// Outcome of [`assign_batch`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchAssignment {
+    /// Cluster id of every input vector, in input order.
+    pub clusters: Vec<u32>,
+    /// The centres that are new or changed by this batch (persist them, replacing rows with
+    /// the same cluster id), sorted by cluster id.
+    pub centres: Vec<Centre>,
+    /// Sum of squared distances of the batch vectors to their batch K-means centres.
+    pub inertia: f64,
+    /// Number of clusters the batch K-means produced (after dropping empty ones).
+    pub k: usize,
+}
+
+fn sq_dist(a: &[f32], b: &[f32]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let d = f64::from(*x) - f64::from(*y);
+            d * d
+        })
+        .sum()
+}
+
+/// Plain K-means of one batch: `(labels, centres)`, centres = true means of their members,
+/// numbered by first member. `k` is capped at the number of distinct vectors.
+fn kmeans(vectors: &[Vec<f32>], width: usize, opts: &ClusterOptions) -> Result<KmeansFit> {
+    let n = vectors.len();
+    let distinct = vectors
+        .iter()
+        .map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>())
+        .collect::<HashSet<_>>()
+        .len();
+    let k = opts.k_for(n).min(distinct).max(1);
+    let raw_labels: Vec<usize> = if k == 1 || width == 0 {
+        vec![0; n]
+    } else {
+        let mut data = Array2::<f32>::zeros((n, width));
+        for (i, v) in vectors.iter().enumerate() {
+            for (j, x) in v.iter().enumerate() {
+                data[[i, j]] = *x;
+            }
+        }
+        let dataset = DatasetBase::from(data);
+        let rng = Xoshiro256Plus::seed_from_u64(opts.seed);
+        let model = KMeans::params_with_rng(k, rng)
+            .n_runs(opts.n_runs)
+            .max_n_iterations(opts.max_iter)
+            .tolerance(opts.tolerance)
+            .fit(&dataset)
+            .map_err(|e| ClusterError::KMeans(e.to_string()))?;
+        model.predict(dataset.records()).to_vec()
+    };
+    // Renumber by first appearance and compute the true means (linfa's m_k-means centres
+    // include the previous centre as a pseudo-point).
+    let mut renumber: HashMap<usize, usize> = HashMap::new();
+    let mut labels = Vec::with_capacity(n);
+    for raw in raw_labels {
+        let next = renumber.len();
+        labels.push(*renumber.entry(raw).or_insert(next));
+    }
+    let k = renumber.len();
+    let mut sums = vec![vec![0.0f64; width]; k];
+    let mut sizes = vec![0u64; k];
+    for (v, &l) in vectors.iter().zip(&labels) {
+        sizes[l] += 1;
+        for (s, x) in sums[l].iter_mut().zip(v) {
+            *s += f64::from(*x);
+        }
+    }
+    let centres: Vec<Vec<f32>> = sums
+        .iter()
+        .zip(&sizes)
+        .map(|(s, &c)| s.iter().map(|x| (x / c as f64) as f32).collect())
+        .collect();
+    let inertia = vectors
+        .iter()
+        .zip(&labels)
+        .map(|(v, &l)| sq_dist(v, &centres[l]))
+        .sum();
+    Ok(KmeansFit {
+        labels,
+        centres,
+        sizes,
+        inertia,
+    })
+}
+
+struct KmeansFit {
+    labels: Vec<usize>,
+    centres: Vec<Vec<f32>>,
+    sizes: Vec<u64>,
+    inertia: f64,
+}
+
+/// Clusters one (topic, day) batch and places it relative to the stored centres of that
+/// topic/day (see the module docs). `stored` may be empty (first batch of the day). An empty
+/// batch gives an empty assignment. Deterministic for a given `opts.seed`.
+///
+/// Errors: invalid options, vectors of different widths, NaN/inf values, or a stored centre of
+/// another width ([`ClusterError::WidthMismatch`]).
+pub fn assign_batch(
+    vectors: &[Vec<f32>],
+    stored: &[Centre],
+    opts: &ClusterOptions,
+) -> Result<BatchAssignment> {
+    opts.validate()?;
+    let Some(first) = vectors.first() else {
+        return Ok(BatchAssignment {
+            clusters: Vec::new(),
+            centres: Vec::new(),
+            inertia: 0.0,
+            k: 0,
+        });
+    };
+    let width = first.len();
+    for (index, v) in vectors.iter().enumerate() {
+        if v.len() != width {
+            return Err(ClusterError::RaggedBatch {
+                index,
+                expected: width,
+                got: v.len(),
+            });
+        }
+        if v.iter().any(|x| !x.is_finite()) {
+            return Err(ClusterError::NonFinite {
+                what: "attribute vector",
+                index,
+            });
+        }
+    }
+    for c in stored {
+        if c.centre.len() != width {
+            return Err(ClusterError::WidthMismatch {
+                cluster: c.cluster,
+                expected: width,
+                got: c.centre.len(),
+            });
+        }
+        if c.centre.iter().any(|x| !x.is_finite()) {
+            return Err(ClusterError::NonFinite {
+                what: "stored centre",
+                index: c.cluster as usize,
+            });
+        }
+    }
+
+    let fit = kmeans(vectors, width, opts)?;
+    let t1 = f64::from(opts.t1);
+    // Working copy of the stored centres (index into `stored`), updated as batch centres join.
+    let mut current: Vec<Centre> = stored.to_vec();
+    let mut changed: BTreeMap<u32, Centre> = BTreeMap::new();
+    let mut next_id = stored
+        .iter()
+        .map(|c| c.cluster.saturating_add(1))
+        .max()
+        .unwrap_or(0);
+    let mut batch_to_cluster = Vec::with_capacity(fit.centres.len());
+    let mut joined = 0usize;
+    for (centre, &size) in fit.centres.iter().zip(&fit.sizes) {
+        // Nearest among the centres stored *before* this batch (a batch's own clusters were
+        // already separated by its K-means).
+        let nearest = current
+            .iter_mut()
+            .take(stored.len())
+            .map(|c| (sq_dist(&c.centre, centre), c))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cluster.cmp(&b.1.cluster)));
+        match nearest {
+            Some((d2, c)) if d2.sqrt() < t1 => {
+                let total = c.size + size;
+                let (wa, wb) = (c.size as f64 / total as f64, size as f64 / total as f64);
+                for (x, y) in c.centre.iter_mut().zip(centre) {
+                    *x = (f64::from(*x) * wa + f64::from(*y) * wb) as f32;
+                }
+                c.size = total;
+                joined += 1;
+                changed.insert(c.cluster, c.clone());
+                batch_to_cluster.push(c.cluster);
+            }
+            _ => {
+                let id = next_id;
+                next_id = next_id.saturating_add(1);
+                let c = Centre {
+                    cluster: id,
+                    centre: centre.clone(),
+                    size,
+                };
+                changed.insert(id, c.clone());
+                current.push(c);
+                batch_to_cluster.push(id);
+            }
+        }
+    }
+    tracing::debug!(
+        pages = vectors.len(),
+        k = fit.centres.len(),
+        joined,
+        new = fit.centres.len() - joined,
+        inertia = fit.inertia,
+        "cluster batch assigned"
+    );
+    Ok(BatchAssignment {
+        clusters: fit.labels.iter().map(|&l| batch_to_cluster[l]).collect(),
+        centres: changed.into_values().collect(),
+        inertia: fit.inertia,
+        k: fit.centres.len(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// The real news corpus and the measurements.
+
+/// Where the news corpus is fetched from (documented in error messages).
+pub const NEWS_FETCH_SCRIPT: &str = "indexer/tests/fetch-news.sh";
+/// Keywords kept per article by [`load_news`] callers by default.
+pub const DEFAULT_KEYWORDS_PER_ARTICLE: usize = 10;
+/// Topic used for the corpus (it has no topic labels).
+pub const NEWS_TOPIC: &str = "news";
+
+/// English stop words dropped before TF-IDF (function words and reporting verbs).
+const STOP_WORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "around",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "even",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "last",
+    "like",
+    "many",
+    "may",
+    "me",
+    "more",
+    "most",
+    "much",
+    "must",
+    "my",
+    "myself",
+    "new",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "said",
+    "same",
+    "say",
+    "says",
+    "she",
+    "should",
+    "since",
+    "so",
+    "some",
+    "still",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "two",
+    "under",
+    "until",
+    "up",
+    "us",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "year",
+    "years",
+    "you",
+    "your",
+    "yours",
+    "told",
+    "according",
+    "time",
+    "people",
+    "first",
+    "made",
+    "make",
+    "well",
+    "back",
+    "get",
+    "got",
+    "going",
+    "way",
+    "know",
+    "think",
+    "take",
+    "three",
+    "another",
+    "however",
+    "including",
+    "among",
+    "within",
+    "without",
+    "though",
+    "although",
+    "yet",
+    "every",
+    "already",
+    "whether",
+    "week",
+    "day",
+    "days",
+    "don",
+    "didn",
+    "doesn",
+    "isn",
+    "wasn",
+    "aren",
+    "won",
+    "ll",
+    "ve",
+    "re",
+    "s",
+    "t",
+    "d",
+    "m",
+];
+
+/// One article of `NewsArticles.csv`, reduced to what the packer sees.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewsArticle {
+    /// `article_id` (arrival order).
+    pub id: u64,
+    /// Publish day.
+    pub day: NaiveDate,
+    /// Host of `article_source_link`.
+    pub media: String,
+    /// Top terms of title + text by TF-IDF over the corpus, most important first.
+    pub keywords: Vec<String>,
+}
+
+impl NewsArticle {
+    /// The page attributes (the corpus has no comment or participant counts: `None`).
+    pub fn attributes(&self) -> PageAttributes<'_> {
+        PageAttributes {
+            media: &self.media,
+            comments: None,
+            participants: None,
+            keywords: &self.keywords,
+        }
+    }
+}
+
+/// Lowercased Unicode words (alphanumeric runs), without stop words, digit-only tokens and
+/// one-letter tokens.
+fn tokens(text: &str, stop: &HashSet<&str>) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| t.chars().count() > 1 && !t.chars().all(|c| c.is_numeric()))
+        .map(str::to_lowercase)
+        .filter(|t| !stop.contains(t.as_str()))
+        .collect()
+}
+
+fn host(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    authority
+        .split(':')
+        .next()
+        .unwrap_or(authority)
+        .to_lowercase()
+}
+
+fn parse_day(s: &str) -> Option<NaiveDate> {
+    let date = s.split_whitespace().next()?;
+    let mut parts = date.split(['/', '-']).map(|p| p.parse::<u32>().ok());
+    let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
+    NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
+}
+
+/// Reads `NewsArticles.csv` (columns `article_id, publish_date, article_source_link, title,
+/// subtitle, text`) and keeps per article its day, host and top `keywords_per_article` terms
+/// of title + subtitle + text by TF-IDF (sublinear tf, smooth idf) over the whole file. Sorted
+/// by `article_id`. A missing file is a [`ClusterError::Corpus`] naming the fetch script.
+pub fn load_news(csv_path: &Path, keywords_per_article: usize) -> Result<Vec<NewsArticle>> {
+    let corpus_err = |reason: String| ClusterError::Corpus {
+        path: csv_path.to_path_buf(),
+        reason,
+    };
+    if !csv_path.is_file() {
+        return Err(corpus_err(format!(
+            "file not found; fetch it with {NEWS_FETCH_SCRIPT} (writes deploy/cache/NewsArticles.csv)"
+        )));
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_path(csv_path)
+        .map_err(|e| corpus_err(e.to_string()))?;
+    let stop: HashSet<&str> = STOP_WORDS.iter().copied().collect();
+    let mut rows = Vec::new();
+    for (line, rec) in reader.records().enumerate() {
+        let rec = rec.map_err(|e| corpus_err(e.to_string()))?;
+        let field = |i: usize| rec.get(i).unwrap_or("");
+        let id = field(0)
+            .trim()
+            .parse::<u64>()
+            .map_err(|e| corpus_err(format!("record {}: bad article_id: {e}", line + 1)))?;
+        let day = parse_day(field(1)).ok_or_else(|| {
+            corpus_err(format!(
+                "record {}: bad publish_date {:?}",
+                line + 1,
+                field(1)
+            ))
+        })?;
+        let text = format!("{} {} {}", field(3), field(4), field(5));
+        rows.push((id, day, host(field(2).trim()), tokens(&text, &stop)));
+    }
+    if rows.is_empty() {
+        return Err(corpus_err("no articles".into()));
+    }
+    let mut df: HashMap<&str, u32> = HashMap::new();
+    for (_, _, _, toks) in &rows {
+        for t in toks.iter().map(String::as_str).collect::<HashSet<_>>() {
+            *df.entry(t).or_default() += 1;
+        }
+    }
+    let n = rows.len() as f64;
+    let mut out: Vec<NewsArticle> = rows
+        .iter()
+        .map(|(id, day, media, toks)| {
+            let mut tf: HashMap<&str, u32> = HashMap::new();
+            for t in toks {
+                *tf.entry(t.as_str()).or_default() += 1;
+            }
+            let mut scored: Vec<(f64, &str)> = tf
+                .into_iter()
+                .map(|(t, c)| {
+                    let idf = ((1.0 + n) / (1.0 + f64::from(df[t]))).ln() + 1.0;
+                    ((1.0 + f64::from(c).ln()) * idf, t)
+                })
+                .collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+            NewsArticle {
+                id: *id,
+                day: *day,
+                media: media.clone(),
+                keywords: scored
+                    .into_iter()
+                    .take(keywords_per_article)
+                    .map(|(_, t)| t.to_string())
+                    .collect(),
+            }
+        })
+        .collect();
+    out.sort_by_key(|a| a.id);
+    Ok(out)
+}
+
+/// What [`packing_report`] measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackingReport {
+    /// Options used.
+    pub t1: f32,
+    /// Media weight used.
+    pub media_weight: f32,
+    /// Pages per cluster target used.
+    pub pages_per_cluster: usize,
+    /// Pages per arriving batch.
+    pub batch_size: usize,
+    /// Pages.
+    pub pages: usize,
+    /// (topic, day) groups.
+    pub days: usize,
+    /// Batches.
+    pub batches: usize,
+    /// Packs (clusters) created.
+    pub packs: usize,
+    /// Pages placed into a cluster that existed before their batch.
+    pub joined_pages: usize,
+    /// Pages of batches that are not the first batch of their outlet that day.
+    pub followup_pages: usize,
+    /// Of `followup_pages`: placed into an existing cluster.
+    pub followup_joined: usize,
+    /// Of `followup_joined`: into a cluster that already held pages of the same outlet.
+    pub followup_same_outlet: usize,
+    /// Clusters whose pages all come from one outlet.
+    pub single_outlet_packs: usize,
+    /// (keyword, day) queries measured (top keywords by document frequency).
+    pub queries: usize,
+    /// Sum over queries of matching pages.
+    pub hits: usize,
+    /// Sum over queries of packs touched, cluster packing.
+    pub packs_touched_cluster: usize,
+    /// Same, arrival-order packs of the same count and sizes per day.
+    pub packs_touched_arrival: usize,
+    /// Sum over queries of the pages stored in the touched packs, cluster packing.
+    pub pages_read_cluster: usize,
+    /// Same, arrival order.
+    pub pages_read_arrival: usize,
+    /// Same, one pack per (topic, day) (the layout without clustering).
+    pub pages_read_one_pack: usize,
+    /// Seconds spent in encoding + `assign_batch`.
+    pub seconds: f64,
+}
+
+impl fmt::Display for PackingReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pct = |a: usize, b: usize| {
+            if b == 0 {
+                0.0
+            } else {
+                100.0 * a as f64 / b as f64
+            }
+        };
+        let per = |a: usize| {
+            if self.queries == 0 {
+                0.0
+            } else {
+                a as f64 / self.queries as f64
+            }
+        };
+        let amp = |a: usize| {
+            if self.hits == 0 {
+                0.0
+            } else {
+                a as f64 / self.hits as f64
+            }
+        };
+        write!(
+            f,
+            "t1={:.2} mw={:.2} ppc={} batch={}: {} pages, {} days, {} batches -> {} packs ({:.1}/day, {:.0}% single-outlet); \
+             joined existing {:.1}% of pages; follow-up batches of an outlet joined {:.1}% ({:.1}% of those into a cluster holding that outlet); \
+             {} keyword/day queries: packs touched {:.2} cluster vs {:.2} arrival; pages read per hit {:.2} cluster vs {:.2} arrival vs {:.2} one pack/day; {:.3} s",
+            self.t1,
+            self.media_weight,
+            self.pages_per_cluster,
+            self.batch_size,
+            self.pages,
+            self.days,
+            self.batches,
+            self.packs,
+            self.packs as f64 / self.days.max(1) as f64,
+            pct(self.single_outlet_packs, self.packs),
+            pct(self.joined_pages, self.pages),
+            pct(self.followup_joined, self.followup_pages),
+            pct(self.followup_same_outlet, self.followup_joined),
+            self.queries,
+            per(self.packs_touched_cluster),
+            per(self.packs_touched_arrival),
+            amp(self.pages_read_cluster),
+            amp(self.pages_read_arrival),
+            amp(self.pages_read_one_pack),
+            self.seconds,
+        )
+    }
+}
+
+/// Keywords used as queries by [`packing_report`]: the most frequent page keywords.
+pub const REPORT_QUERY_KEYWORDS: usize = 50;
+
+/// Replays the corpus through cluster packing as the pipeline would: one topic
+/// ([`NEWS_TOPIC`]), per day the pages in `article_id` order (the corpus is grouped by
+/// outlet) in batches of `batch_size`, each batch through [`assign_batch`] with the centres
+/// stored so far for that day. Then measures, for the [`REPORT_QUERY_KEYWORDS`] most frequent
+/// keywords and every day they occur, how many packs a topic+keyword query touches and how
+/// many pages those packs hold, against arrival-order packs of the same count and sizes.
+pub fn packing_report(
+    articles: &[NewsArticle],
+    opts: &ClusterOptions,
+    batch_size: usize,
+) -> Result<PackingReport> {
+    if batch_size == 0 {
+        return Err(invalid("batch_size", "must be at least 1"));
+    }
+    let encoder = AttributeEncoder::new(opts);
+    let mut by_day: BTreeMap<NaiveDate, Vec<&NewsArticle>> = BTreeMap::new();
+    for a in articles {
+        by_day.entry(a.day).or_default().push(a);
+    }
+    let mut r = PackingReport {
+        t1: opts.t1,
+        media_weight: opts.media_weight,
+        pages_per_cluster: opts.pages_per_cluster,
+        batch_size,
+        pages: articles.len(),
+        days: by_day.len(),
+        batches: 0,
+        packs: 0,
+        joined_pages: 0,
+        followup_pages: 0,
+        followup_joined: 0,
+        followup_same_outlet: 0,
+        single_outlet_packs: 0,
+        queries: 0,
+        hits: 0,
+        packs_touched_cluster: 0,
+        packs_touched_arrival: 0,
+        pages_read_cluster: 0,
+        pages_read_arrival: 0,
+        pages_read_one_pack: 0,
+        seconds: 0.0,
+    };
+    // Query keywords: most frequent page keywords overall.
+    let mut kw_df: HashMap<&str, usize> = HashMap::new();
+    for a in articles {
+        for k in &a.keywords {
+            *kw_df.entry(k.as_str()).or_default() += 1;
+        }
+    }
+    let mut top: Vec<(&str, usize)> = kw_df.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    top.truncate(REPORT_QUERY_KEYWORDS);
+
+    let start = Instant::now();
+    let mut elapsed = 0.0;
+    for pages in by_day.values() {
+        let mut stored: Vec<Centre> = Vec::new();
+        // Outlets of the pages each cluster held before the current batch.
+        let mut outlets: HashMap<u32, HashSet<&str>> = HashMap::new();
+        let mut outlets_seen: HashSet<&str> = HashSet::new();
+        let mut cluster_of: Vec<u32> = Vec::with_capacity(pages.len());
+        let t = Instant::now();
+        for batch in pages.chunks(batch_size) {
+            r.batches += 1;
+            let vectors: Vec<Vec<f32>> = batch
+                .iter()
+                .map(|a| encoder.encode(&a.attributes()))
+                .collect();
+            let before: HashSet<u32> = stored.iter().map(|c| c.cluster).collect();
+            let assigned = assign_batch(&vectors, &stored, opts)?;
+            for (a, &c) in batch.iter().zip(&assigned.clusters) {
+                let followup = outlets_seen.contains(a.media.as_str());
+                let existed = before.contains(&c);
+                if existed {
+                    r.joined_pages += 1;
+                }
+                if followup {
+                    r.followup_pages += 1;
+                    if existed {
+                        r.followup_joined += 1;
+                        if outlets
+                            .get(&c)
+                            .is_some_and(|o| o.contains(a.media.as_str()))
+                        {
+                            r.followup_same_outlet += 1;
+                        }
+                    }
+                }
+            }
+            for (a, &c) in batch.iter().zip(&assigned.clusters) {
+                outlets.entry(c).or_default().insert(a.media.as_str());
+            }
+            for a in batch {
+                outlets_seen.insert(a.media.as_str());
+            }
+            cluster_of.extend_from_slice(&assigned.clusters);
+            for c in assigned.centres {
+                match stored.iter_mut().find(|s| s.cluster == c.cluster) {
+                    Some(s) => *s = c,
+                    None => stored.push(c),
+                }
+            }
+        }
+        elapsed += t.elapsed().as_secs_f64();
+        r.packs += stored.len();
+        r.single_outlet_packs += outlets.values().filter(|s| s.len() == 1).count();
+        // Arrival-order packs with the same sizes (in cluster-id order).
+        let mut sizes: BTreeMap<u32, usize> = BTreeMap::new();
+        for c in &cluster_of {
+            *sizes.entry(*c).or_default() += 1;
+        }
+        let mut arrival_pack = Vec::with_capacity(pages.len());
+        for (p, (_, &n)) in sizes.iter().enumerate() {
+            arrival_pack.extend(std::iter::repeat_n(p, n));
+        }
+        let arrival_sizes: Vec<usize> = sizes.values().copied().collect();
+        for (kw, _) in &top {
+            let hit_idx: Vec<usize> = pages
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.keywords.iter().any(|k| k == kw))
+                .map(|(i, _)| i)
+                .collect();
+            if hit_idx.is_empty() {
+                continue;
+            }
+            r.queries += 1;
+            r.hits += hit_idx.len();
+            let cl: HashSet<u32> = hit_idx.iter().map(|&i| cluster_of[i]).collect();
+            let ar: HashSet<usize> = hit_idx.iter().map(|&i| arrival_pack[i]).collect();
+            r.packs_touched_cluster += cl.len();
+            r.packs_touched_arrival += ar.len();
+            r.pages_read_cluster += cl.iter().map(|c| sizes[c]).sum::<usize>();
+            r.pages_read_arrival += ar.iter().map(|&p| arrival_sizes[p]).sum::<usize>();
+            r.pages_read_one_pack += pages.len();
+        }
+    }
+    r.seconds = elapsed;
+    tracing::debug!(
+        total_seconds = start.elapsed().as_secs_f64(),
+        "packing report done"
+    );
+    Ok(r)
+}
+
+// ---------------------------------------------------------------------------------------
+// Benchmark against scikit-learn.
+
+/// The peer script, embedded so the binary can run it from anywhere.
+const SKLEARN_SCRIPT: &str = include_str!("../../deploy/data/sklearn-kmeans.py");
+/// k of the whole-corpus benchmark.
+pub const BENCH_K: usize = 20;
+
+/// scikit-learn's figures (from `deploy/data/sklearn-kmeans.py`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SklearnFigures {
+    /// Sum of squared distances to the closest centre.
+    pub inertia: f64,
+    /// Seconds in `fit`.
+    pub seconds: f64,
+    /// Lloyd iterations of the best run.
+    pub n_iter: u64,
+    /// scikit-learn version.
+    pub sklearn: String,
+}
+
+/// Result of [`bench`]: our K-means and scikit-learn's on the same vectors, same run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KmeansBench {
+    /// Vectors (pages).
+    pub n: usize,
+    /// Vector width.
+    pub width: usize,
+    /// Clusters.
+    pub k: usize,
+    /// Restarts (both).
+    pub n_runs: usize,
+    /// Iteration cap (both).
+    pub max_iter: u64,
+    /// Our inertia (sum of squared distances to the final centres).
+    pub inertia: f64,
+    /// Our seconds (K-means fit + predict + final means).
+    pub seconds: f64,
+    /// scikit-learn, or why it could not run.
+    pub sklearn: std::result::Result<SklearnFigures, String>,
+    /// The pipeline replay with default options ([`packing_report`]), one per
+    /// [`BENCH_BATCHES`] size.
+    pub packing: Vec<PackingReport>,
+}
+
+impl fmt::Display for KmeansBench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "k-means on {} news pages x {} attributes, k={}, n_runs={}, max_iter={}",
+            self.n, self.width, self.k, self.n_runs, self.max_iter
+        )?;
+        writeln!(
+            f,
+            "  harvest (linfa-clustering 0.8): inertia {:.2}, {:.3} s",
+            self.inertia, self.seconds
+        )?;
+        match &self.sklearn {
+            Ok(s) => writeln!(
+                f,
+                "  scikit-learn {}: inertia {:.2}, {:.3} s ({} iterations)\n  ratio harvest/sklearn: inertia {:.3}, time {:.2}",
+                s.sklearn,
+                s.inertia,
+                s.seconds,
+                s.n_iter,
+                self.inertia / s.inertia,
+                self.seconds / s.seconds
+            )?,
+            Err(e) => writeln!(f, "  scikit-learn: NOT RUN: {e}")?,
+        }
+        for (i, p) in self.packing.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "\n" };
+            write!(f, "{sep}  packing replay: {p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a float32 C-order `.npy` (format 1.0) matrix.
+fn write_npy(path: &Path, rows: &[Vec<f32>], width: usize) -> Result<()> {
+    let mut header = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}",
+        rows.len(),
+        width
+    );
+    // magic(6) + version(2) + len(2) + header + '\n' padded to a multiple of 64.
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.div_ceil(64) * 64 - unpadded));
+    header.push('\n');
+    let mut bytes = Vec::with_capacity(10 + header.len() + rows.len() * width * 4);
+    bytes.extend_from_slice(b"\x93NUMPY\x01\x00");
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    for r in rows {
+        for x in r {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    std::fs::write(path, bytes).map_err(|source| ClusterError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn run_sklearn(
+    python: &Path,
+    vectors: &[Vec<f32>],
+    width: usize,
+    opts: &ClusterOptions,
+    k: usize,
+) -> std::result::Result<SklearnFigures, String> {
+    let dir = std::env::temp_dir().join(format!("harvest-kmeans-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let result = (|| {
+        let npy = dir.join("vectors.npy");
+        let script = dir.join("sklearn-kmeans.py");
+        write_npy(&npy, vectors, width).map_err(|e| e.to_string())?;
+        std::fs::write(&script, SKLEARN_SCRIPT)
+            .map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+        let out = Command::new(python)
+            .arg(&script)
+            .arg(&npy)
+            .arg(k.to_string())
+            .arg(opts.n_runs.to_string())
+            .arg(opts.max_iter.to_string())
+            .arg(opts.tolerance.to_string())
+            .arg(opts.seed.to_string())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "{} exited with {}: {}",
+                python.display(),
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout.lines().last().unwrap_or("");
+        serde_json::from_str::<SklearnFigures>(line)
+            .map_err(|e| format!("unexpected output {line:?}: {e}"))
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// Builds the attribute vectors of the news corpus at `csv` (default options), runs our
+/// K-means over all of them (k = [`BENCH_K`], `n_runs`/`max_iter`/`tolerance`/`seed` from
+/// the defaults) and scikit-learn's with the same settings through `python` (a Python with
+/// scikit-learn, e.g. `deploy/cache/venv/bin/python`; `None` = not run), plus the pipeline
+/// replay ([`packing_report`] with batches of [`BENCH_BATCHES`] pages). A failing or missing Python is reported
+/// in [`KmeansBench::sklearn`], not as an error.
+pub fn bench(csv: &Path, python: Option<&Path>) -> Result<KmeansBench> {
+    bench_with(csv, python, &BenchOptions::default())
+}
+
+/// What [`bench_with`] runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchOptions {
+    /// k of the whole-corpus K-means (both). Default [`BENCH_K`].
+    pub k: usize,
+    /// Restarts (both). Default [`DEFAULT_N_RUNS`].
+    pub n_runs: usize,
+    /// Batch sizes of the pipeline replays. Default [`BENCH_BATCHES`].
+    pub batches: Vec<usize>,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        Self {
+            k: BENCH_K,
+            n_runs: DEFAULT_N_RUNS,
+            batches: BENCH_BATCHES.to_vec(),
+        }
+    }
+}
+
+/// [`bench`] with another k, number of restarts or replay batch sizes (tests use a small
+/// one: debug builds compile linfa's generic K-means without optimisation).
+pub fn bench_with(csv: &Path, python: Option<&Path>, b: &BenchOptions) -> Result<KmeansBench> {
+    let opts = ClusterOptions::default();
+    let articles = load_news(csv, DEFAULT_KEYWORDS_PER_ARTICLE)?;
+    let encoder = AttributeEncoder::new(&opts);
+    let vectors: Vec<Vec<f32>> = articles
+        .iter()
+        .map(|a| encoder.encode(&a.attributes()))
+        .collect();
+    let width = encoder.width();
+    let bench_opts = ClusterOptions {
+        k: Some(b.k),
+        n_runs: b.n_runs,
+        ..opts.clone()
+    };
+    let t = Instant::now();
+    let fit = kmeans(&vectors, width, &bench_opts)?;
+    let seconds = t.elapsed().as_secs_f64();
+    let sklearn = match python {
+        Some(p) => run_sklearn(p, &vectors, width, &bench_opts, b.k),
+        None => Err("no Python given (pass deploy/cache/venv/bin/python)".into()),
+    };
+    let packing = b
+        .batches
+        .iter()
+        .map(|&b| packing_report(&articles, &opts, b))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(KmeansBench {
+        n: vectors.len(),
+        width,
+        k: fit.centres.len(),
+        n_runs: bench_opts.n_runs,
+        max_iter: bench_opts.max_iter,
+        inertia: fit.inertia,
+        seconds,
+        sklearn,
+        packing,
+    })
+}
+
+/// Batch sizes of the pipeline replay in [`bench`].
+pub const BENCH_BATCHES: [usize; 2] = [10, 100];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kws(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn encoder_width_and_blocks() {
+        let opts = ClusterOptions::default();
+        let enc = AttributeEncoder::new(&opts);
+        assert_eq!(enc.width(), 64 + 2 + 128);
+        let k = kws(&["trump", "senate", "vote"]);
+        let v = enc.encode(&PageAttributes {
+            media: "www.cnn.com",
+            comments: Some(10_000),
+            participants: Some(0),
+            keywords: &k,
+        });
+        assert_eq!(v.len(), enc.width());
+        let slots = enc.media_slots("WWW.CNN.COM").expect("slots");
+        let media_norm: f32 = v[..64].iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((media_norm - DEFAULT_MEDIA_WEIGHT).abs() < 1e-6 || slots[0] == slots[1]);
+        for s in slots {
+            assert!(v[s] > 0.0);
+        }
+        assert!(v[..64].iter().filter(|x| **x != 0.0).count() <= MEDIA_PROBES);
+        assert!(
+            (v[64] - 1.0).abs() < 1e-6,
+            "10k comments -> 1.0, got {}",
+            v[64]
+        );
+        assert_eq!(v[65], 0.0);
+        let norm: f32 = v[66..].iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn empty_keywords_and_media_give_zeros() {
+        let enc = AttributeEncoder::new(&ClusterOptions::default());
+        let v = enc.encode(&PageAttributes {
+            media: "",
+            comments: None,
+            participants: None,
+            keywords: &[],
+        });
+        assert!(v.iter().all(|x| *x == 0.0));
+    }
+
+    #[test]
+    fn keyword_rank_matters() {
+        let enc = AttributeEncoder::new(&ClusterOptions::default());
+        let a = kws(&["trump", "senate"]);
+        let b = kws(&["senate", "trump"]);
+        let enc_kw = |k: &[String]| {
+            enc.encode(&PageAttributes {
+                media: "x",
+                comments: None,
+                participants: None,
+                keywords: k,
+            })
+        };
+        assert_ne!(enc_kw(&a), enc_kw(&b));
+    }
+
+    #[test]
+    fn k_rule() {
+        let o = ClusterOptions::default();
+        assert_eq!(o.k_for(1), 1);
+        assert_eq!(o.k_for(25), 1);
+        assert_eq!(o.k_for(26), 2);
+        assert_eq!(o.k_for(10_000), DEFAULT_MAX_K);
+        let fixed = ClusterOptions {
+            k: Some(7),
+            ..o.clone()
+        };
+        assert_eq!(fixed.k_for(3), 7);
+    }
+
+    #[test]
+    fn options_validate() {
+        let bad = [
+            ClusterOptions {
+                k: Some(0),
+                ..Default::default()
+            },
+            ClusterOptions {
+                t1: f32::NAN,
+                ..Default::default()
+            },
+            ClusterOptions {
+                n_runs: 0,
+                ..Default::default()
+            },
+            ClusterOptions {
+                pages_per_cluster: 0,
+                ..Default::default()
+            },
+        ];
+        for o in bad {
+            assert!(
+                matches!(o.validate(), Err(ClusterError::InvalidOption { .. })),
+                "{o:?}"
+            );
+        }
+        assert!(ClusterOptions::default().validate().is_ok());
+    }
+
+    #[test]
+    fn options_toml_like_roundtrip_via_json() {
+        let o = ClusterOptions {
+            k: Some(4),
+            t1: 0.5,
+            ..Default::default()
+        };
+        let s = serde_json::to_string(&o).expect("serialize");
+        let back: ClusterOptions = serde_json::from_str(&s).expect("deserialize");
+        assert_eq!(back, o);
+        let partial: ClusterOptions = serde_json::from_str(r#"{"t1": 0.25}"#).expect("partial");
+        assert_eq!(partial.t1, 0.25);
+        assert_eq!(partial.max_k, DEFAULT_MAX_K);
+        assert!(serde_json::from_str::<ClusterOptions>(r#"{"t2": 1}"#).is_err());
+    }
+
+    #[test]
+    fn host_and_day_parsing() {
+        assert_eq!(
+            host("http://abcnews.go.com/Politics/x?id=1"),
+            "abcnews.go.com"
+        );
+        assert_eq!(
+            host("https://user@Www.BBC.co.uk:8080/news"),
+            "www.bbc.co.uk"
+        );
+        assert_eq!(
+            parse_day("          2016/12/30 7:11"),
+            NaiveDate::from_ymd_opt(2016, 12, 30)
+        );
+        assert_eq!(parse_day("2017/2/7"), NaiveDate::from_ymd_opt(2017, 2, 7));
+        assert_eq!(parse_day("2017/13/7"), None);
+    }
+
+    #[test]
+    fn npy_header_is_aligned() {
+        let dir = std::env::temp_dir().join(format!("harvest-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join("x.npy");
+        write_npy(&p, &[vec![1.0, 2.0], vec![3.0, 4.0]], 2).expect("write");
+        let bytes = std::fs::read(&p).expect("read");
+        let hlen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + hlen) % 64, 0);
+        assert_eq!(bytes.len(), 10 + hlen + 16);
+        assert_eq!(&bytes[10 + hlen..10 + hlen + 4], &1.0f32.to_le_bytes());
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+}

@@ -1,0 +1,707 @@
+//! `harvest serve`: the analysts' HTTP API and web UI (axum).
+//!
+//! Routes are listed once in [`ROUTES`]; the OpenAPI document
+//! (`/api/openapi.json`) is generated from the same list, and a test walks it.
+//! Index and pack reads are synchronous (fjall or the HBase Thrift client),
+//! so handlers run them on tokio's blocking pool.
+
+pub mod metrics;
+pub mod openapi;
+pub mod params;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use indexer::{GroupBy, Interval, PageHit, Sort, StatsQuery, StatsRow};
+use serde_json::{json, Value};
+
+use crate::filters::ParamError;
+use crate::stores::Stores;
+use metrics::Metrics;
+use params::{Params, FILTER_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS};
+
+/// Default and largest `limit` of `/api/search`.
+pub const DEFAULT_LIMIT: usize = 20;
+pub const MAX_LIMIT: usize = 200;
+/// How long the page count shown by `/metrics` is reused.
+const PAGE_COUNT_TTL: Duration = Duration::from_secs(60);
+/// Header of archived pages: no scripts, no plugins, no forms, no same-origin
+/// access; inline styles and data: images only.
+pub const RAW_CSP: &str =
+    "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'self'";
+/// The ready line printed on stdout.
+pub const LISTENING: &str = "harvest serve: listening on";
+
+/// Every route: (method, path, summary). The router and the OpenAPI
+/// document are both built from this list.
+pub const ROUTES: &[(&str, &str, &str)] = &[
+    (
+        "get",
+        "/api/search",
+        "Pages matching the filters, one page of results",
+    ),
+    (
+        "get",
+        "/api/stats",
+        "Counts per time bucket (and group) for the filters",
+    ),
+    (
+        "get",
+        "/api/stats.csv",
+        "The statistics as CSV (bucket,group,count)",
+    ),
+    (
+        "get",
+        "/api/stats.json",
+        "The statistics as a JSON download",
+    ),
+    (
+        "get",
+        "/api/pages/{id}",
+        "All attributes, pack location and capture history of a page",
+    ),
+    (
+        "get",
+        "/api/pages/{id}/raw",
+        "The archived page, read from its pack, sandboxed",
+    ),
+    ("get", "/api/topics", "Topics present in the index"),
+    ("get", "/api/sources", "Sources and their years"),
+    ("get", "/api/openapi.json", "This document"),
+    ("get", "/healthz", "Liveness"),
+    ("get", "/metrics", "Prometheus metrics"),
+];
+
+/// Options of [`serve`].
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub listen: SocketAddr,
+    /// Bearer token required on `/api/*` and `/metrics` when set.
+    pub token: Option<String>,
+}
+
+/// What the handlers share.
+pub struct AppState {
+    stores: Stores,
+    token: Option<String>,
+    metrics: Metrics,
+    page_count: Mutex<Option<(Instant, u64)>>,
+}
+
+impl AppState {
+    pub fn new(stores: Stores, token: Option<String>) -> Arc<AppState> {
+        Arc::new(AppState {
+            stores,
+            token: token.filter(|t| !t.is_empty()),
+            metrics: Metrics::default(),
+            page_count: Mutex::new(None),
+        })
+    }
+}
+
+/// An API error: a status and a JSON body naming the parameter when there is one.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    param: Option<String>,
+    message: String,
+}
+
+impl ApiError {
+    fn bad(e: ParamError) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            param: Some(e.param),
+            message: e.message,
+        }
+    }
+
+    fn not_found(message: String) -> ApiError {
+        ApiError {
+            status: StatusCode::NOT_FOUND,
+            param: None,
+            message,
+        }
+    }
+
+    fn internal(e: anyhow::Error) -> ApiError {
+        tracing::error!(error = %format!("{e:#}"), "request failed");
+        ApiError {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            param: None,
+            message: format!("{e:#}"),
+        }
+    }
+}
+
+impl From<ParamError> for ApiError {
+    fn from(e: ParamError) -> ApiError {
+        ApiError::bad(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut err = json!({ "message": self.message });
+        if let Some(p) = self.param {
+            err["param"] = Value::String(p);
+        }
+        (self.status, Json(json!({ "error": err }))).into_response()
+    }
+}
+
+type ApiResult<T> = std::result::Result<T, ApiError>;
+
+/// Run `f` on the blocking pool (index and pack reads are synchronous).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(anyhow::anyhow!("worker failed: {e}")))?
+        .map_err(ApiError::internal)
+}
+
+/// The router with every route, the UI and the auth and metrics layers.
+pub fn router(state: Arc<AppState>) -> Router {
+    let api = Router::new()
+        .route("/api/search", get(search))
+        .route("/api/stats", get(stats))
+        .route("/api/stats.csv", get(stats_csv))
+        .route("/api/stats.json", get(stats_json))
+        .route("/api/pages/{id}", get(page))
+        .route("/api/pages/{id}/raw", get(raw))
+        .route("/api/topics", get(topics))
+        .route("/api/sources", get(sources))
+        .route("/api/openapi.json", get(openapi_doc))
+        .route("/metrics", get(metrics_text))
+        .layer(middleware::from_fn_with_state(state.clone(), auth));
+    Router::new()
+        .merge(api)
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/", get(ui_index))
+        .route("/assets/app.js", get(ui_js))
+        .route("/assets/app.css", get(ui_css))
+        .fallback(|| async { ApiError::not_found("no such route".into()) })
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .with_state(state)
+}
+
+/// Bind, print the ready line, serve until Ctrl-C.
+pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
+    if !opts.listen.ip().is_loopback() && opts.token.is_none() {
+        tracing::warn!(listen = %opts.listen, "serving beyond loopback without a token: anyone who can reach it can read the archive");
+    }
+    let state = AppState::new(stores, opts.token);
+    let listener = tokio::net::TcpListener::bind(opts.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", opts.listen))?;
+    let addr = listener.local_addr()?;
+    println!("{LISTENING} http://{addr}");
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("server failed")
+}
+
+async fn auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    if let Some(token) = &state.token {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if given != Some(token.as_str()) {
+            let mut r = ApiError {
+                status: StatusCode::UNAUTHORIZED,
+                param: None,
+                message: "a bearer token is required (Authorization: Bearer TOKEN)".into(),
+            }
+            .into_response();
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"harvest\""),
+            );
+            return r;
+        }
+    }
+    next.run(req).await
+}
+
+/// Route label of a path for metrics (ids collapsed).
+fn route_label(path: &str) -> &'static str {
+    match path {
+        "/api/search" => "search",
+        "/api/stats" => "stats",
+        "/api/stats.csv" => "stats_csv",
+        "/api/stats.json" => "stats_json",
+        "/api/topics" => "topics",
+        "/api/sources" => "sources",
+        "/api/openapi.json" => "openapi",
+        "/healthz" => "healthz",
+        "/metrics" => "metrics",
+        p if p.starts_with("/api/pages/") && p.ends_with("/raw") => "page_raw",
+        p if p.starts_with("/api/pages/") => "page",
+        "/" | "/assets/app.js" | "/assets/app.css" => "ui",
+        _ => "other",
+    }
+}
+
+async fn observe(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let route = route_label(req.uri().path());
+    let started = Instant::now();
+    let resp = next.run(req).await;
+    state
+        .metrics
+        .observe(route, resp.status().as_u16(), started.elapsed());
+    resp
+}
+
+/// One hit as the API shows it.
+fn hit_json(h: &PageHit) -> Value {
+    let id = h.id();
+    let p = &h.page;
+    json!({
+        "id": id,
+        "url": p.url,
+        "title": p.title,
+        "published": p.published,
+        "fetched": p.fetched,
+        "source": p.source,
+        "media": p.media,
+        "topic": p.topic,
+        "topic_score": p.topic_score,
+        "comments": p.comments,
+        "participants": p.participants,
+        "keywords": p.keywords,
+        "cluster": p.cluster,
+        "revisit": p.revisit,
+        "links": {
+            "page": format!("/api/pages/{id}"),
+            "raw": format!("/api/pages/{id}/raw"),
+        },
+    })
+}
+
+/// Unknown sources are a 400 naming `source`.
+fn check_sources(stores: &Stores, wanted: &[String]) -> anyhow::Result<Result<(), ParamError>> {
+    if wanted.is_empty() {
+        return Ok(Ok(()));
+    }
+    let known = stores.index.sources()?;
+    for s in wanted {
+        if !known.contains(s) {
+            return Ok(Err(ParamError::new(
+                "source",
+                format!("{s:?} is not in the index (known: {})", known.join(", ")),
+            )));
+        }
+    }
+    Ok(Ok(()))
+}
+
+fn parse_sort(v: Option<&str>) -> Result<Sort, ParamError> {
+    match v {
+        None => Ok(Sort::TimeDesc),
+        Some(s) => Sort::parse(s).map_err(|_| {
+            ParamError::new(
+                "sort",
+                format!("{s:?}: expected time, time_asc, comments or relevance"),
+            )
+        }),
+    }
+}
+
+async fn search(
+    State(state): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Json<Value>> {
+    let started = Instant::now();
+    let p = Params::parse(raw.as_deref(), &[FILTER_PARAMS, SEARCH_PARAMS])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(DEFAULT_LIMIT);
+    let (mut q, _) = p.filters()?.build(Some(limit), MAX_LIMIT)?;
+    q.sort = parse_sort(p.one("sort"))?;
+    if let Some(c) = p.one("cursor") {
+        let cursor = indexer::Cursor::decode(c)
+            .map_err(|e| ParamError::new("cursor", format!("not a cursor of this API: {e}")))?;
+        if cursor.sort() != q.sort {
+            return Err(ParamError::new("cursor", "was made for another sort order").into());
+        }
+        q.cursor = Some(cursor);
+    }
+    let st = state.clone();
+    let page = blocking(move || {
+        if let Err(e) = check_sources(&st.stores, &q.sources)? {
+            return Ok(Err(e));
+        }
+        match st.stores.index.search_page(&q) {
+            Err(indexer::Error::BadCursor(m)) => Ok(Err(ParamError::new("cursor", m))),
+            r => Ok(Ok(r?)),
+        }
+    })
+    .await??;
+    state.metrics.hits_returned(page.hits.len());
+    Ok(Json(json!({
+        "hits": page.hits.iter().map(hit_json).collect::<Vec<_>>(),
+        "next_cursor": page.next_cursor,
+        "took_ms": started.elapsed().as_secs_f64() * 1e3,
+    })))
+}
+
+/// The statistics query of a request.
+fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
+    let p = Params::parse(raw, &[FILTER_PARAMS, STATS_PARAMS])?;
+    let (query, tz) = p.filters()?.build(None, MAX_LIMIT)?;
+    let interval = match p.one("interval").unwrap_or("day") {
+        "day" => Interval::Day,
+        "week" => Interval::Week,
+        "month" => Interval::Month,
+        "year" => Interval::Year,
+        other => {
+            return Err(ParamError::new(
+                "interval",
+                format!("{other:?}: expected day, week, month or year"),
+            ))
+        }
+    };
+    let group_by = match p.one("group_by") {
+        None => None,
+        Some("topic") => Some(GroupBy::Topic),
+        Some("media") => Some(GroupBy::Media),
+        Some("source") => Some(GroupBy::Source),
+        Some(other) => {
+            return Err(ParamError::new(
+                "group_by",
+                format!("{other:?}: expected topic, media or source"),
+            ))
+        }
+    };
+    Ok(StatsQuery {
+        query,
+        interval,
+        group_by,
+        tz,
+        fill_empty: true,
+    })
+}
+
+async fn run_stats(
+    state: &Arc<AppState>,
+    raw: Option<String>,
+) -> ApiResult<(StatsQuery, Vec<StatsRow>)> {
+    let sq = stats_request(raw.as_deref())?;
+    let st = state.clone();
+    let sq2 = sq.clone();
+    let rows = blocking(move || {
+        if let Err(e) = check_sources(&st.stores, &sq2.query.sources)? {
+            return Ok(Err(e));
+        }
+        Ok(Ok(st.stores.index.stats(&sq2)?))
+    })
+    .await??;
+    Ok((sq, rows))
+}
+
+/// Buckets in order and one series per group, counts aligned to buckets.
+pub fn stats_json_body(sq: &StatsQuery, rows: &[StatsRow], took: Duration) -> Value {
+    let mut buckets: Vec<String> = Vec::new();
+    for r in rows {
+        if buckets.last() != Some(&r.bucket) && !buckets.contains(&r.bucket) {
+            buckets.push(r.bucket.clone());
+        }
+    }
+    let mut series: Vec<(String, Vec<u64>)> = Vec::new();
+    for r in rows {
+        let name = r.group.clone().unwrap_or_else(|| "all".to_string());
+        let i = buckets.iter().position(|b| b == &r.bucket).unwrap_or(0);
+        let s = match series.iter_mut().find(|(n, _)| n == &name) {
+            Some(s) => s,
+            None => {
+                series.push((name, vec![0; buckets.len()]));
+                series.last_mut().expect("just pushed")
+            }
+        };
+        s.1[i] += r.count;
+    }
+    if series.is_empty() && sq.group_by.is_none() {
+        series.push(("all".to_string(), vec![0; buckets.len()]));
+    }
+    let total: u64 = rows.iter().map(|r| r.count).sum();
+    json!({
+        "interval": match sq.interval {
+            Interval::Day => "day",
+            Interval::Week => "week",
+            Interval::Month => "month",
+            Interval::Year => "year",
+        },
+        "group_by": sq.group_by.map(|g| match g {
+            GroupBy::Topic => "topic",
+            GroupBy::Media => "media",
+            GroupBy::Source => "source",
+        }),
+        "tz": sq.tz.to_string(),
+        "buckets": buckets,
+        "series": series.into_iter().map(|(name, counts)| json!({"name": name, "counts": counts})).collect::<Vec<_>>(),
+        "total": total,
+        "took_ms": took.as_secs_f64() * 1e3,
+    })
+}
+
+async fn stats(
+    State(state): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Json<Value>> {
+    let started = Instant::now();
+    let (sq, rows) = run_stats(&state, raw).await?;
+    Ok(Json(stats_json_body(&sq, &rows, started.elapsed())))
+}
+
+fn attachment(mut resp: Response, content_type: &'static str, filename: &'static str) -> Response {
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    resp
+}
+
+async fn stats_csv(
+    State(state): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Response> {
+    let (_, rows) = run_stats(&state, raw).await?;
+    let csv = crate::filters::stats_csv(&rows);
+    Ok(attachment(
+        csv.into_response(),
+        "text/csv; charset=utf-8",
+        "harvest-stats.csv",
+    ))
+}
+
+async fn stats_json(
+    State(state): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Response> {
+    let started = Instant::now();
+    let (sq, rows) = run_stats(&state, raw).await?;
+    let body = stats_json_body(&sq, &rows, started.elapsed());
+    Ok(attachment(
+        Json(body).into_response(),
+        "application/json",
+        "harvest-stats.json",
+    ))
+}
+
+fn no_params(raw: Option<&str>) -> Result<(), ParamError> {
+    Params::parse(raw, &[]).map(|_| ())
+}
+
+async fn page(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Json<Value>> {
+    no_params(raw.as_deref())?;
+    indexer::PageId::parse(&id)
+        .map_err(|e| ParamError::new("id", format!("{id:?} is not a page id: {e}")))?;
+    let st = state.clone();
+    let id2 = id.clone();
+    let detail = blocking(move || Ok(st.stores.index.page_detail(&id2)?)).await?;
+    let d = detail.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
+    let mut v = hit_json(&d.hit);
+    let p = &d.hit.page;
+    v["pack"] =
+        json!({"path": d.location.path, "offset": d.location.offset, "length": d.location.length});
+    v["digest"] = json!(p.digest);
+    v["record_id"] = json!(p.record_id);
+    v["language"] = json!(p.language);
+    v["charset"] = json!(p.charset);
+    v["status"] = json!(p.status);
+    v["near_duplicate_of"] = json!(p.near_duplicate_of);
+    v["captures"] =
+        json!({"count": d.captures, "first_seen": d.first_seen, "last_seen": d.last_seen});
+    if let Some(dg) = &d.digest {
+        v["payload_captures"] = json!(dg.captures);
+    }
+    Ok(Json(v))
+}
+
+async fn raw(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Response> {
+    no_params(raw.as_deref())?;
+    indexer::PageId::parse(&id)
+        .map_err(|e| ParamError::new("id", format!("{id:?} is not a page id: {e}")))?;
+    let st = state.clone();
+    let id2 = id.clone();
+    let found = blocking(move || {
+        let Some(hit) = st.stores.index.get_by_id(&id2)? else {
+            return Ok(None);
+        };
+        Ok(Some(crate::filters::original_response(
+            &st.stores, &hit.page,
+        )?))
+    })
+    .await?;
+    let http = found.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
+    state.metrics.raw_served();
+    let ctype = http
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| "application/octet-stream".to_string());
+    let mut resp = Response::new(Body::from(http.body));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_str(&ctype)
+            .unwrap_or(HeaderValue::from_static("application/octet-stream")),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(RAW_CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=3600"),
+    );
+    Ok(resp)
+}
+
+async fn topics(
+    State(state): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Json<Value>> {
+    let p = Params::parse(raw.as_deref(), &[TOPICS_PARAMS])?;
+    let sources = p.list("source");
+    let st = state.clone();
+    let names = blocking(move || {
+        if let Err(e) = check_sources(&st.stores, &sources)? {
+            return Ok(Err(e));
+        }
+        Ok(Ok(st.stores.index.topics(&sources)?))
+    })
+    .await??;
+    Ok(Json(json!({
+        "topics": names.into_iter().map(|n| json!({"name": n})).collect::<Vec<_>>()
+    })))
+}
+
+async fn sources(
+    State(state): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Json<Value>> {
+    no_params(raw.as_deref())?;
+    let st = state.clone();
+    let tables = blocking(move || Ok(st.stores.index.store().list_tables()?)).await?;
+    let mut by_source: std::collections::BTreeMap<String, Vec<i32>> = Default::default();
+    for t in &tables {
+        if let Some((s, y)) = indexer::keys::parse_table_name(t) {
+            by_source.entry(s.to_string()).or_default().push(y);
+        }
+    }
+    Ok(Json(json!({
+        "sources": by_source.into_iter().map(|(name, years)| json!({"name": name, "years": years})).collect::<Vec<_>>()
+    })))
+}
+
+async fn openapi_doc(RawQuery(raw): RawQuery) -> ApiResult<Json<Value>> {
+    no_params(raw.as_deref())?;
+    Ok(Json(openapi::document()))
+}
+
+async fn metrics_text(State(state): State<Arc<AppState>>) -> ApiResult<Response> {
+    let cached = state
+        .page_count
+        .lock()
+        .ok()
+        .and_then(|c| *c)
+        .filter(|(at, _)| at.elapsed() < PAGE_COUNT_TTL)
+        .map(|(_, n)| n);
+    let pages = match cached {
+        Some(n) => Some(n),
+        None => {
+            let st = state.clone();
+            let n = blocking(move || {
+                let (q, tz) = crate::filters::FilterSpec::default().build(None, MAX_LIMIT)?;
+                let rows = st.stores.index.stats(&StatsQuery {
+                    query: q,
+                    interval: Interval::Year,
+                    group_by: None,
+                    tz,
+                    fill_empty: false,
+                })?;
+                Ok(rows.iter().map(|r| r.count).sum::<u64>())
+            })
+            .await
+            .ok();
+            if let (Some(n), Ok(mut c)) = (n, state.page_count.lock()) {
+                *c = Some((Instant::now(), n));
+            }
+            n
+        }
+    };
+    let mut resp = state.metrics.render(pages).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    Ok(resp)
+}
+
+const UI_HTML: &str = include_str!("../../web/index.html");
+const UI_JS: &str = include_str!("../../web/app.js");
+const UI_CSS: &str = include_str!("../../web/app.css");
+
+fn asset(body: &'static str, ctype: &'static str) -> Response {
+    let mut r = Response::new(Body::from(body));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ctype));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; frame-src 'self'; style-src 'self' 'unsafe-inline'",
+        ),
+    );
+    r
+}
+
+async fn ui_index() -> Response {
+    asset(UI_HTML, "text/html; charset=utf-8")
+}
+
+async fn ui_js() -> Response {
+    asset(UI_JS, "text/javascript; charset=utf-8")
+}
+
+async fn ui_css() -> Response {
+    asset(UI_CSS, "text/css; charset=utf-8")
+}

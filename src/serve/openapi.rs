@@ -1,0 +1,215 @@
+//! The OpenAPI 3 document of the API, generated from [`super::ROUTES`] and
+//! the parameter lists the handlers accept (so it cannot drift from them:
+//! `tests/api.rs` walks every documented route and parameter).
+
+use serde_json::{json, Map, Value};
+
+use super::params::{FILTER_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS};
+use super::{DEFAULT_LIMIT, MAX_LIMIT, ROUTES};
+
+/// Schema and description of a query parameter.
+fn param_doc(name: &str) -> (Value, &'static str) {
+    let string = json!({"type": "string"});
+    let list = json!({"type": "array", "items": {"type": "string"}});
+    let count = json!({"type": "integer", "minimum": 0});
+    match name {
+        "source" => (
+            list,
+            "Source names (repeatable or comma-separated); none = all",
+        ),
+        "from" => (
+            string,
+            "Start: YYYY-MM-DD (start of day in tz) or RFC 3339 date-time",
+        ),
+        "to" => (
+            string,
+            "End: YYYY-MM-DD (whole day, in tz) or RFC 3339 date-time (exclusive)",
+        ),
+        "tz" => (
+            string,
+            "UTC (default), an offset such as +08:00, or an IANA zone such as Asia/Shanghai",
+        ),
+        "topic" => (list, "Any of these topics"),
+        "media" => (list, "Any of these media"),
+        "keyword" => (list, "All of these keywords"),
+        "any" => (list, "At least one of these keywords"),
+        "min_comments" => (count, "Comments >= this"),
+        "max_comments" => (count, "Comments <= this"),
+        "collapse" => (
+            json!({"type": "boolean"}),
+            "Leave out known near-duplicates",
+        ),
+        "revisits" => (json!({"type": "boolean"}), "Include revisit captures"),
+        "sort" => (
+            json!({"type": "string", "enum": ["time", "time_asc", "comments", "relevance"], "default": "time"}),
+            "Order: newest first, oldest first, most comments, most matched keywords",
+        ),
+        "limit" => (
+            json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}),
+            "Hits per page",
+        ),
+        "cursor" => (string, "next_cursor of the previous page"),
+        "interval" => (
+            json!({"type": "string", "enum": ["day", "week", "month", "year"], "default": "day"}),
+            "Time bucket (ISO weeks)",
+        ),
+        "group_by" => (
+            json!({"type": "string", "enum": ["topic", "media", "source"]}),
+            "One series per group",
+        ),
+        _ => (string, ""),
+    }
+}
+
+/// The query parameters a route accepts.
+pub fn route_params(path: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    match path {
+        "/api/search" => {
+            out.extend(FILTER_PARAMS);
+            out.extend(SEARCH_PARAMS);
+        }
+        "/api/stats" | "/api/stats.csv" | "/api/stats.json" => {
+            out.extend(FILTER_PARAMS);
+            out.extend(STATS_PARAMS);
+        }
+        "/api/topics" => out.extend(TOPICS_PARAMS),
+        _ => {}
+    }
+    out
+}
+
+fn error_response() -> Value {
+    json!({
+        "description": "Bad request: the error names the parameter",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    })
+}
+
+/// The whole document.
+pub fn document() -> Value {
+    let mut paths = Map::new();
+    for (method, path, summary) in ROUTES {
+        let mut params: Vec<Value> = route_params(path)
+            .into_iter()
+            .map(|name| {
+                let (schema, description) = param_doc(name);
+                let mut p = json!({"name": name, "in": "query", "required": false, "schema": schema, "description": description});
+                if schema_is_array(&p) {
+                    p["style"] = json!("form");
+                    p["explode"] = json!(true);
+                }
+                p
+            })
+            .collect();
+        if path.contains("{id}") {
+            params.push(json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Page id from a search hit"}));
+        }
+        let ok = match *path {
+            "/api/search" => {
+                json!({"description": "One page of hits", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchPage"}}}})
+            }
+            "/api/stats" | "/api/stats.json" => {
+                json!({"description": "Counts per bucket and series", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Stats"}}}})
+            }
+            "/api/stats.csv" => {
+                json!({"description": "bucket,group,count rows", "content": {"text/csv": {"schema": {"type": "string"}}}})
+            }
+            "/api/pages/{id}" => {
+                json!({"description": "The page", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PageDetail"}}}})
+            }
+            "/api/pages/{id}/raw" => {
+                json!({"description": "The archived payload with its archived content type, sandboxed by CSP", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}})
+            }
+            "/healthz" | "/metrics" => {
+                json!({"description": "Plain text", "content": {"text/plain": {"schema": {"type": "string"}}}})
+            }
+            _ => {
+                json!({"description": "JSON", "content": {"application/json": {"schema": {"type": "object"}}}})
+            }
+        };
+        let mut responses = Map::new();
+        responses.insert("200".into(), ok);
+        if *path != "/healthz" {
+            responses.insert("400".into(), error_response());
+        }
+        if path.starts_with("/api/pages/") {
+            responses.insert("404".into(), json!({"description": "No such page", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}));
+        }
+        if path.starts_with("/api/") || *path == "/metrics" {
+            responses.insert(
+                "401".into(),
+                json!({"description": "Missing or wrong bearer token (when the server has one)"}),
+            );
+        }
+        let op = json!({
+            "summary": summary,
+            "operationId": operation_id(path),
+            "parameters": params,
+            "responses": responses,
+        });
+        let entry = paths
+            .entry(path.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+        entry[*method] = op;
+    }
+    json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "harvest archive API",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Search, statistics and archived pages of a harvest archive."
+        },
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": schemas(),
+        },
+        "security": [{"bearer": []}, {}],
+    })
+}
+
+fn schema_is_array(p: &Value) -> bool {
+    p["schema"]["type"] == "array"
+}
+
+fn operation_id(path: &str) -> String {
+    path.trim_start_matches('/')
+        .replace(['/', '.'], "_")
+        .replace(['{', '}'], "")
+}
+
+fn schemas() -> Value {
+    let hit = json!({
+        "type": "object",
+        "required": ["id", "url", "title", "fetched", "source", "topic", "keywords", "links"],
+        "properties": {
+            "id": {"type": "string"}, "url": {"type": "string"}, "title": {"type": "string"},
+            "published": {"type": "string", "format": "date-time", "nullable": true},
+            "fetched": {"type": "string", "format": "date-time"},
+            "source": {"type": "string"}, "media": {"type": "string", "nullable": true},
+            "topic": {"type": "string"}, "topic_score": {"type": "number"},
+            "comments": {"type": "integer", "nullable": true},
+            "participants": {"type": "integer", "nullable": true},
+            "keywords": {"type": "array", "items": {"type": "string"}},
+            "cluster": {"type": "integer"}, "revisit": {"type": "boolean"},
+            "links": {"type": "object", "properties": {"page": {"type": "string"}, "raw": {"type": "string"}}}
+        }
+    });
+    json!({
+        "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["message"], "properties": {"param": {"type": "string"}, "message": {"type": "string"}}}}},
+        "Hit": hit,
+        "SearchPage": {"type": "object", "required": ["hits", "next_cursor"], "properties": {
+            "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
+            "next_cursor": {"type": "string", "nullable": true}, "took_ms": {"type": "number"}}},
+        "Stats": {"type": "object", "required": ["interval", "buckets", "series", "total"], "properties": {
+            "interval": {"type": "string"}, "group_by": {"type": "string", "nullable": true}, "tz": {"type": "string"},
+            "buckets": {"type": "array", "items": {"type": "string"}},
+            "series": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "counts": {"type": "array", "items": {"type": "integer"}}}}},
+            "total": {"type": "integer"}, "took_ms": {"type": "number"}}},
+        "PageDetail": {"allOf": [{"$ref": "#/components/schemas/Hit"}, {"type": "object", "properties": {
+            "pack": {"type": "object", "properties": {"path": {"type": "string"}, "offset": {"type": "integer"}, "length": {"type": "integer"}}},
+            "digest": {"type": "string"}, "record_id": {"type": "string"},
+            "captures": {"type": "object", "properties": {"count": {"type": "integer"}, "first_seen": {"type": "string", "nullable": true}, "last_seen": {"type": "string"}}}}}]}
+    })
+}

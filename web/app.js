@@ -1,0 +1,697 @@
+// harvest web UI: filter form, paged result list, detail pane and trend chart.
+// Plain browser JavaScript, no framework, no build step, no external URLs.
+// Every string that comes from the API is put into the page with textContent
+// or setAttribute, never with innerHTML.
+(function () {
+  "use strict";
+
+  /** Results per page (the API's default; its cap is 200). */
+  const PAGE_LIMIT = 20;
+  /** sessionStorage key of the bearer token. */
+  const TOKEN_KEY = "harvest.token";
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const CHART_HEIGHT = 300;
+  /** Narrowest bar slot in pixels; more buckets than fit make the chart scroll. */
+  const MIN_BUCKET_PX = 3;
+  /** Widest bar in pixels (a few buckets would otherwise give slabs). */
+  const MAX_BAR_PX = 48;
+  const DEFAULT_TZ = "UTC";
+  const DEFAULT_SORT = "time";
+  const DEFAULT_INTERVAL = "day";
+  /** Keyword and media inputs take several values separated by commas or spaces. */
+  const LIST_SPLIT = /[,\uFF0C\u3001\s]+/;
+  const PALETTE = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+    "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b",
+  ];
+
+  /** Filter fields shared by /api/search and /api/stats: element id = API parameter. */
+  const FILTERS = [
+    { param: "from", kind: "text" },
+    { param: "to", kind: "text" },
+    { param: "tz", kind: "select", fallback: DEFAULT_TZ },
+    { param: "source", kind: "select" },
+    { param: "topic", kind: "multi" },
+    { param: "media", kind: "list" },
+    { param: "keyword", kind: "list" },
+    { param: "any", kind: "list" },
+    { param: "min_comments", kind: "text" },
+    { param: "max_comments", kind: "text" },
+    { param: "collapse", kind: "flag" },
+    { param: "revisits", kind: "flag" },
+  ];
+  /** Fields that only one of the two calls takes (the API rejects unknown parameters). */
+  const SEARCH_ONLY = [{ param: "sort", kind: "select", fallback: DEFAULT_SORT }];
+  const STATS_ONLY = [
+    { param: "interval", kind: "select", fallback: DEFAULT_INTERVAL },
+    { param: "group_by", kind: "select" },
+  ];
+  /** Hash key of the page shown in the detail pane. */
+  const HASH_PAGE = "page";
+
+  const $ = (id) => document.getElementById(id);
+
+  const state = {
+    cursor: null, // cursor of the page shown (null = first page)
+    back: [], // cursors of the pages before it, for Prev
+    nextCursor: null,
+    selected: null, // id of the page in the detail pane
+    lastHash: null, // the hash we wrote ourselves (its hashchange is ignored)
+    seq: { search: 0, stats: 0, detail: 0 },
+    frameUrl: null, // object URL shown in the iframe in token mode
+  };
+
+  class ApiError extends Error {
+    constructor(status, param, message) {
+      super(message);
+      this.status = status;
+      this.param = param;
+    }
+  }
+
+  // ---------------------------------------------------------------- DOM helpers
+
+  /** An element with attributes and text children (strings become text nodes). */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    setAttrs(node, attrs);
+    for (const c of children) {
+      node.append(c instanceof Node ? c : document.createTextNode(c == null ? "" : String(c)));
+    }
+    return node;
+  }
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG_NS, tag);
+    setAttrs(node, attrs);
+    if (text != null) node.textContent = String(text);
+    return node;
+  }
+
+  function setAttrs(node, attrs) {
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v != null) node.setAttribute(k, String(v));
+    }
+  }
+
+  // --------------------------------------------------------------- form <-> params
+
+  function splitList(text) {
+    return text.split(LIST_SPLIT).map((s) => s.trim()).filter(Boolean);
+  }
+
+  /** Append the values of `fields` from the form to `params`, skipping defaults. */
+  function readFields(fields, params, keepDefaults) {
+    for (const f of fields) {
+      const node = $(f.param);
+      if (f.kind === "flag") {
+        if (node.checked) params.append(f.param, "true");
+      } else if (f.kind === "multi") {
+        for (const o of node.selectedOptions) params.append(f.param, o.value);
+      } else if (f.kind === "list") {
+        for (const v of splitList(node.value)) params.append(f.param, v);
+      } else {
+        const v = node.value.trim();
+        if (v !== "" && (keepDefaults || v !== f.fallback)) params.append(f.param, v);
+      }
+    }
+    return params;
+  }
+
+  /** Make sure a select can show `value` (a shared URL may name an option not loaded). */
+  function ensureOption(select, value) {
+    if (value === "" || [...select.options].some((o) => o.value === value)) return;
+    select.append(el("option", { value }, value));
+  }
+
+  /** Fill the form from `params` (fields not named get their defaults). */
+  function writeFields(fields, params) {
+    for (const f of fields) {
+      const node = $(f.param);
+      const values = params.getAll(f.param);
+      if (f.kind === "flag") {
+        node.checked = values.includes("true");
+      } else if (f.kind === "multi") {
+        values.forEach((v) => ensureOption(node, v));
+        for (const o of node.options) o.selected = values.includes(o.value);
+      } else if (f.kind === "list") {
+        node.value = values.join(", ");
+      } else if (f.kind === "select") {
+        const v = values[0] || f.fallback || "";
+        ensureOption(node, v);
+        node.value = v;
+      } else {
+        node.value = values[0] || "";
+      }
+    }
+  }
+
+  function filterParams() {
+    // tz decides the day boundaries of from/to and the bucket labels: always sent.
+    return readFields(FILTERS, new URLSearchParams(), true);
+  }
+
+  function searchParams() {
+    const p = readFields(SEARCH_ONLY, filterParams(), true);
+    p.set("limit", String(PAGE_LIMIT));
+    if (state.cursor) p.set("cursor", state.cursor);
+    return p;
+  }
+
+  function statsParams() {
+    return readFields(STATS_ONLY, filterParams(), true);
+  }
+
+  /** The shareable state: non-default filters, sort, chart settings, open page. */
+  function hashParams() {
+    const p = readFields(FILTERS.concat(SEARCH_ONLY, STATS_ONLY), new URLSearchParams(), false);
+    if (state.selected) p.set(HASH_PAGE, state.selected);
+    return p;
+  }
+
+  function writeHash(push) {
+    const hash = "#" + hashParams().toString();
+    if (hash === location.hash || (hash === "#" && location.hash === "")) return;
+    state.lastHash = hash;
+    if (push) history.pushState(null, "", hash);
+    else history.replaceState(null, "", hash);
+  }
+
+  function readHash() {
+    const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+    writeFields(FILTERS.concat(SEARCH_ONLY, STATS_ONLY), params);
+    return params.get(HASH_PAGE);
+  }
+
+  // ------------------------------------------------------------------------ API
+
+  function authHeaders() {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    return token ? { Authorization: "Bearer " + token } : {};
+  }
+
+  /** GET an API path; JSON (or a Blob when `asBlob`), ApiError on failure. */
+  async function api(path, params, asBlob) {
+    const url = params && [...params].length ? path + "?" + params.toString() : path;
+    let resp;
+    try {
+      resp = await fetch(url, { headers: authHeaders(), credentials: "same-origin" });
+    } catch (e) {
+      throw new ApiError(0, null, "the server cannot be reached (" + e.message + ")");
+    }
+    if (resp.status === 401) {
+      showAuth();
+      throw new ApiError(401, null, "the server needs an access token");
+    }
+    if (!resp.ok) {
+      let param = null;
+      let message = "HTTP " + resp.status + " " + resp.statusText;
+      try {
+        const body = await resp.json();
+        if (body && body.error) {
+          param = body.error.param || null;
+          message = body.error.message || message;
+        }
+      } catch (_) {
+        // not JSON: keep the status line
+      }
+      throw new ApiError(resp.status, param, message);
+    }
+    return asBlob ? resp.blob() : resp.json();
+  }
+
+  /** A link the API gave us, or the documented route when it is missing or foreign. */
+  function apiLink(link, fallback) {
+    return typeof link === "string" && link.startsWith("/api/") ? link : fallback;
+  }
+
+  // ---------------------------------------------------------------- errors, auth
+
+  function clearError() {
+    const box = $("form-error");
+    box.hidden = true;
+    box.textContent = "";
+    for (const n of document.querySelectorAll(".invalid")) {
+      n.classList.remove("invalid");
+      n.removeAttribute("aria-invalid");
+    }
+  }
+
+  function showError(err) {
+    if (err.status === 401) return; // the token box says it
+    const box = $("form-error");
+    box.hidden = false;
+    const line = err.param ? "Parameter “" + err.param + "”: " + err.message : err.message;
+    if (!box.textContent.includes(line)) {
+      box.textContent = box.textContent ? box.textContent + " · " + line : line;
+    }
+    box.dataset.param = err.param || "";
+    const field = err.param ? $(err.param) : null;
+    if (field && field.closest("form, #chart-pane")) {
+      field.classList.add("invalid");
+      field.setAttribute("aria-invalid", "true");
+    }
+  }
+
+  function showAuth() {
+    $("auth").hidden = false;
+    $("token").focus();
+  }
+
+  // --------------------------------------------------------------------- facets
+
+  async function loadFacets() {
+    const [sources, topics] = await Promise.allSettled([api("/api/sources"), api("/api/topics")]);
+    if (sources.status === "fulfilled") {
+      const select = $("source");
+      const keep = select.value;
+      select.replaceChildren(el("option", { value: "" }, "all"));
+      for (const s of sources.value.sources || []) {
+        const years = Array.isArray(s.years) && s.years.length ? " (" + s.years.join(", ") + ")" : "";
+        select.append(el("option", { value: s.name }, s.name + years));
+      }
+      ensureOption(select, keep);
+      select.value = keep;
+    }
+    if (topics.status === "fulfilled") {
+      const select = $("topic");
+      const keep = new Set([...select.selectedOptions].map((o) => o.value));
+      select.replaceChildren();
+      for (const t of topics.value.topics || []) {
+        const label = t.count == null ? t.name : t.name + " (" + t.count + ")";
+        const o = el("option", { value: t.name }, label);
+        o.selected = keep.has(t.name);
+        select.append(o);
+      }
+    }
+    for (const r of [sources, topics]) {
+      if (r.status === "rejected") showError(r.reason);
+    }
+  }
+
+  // -------------------------------------------------------------------- results
+
+  /** `iso` shown in the time zone of the form: "2017-03-01 08:00 +08:00". */
+  function formatTime(iso) {
+    if (!iso) return "—";
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime())) return String(iso);
+    const tz = $("tz").value || DEFAULT_TZ;
+    const m = /^([+-])(\d{2}):(\d{2})$/.exec(tz);
+    if (m || tz === "UTC") {
+      const minutes = m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+      const s = new Date(d.getTime() + minutes * 60000).toISOString();
+      return s.slice(0, 10) + " " + s.slice(11, 16) + " " + tz;
+    }
+    try {
+      const fmt = new Intl.DateTimeFormat("sv-SE", {
+        timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit",
+        hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+      });
+      return fmt.format(d) + " " + tz;
+    } catch (_) {
+      return String(iso);
+    }
+  }
+
+  function tookText(ms) {
+    return typeof ms === "number" ? (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms" : "";
+  }
+
+  function commentsText(n) {
+    return "comments: " + (n == null ? "—" : n);
+  }
+
+  function renderResults(body) {
+    const list = $("results");
+    const items = document.createDocumentFragment();
+    for (const hit of body.hits || []) {
+      const li = el("li", { tabindex: "0", "data-id": hit.id });
+      if (hit.id === state.selected) li.classList.add("selected");
+      const when = hit.published ? "published" : "fetched";
+      li.append(
+        el("span", { class: "title", lang: hit.language || null }, hit.title || hit.url || hit.id),
+        el("span", { class: "meta" },
+          el("span", { class: "source" }, hit.source),
+          el("span", { class: "date", title: when }, formatTime(hit.published || hit.fetched)),
+          el("span", { class: "topic" }, hit.topic || "—"),
+          el("span", { class: "comments" }, commentsText(hit.comments)),
+          hit.revisit ? el("span", { class: "revisit" }, "revisit") : "",
+        ),
+      );
+      li._hit = hit;
+      items.append(li);
+    }
+    list.replaceChildren(items);
+    state.nextCursor = body.next_cursor || null;
+    $("next").disabled = !state.nextCursor;
+    $("prev").disabled = state.back.length === 0;
+    const page = state.back.length + 1;
+    const n = (body.hits || []).length;
+    $("page-info").textContent = "page " + page;
+    const first = (page - 1) * PAGE_LIMIT;
+    $("summary").textContent = n
+      ? "results " + (first + 1) + "–" + (first + n) + " (" + tookText(body.took_ms) + ")"
+      : page === 1 ? "no pages match" : "no more pages";
+  }
+
+  async function runSearch() {
+    const seq = ++state.seq.search;
+    const params = searchParams();
+    const list = $("list");
+    list.dataset.status = "loading";
+    list.dataset.params = params.toString();
+    $("next").disabled = true;
+    $("prev").disabled = true;
+    try {
+      const body = await api("/api/search", params);
+      if (seq !== state.seq.search) return;
+      renderResults(body);
+      list.dataset.status = "done";
+    } catch (err) {
+      if (seq !== state.seq.search) return;
+      list.dataset.status = "error";
+      $("results").replaceChildren();
+      $("summary").textContent = "search failed";
+      showError(err);
+    }
+  }
+
+  // --------------------------------------------------------------------- detail
+
+  function attrRows(p) {
+    const pack = p.pack || {};
+    const caps = p.captures || {};
+    return [
+      ["title", p.title],
+      ["url", p.url],
+      ["source", p.source],
+      ["media", p.media],
+      ["topic", p.topic == null ? null : p.topic + (p.topic_score == null ? "" : " (" + Number(p.topic_score).toFixed(2) + ")")],
+      ["published", p.published ? formatTime(p.published) : null],
+      ["fetched", p.fetched ? formatTime(p.fetched) : null],
+      ["comments", p.comments],
+      ["participants", p.participants],
+      ["keywords", Array.isArray(p.keywords) ? p.keywords.join(", ") : null],
+      ["cluster", p.cluster],
+      ["near duplicate of", p.near_duplicate_of],
+      ["revisit", p.revisit == null ? null : p.revisit ? "yes" : "no"],
+      ["captures", caps.count == null ? null : caps.count + " (" + formatTime(caps.first_seen) + " – " + formatTime(caps.last_seen) + ")"],
+      ["language", p.language],
+      ["charset", p.charset],
+      ["status", p.status],
+      ["digest", p.digest],
+      ["record id", p.record_id],
+      ["pack", pack.path == null ? null : pack.path + " @ " + pack.offset + " +" + pack.length],
+    ];
+  }
+
+  function renderDetail(page, rawUrl) {
+    const tbody = el("tbody");
+    for (const [name, value] of attrRows(page)) {
+      const td = el("td", { "data-attr": name });
+      if (name === "url" && typeof value === "string" && /^https?:\/\//i.test(value)) {
+        td.append(el("a", { href: value, target: "_blank", rel: "noopener noreferrer" }, value));
+      } else {
+        td.textContent = value == null || value === "" ? "—" : String(value);
+      }
+      if (name === "title" && page.language) td.setAttribute("lang", page.language);
+      tbody.append(el("tr", null, el("th", { scope: "row" }, name), td));
+    }
+    const raw = el("a", { href: rawUrl, target: "_blank", rel: "noopener noreferrer" }, "open archived page");
+    tbody.append(el("tr", null, el("th", { scope: "row" }, "raw"), el("td", null, raw)));
+    const table = $("detail-attrs");
+    table.replaceChildren(tbody);
+    table.hidden = false;
+    $("detail-empty").hidden = true;
+  }
+
+  async function showFrame(rawUrl, seq) {
+    const frame = $("detail-frame");
+    frame.hidden = false;
+    frame.dataset.loaded = "";
+    frame.onload = () => {
+      if (seq === state.seq.detail) frame.dataset.loaded = "1";
+    };
+    if (state.frameUrl) {
+      URL.revokeObjectURL(state.frameUrl);
+      state.frameUrl = null;
+    }
+    if (!sessionStorage.getItem(TOKEN_KEY)) {
+      frame.src = rawUrl;
+      return;
+    }
+    // An iframe cannot send the Authorization header: fetch the bytes and show a
+    // blob in the same sandbox (no scripts, opaque origin).
+    const blob = await api(rawUrl, null, true);
+    if (seq !== state.seq.detail) return;
+    state.frameUrl = URL.createObjectURL(blob);
+    frame.src = state.frameUrl;
+  }
+
+  async function openDetail(id, link) {
+    const seq = ++state.seq.detail;
+    state.selected = id;
+    for (const li of $("results").children) li.classList.toggle("selected", li.dataset.id === id);
+    const detail = $("detail");
+    detail.dataset.status = "loading";
+    detail.dataset.id = id;
+    const pageUrl = apiLink(link && link.page, "/api/pages/" + encodeURIComponent(id));
+    try {
+      const page = await api(pageUrl);
+      if (seq !== state.seq.detail) return;
+      const rawUrl = apiLink(page.links && page.links.raw, pageUrl + "/raw");
+      renderDetail(page, rawUrl);
+      await showFrame(rawUrl, seq);
+      if (seq === state.seq.detail) detail.dataset.status = "done";
+    } catch (err) {
+      if (seq !== state.seq.detail) return;
+      detail.dataset.status = "error";
+      showError(err);
+    }
+  }
+
+  // ---------------------------------------------------------------------- chart
+
+  function colour(i) {
+    return i < PALETTE.length ? PALETTE[i] : "hsl(" + ((i * 47) % 360) + ", 55%, 55%)";
+  }
+
+  /** Round tick values from 0 to at least `max`. */
+  function ticks(max) {
+    const raw = Math.max(1, max) / 5;
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = Math.max(1, [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw));
+    const out = [];
+    for (let v = 0; v < max + step; v += step) out.push(v);
+    if (out.length < 2) out.push(step);
+    return out;
+  }
+
+  function drawChart(stats) {
+    const box = $("chart");
+    const buckets = stats.buckets || [];
+    const series = stats.series || [];
+    const n = buckets.length;
+    const totals = new Array(n).fill(0);
+    for (const s of series) for (let i = 0; i < n; i++) totals[i] += s.counts[i] || 0;
+    const max = totals.reduce((a, b) => Math.max(a, b), 0);
+    const yTicks = ticks(max);
+    const top = yTicks[yTicks.length - 1];
+
+    const longest = buckets.reduce((a, b) => Math.max(a, String(b).length), 0);
+    const margin = { top: 12, right: 12, bottom: 28 + longest * 5, left: 56 };
+    const width = Math.max(box.clientWidth || 800, margin.left + margin.right + n * MIN_BUCKET_PX);
+    const plotW = width - margin.left - margin.right;
+    const plotH = CHART_HEIGHT - margin.top - margin.bottom;
+    const slot = n ? plotW / n : plotW;
+    const barW = Math.min(MAX_BAR_PX, Math.max(1, slot * 0.8));
+    const y = (v) => margin.top + plotH - (v / top) * plotH;
+
+    const root = svg("svg", {
+      width, height: CHART_HEIGHT, viewBox: "0 0 " + width + " " + CHART_HEIGHT,
+      role: "img", "aria-label": "pages per " + stats.interval,
+    });
+    const yAxis = svg("g", { class: "axis y" });
+    for (const t of yTicks) {
+      yAxis.append(
+        svg("line", { x1: margin.left, x2: margin.left + plotW, y1: y(t), y2: y(t), "stroke-opacity": t ? 0.25 : 1 }),
+        svg("text", { x: margin.left - 6, y: y(t) + 4, "text-anchor": "end" }, t),
+      );
+    }
+    root.append(yAxis);
+    root.append(svg("text", {
+      class: "axis-title", transform: "translate(14 " + (margin.top + plotH / 2) + ") rotate(-90)",
+      "text-anchor": "middle",
+    }, "pages"));
+
+    const bars = svg("g", { class: "bars" });
+    const labelEvery = Math.max(1, Math.ceil(n / Math.max(1, Math.floor(plotW / 16))));
+    const xAxis = svg("g", { class: "axis x" });
+    for (let i = 0; i < n; i++) {
+      const label = String(buckets[i]);
+      const x = margin.left + i * slot;
+      const g = svg("g", { class: "bucket", "data-bucket": label, "data-total": totals[i] });
+      let acc = 0;
+      series.forEach((s, si) => {
+        const c = s.counts[i] || 0;
+        if (c <= 1) return;
+        const rect = svg("rect", {
+          class: "bar", x: x + (slot - barW) / 2, y: y(acc + c), width: barW,
+          height: Math.max(0.5, y(acc) - y(acc + c)), fill: colour(si),
+          "data-series": s.name, "data-count": c,
+        });
+        rect.append(svg("title", null, label + " · " + s.name + ": " + c));
+        g.append(rect);
+        acc += c;
+      });
+      bars.append(g);
+      if (i % labelEvery === 0) {
+        const lx = x + slot / 2;
+        const ly = margin.top + plotH + 12;
+        xAxis.append(svg("text", {
+          x: lx, y: ly, "text-anchor": "end", transform: "rotate(-45 " + lx + " " + ly + ")",
+        }, label));
+      }
+    }
+    xAxis.append(svg("line", {
+      x1: margin.left, x2: margin.left + plotW, y1: margin.top + plotH, y2: margin.top + plotH,
+    }));
+    root.append(bars, xAxis);
+    root.append(svg("text", {
+      class: "axis-title", x: margin.left + plotW / 2, y: CHART_HEIGHT - 4, "text-anchor": "middle",
+    }, stats.interval + " (" + stats.tz + ")"));
+    box.replaceChildren(root);
+
+    const legend = $("legend");
+    legend.replaceChildren();
+    series.forEach((s, si) => {
+      const sum = s.counts.reduce((a, b) => a + b, 0);
+      legend.append(el("li", { "data-series": s.name },
+        el("span", { class: "swatch", style: "background:" + colour(si) }), s.name + " (" + sum + ")"));
+    });
+    $("chart-info").textContent = n + " " + stats.interval + " buckets, " + stats.total + " pages";
+  }
+
+  async function runStats() {
+    const seq = ++state.seq.stats;
+    const params = statsParams();
+    const chart = $("chart");
+    chart.dataset.status = "loading";
+    chart.dataset.params = params.toString();
+    $("csv").href = "/api/stats.csv?" + params.toString();
+    try {
+      const stats = await api("/api/stats", params);
+      if (seq !== state.seq.stats) return;
+      drawChart(stats);
+      chart.dataset.status = "done";
+    } catch (err) {
+      if (seq !== state.seq.stats) return;
+      chart.dataset.status = "error";
+      chart.replaceChildren();
+      $("legend").replaceChildren();
+      $("chart-info").textContent = "";
+      showError(err);
+    }
+  }
+
+  /** In token mode a plain link would go without the header: download through fetch. */
+  async function downloadCsv(event) {
+    if (!sessionStorage.getItem(TOKEN_KEY)) return;
+    event.preventDefault();
+    const href = $("csv").getAttribute("href");
+    const [path, query] = href.split("?");
+    try {
+      const blob = await api(path, new URLSearchParams(query || ""), true);
+      const url = URL.createObjectURL(blob);
+      const a = el("a", { href: url, download: "harvest-stats.csv" });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  // ------------------------------------------------------------------ wiring
+
+  /** A new query: first page, new chart, shareable URL. */
+  function runAll(push) {
+    clearError();
+    state.cursor = null;
+    state.back = [];
+    writeHash(push);
+    return Promise.all([runSearch(), runStats()]);
+  }
+
+  function onResultActivate(event) {
+    const li = event.target.closest("#results li");
+    if (!li) return;
+    if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    openDetail(li.dataset.id, li._hit && li._hit.links).then(() => writeHash(false));
+  }
+
+  function bind() {
+    $("filters").addEventListener("submit", (e) => {
+      e.preventDefault();
+      state.selected = null;
+      runAll(true);
+    });
+    $("reset").addEventListener("click", () => {
+      $("filters").reset();
+      state.selected = null;
+      runAll(true);
+    });
+    $("results").addEventListener("click", onResultActivate);
+    $("results").addEventListener("keydown", onResultActivate);
+    $("next").addEventListener("click", () => {
+      if (!state.nextCursor) return;
+      state.back.push(state.cursor);
+      state.cursor = state.nextCursor;
+      runSearch();
+    });
+    $("prev").addEventListener("click", () => {
+      if (!state.back.length) return;
+      state.cursor = state.back.pop();
+      runSearch();
+    });
+    for (const id of ["interval", "group_by"]) {
+      $(id).addEventListener("change", () => {
+        clearError();
+        writeHash(false);
+        runStats();
+      });
+    }
+    $("csv").addEventListener("click", downloadCsv);
+    $("auth-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      sessionStorage.setItem(TOKEN_KEY, $("token").value.trim());
+      $("token").value = "";
+      $("auth").hidden = true;
+      await loadFacets();
+      readHash();
+      runAll(false);
+    });
+    window.addEventListener("hashchange", () => {
+      if (location.hash === state.lastHash) return;
+      state.selected = readHash();
+      runAll(false).then(() => {
+        if (state.selected) openDetail(state.selected);
+      });
+    });
+  }
+
+  async function start() {
+    bind();
+    await loadFacets();
+    const selected = readHash();
+    state.selected = selected;
+    await runAll(false);
+    if (selected) openDetail(selected);
+    document.body.dataset.ready = "1";
+  }
+
+  start();
+})();
