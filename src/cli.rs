@@ -217,6 +217,27 @@ pub enum GroupArg {
     Source,
 }
 
+impl IntervalArg {
+    pub fn label(self) -> &'static str {
+        match self {
+            IntervalArg::Day => "day",
+            IntervalArg::Week => "week",
+            IntervalArg::Month => "month",
+            IntervalArg::Year => "year",
+        }
+    }
+}
+
+impl GroupArg {
+    pub fn label(self) -> &'static str {
+        match self {
+            GroupArg::Topic => "topic",
+            GroupArg::Media => "media",
+            GroupArg::Source => "source",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
 pub enum StatsFormat {
     #[default]
@@ -238,6 +259,9 @@ pub struct StatsArgs {
     /// --to is printed, with 0 when no page falls in it).
     #[arg(long)]
     pub no_fill: bool,
+    /// Also draw the chart (the web UI's) into FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -299,12 +323,30 @@ pub enum ModelCommand {
         #[arg(long)]
         model: Option<PathBuf>,
     },
+    /// Accuracy and train+predict time on 20 Newsgroups, Reuters R8 and
+    /// THUCNews titles, beside scikit-learn's LinearSVC in the same run.
+    Bench {
+        /// Folder with the corpora (deploy/data/fetch-corpora.sh fills it).
+        #[arg(long, default_value = "deploy/cache")]
+        cache: PathBuf,
+        /// Python with scikit-learn and jieba (deploy/data/setup-peers.sh).
+        #[arg(long, default_value = "deploy/cache/venv/bin/python")]
+        python: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum BenchKind {
     /// Full pipeline on a loopback site vs `wget --recursive --warc-file`.
     Ingest,
+    /// Packs touched by analysts' queries: K-means cluster packing vs
+    /// arrival-order packing, on the real news articles crawled as a site.
+    Locality,
+    /// K-means on the news articles' attribute vectors vs scikit-learn's KMeans.
+    Kmeans,
+    /// /api/search and /api/stats latency at 1,000,000 pages (env
+    /// HARVEST_BENCH_PAGES) vs a full scan, and requests/s under wrk.
+    Api,
 }
 
 #[derive(Debug, Args)]
@@ -320,4 +362,10 @@ pub struct BenchArgs {
     /// Scratch folder (wiped).
     #[arg(long, default_value = "harvest-data/bench")]
     pub dir: PathBuf,
+    /// NewsArticles.csv (locality, kmeans; fetched by indexer/tests/fetch-news.sh).
+    #[arg(long, default_value = "deploy/cache/NewsArticles.csv")]
+    pub news: PathBuf,
+    /// Python with scikit-learn for the peer (kmeans; set up by deploy/data/setup-peers.sh).
+    #[arg(long, default_value = "deploy/cache/venv/bin/python")]
+    pub python: PathBuf,
 }

@@ -300,6 +300,19 @@ pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
 pub fn run_stats(stores: &Stores, args: &StatsArgs) -> Result<()> {
     let q = stats_query(args)?;
     let rows = stores.index.stats(&q)?;
+    if let Some(path) = &args.plot {
+        let table = StatsTable::from_rows(&rows, q.group_by.is_some());
+        let title = format!(
+            "pages per {}{} ({} total, {})",
+            args.interval.label(),
+            args.group_by
+                .map_or(String::new(), |g| format!(" by {}", g.label())),
+            table.total(),
+            q.tz
+        );
+        crate::plot::write_chart(&table, &title, path)?;
+        eprintln!("chart written to {}", path.display());
+    }
     let mut out = std::io::stdout().lock();
     match args.format {
         StatsFormat::Json => {
@@ -309,6 +322,48 @@ pub fn run_stats(stores: &Stores, args: &StatsArgs) -> Result<()> {
         StatsFormat::Csv => out.write_all(stats_csv(&rows).as_bytes())?,
     }
     Ok(())
+}
+
+/// Statistics laid out for a chart: buckets in order, one series per group
+/// (or one named `all`), counts aligned to the buckets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsTable {
+    pub buckets: Vec<String>,
+    pub series: Vec<(String, Vec<u64>)>,
+}
+
+impl StatsTable {
+    pub fn from_rows(rows: &[indexer::StatsRow], grouped: bool) -> StatsTable {
+        let mut buckets: Vec<String> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = Default::default();
+        for r in rows {
+            if !index.contains_key(r.bucket.as_str()) {
+                index.insert(&r.bucket, buckets.len());
+                buckets.push(r.bucket.clone());
+            }
+        }
+        let mut series: Vec<(String, Vec<u64>)> = Vec::new();
+        for r in rows {
+            let name = r.group.clone().unwrap_or_else(|| "all".to_string());
+            let i = index[r.bucket.as_str()];
+            let pos = match series.iter().position(|(n, _)| *n == name) {
+                Some(p) => p,
+                None => {
+                    series.push((name, vec![0; buckets.len()]));
+                    series.len() - 1
+                }
+            };
+            series[pos].1[i] += r.count;
+        }
+        if series.is_empty() && !grouped {
+            series.push(("all".to_string(), vec![0; buckets.len()]));
+        }
+        StatsTable { buckets, series }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.series.iter().flat_map(|(_, c)| c.iter()).sum()
+    }
 }
 
 /// Statistics rows as CSV: `bucket,group,count`.

@@ -2,6 +2,7 @@
 //! drive the same code: command line, configuration, pipeline wiring, demo
 //! and benchmarks. The stage crates know nothing of each other; this does.
 
+pub mod apibench;
 pub mod bench;
 pub mod cli;
 pub mod config;
@@ -9,6 +10,7 @@ pub mod demo;
 pub mod filters;
 pub mod newssite;
 pub mod pipeline;
+pub mod plot;
 pub mod serve;
 pub mod site;
 pub mod stores;

@@ -67,6 +67,27 @@ pub fn outlet_name(host: &str) -> &str {
         .map_or(host, |(_, n)| n)
 }
 
+/// A source name for an outlet (`[[sources]] name`): the host's distinctive
+/// label (`abcnews`, `tass`, `chinadaily`, ...).
+pub fn source_name(host: &str) -> String {
+    let labels: Vec<&str> = host.split('.').collect();
+    let pick = match labels.as_slice() {
+        ["www", name, ..] => name,
+        ["europe", name, ..] => name,
+        [name, ..] => name,
+        [] => &"unknown",
+    };
+    pick.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Read NewsArticles.csv.
 pub fn read_articles(csv_path: &Path) -> Result<Vec<Article>> {
     let mut reader = csv::Reader::from_path(csv_path).with_context(|| {
@@ -321,5 +342,8 @@ mod tests {
         assert!(page.contains("<title>Title &lt;1&gt;</title>"));
         assert!(page.contains("<p>Second &amp; last.</p>"));
         assert_eq!(section_training_docs(&arts).len(), 2);
+        assert_eq!(source_name("europe.chinadaily.com.cn"), "chinadaily");
+        assert_eq!(source_name("www.bbc.co.uk"), "bbc");
+        assert_eq!(source_name("tass.com"), "tass");
     }
 }

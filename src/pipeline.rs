@@ -43,6 +43,8 @@ pub struct IngestSummary {
     pub packs: u64,
     /// Cluster centres created or moved (rows written to `clusters`).
     pub clusters_updated: u64,
+    /// Seconds spent classifying pages (one core).
+    pub classify_secs: f64,
     pub topics: BTreeMap<String, u64>,
     pub failures: BTreeMap<String, u64>,
     pub elapsed_secs: f64,
@@ -375,7 +377,9 @@ impl Ingest {
         let mut batch_digests: HashMap<String, usize> = HashMap::new();
         for page in pages {
             let source = self.cfg.source_for(&page.url);
+            let t0 = Instant::now();
             let (topic, topic_score) = self.classify(&page);
+            self.summary.classify_secs += t0.elapsed().as_secs_f64();
             let digest = warc::payload_digest(&page.body);
             let day = page
                 .extract

@@ -535,7 +535,7 @@
       let acc = 0;
       series.forEach((s, si) => {
         const c = s.counts[i] || 0;
-        if (c <= 1) return;
+        if (c <= 0) return;
         const rect = svg("rect", {
           class: "bar", x: x + (slot - barW) / 2, y: y(acc + c), width: barW,
           height: Math.max(0.5, y(acc) - y(acc + c)), fill: colour(si),

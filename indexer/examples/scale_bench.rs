@@ -20,7 +20,10 @@
 //! the answers are equal, and prints the ratios.
 //!
 //! `cargo run --release -p indexer --example scale_bench`
-//! (env `BENCH_PAGES`, `BENCH_DIR` to keep/reuse a loaded store).
+//! (env `BENCH_PAGES`, `BENCH_DIR` to keep/reuse a loaded store;
+//! `BENCH_STATS_ONLY=1` times `stats` alone, without the full scans, for
+//! quick iterations; `BENCH_FILTER=text` runs only the filter sets whose
+//! name contains it).
 
 #[path = "../tests/util/mod.rs"]
 mod util;
@@ -102,6 +105,19 @@ fn variant(p: &PageRecord, c: usize, rng: &mut Rng) -> PageRecord {
 fn pct(d: &mut [Duration], p: f64) -> Duration {
     d.sort();
     d[((d.len() - 1) as f64 * p).round() as usize]
+}
+
+/// CPU time (user + system) of this process so far, from `/proc/self/stat`
+/// (Linux; `None` elsewhere): on a shared machine it shows the work done,
+/// whatever the wall clock says.
+fn cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the
+    // 12th and 13th of them, in clock ticks (100 per second on Linux).
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks * 10.0)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -221,7 +237,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "full scan",
         "ratio"
     );
+    let stats_only = std::env::var("BENCH_STATS_ONLY").is_ok_and(|v| v == "1");
+    let only = std::env::var("BENCH_FILTER").unwrap_or_default();
     for (name, mut q) in filter_sets() {
+        if !name.contains(only.as_str()) {
+            continue;
+        }
+        if stats_only {
+            let mut sq = StatsQuery::new(q.clone(), Interval::Day, Some(GroupBy::Topic));
+            sq.tz = shanghai;
+            sq.fill_empty = true;
+            let mut stimes = Vec::new();
+            let mut rows = Vec::new();
+            let cpu0 = cpu_ms();
+            for _ in 0..STATS_RUNS {
+                let t = Instant::now();
+                rows = index.stats(&sq)?;
+                stimes.push(t.elapsed());
+            }
+            let cpu = cpu_ms().zip(cpu0).map(|(b, a)| (b - a) / STATS_RUNS as f64);
+            let (s50, s99) = (pct(&mut stimes, 0.5), pct(&mut stimes, 0.99));
+            let matched: u64 = rows.iter().map(|r| r.count).sum();
+            println!(
+                "{name:<52} stats {:>7.1}ms {:>7.1}ms cpu {:>6.1}ms/call ({matched} pages, {} rows, digest {:016x})",
+                ms(s50),
+                ms(s99),
+                cpu.unwrap_or(f64::NAN),
+                rows.len(),
+                xxhash_rust::xxh3::xxh3_64(format!("{rows:?}").as_bytes())
+            );
+            continue;
+        }
         q.limit = Some(20);
         q.sort = Sort::TimeDesc;
         let mut times = Vec::new();

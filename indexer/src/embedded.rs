@@ -182,6 +182,37 @@ fn decode_cells_into(key: &[u8], mut buf: &[u8], family: &str, out: &mut Vec<Cel
     Ok(())
 }
 
+/// Decodes a value written by [`encode_cells`] into `row`, reusing the
+/// buffers of the cells it already holds (no allocation once they are big
+/// enough): the cells of `row` become exactly the block's cells.
+fn decode_cells_reuse(buf: &[u8], family: &str, row: &mut Row) -> Result<()> {
+    let mut buf = buf;
+    let mut n = 0usize;
+    while !buf.is_empty() {
+        let q = take(&mut buf, &row.key)?;
+        let v = take(&mut buf, &row.key)?;
+        if let Some(cell) = row.cells.get_mut(n) {
+            if cell.family != family {
+                cell.family.clear();
+                cell.family.push_str(family);
+            }
+            cell.qualifier.clear();
+            cell.qualifier.extend_from_slice(q);
+            cell.value.clear();
+            cell.value.extend_from_slice(v);
+        } else {
+            row.cells.push(Cell {
+                family: family.to_owned(),
+                qualifier: q.to_vec(),
+                value: v.to_vec(),
+            });
+        }
+        n += 1;
+    }
+    row.cells.truncate(n);
+    Ok(())
+}
+
 /// Decodes a value written by [`encode_cells`].
 fn decode_cells(key: &[u8], mut buf: &[u8]) -> Result<BTreeMap<Vec<u8>, Vec<u8>>> {
     let mut cells = BTreeMap::new();
@@ -370,6 +401,24 @@ impl EmbeddedStore {
         }
         out.sort_by(|a, b| a.0.cmp(b.0));
         Ok(out)
+    }
+}
+
+impl EmbeddedStore {
+    /// [`TableStore::scan_each`] over the rows of [`TableStore::scan`]
+    /// (scans that merge several families).
+    fn scan_rows(
+        &self,
+        table: &str,
+        scan: &Scan,
+        visit: &mut dyn FnMut(&Row) -> bool,
+    ) -> Result<()> {
+        for row in self.scan(table, scan)? {
+            if !visit(&row) {
+                break;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -596,6 +645,53 @@ impl TableStore for EmbeddedStore {
             }
         }
         Ok(out)
+    }
+
+    fn scan_each(
+        &self,
+        table: &str,
+        scan: &Scan,
+        visit: &mut dyn FnMut(&Row) -> bool,
+    ) -> Result<()> {
+        let handle = self.table(table)?;
+        let requested =
+            Self::pick_families(table, &handle, scan.families.iter().map(String::as_str))?;
+        let one_family = requested.len() == 1
+            && scan
+                .filters
+                .iter()
+                .all(|f| requested.iter().any(|(n, _)| *n == f.family));
+        let [(fname, ks)] = requested.as_slice() else {
+            return self.scan_rows(table, scan, visit);
+        };
+        if !one_family {
+            return self.scan_rows(table, scan, visit);
+        }
+        if !scan.stop.is_empty() && scan.stop <= scan.start {
+            return Ok(());
+        }
+        let upper = if scan.stop.is_empty() {
+            Bound::Unbounded
+        } else {
+            Bound::Excluded(scan.stop.as_slice())
+        };
+        // One row buffer for the whole scan: its key and cells are overwritten.
+        let mut row = Row::default();
+        let mut matched = 0usize;
+        for item in ks.range::<&[u8], _>((Bound::Included(scan.start.as_slice()), upper)) {
+            let (k, v) = item.into_inner().map_err(|e| Error::backend("scan", e))?;
+            row.key.clear();
+            row.key.extend_from_slice(&k);
+            decode_cells_reuse(&v, fname, &mut row)?;
+            if row.cells.is_empty() || !scan.filters.iter().all(|f| f.matches(&row)) {
+                continue;
+            }
+            matched += 1;
+            if !visit(&row) || scan.limit.is_some_and(|l| matched >= l) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {

@@ -54,6 +54,11 @@ use crate::zone::{BucketPlan, Zone};
 
 /// Data rows read per `get` call when resolving index hits.
 pub(crate) const GET_CHUNK: usize = 256;
+/// Statistics keep dense per-bucket counters for groups up to this many
+/// counters in all (8 bytes each), sparse ones beyond.
+const MAX_DENSE_CELLS: usize = 1 << 22;
+/// Up to this many labels, [`Labels`] finds an id by comparing names.
+const LINEAR_LABELS: usize = 32;
 /// Label id of an index entry that carries no group label.
 pub(crate) const NO_LABEL: u16 = u16::MAX;
 
@@ -395,6 +400,73 @@ impl Task {
     }
 }
 
+/// Counts of one task: `(bucket index, slot, count)` with `names[slot]`
+/// the group of the slot.
+#[derive(Debug, Default)]
+struct TaskCounts {
+    names: Vec<Option<String>>,
+    counts: Vec<(usize, usize, u64)>,
+}
+
+/// The buckets of a plan inside one year, as key time bytes (key times
+/// compare as bytes within a year, so an entry finds its bucket without
+/// decoding its date).
+#[derive(Debug)]
+struct YearBuckets {
+    /// Bucket holding the first instant of the year.
+    base: usize,
+    /// (start as key time bytes, bucket index) of the buckets starting
+    /// inside the year, in order.
+    local: Vec<([u8; TIME_LEN], usize)>,
+}
+
+impl YearBuckets {
+    fn new(plan: &BucketPlan, year: i32) -> Result<Self> {
+        let (ys, ny) = (year_start(year)?, year_start(year + 1)?);
+        Ok(YearBuckets {
+            base: plan.bucket_of(ys).unwrap_or(0),
+            local: plan
+                .starts
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s > ys && **s < ny)
+                .map(|(i, s)| (keys::time_bytes(*s), i))
+                .collect(),
+        })
+    }
+}
+
+/// Counts of one statistics group by bucket index.
+#[derive(Debug)]
+enum GroupCounts {
+    /// One counter per bucket of the plan.
+    Dense(Vec<u64>),
+    /// Only the buckets counted (once the dense counters would exceed
+    /// [`MAX_DENSE_CELLS`]: many groups x many buckets).
+    Sparse(HashMap<usize, u64>),
+}
+
+impl GroupCounts {
+    fn add(&mut self, bucket: usize, n: u64) {
+        match self {
+            GroupCounts::Dense(v) => {
+                if let Some(c) = v.get_mut(bucket) {
+                    *c += n;
+                }
+            }
+            GroupCounts::Sparse(m) => *m.entry(bucket).or_insert(0) += n,
+        }
+    }
+
+    /// The non-zero counts as (bucket index, count).
+    fn into_counts(self) -> Vec<(usize, u64)> {
+        match self {
+            GroupCounts::Dense(v) => v.into_iter().enumerate().filter(|(_, n)| *n > 0).collect(),
+            GroupCounts::Sparse(m) => m.into_iter().filter(|(_, n)| *n > 0).collect(),
+        }
+    }
+}
+
 /// An index hit inside one bucket: the page's suffix and what its index row
 /// value says about it.
 #[derive(Debug, Clone, Copy)]
@@ -421,12 +493,21 @@ impl Entry {
 #[derive(Debug, Default)]
 pub(crate) struct Labels {
     ids: HashMap<Vec<u8>, u16>,
+    /// The values as stored (index = id).
+    raw: Vec<Vec<u8>>,
     names: Vec<String>,
 }
 
 impl Labels {
     fn id(&mut self, v: &[u8]) -> u16 {
-        if let Some(&i) = self.ids.get(v) {
+        // A task sees few distinct topics and media: comparing bytes beats
+        // hashing them (this runs twice per index row).
+        if self.names.len() <= LINEAR_LABELS {
+            if let Some(i) = self.raw.iter().position(|n| n.as_slice() == v) {
+                // position < LINEAR_LABELS < NO_LABEL
+                return i as u16;
+            }
+        } else if let Some(&i) = self.ids.get(v) {
             return i;
         }
         let Ok(i) = u16::try_from(self.names.len()) else {
@@ -436,6 +517,7 @@ impl Labels {
             return NO_LABEL;
         }
         self.names.push(String::from_utf8_lossy(v).into_owned());
+        self.raw.push(v.to_vec());
         self.ids.insert(v.to_vec(), i);
         i
     }
@@ -585,6 +667,14 @@ fn join(a: Vec<Entry>, b: Vec<Entry>, keep_unmatched: bool) -> Vec<Entry> {
     out
 }
 
+/// The suffix (last [`SUFFIX_LEN`] bytes) of a data or index key.
+fn key_suffix(key: &[u8]) -> Option<Suffix> {
+    key.len()
+        .checked_sub(SUFFIX_LEN)
+        .and_then(|at| key.get(at..))
+        .and_then(|t| t.try_into().ok())
+}
+
 fn year_start(year: i32) -> Result<DateTime<Utc>> {
     Utc.with_ymd_and_hms(year, 1, 1, 0, 0, 0)
         .single()
@@ -685,20 +775,15 @@ impl Index {
         let prefix = keys::index_prefix(task.salt, attr, value);
         let (start, stop) = task.range(&prefix);
         let scan = Scan::range(start, stop).families(&[FAMILY_INDEX]);
-        let rows = self.store.scan(&task.table, &scan)?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in rows {
-            let tail = row
-                .key
-                .len()
-                .checked_sub(SUFFIX_LEN)
-                .and_then(|at| row.key.get(at..));
-            let suffix: Suffix =
-                tail.and_then(|t| t.try_into().ok())
-                    .ok_or_else(|| Error::BadKey {
-                        key: row.key.clone(),
-                        reason: "index key shorter than its suffix",
-                    })?;
+        let mut out = Vec::new();
+        let mut bad_key: Option<Vec<u8>> = None;
+        // Visit the rows in place: no per-row allocation (the hot loop of
+        // statistics over broad selections).
+        self.store.scan_each(&task.table, &scan, &mut |row| {
+            let Some(suffix) = key_suffix(&row.key) else {
+                bad_key = Some(row.key.clone());
+                return false;
+            };
             let v = decode_index_value(row.cell(FAMILY_INDEX, INDEX_ROW_QUALIFIER).unwrap_or(&[]));
             out.push(Entry {
                 suffix,
@@ -707,6 +792,13 @@ impl Index {
                 score: 0,
                 topic: v.topic.map_or(NO_LABEL, |t| labels.id(t)),
                 media: v.media.map_or(NO_LABEL, |m| labels.id(m)),
+            });
+            true
+        })?;
+        if let Some(key) = bad_key {
+            return Err(Error::BadKey {
+                key,
+                reason: "index key shorter than its suffix",
             });
         }
         Ok(out)
@@ -928,14 +1020,14 @@ impl Index {
         Some((from, to))
     }
 
-    /// Counts of one task: (bucket index, group, count), from index keys.
+    /// Counts of one task, from index keys.
     fn stats_task(
         &self,
         task: &Task,
         q: &Query,
         sq: &StatsQuery,
-        plan: &BucketPlan,
-    ) -> Result<Vec<(usize, Option<String>, u64)>> {
+        years: &HashMap<i32, YearBuckets>,
+    ) -> Result<TaskCounts> {
         let cands = self.candidates(task, q, false)?;
         let grouped_by_attr = matches!(sq.group_by, Some(GroupBy::Topic | GroupBy::Media));
         let (entries, rows) =
@@ -981,30 +1073,25 @@ impl Index {
         if sq.group_by == Some(GroupBy::Source) {
             names = vec![Some(task.source.clone())];
         }
-        // Bucket starts inside this table's year as key time bytes: key
-        // times compare as bytes within a year.
-        let (ys, ny) = (year_start(task.year)?, year_start(task.year + 1)?);
-        let base = plan.bucket_of(ys).unwrap_or(0);
-        let local: Vec<([u8; TIME_LEN], usize)> = plan
-            .starts
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| **s > ys && **s < ny)
-            .map(|(i, s)| (keys::time_bytes(*s), i))
-            .collect();
+        let Some(YearBuckets { base, local }) = years.get(&task.year) else {
+            return Err(Error::Invalid(format!(
+                "no bucket layout for year {}",
+                task.year
+            )));
+        };
+        let base = *base;
         let mut out = Vec::new();
         let mut counts = vec![0u64; names.len()];
         let mut cur = base;
         let mut p = 0usize;
-        let flush =
-            |bucket: usize, counts: &mut [u64], out: &mut Vec<(usize, Option<String>, u64)>| {
-                for (slot, c) in counts.iter_mut().enumerate() {
-                    if *c > 0 {
-                        out.push((bucket, names.get(slot).cloned().flatten(), *c));
-                        *c = 0;
-                    }
+        let flush = |bucket: usize, counts: &mut [u64], out: &mut Vec<(usize, usize, u64)>| {
+            for (slot, c) in counts.iter_mut().enumerate() {
+                if *c > 0 {
+                    out.push((bucket, slot, *c));
+                    *c = 0;
                 }
-            };
+            }
+        };
         for (e, slot) in entries.iter().zip(slots) {
             let t = &e.suffix[..TIME_LEN];
             while p < local.len() && local[p].0.as_slice() <= t {
@@ -1021,7 +1108,7 @@ impl Index {
             }
         }
         flush(cur, &mut counts, &mut out);
-        Ok(out)
+        Ok(TaskCounts { names, counts: out })
     }
 
     /// Counts the pages a query selects per time bucket (and group), sorted by
@@ -1034,14 +1121,55 @@ impl Index {
             return Ok(Vec::new());
         };
         let plan = BucketPlan::new(sq.interval, &sq.tz, from, to)?;
+        let mut years = HashMap::new();
+        for task in &tasks {
+            if let std::collections::hash_map::Entry::Vacant(v) = years.entry(task.year) {
+                v.insert(YearBuckets::new(&plan, task.year)?);
+            }
+        }
         let parts = tasks
             .par_iter()
-            .map(|task| self.stats_task(task, &q, sq, &plan))
+            .map(|task| self.stats_task(task, &q, sq, &years))
             .collect::<Result<Vec<_>>>()?;
+        // Per group, counts by bucket index: names are resolved once per
+        // task, not once per count (a broad selection has ~100k (task,
+        // bucket) counts).
+        let buckets = plan.labels.len();
+        let mut group_ids: HashMap<Option<String>, usize> = HashMap::new();
+        let mut groups: Vec<(Option<String>, GroupCounts)> = Vec::new();
+        let mut dense_cells = 0usize;
+        for part in parts {
+            let mut ids: Vec<Option<usize>> = vec![None; part.names.len()];
+            for (bucket, slot, n) in part.counts {
+                let Some(name) = part.names.get(slot) else {
+                    continue;
+                };
+                let Some(id) = ids.get_mut(slot) else {
+                    continue;
+                };
+                let g = *id.get_or_insert_with(|| {
+                    *group_ids.entry(name.clone()).or_insert_with(|| {
+                        let acc = if dense_cells + buckets <= MAX_DENSE_CELLS {
+                            dense_cells += buckets;
+                            GroupCounts::Dense(vec![0; buckets])
+                        } else {
+                            GroupCounts::Sparse(HashMap::new())
+                        };
+                        groups.push((name.clone(), acc));
+                        groups.len() - 1
+                    })
+                });
+                if let Some((_, acc)) = groups.get_mut(g) {
+                    acc.add(bucket, n);
+                }
+            }
+        }
         let mut total: BTreeMap<(String, Option<String>), u64> = BTreeMap::new();
-        for (bucket, group, n) in parts.into_iter().flatten() {
-            let label = plan.labels.get(bucket).cloned().unwrap_or_default();
-            *total.entry((label, group)).or_insert(0) += n;
+        for (group, acc) in groups {
+            for (bucket, n) in acc.into_counts() {
+                let label = plan.labels.get(bucket).cloned().unwrap_or_default();
+                *total.entry((label, group.clone())).or_insert(0) += n;
+            }
         }
         tracing::debug!(tasks = tasks.len(), rows = total.len(), "stats");
         Ok(finish_stats(sq, &plan, total))

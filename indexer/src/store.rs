@@ -258,6 +258,25 @@ pub trait TableStore: Send + Sync {
     fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>>;
     /// Scans a key range in key order.
     fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>>;
+    /// Scans like [`TableStore::scan`] (same rows, same order, same `limit`)
+    /// but hands each row to `visit` instead of collecting them; `visit`
+    /// returns `false` to stop early. The row is borrowed for the call only:
+    /// a backend may reuse its buffers for the next row, so a long scan
+    /// allocates nothing per row (the embedded store does; the default
+    /// implementation collects [`TableStore::scan`] and walks it).
+    fn scan_each(
+        &self,
+        table: &str,
+        scan: &Scan,
+        visit: &mut dyn FnMut(&Row) -> bool,
+    ) -> Result<()> {
+        for row in self.scan(table, scan)? {
+            if !visit(&row) {
+                break;
+            }
+        }
+        Ok(())
+    }
     /// Deletes whole rows (all families); missing rows are ignored.
     fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()>;
     /// The regions of the table, one per bucket, in key order.

@@ -216,6 +216,7 @@ fn t1_zero_never_joins_and_huge_t1_always_joins() {
     let stored = assign_batch(first, &[], &base).expect("first").centres;
     let never = ClusterOptions {
         t1: 0.0,
+        budget: false,
         ..base.clone()
     };
     let b = assign_batch(second, &stored, &never).expect("t1=0");
@@ -223,6 +224,23 @@ fn t1_zero_never_joins_and_huge_t1_always_joins() {
     let always = ClusterOptions { t1: 1e6, ..base };
     let b = assign_batch(second, &stored, &always).expect("t1 huge");
     assert!(b.clusters.iter().all(|&c| (c as usize) < stored.len()));
+    // With the pack budget, t1 = 0 still starts no more clusters than the budget allows.
+    let budgeted = ClusterOptions {
+        t1: 0.0,
+        ..ClusterOptions::default()
+    };
+    let b = assign_batch(second, &stored, &budgeted).expect("budget");
+    let budget = vectors.len().div_ceil(budgeted.pages_per_cluster);
+    let ids: std::collections::BTreeSet<u32> = stored
+        .iter()
+        .map(|c| c.cluster)
+        .chain(b.clusters.iter().copied())
+        .collect();
+    assert!(
+        ids.len() <= budget.max(stored.len()),
+        "{} > {budget}",
+        ids.len()
+    );
 }
 
 #[test]

@@ -415,31 +415,10 @@ async fn run_stats(
     Ok((sq, rows))
 }
 
-/// Buckets in order and one series per group, counts aligned to buckets.
+/// The JSON answer of `/api/stats`: buckets in order and one series per
+/// group, counts aligned to the buckets.
 pub fn stats_json_body(sq: &StatsQuery, rows: &[StatsRow], took: Duration) -> Value {
-    let mut buckets: Vec<String> = Vec::new();
-    for r in rows {
-        if buckets.last() != Some(&r.bucket) && !buckets.contains(&r.bucket) {
-            buckets.push(r.bucket.clone());
-        }
-    }
-    let mut series: Vec<(String, Vec<u64>)> = Vec::new();
-    for r in rows {
-        let name = r.group.clone().unwrap_or_else(|| "all".to_string());
-        let i = buckets.iter().position(|b| b == &r.bucket).unwrap_or(0);
-        let s = match series.iter_mut().find(|(n, _)| n == &name) {
-            Some(s) => s,
-            None => {
-                series.push((name, vec![0; buckets.len()]));
-                series.last_mut().expect("just pushed")
-            }
-        };
-        s.1[i] += r.count;
-    }
-    if series.is_empty() && sq.group_by.is_none() {
-        series.push(("all".to_string(), vec![0; buckets.len()]));
-    }
-    let total: u64 = rows.iter().map(|r| r.count).sum();
+    let table = crate::filters::StatsTable::from_rows(rows, sq.group_by.is_some());
     json!({
         "interval": match sq.interval {
             Interval::Day => "day",
@@ -453,9 +432,9 @@ pub fn stats_json_body(sq: &StatsQuery, rows: &[StatsRow], took: Duration) -> Va
             GroupBy::Source => "source",
         }),
         "tz": sq.tz.to_string(),
-        "buckets": buckets,
-        "series": series.into_iter().map(|(name, counts)| json!({"name": name, "counts": counts})).collect::<Vec<_>>(),
-        "total": total,
+        "buckets": table.buckets,
+        "series": table.series.iter().map(|(name, counts)| json!({"name": name, "counts": counts})).collect::<Vec<_>>(),
+        "total": table.total(),
         "took_ms": took.as_secs_f64() * 1e3,
     })
 }

@@ -1,0 +1,1137 @@
+//! `harvest bench api`: latency of the HTTP query API at a million pages,
+//! beside a full scan answering the same question in the same run, and
+//! requests/s under `wrk` from loopback.
+//!
+//! # Bulk loader
+//!
+//! The index is built from crawled pages, not from synthetic records:
+//!
+//! 1. The real news corpus (`NewsArticles.csv`, 3,824 articles of 9 outlets,
+//!    see [`crate::newssite`]) is served as a site on loopback.
+//! 2. A topic model is trained on its ABC News / TASS sections
+//!    ([`crate::newssite::section_training_docs`]) and saved as
+//!    `<dir>/topic.model`.
+//! 3. The site is crawled once with the real pipeline
+//!    ([`crate::pipeline::run_crawl`]: fetch, extraction, classification,
+//!    dedup, WARC packs) into `<dir>/seed` (packs in `<dir>/seed/packs`).
+//! 4. Every page record is read back from the seed index (a full scan), and
+//!    the article pages (those with a publish time, filed under one of the
+//!    outlet sources) are replicated to N pages (default 1,000,000; env
+//!    `HARVEST_BENCH_PAGES`): page `i` is copy `i / articles` of article
+//!    `i % articles`, with URL `…?copy=c`, a publish day drawn from a seeded
+//!    RNG across 2017-2018 (time of day kept, fetch time shifted alike), the
+//!    outlet's source, and comment and participant counts drawn from the RNG
+//!    (none for about 1 page in 8). Title, topic, keywords, media, digest,
+//!    SimHash and the pack location are the crawled page's, so
+//!    `/api/pages/{id}/raw` of any copy returns the crawled bytes.
+//! 5. Rows come from [`indexer::Index::rows_for_new_pages`] in batches of
+//!    [`BATCH_PAGES`] (two threads) and are written with
+//!    [`indexer::EmbeddedStore::ingest`] into `<dir>/index`; the store is
+//!    compacted at the end. `<dir>/loaded.json` records what was loaded: a
+//!    later run with the same N reuses the folder, any other N wipes it.
+//!
+//! # Measurement
+//!
+//! The real router ([`crate::serve::router`]) serves the loaded index and the
+//! seed packs on `127.0.0.1:0` in this process. For five analysts' filter
+//! sets, `/api/search` (20 hits, newest first) and `/api/stats` (day buckets
+//! in Asia/Shanghai, grouped by topic) are requested over HTTP by a reqwest
+//! client (2 warm-ups, then [`SEARCH_RUNS`] / [`STATS_RUNS`] timed requests);
+//! one [`indexer::Index::full_scan_search_page`] /
+//! [`indexer::Index::full_scan_stats`] of the same question runs beside them,
+//! and the answers must be equal. The bar: p50 < 50 ms and at least 20x
+//! faster than the full scan. Then `wrk -t2 -c16 -d10s` on one search URL and
+//! one stats URL gives requests/s (skipped with a note when `wrk` is not
+//! installed).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use chrono::{DateTime, TimeZone, Utc};
+use indexer::{
+    Durability, EmbeddedOptions, EmbeddedStore, GroupBy, Index, IndexOptions, Interval, PageRecord,
+    Query, Sort, StatsQuery,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::cli::BenchArgs;
+use crate::config::{Config, RawConfig, RawSource};
+use crate::filters::FilterSpec;
+use crate::pipeline::{self, CrawlRun};
+use crate::site::SiteServer;
+use crate::stores::Stores;
+
+/// Environment variable with the number of pages to load.
+pub const PAGES_ENV: &str = "HARVEST_BENCH_PAGES";
+/// Pages loaded by default.
+pub const DEFAULT_PAGES: u64 = 1_000_000;
+/// Pages turned into rows and ingested per batch (bounds memory).
+pub const BATCH_PAGES: usize = 100_000;
+/// Seed of the replication RNG.
+const SEED: u64 = 0x00a9_1be7_c4a5_e5ed;
+/// First day of the replicated dates.
+const FIRST_DAY: (i32, u32, u32) = (2017, 1, 1);
+/// Days replicated pages are spread over (2017 and 2018).
+const DAYS: u64 = 730;
+/// One page in this many has no comment count.
+const NO_COMMENTS_ONE_IN: u64 = 8;
+/// Largest comment count drawn.
+const MAX_COMMENTS: f64 = 3_000.0;
+/// Marker of a loaded work folder.
+const MARKER: &str = "loaded.json";
+/// Version of the loader: a marker of another version is not reused.
+const LOADER_VERSION: u32 = 1;
+/// Untimed requests before the timed ones.
+pub const WARMUPS: usize = 2;
+/// Timed `/api/search` requests per filter set.
+pub const SEARCH_RUNS: usize = 41;
+/// Timed `/api/stats` requests per filter set.
+pub const STATS_RUNS: usize = 21;
+/// Hits per search page.
+const LIMIT: usize = 20;
+/// Time zone of the filter sets' dates and of the stats buckets.
+const TZ: &str = "Asia/Shanghai";
+/// The bar: p50 below this many milliseconds ...
+pub const BAR_P50_MS: f64 = 50.0;
+/// ... and at least this many times faster than the full scan.
+pub const BAR_RATIO: f64 = 20.0;
+/// `wrk` settings: threads, connections, duration.
+const WRK_ARGS: [&str; 3] = ["-t2", "-c16", "-d10s"];
+/// How to get `wrk`.
+const WRK_INSTALL: &str = "apt-get install wrk";
+/// Filter set whose URLs `wrk` loads.
+const WRK_SET: usize = 0;
+
+/// What `<dir>/loaded.json` records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Marker {
+    loader_version: u32,
+    pages: u64,
+    seed: u64,
+    buckets: u8,
+    /// Crawled article pages the load was replicated from.
+    articles: u64,
+}
+
+/// `harvest bench api`: load (or reuse) `args.dir`, serve it, measure, print.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let pages = pages_from_env(std::env::var(PAGES_ENV).ok().as_deref())?;
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("cannot create {}", args.dir.display()))?;
+    let dir = args.dir.canonicalize()?;
+    let rt = crate::runtime()?;
+    let work = Work::new(&dir);
+    let cfg = work.config(Vec::new(), Vec::new())?;
+    let marker = read_marker(&work.marker());
+    let (stores, loaded) = match marker {
+        Some(m) if m == work.expected_marker(pages, cfg.buckets, m.articles) => {
+            println!(
+                "reusing {} pages loaded in {} (from {} crawled articles)",
+                m.pages,
+                dir.display(),
+                m.articles
+            );
+            (work.open_big(&cfg)?.0, m)
+        }
+        _ => {
+            for p in [work.seed_dir(), work.index_dir(), work.marker()] {
+                if p.is_dir() {
+                    std::fs::remove_dir_all(&p)?;
+                } else if p.exists() {
+                    std::fs::remove_file(&p)?;
+                }
+            }
+            let seed = crawl_seed(&rt, &work, &args.news)?;
+            let (stores, store) = work.open_big(&cfg)?;
+            let m = load(&stores.index, &store, &seed, pages, cfg.buckets)?;
+            std::fs::write(work.marker(), serde_json::to_vec_pretty(&m)?)?;
+            (stores, m)
+        }
+    };
+    println!(
+        "index: {} pages in {} (embedded), packs {}",
+        loaded.pages,
+        work.index_dir().display(),
+        work.seed_dir().join("packs").display()
+    );
+    rt.block_on(measure(stores))
+}
+
+/// The number of pages from the environment (default [`DEFAULT_PAGES`]).
+fn pages_from_env(v: Option<&str>) -> Result<u64> {
+    match v.map(str::trim).filter(|v| !v.is_empty()) {
+        None => Ok(DEFAULT_PAGES),
+        Some(v) => {
+            let n: u64 = v
+                .replace('_', "")
+                .parse()
+                .with_context(|| format!("{PAGES_ENV}={v:?} is not a whole number"))?;
+            if n == 0 {
+                bail!("{PAGES_ENV} must be at least 1");
+            }
+            Ok(n)
+        }
+    }
+}
+
+fn read_marker(path: &Path) -> Option<Marker> {
+    let bytes = std::fs::read(path).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Paths of the work folder.
+struct Work {
+    dir: PathBuf,
+}
+
+impl Work {
+    fn new(dir: &Path) -> Work {
+        Work {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    fn seed_dir(&self) -> PathBuf {
+        self.dir.join("seed")
+    }
+
+    fn index_dir(&self) -> PathBuf {
+        self.dir.join("index")
+    }
+
+    fn marker(&self) -> PathBuf {
+        self.dir.join(MARKER)
+    }
+
+    fn model(&self) -> PathBuf {
+        self.dir.join("topic.model")
+    }
+
+    fn expected_marker(&self, pages: u64, buckets: u8, articles: u64) -> Marker {
+        Marker {
+            loader_version: LOADER_VERSION,
+            pages,
+            seed: SEED,
+            buckets,
+            articles,
+        }
+    }
+
+    /// The seed crawl's configuration (data in `<dir>/seed`).
+    fn config(&self, seeds: Vec<String>, sources: Vec<RawSource>) -> Result<Config> {
+        let mut raw = RawConfig {
+            data_dir: Some(self.seed_dir()),
+            ..Default::default()
+        };
+        raw.classifier.model = Some(self.model());
+        raw.crawl.seeds = seeds;
+        raw.crawl.politeness_delay_ms = Some(0);
+        raw.sources = sources;
+        Config::from_raw(raw)
+    }
+
+    /// The loaded index (`<dir>/index`) with the seed packs, and the
+    /// embedded store under it for bulk loading.
+    fn open_big(&self, cfg: &Config) -> Result<(Stores, Arc<EmbeddedStore>)> {
+        let store = Arc::new(
+            EmbeddedStore::open_with(
+                self.index_dir(),
+                EmbeddedOptions {
+                    durability: Durability::Process,
+                },
+            )
+            .with_context(|| format!("cannot open {}", self.index_dir().display()))?,
+        );
+        let index = Index::new(
+            store.clone(),
+            IndexOptions {
+                buckets: cfg.buckets,
+            },
+        )?;
+        let packs = packer::open_store(&cfg.packs)
+            .with_context(|| format!("cannot open the seed packs {}", cfg.packs))?;
+        Ok((
+            Stores {
+                packs,
+                index: Arc::new(index),
+            },
+            store,
+        ))
+    }
+}
+
+/// Train the topic model, crawl the news site once with the real pipeline,
+/// and read the article pages back.
+fn crawl_seed(rt: &tokio::runtime::Runtime, work: &Work, news: &Path) -> Result<Vec<PageRecord>> {
+    let articles = crate::newssite::read_articles(news)?;
+    let docs = crate::newssite::section_training_docs(&articles);
+    let started = Instant::now();
+    let model = classifier::Model::train(
+        &docs,
+        &classifier::TrainOptions {
+            trained_on: format!("{} (ABC News / TASS sections)", news.display()),
+            ..Default::default()
+        },
+    )?;
+    model.save(work.model())?;
+    println!(
+        "model: {} labelled articles, {} topics, trained in {:.1} s",
+        docs.len(),
+        model.classes.len(),
+        started.elapsed().as_secs_f64()
+    );
+    rt.block_on(crawl_site(work, &articles))
+}
+
+async fn crawl_site(work: &Work, articles: &[crate::newssite::Article]) -> Result<Vec<PageRecord>> {
+    let hosts: BTreeSet<String> = articles.iter().map(|a| a.host.clone()).collect();
+    let server = SiteServer::start(crate::newssite::news_site(articles)).await?;
+    let sources: Vec<RawSource> = hosts
+        .iter()
+        .map(|h| RawSource {
+            name: crate::newssite::source_name(h),
+            hosts: vec![],
+            prefixes: vec![server.url(&format!("/{h}/"))],
+        })
+        .collect();
+    let outlets: BTreeSet<String> = sources.iter().map(|s| s.name.clone()).collect();
+    let cfg = work.config(vec![server.url("/")], sources)?;
+    let stores = Stores::open(&cfg)?;
+    let started = Instant::now();
+    let summary = pipeline::run_crawl(
+        &cfg,
+        &stores,
+        CrawlRun {
+            progress: false,
+            conditional: false,
+        },
+    )
+    .await?;
+    println!(
+        "seed crawl: {} pages ({} articles on the site) in {:.1} s, {} failures, into {}",
+        summary.pages,
+        articles.len(),
+        started.elapsed().as_secs_f64(),
+        summary.failures_total(),
+        work.seed_dir().display()
+    );
+    let mut all = Query::new(&[], DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC);
+    all.include_revisits = true;
+    let index = stores.index.clone();
+    let hits = tokio::task::spawn_blocking(move || index.full_scan_search(&all)).await??;
+    let pages: Vec<PageRecord> = hits
+        .into_iter()
+        .map(|h| h.page)
+        .filter(|p| p.published.is_some() && outlets.contains(&p.source))
+        .collect();
+    if pages.is_empty() {
+        bail!("the seed crawl stored no article pages: nothing to replicate");
+    }
+    println!("replicating {} crawled article pages", pages.len());
+    Ok(pages)
+}
+
+/// xorshift64* (seeded, reproducible).
+#[derive(Debug, Clone)]
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn first_day() -> DateTime<Utc> {
+    let (y, m, d) = FIRST_DAY;
+    Utc.with_ymd_and_hms(y, m, d, 0, 0, 0)
+        .single()
+        .unwrap_or_default()
+}
+
+/// Copy `copy` of a crawled page: new day (time of day kept), own URL,
+/// comment counts from `rng`; everything else, pack location included, kept.
+fn replicate(p: &PageRecord, copy: u64, rng: &mut Rng) -> PageRecord {
+    let mut out = p.clone();
+    let t = p.key_time();
+    let midnight = t
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .unwrap_or_default()
+        .and_utc();
+    let day = chrono::Duration::days((rng.next_u64() % DAYS) as i64);
+    let shift = (first_day() + day + (t - midnight)) - t;
+    out.published = p.published.map(|x| x + shift);
+    out.fetched = p.fetched + shift;
+    out.url = copy_url(&p.url, copy);
+    out.near_duplicate_of = p.near_duplicate_of.as_deref().map(|u| copy_url(u, copy));
+    if rng.next_u64().is_multiple_of(NO_COMMENTS_ONE_IN) {
+        out.comments = None;
+        out.participants = None;
+    } else {
+        // Heavy tail: most pages few comments, a few thousands.
+        let c = (rng.unit().powi(4) * MAX_COMMENTS) as u64;
+        out.comments = Some(c);
+        out.participants = Some(c * (40 + rng.next_u64() % 60) / 100);
+    }
+    out
+}
+
+fn copy_url(url: &str, copy: u64) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}copy={copy}")
+}
+
+/// Replicate `seed` to `total` pages into the embedded store, in batches.
+fn load(
+    index: &Index,
+    store: &EmbeddedStore,
+    seed: &[PageRecord],
+    total: u64,
+    buckets: u8,
+) -> Result<Marker> {
+    let started = Instant::now();
+    let mut rng = Rng::new(SEED);
+    let n = seed.len() as u64;
+    let mut done = 0u64;
+    while done < total {
+        let end = (done + BATCH_PAGES as u64).min(total);
+        let batch: Vec<PageRecord> = (done..end)
+            .map(|i| replicate(&seed[(i % n) as usize], i / n, &mut rng))
+            .collect();
+        let half = batch.len().div_ceil(2);
+        let parts = std::thread::scope(|s| {
+            let handles: Vec<_> = batch
+                .chunks(half.max(1))
+                .map(|chunk| s.spawn(move || index.rows_for_new_pages(chunk)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .map_err(|_| anyhow::anyhow!("a row builder panicked"))?
+                        .map_err(anyhow::Error::from)
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+        drop(batch);
+        let mut by_table: std::collections::BTreeMap<String, Vec<indexer::Row>> =
+            std::collections::BTreeMap::new();
+        for part in parts {
+            for (table, rows) in part {
+                by_table.entry(table).or_default().extend(rows);
+            }
+        }
+        for (table, rows) in &by_table {
+            store.ingest(table, rows)?;
+        }
+        done = end;
+        let secs = started.elapsed().as_secs_f64();
+        println!(
+            "  loaded {done} / {total} pages ({:.0} pages/s)",
+            done as f64 / secs.max(1e-9)
+        );
+    }
+    let t = Instant::now();
+    store.compact()?;
+    store.persist(Durability::Process)?;
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "loaded {total} pages in {secs:.1} s ({:.0} pages/s; compaction {:.1} s)",
+        total as f64 / secs.max(1e-9),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(Marker {
+        loader_version: LOADER_VERSION,
+        pages: total,
+        seed: SEED,
+        buckets,
+        articles: n,
+    })
+}
+
+/// One analyst's question.
+#[derive(Debug, Clone)]
+struct FilterSet {
+    name: &'static str,
+    spec: FilterSpec,
+}
+
+fn spec(from: &str, to: &str) -> FilterSpec {
+    FilterSpec {
+        from: Some(from.to_string()),
+        to: Some(to.to_string()),
+        tz: TZ.to_string(),
+        ..Default::default()
+    }
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| (*s).to_string()).collect()
+}
+
+/// The five filter sets (dates in Asia/Shanghai, `to` inclusive).
+fn filter_sets() -> Vec<FilterSet> {
+    let mut v = Vec::new();
+    let mut s = spec("2018-12-01", "2018-12-31");
+    s.sources = strings(&["bbc"]);
+    v.push(FilterSet {
+        name: "bbc, Dec 2018",
+        spec: s,
+    });
+    let mut s = spec("2018-01-01", "2018-12-31");
+    s.topics = strings(&["military"]);
+    v.push(FilterSet {
+        name: "military, 2018, all sources",
+        spec: s,
+    });
+    let mut s = spec("2017-01-01", "2018-12-31");
+    s.topics = strings(&["politics"]);
+    s.keywords = strings(&["trump"]);
+    s.min_comments = Some(100);
+    v.push(FilterSet {
+        name: "politics+trump+comments>=100, 2y",
+        spec: s,
+    });
+    let mut s = spec("2018-01-01", "2018-03-31");
+    s.sources = strings(&["aljazeera", "dw", "rte"]);
+    s.any = strings(&["syria", "russia", "iran"]);
+    s.collapse = true;
+    v.push(FilterSet {
+        name: "3 sources, any(syria,russia,iran), Q1 2018, collapsed",
+        spec: s,
+    });
+    let mut s = spec("2017-01-01", "2018-12-31");
+    s.keywords = strings(&["brexit"]);
+    v.push(FilterSet {
+        name: "brexit, 2y, all sources",
+        spec: s,
+    });
+    v
+}
+
+/// The API query string of a filter spec plus extra parameters.
+fn query_string(f: &FilterSpec, extra: &[(&str, &str)]) -> String {
+    let mut s = url::form_urlencoded::Serializer::new(String::new());
+    for (name, list) in [
+        ("source", &f.sources),
+        ("topic", &f.topics),
+        ("media", &f.media),
+        ("keyword", &f.keywords),
+        ("any", &f.any),
+    ] {
+        for v in list {
+            s.append_pair(name, v);
+        }
+    }
+    if let Some(v) = &f.from {
+        s.append_pair("from", v);
+    }
+    if let Some(v) = &f.to {
+        s.append_pair("to", v);
+    }
+    if !f.tz.is_empty() {
+        s.append_pair("tz", &f.tz);
+    }
+    if let Some(n) = f.min_comments {
+        s.append_pair("min_comments", &n.to_string());
+    }
+    if let Some(n) = f.max_comments {
+        s.append_pair("max_comments", &n.to_string());
+    }
+    if f.collapse {
+        s.append_pair("collapse", "true");
+    }
+    if f.include_revisits {
+        s.append_pair("revisits", "true");
+    }
+    for (k, v) in extra {
+        s.append_pair(k, v);
+    }
+    s.finish()
+}
+
+/// Parameters `/api/search` gets beside the filters.
+const SEARCH_EXTRA: [(&str, &str); 2] = [("limit", "20"), ("sort", "time")];
+/// Parameters `/api/stats` gets beside the filters.
+const STATS_EXTRA: [(&str, &str); 2] = [("interval", "day"), ("group_by", "topic")];
+
+/// The index questions the server builds from the same parameters.
+fn questions(f: &FilterSpec) -> Result<(Query, StatsQuery)> {
+    let (mut q, tz) = f
+        .build(Some(LIMIT), crate::serve::MAX_LIMIT)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    q.sort = Sort::TimeDesc;
+    let mut all = q.clone();
+    all.limit = None;
+    let sq = StatsQuery {
+        query: all,
+        interval: Interval::Day,
+        group_by: Some(GroupBy::Topic),
+        tz,
+        fill_empty: true,
+    };
+    Ok((q, sq))
+}
+
+/// Nearest-rank percentile (`p` in 0..=1) of unsorted samples.
+fn percentile(samples: &[Duration], p: f64) -> Duration {
+    if samples.is_empty() {
+        return Duration::ZERO;
+    }
+    let mut s = samples.to_vec();
+    s.sort();
+    let rank = ((p * s.len() as f64).ceil() as usize).clamp(1, s.len());
+    s[rank - 1]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// p50/p99 of one endpoint beside its full scan.
+#[derive(Debug, Clone)]
+struct Figures {
+    p50: Duration,
+    p99: Duration,
+    scan: Duration,
+    equal: bool,
+}
+
+impl Figures {
+    fn ratio(&self) -> f64 {
+        self.scan.as_secs_f64() / self.p50.as_secs_f64().max(1e-9)
+    }
+
+    fn bar(&self) -> bool {
+        ms(self.p50) < BAR_P50_MS && self.ratio() >= BAR_RATIO
+    }
+
+    fn cells(&self) -> String {
+        format!(
+            "{:>8.1} {:>8.1} {:>9.0} {:>6.0}x {:<4}{}",
+            ms(self.p50),
+            ms(self.p99),
+            ms(self.scan),
+            self.ratio(),
+            if self.bar() { "yes" } else { "NO" },
+            if self.equal { "" } else { " DIFFERENT" }
+        )
+    }
+}
+
+/// GET `url` and parse the JSON body; non-2xx is an error with the body.
+async fn get_json(client: &reqwest::Client, url: &str) -> Result<Value> {
+    let resp = client
+        .get(url)
+        .send()
+        .await
+        .with_context(|| format!("GET {url}"))?;
+    let status = resp.status();
+    let body = resp.text().await.with_context(|| format!("GET {url}"))?;
+    if !status.is_success() {
+        bail!("GET {url}: {status}: {body}");
+    }
+    serde_json::from_str(&body).with_context(|| format!("GET {url}: not JSON"))
+}
+
+/// Warm up, then time `runs` requests; the last answer and the latencies.
+async fn time_requests(
+    client: &reqwest::Client,
+    url: &str,
+    runs: usize,
+) -> Result<(Value, Vec<Duration>)> {
+    let mut last = Value::Null;
+    for _ in 0..WARMUPS {
+        last = get_json(client, url).await?;
+    }
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        last = get_json(client, url).await?;
+        times.push(t.elapsed());
+    }
+    Ok((last, times))
+}
+
+/// Page ids and next cursor of a `/api/search` answer.
+fn search_answer(v: &Value) -> (Vec<String>, Option<String>) {
+    let ids = v["hits"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    (ids, v["next_cursor"].as_str().map(str::to_string))
+}
+
+/// The parts of a `/api/stats` answer that must match (not `took_ms`).
+fn stats_answer(v: &Value) -> Value {
+    serde_json::json!({
+        "interval": v["interval"],
+        "group_by": v["group_by"],
+        "tz": v["tz"],
+        "buckets": v["buckets"],
+        "series": v["series"],
+        "total": v["total"],
+    })
+}
+
+/// `/api/pages/{id}/raw` of a replicated page returns the crawled HTML
+/// from the seed packs.
+async fn check_raw(client: &reqwest::Client, base: &str, id: &str) -> Result<()> {
+    let url = format!("{base}/api/pages/{id}/raw");
+    let resp = client
+        .get(&url)
+        .send()
+        .await
+        .with_context(|| format!("GET {url}"))?;
+    let status = resp.status();
+    let body = resp.bytes().await.with_context(|| format!("GET {url}"))?;
+    if !status.is_success() || !body.windows(5).any(|w| w.eq_ignore_ascii_case(b"<html")) {
+        bail!(
+            "GET {url}: {status}, {} bytes: not the archived page",
+            body.len()
+        );
+    }
+    println!(
+        "raw page of a replicated hit: {status}, {} bytes of HTML read back from its pack",
+        body.len()
+    );
+    Ok(())
+}
+
+/// One filter set measured.
+struct Measured {
+    name: &'static str,
+    /// Id of the first hit of the search, if any.
+    first_id: Option<String>,
+    matched: u64,
+    search: Figures,
+    stats: Figures,
+}
+
+async fn measure_set(
+    client: &reqwest::Client,
+    base: &str,
+    index: &Arc<Index>,
+    set: &FilterSet,
+) -> Result<Measured> {
+    let (q, sq) = questions(&set.spec)?;
+    let search_url = format!(
+        "{base}/api/search?{}",
+        query_string(&set.spec, &SEARCH_EXTRA)
+    );
+    let (answer, times) = time_requests(client, &search_url, SEARCH_RUNS).await?;
+    let idx = index.clone();
+    let t = Instant::now();
+    let slow = tokio::task::spawn_blocking(move || idx.full_scan_search_page(&q)).await??;
+    let scan = t.elapsed();
+    let expected = (
+        slow.hits.iter().map(|h| h.id()).collect::<Vec<_>>(),
+        slow.next_cursor.clone(),
+    );
+    let first_id = expected.0.first().cloned();
+    let search = Figures {
+        p50: percentile(&times, 0.5),
+        p99: percentile(&times, 0.99),
+        scan,
+        equal: search_answer(&answer) == expected,
+    };
+
+    let stats_url = format!("{base}/api/stats?{}", query_string(&set.spec, &STATS_EXTRA));
+    let (answer, times) = time_requests(client, &stats_url, STATS_RUNS).await?;
+    let idx = index.clone();
+    let sq2 = sq.clone();
+    let t = Instant::now();
+    let rows = tokio::task::spawn_blocking(move || idx.full_scan_stats(&sq2)).await??;
+    let scan = t.elapsed();
+    let expected = crate::serve::stats_json_body(&sq, &rows, Duration::ZERO);
+    let stats = Figures {
+        p50: percentile(&times, 0.5),
+        p99: percentile(&times, 0.99),
+        scan,
+        equal: stats_answer(&answer) == stats_answer(&expected),
+    };
+    Ok(Measured {
+        name: set.name,
+        first_id,
+        matched: rows.iter().map(|r| r.count).sum(),
+        search,
+        stats,
+    })
+}
+
+/// Serve the index in-process, measure every filter set, run `wrk`.
+async fn measure(stores: Stores) -> Result<()> {
+    let index = stores.index.clone();
+    let state = crate::serve::AppState::new(stores, None);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .context("cannot bind a loopback port for the API")?;
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, crate::serve::router(state))
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let base = format!("http://{addr}");
+    println!("API on {base} (in-process, embedded backend)");
+    let client = reqwest::Client::builder()
+        .build()
+        .context("cannot build the HTTP client")?;
+    let sets = filter_sets();
+    println!(
+        "{:<54} {:>8} | {:>8} {:>8} {:>9} {:>7} {:<4} | {:>8} {:>8} {:>9} {:>7} {:<4}",
+        "filter set (tz Asia/Shanghai)",
+        "matched",
+        "search50",
+        "p99 ms",
+        "scan ms",
+        "ratio",
+        "bar",
+        "stats50",
+        "p99 ms",
+        "scan ms",
+        "ratio",
+        "bar"
+    );
+    let mut results = Vec::new();
+    for set in &sets {
+        let m = measure_set(&client, &base, &index, set).await?;
+        println!(
+            "{:<54} {:>8} | {} | {}",
+            m.name,
+            m.matched,
+            m.search.cells(),
+            m.stats.cells()
+        );
+        results.push(m);
+    }
+    let held = results
+        .iter()
+        .flat_map(|m| [&m.search, &m.stats])
+        .filter(|f| f.bar())
+        .count();
+    println!(
+        "bar (p50 < {BAR_P50_MS} ms and >= {BAR_RATIO}x the full scan): {held} of {} endpoint x filter set pairs hold; \
+         latencies are HTTP round trips on loopback ({SEARCH_RUNS} search / {STATS_RUNS} stats requests after {WARMUPS} warm-ups), \
+         the full scan is one in-process run",
+        results.len() * 2
+    );
+    if let Some(id) = results.iter().find_map(|m| m.first_id.clone()) {
+        check_raw(&client, &base, &id).await?;
+    }
+    if let Some(set) = sets.get(WRK_SET) {
+        let urls = [
+            (
+                "search",
+                format!(
+                    "{base}/api/search?{}",
+                    query_string(&set.spec, &SEARCH_EXTRA)
+                ),
+            ),
+            (
+                "stats",
+                format!("{base}/api/stats?{}", query_string(&set.spec, &STATS_EXTRA)),
+            ),
+        ];
+        match which("wrk") {
+            None => println!("wrk: not installed, requests/s skipped ({WRK_INSTALL})"),
+            Some(wrk) => {
+                for (label, url) in &urls {
+                    let out = tokio::process::Command::new(&wrk)
+                        .args(WRK_ARGS)
+                        .arg(url)
+                        .output()
+                        .await
+                        .context("cannot run wrk")?;
+                    let text = String::from_utf8_lossy(&out.stdout);
+                    match parse_wrk(&text) {
+                        Some(w) => println!(
+                            "wrk {} /api/{label} ({}): {:.0} requests/s, mean latency {}, {} non-2xx",
+                            WRK_ARGS.join(" "),
+                            set.name,
+                            w.requests_per_sec,
+                            w.latency_avg,
+                            w.non_2xx
+                        ),
+                        None => bail!(
+                            "wrk gave no Requests/sec: {}{}",
+                            text,
+                            String::from_utf8_lossy(&out.stderr)
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    let _ = stop.send(());
+    server.await.context("API server task")??;
+    let differ: Vec<&str> = results
+        .iter()
+        .filter(|m| !m.search.equal || !m.stats.equal)
+        .map(|m| m.name)
+        .collect();
+    if !differ.is_empty() {
+        bail!(
+            "the API and the full scan answer differently for: {}",
+            differ.join("; ")
+        );
+    }
+    Ok(())
+}
+
+/// The first `name` on `PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// What `wrk` printed.
+#[derive(Debug, Clone, PartialEq)]
+struct WrkReport {
+    requests_per_sec: f64,
+    latency_avg: String,
+    non_2xx: u64,
+}
+
+/// Parse `wrk`'s summary (`Requests/sec:`, the `Latency` line, and
+/// `Non-2xx or 3xx responses:` when present).
+fn parse_wrk(text: &str) -> Option<WrkReport> {
+    let mut rps = None;
+    let mut latency = String::from("?");
+    let mut non_2xx = 0;
+    for line in text.lines().map(str::trim) {
+        if let Some(v) = line.strip_prefix("Requests/sec:") {
+            rps = v.trim().parse::<f64>().ok();
+        } else if let Some(v) = line.strip_prefix("Latency") {
+            if let Some(avg) = v.split_whitespace().next() {
+                latency = avg.to_string();
+            }
+        } else if let Some(v) = line.strip_prefix("Non-2xx or 3xx responses:") {
+            non_2xx = v.trim().parse().unwrap_or(0);
+        }
+    }
+    Some(WrkReport {
+        requests_per_sec: rps?,
+        latency_avg: latency,
+        non_2xx,
+    })
+}
+
+/// Day of a replicated page in the bench's two years.
+#[cfg(test)]
+fn in_range(t: DateTime<Utc>) -> bool {
+    let first = first_day().date_naive();
+    let last = first + chrono::Duration::days(DAYS as i64 - 1);
+    let d: chrono::NaiveDate = t.date_naive();
+    d >= first && d <= last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::params::{Params, FILTER_PARAMS, SEARCH_PARAMS, STATS_PARAMS};
+
+    fn crawled() -> PageRecord {
+        let published = Utc
+            .with_ymd_and_hms(2017, 2, 14, 9, 30, 5)
+            .single()
+            .unwrap();
+        PageRecord {
+            url: "http://127.0.0.1:4000/www.bbc.co.uk/news/1187.html".into(),
+            title: "Brexit: MPs debate the Article 50 bill".into(),
+            published: Some(published),
+            fetched: published + chrono::Duration::days(3000),
+            media: Some("BBC News".into()),
+            comments: None,
+            participants: None,
+            keywords: strings(&["brexit", "article", "bill", "mps"]),
+            topic: "politics".into(),
+            topic_score: 0.81,
+            cluster: 2,
+            pack_path: "politics/2017/02/14/c2-0.warc.gz".into(),
+            offset: 48_213,
+            length: 5_120,
+            digest: "sha1:ABCDEF".into(),
+            record_id: "<urn:uuid:1>".into(),
+            simhash: Some(42),
+            near_duplicate_of: Some("http://127.0.0.1:4000/www.bbc.co.uk/news/1186.html".into()),
+            language: Some("en".into()),
+            charset: Some("utf-8".into()),
+            status: 200,
+            source: "bbc".into(),
+            revisit: false,
+        }
+    }
+
+    #[test]
+    fn copies_keep_time_of_day_pack_location_and_get_own_urls() {
+        let p = crawled();
+        let mut rng = Rng::new(SEED);
+        let mut urls = BTreeSet::new();
+        let mut days = BTreeSet::new();
+        let mut without = 0;
+        for c in 0..400 {
+            let r = replicate(&p, c, &mut rng);
+            let t = r.published.unwrap();
+            assert_eq!(t.time(), p.published.unwrap().time());
+            assert!(in_range(t), "{t} outside the two years");
+            assert_eq!(r.fetched - t, p.fetched - p.published.unwrap());
+            assert_eq!(
+                (r.pack_path.as_str(), r.offset, r.length),
+                (p.pack_path.as_str(), p.offset, p.length)
+            );
+            assert_eq!(
+                (&r.topic, &r.keywords, &r.source),
+                (&p.topic, &p.keywords, &p.source)
+            );
+            assert_eq!(r.url, format!("{}?copy={c}", p.url));
+            assert_eq!(
+                r.near_duplicate_of.as_deref(),
+                Some(
+                    format!("http://127.0.0.1:4000/www.bbc.co.uk/news/1186.html?copy={c}").as_str()
+                )
+            );
+            match (r.comments, r.participants) {
+                (None, None) => without += 1,
+                (Some(c), Some(pa)) => assert!(c as f64 <= MAX_COMMENTS && pa <= c),
+                other => panic!("comments and participants disagree: {other:?}"),
+            }
+            urls.insert(r.url);
+            days.insert(t.date_naive());
+        }
+        assert_eq!(urls.len(), 400);
+        assert!(days.len() > 250, "only {} distinct days", days.len());
+        assert!(
+            (20..=90).contains(&without),
+            "{without} of 400 without comments"
+        );
+    }
+
+    #[test]
+    fn replication_is_reproducible() {
+        let p = crawled();
+        let (mut a, mut b) = (Rng::new(SEED), Rng::new(SEED));
+        for c in 0..50 {
+            assert_eq!(replicate(&p, c, &mut a), replicate(&p, c, &mut b));
+        }
+        assert_eq!(copy_url("http://h/p?x=1", 3), "http://h/p?x=1&copy=3");
+    }
+
+    #[test]
+    fn query_strings_parse_back_to_the_same_filters() {
+        for set in filter_sets() {
+            for (extra, allowed) in [(&SEARCH_EXTRA, SEARCH_PARAMS), (&STATS_EXTRA, STATS_PARAMS)] {
+                let qs = query_string(&set.spec, extra);
+                let p = Params::parse(Some(&qs), &[FILTER_PARAMS, allowed]).unwrap();
+                assert_eq!(p.filters().unwrap(), set.spec, "{}: {qs}", set.name);
+            }
+            let (q, sq) = questions(&set.spec).unwrap();
+            assert_eq!(q.limit, Some(LIMIT));
+            assert_eq!(sq.query.limit, None);
+            assert_eq!(sq.tz.to_string(), TZ);
+        }
+        let qs = query_string(&filter_sets()[3].spec, &SEARCH_EXTRA);
+        assert!(qs.contains("any=syria&any=russia&any=iran"), "{qs}");
+        assert!(
+            qs.contains("collapse=true") && qs.ends_with("limit=20&sort=time"),
+            "{qs}"
+        );
+    }
+
+    #[test]
+    fn shanghai_dates_shift_the_utc_range() {
+        let (q, _) = questions(&filter_sets()[0].spec).unwrap();
+        assert_eq!(
+            q.from,
+            Utc.with_ymd_and_hms(2018, 11, 30, 16, 0, 0).unwrap()
+        );
+        assert_eq!(q.to, Utc.with_ymd_and_hms(2018, 12, 31, 16, 0, 0).unwrap());
+        assert_eq!(q.sources, ["bbc"]);
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let d: Vec<Duration> = (1..=100).rev().map(Duration::from_millis).collect();
+        assert_eq!(percentile(&d, 0.5), Duration::from_millis(50));
+        assert_eq!(percentile(&d, 0.99), Duration::from_millis(99));
+        let few: Vec<Duration> = (1..=21).map(Duration::from_millis).collect();
+        assert_eq!(percentile(&few, 0.5), Duration::from_millis(11));
+        assert_eq!(percentile(&few, 0.99), Duration::from_millis(21));
+        assert_eq!(percentile(&[], 0.5), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_bar_needs_both_conditions() {
+        let f = |p50, scan| Figures {
+            p50: Duration::from_millis(p50),
+            p99: Duration::from_millis(p50),
+            scan: Duration::from_millis(scan),
+            equal: true,
+        };
+        assert!(f(10, 300).bar());
+        assert!(!f(10, 150).bar(), "15x is below the ratio");
+        assert!(!f(60, 6000).bar(), "60 ms is above the p50 bar");
+    }
+
+    #[test]
+    fn wrk_output_is_parsed() {
+        let out = "Running 10s test @ http://127.0.0.1:40111/api/search?source=bbc\n  \
+                   2 threads and 16 connections\n  Thread Stats   Avg      Stdev     Max   +/- Stdev\n    \
+                   Latency     3.21ms    1.02ms  20.11ms   80.00%\n    Req/Sec     2.50k   210.00     3.00k    70.00%\n  \
+                   49812 requests in 10.01s, 120.33MB read\n  Non-2xx or 3xx responses: 3\n\
+                   Requests/sec:   4976.32\nTransfer/sec:     12.02MB\n";
+        let w = parse_wrk(out).unwrap();
+        assert_eq!(w.requests_per_sec, 4976.32);
+        assert_eq!(w.latency_avg, "3.21ms");
+        assert_eq!(w.non_2xx, 3);
+        assert_eq!(parse_wrk("connection refused"), None);
+    }
+
+    #[test]
+    fn page_count_comes_from_the_environment() {
+        assert_eq!(pages_from_env(None).unwrap(), DEFAULT_PAGES);
+        assert_eq!(pages_from_env(Some("50_000")).unwrap(), 50_000);
+        assert!(pages_from_env(Some("0")).is_err());
+        assert!(pages_from_env(Some("lots")).is_err());
+    }
+
+    #[test]
+    fn a_marker_of_other_settings_is_not_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = Work::new(dir.path());
+        let m = w.expected_marker(50_000, 16, 3_800);
+        std::fs::write(w.marker(), serde_json::to_vec(&m).unwrap()).unwrap();
+        let read = read_marker(&w.marker()).unwrap();
+        assert_eq!(read, m);
+        assert_ne!(read, w.expected_marker(1_000_000, 16, 3_800));
+        assert_ne!(read, w.expected_marker(50_000, 8, 3_800));
+        std::fs::write(w.marker(), b"{not json").unwrap();
+        assert_eq!(read_marker(&w.marker()), None);
+    }
+}
