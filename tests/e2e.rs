@@ -272,6 +272,33 @@ fn a_second_crawl_stores_revisits_and_loses_nothing() {
     }
     let kinds = count_by(second.iter().map(|r| r.kind.as_str()));
     assert_eq!(kinds, BTreeMap::from([("response", 3), ("revisit", 5)]));
+    // The cluster centres survived the restart: the second crawl read them and
+    // added its pages to them (sizes = both crawls' records), no new cluster.
+    let cfg = harvest::config::Config::load(Some(&ws.config)).unwrap();
+    let stores = harvest::stores::Stores::open(&cfg).unwrap();
+    let mut sizes = 0u64;
+    let mut rows = 0usize;
+    for pack in ws.packs() {
+        let rel = pack.strip_prefix(ws.packs_dir()).unwrap().to_string_lossy().to_string();
+        let parts: Vec<&str> = rel.split('/').collect();
+        let day = chrono::NaiveDate::from_ymd_opt(
+            parts[1].parse().unwrap(),
+            parts[2].parse().unwrap(),
+            parts[3].parse().unwrap(),
+        )
+        .unwrap();
+        for r in stores.index.clusters(parts[0], day).unwrap() {
+            assert!(r.pack.ends_with(".warc.gz"), "{r:?}");
+            assert!(!r.centre.is_empty());
+            if rel.ends_with("c0-0.warc.gz") || rel.ends_with(&format!("c{}-0.warc.gz", r.cluster)) {
+                sizes += r.size;
+                rows += 1;
+            }
+        }
+    }
+    assert!(rows > 0);
+    assert_eq!(sizes, second.len() as u64, "centre sizes count every record of both crawls");
+    drop(stores);
     let plain = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
     assert_eq!(plain.len(), 3);
 }
