@@ -279,7 +279,11 @@ fn a_second_crawl_stores_revisits_and_loses_nothing() {
     let mut sizes = 0u64;
     let mut rows = 0usize;
     for pack in ws.packs() {
-        let rel = pack.strip_prefix(ws.packs_dir()).unwrap().to_string_lossy().to_string();
+        let rel = pack
+            .strip_prefix(ws.packs_dir())
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         let parts: Vec<&str> = rel.split('/').collect();
         let day = chrono::NaiveDate::from_ymd_opt(
             parts[1].parse().unwrap(),
@@ -290,14 +294,19 @@ fn a_second_crawl_stores_revisits_and_loses_nothing() {
         for r in stores.index.clusters(parts[0], day).unwrap() {
             assert!(r.pack.ends_with(".warc.gz"), "{r:?}");
             assert!(!r.centre.is_empty());
-            if rel.ends_with("c0-0.warc.gz") || rel.ends_with(&format!("c{}-0.warc.gz", r.cluster)) {
+            if rel.ends_with("c0-0.warc.gz") || rel.ends_with(&format!("c{}-0.warc.gz", r.cluster))
+            {
                 sizes += r.size;
                 rows += 1;
             }
         }
     }
     assert!(rows > 0);
-    assert_eq!(sizes, second.len() as u64, "centre sizes count every record of both crawls");
+    assert_eq!(
+        sizes,
+        second.len() as u64,
+        "centre sizes count every record of both crawls"
+    );
     drop(stores);
     let plain = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
     assert_eq!(plain.len(), 3);
