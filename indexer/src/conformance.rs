@@ -206,6 +206,75 @@ pub fn scan_filters(store: &dyn TableStore, table: &str) -> Result<()> {
     Ok(())
 }
 
+/// Collects what [`TableStore::scan_each`] hands out (copies: the row is
+/// only borrowed), stopping after `stop_after` rows when given.
+fn visited(
+    store: &dyn TableStore,
+    table: &str,
+    scan: &Scan,
+    stop_after: Option<usize>,
+) -> Result<Vec<Row>> {
+    let mut out = Vec::new();
+    store.scan_each(table, scan, &mut |row| {
+        out.push(row.clone());
+        stop_after.is_none_or(|n| out.len() < n)
+    })?;
+    Ok(out)
+}
+
+/// `scan_each` hands out exactly the rows of `scan` (one family, several,
+/// filters, limits, rows of different sizes one after another), and stops
+/// when the visitor says so.
+pub fn scan_each_matches_scan(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
+    let mut rows = grid(12);
+    // Rows with more and fewer cells than their neighbours (a backend that
+    // reuses buffers must not leak cells from one row into the next).
+    rows.push(
+        Row::new(vec![1, 3, 1])
+            .with(FAM_A, b"n".to_vec(), 99u64.to_be_bytes())
+            .with(FAM_A, b"x".to_vec(), b"extra".to_vec())
+            .with(FAM_A, Vec::new(), Vec::new()),
+    );
+    rows.push(Row::new(vec![1, 3, 2]).with(FAM_B, b"name".to_vec(), b"only b".to_vec()));
+    store.put(table, &rows)?;
+    let n = |i: u64| i.to_be_bytes().to_vec();
+    let scans = [
+        Scan::default(),
+        Scan::default().families(&[FAM_A]),
+        Scan::prefix(&[1]).families(&[FAM_B]),
+        Scan::range(vec![1, 2], vec![2, 5])
+            .families(&[FAM_A])
+            .limit(4),
+        Scan::prefix(&[1])
+            .families(&[FAM_A])
+            .filter(CellFilter::new(FAM_A, b"n".to_vec(), FilterOp::Ge, n(9))),
+        Scan::prefix(&[2])
+            .families(&[FAM_B])
+            .filter(CellFilter::new(FAM_A, b"n".to_vec(), FilterOp::Le, n(2))),
+        Scan::range(vec![3, 9], vec![1]),
+    ];
+    for scan in &scans {
+        let want = store.scan(table, scan)?;
+        assert!(
+            !want.is_empty() || scan.stop == [1],
+            "scan {scan:?} finds rows"
+        );
+        assert_eq!(
+            visited(store, table, scan, None)?,
+            want,
+            "scan_each {scan:?}"
+        );
+        let stopped = visited(store, table, scan, Some(2))?;
+        assert_eq!(
+            stopped.as_slice(),
+            &want[..want.len().min(2)],
+            "visitor stops the scan {scan:?}"
+        );
+    }
+    Ok(())
+}
+
 /// Deleting rows removes every family; deleting missing rows is fine.
 pub fn delete_rows(store: &dyn TableStore, table: &str) -> Result<()> {
     store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
@@ -320,6 +389,7 @@ pub fn run_all(store: &dyn TableStore, prefix: &str) -> Result<()> {
     put_get_merge(store, &format!("{prefix}_putget"))?;
     scan_ranges(store, &format!("{prefix}_ranges"))?;
     scan_filters(store, &format!("{prefix}_filters"))?;
+    scan_each_matches_scan(store, &format!("{prefix}_each"))?;
     delete_rows(store, &format!("{prefix}_delete"))?;
     regions_cover_buckets(store, &format!("{prefix}_regions"))?;
     binary_keys(store, &format!("{prefix}_binary"))?;

@@ -522,6 +522,21 @@ impl Labels {
         i
     }
 
+    /// [`Labels::id`], trying `hint` (the id this caller got last) first:
+    /// consecutive index rows mostly share their media, often their topic.
+    fn id_hinted(&mut self, v: &[u8], hint: &mut u16) -> u16 {
+        if self
+            .raw
+            .get(usize::from(*hint))
+            .is_some_and(|r| r.as_slice() == v)
+        {
+            return *hint;
+        }
+        let i = self.id(v);
+        *hint = i;
+        i
+    }
+
     pub(crate) fn name(&self, id: u16) -> Option<&str> {
         self.names.get(usize::from(id)).map(String::as_str)
     }
@@ -777,6 +792,7 @@ impl Index {
         let scan = Scan::range(start, stop).families(&[FAMILY_INDEX]);
         let mut out = Vec::new();
         let mut bad_key: Option<Vec<u8>> = None;
+        let (mut topic_hint, mut media_hint) = (NO_LABEL, NO_LABEL);
         // Visit the rows in place: no per-row allocation (the hot loop of
         // statistics over broad selections).
         self.store.scan_each(&task.table, &scan, &mut |row| {
@@ -790,8 +806,12 @@ impl Index {
                 flags: v.flags,
                 comments: v.comments,
                 score: 0,
-                topic: v.topic.map_or(NO_LABEL, |t| labels.id(t)),
-                media: v.media.map_or(NO_LABEL, |m| labels.id(m)),
+                topic: v
+                    .topic
+                    .map_or(NO_LABEL, |t| labels.id_hinted(t, &mut topic_hint)),
+                media: v
+                    .media
+                    .map_or(NO_LABEL, |m| labels.id_hinted(m, &mut media_hint)),
             });
             true
         })?;
@@ -1348,6 +1368,41 @@ mod tests {
             Verdict::No,
             "the revisit flag is always valid"
         );
+    }
+
+    #[test]
+    fn label_ids_stay_stable_past_the_linear_search() {
+        let mut labels = Labels::default();
+        let values: Vec<Vec<u8>> = (0..LINEAR_LABELS * 2)
+            .map(|i| format!("media-{i}").into_bytes())
+            .collect();
+        let ids: Vec<u16> = values.iter().map(|v| labels.id(v)).collect();
+        assert_eq!(ids, (0..values.len() as u16).collect::<Vec<_>>());
+        let mut hint = NO_LABEL;
+        for (v, id) in values.iter().zip(&ids).rev() {
+            assert_eq!(labels.id(v), *id, "id of {v:?} again");
+            assert_eq!(labels.id_hinted(v, &mut hint), *id, "hinted id of {v:?}");
+            assert_eq!(hint, *id);
+        }
+        assert_eq!(labels.name(ids[LINEAR_LABELS + 3]), Some("media-35"));
+        // Non-UTF-8 values keep distinct ids even though their names are lossy.
+        let (a, b) = (labels.id(&[0xff]), labels.id(&[0xfe]));
+        assert_ne!(a, b);
+        assert_eq!(labels.id(&[0xff]), a);
+    }
+
+    #[test]
+    fn dense_and_sparse_group_counts_agree() {
+        let mut dense = GroupCounts::Dense(vec![0; 10]);
+        let mut sparse = GroupCounts::Sparse(HashMap::new());
+        for (bucket, n) in [(3, 2), (9, 1), (3, 5), (0, 1)] {
+            dense.add(bucket, n);
+            sparse.add(bucket, n);
+        }
+        let mut s = sparse.into_counts();
+        s.sort_unstable();
+        assert_eq!(dense.into_counts(), vec![(0, 1), (3, 7), (9, 1)]);
+        assert_eq!(s, vec![(0, 1), (3, 7), (9, 1)]);
     }
 
     #[test]
