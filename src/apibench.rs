@@ -61,7 +61,6 @@ use serde_json::Value;
 use crate::cli::BenchArgs;
 use crate::config::{Config, RawConfig, RawSource};
 use crate::filters::FilterSpec;
-use crate::pipeline::{self, CrawlRun};
 use crate::site::SiteServer;
 use crate::stores::Stores;
 
@@ -290,32 +289,15 @@ fn crawl_seed(rt: &tokio::runtime::Runtime, work: &Work, news: &Path) -> Result<
 async fn crawl_site(work: &Work, articles: &[crate::newssite::Article]) -> Result<Vec<PageRecord>> {
     let hosts: BTreeSet<String> = articles.iter().map(|a| a.host.clone()).collect();
     let server = SiteServer::start(crate::newssite::news_site(articles)).await?;
-    let sources: Vec<RawSource> = hosts
-        .iter()
-        .map(|h| RawSource {
-            name: crate::newssite::source_name(h),
-            hosts: vec![],
-            prefixes: vec![server.url(&format!("/{h}/"))],
-        })
-        .collect();
+    let sources = crate::bench::news_sources(&server, &hosts);
     let outlets: BTreeSet<String> = sources.iter().map(|s| s.name.clone()).collect();
     let cfg = work.config(vec![server.url("/")], sources)?;
-    let stores = Stores::open(&cfg)?;
-    let started = Instant::now();
-    let summary = pipeline::run_crawl(
-        &cfg,
-        &stores,
-        CrawlRun {
-            progress: false,
-            conditional: false,
-        },
-    )
-    .await?;
+    let (stores, summary, secs) = crate::bench::crawl_quietly(&cfg).await?;
     println!(
         "seed crawl: {} pages ({} articles on the site) in {:.1} s, {} failures, into {}",
         summary.pages,
         articles.len(),
-        started.elapsed().as_secs_f64(),
+        secs,
         summary.failures_total(),
         work.seed_dir().display()
     );

@@ -104,21 +104,11 @@ fn ingest(args: &BenchArgs) -> Result<()> {
         }];
         let cfg = Config::from_raw(raw)?;
         crate::demo::train_demo_model(&cfg.model)?;
-        let stores = Stores::open(&cfg)?;
-        let started = Instant::now();
-        let summary = pipeline::run_crawl(
-            &cfg,
-            &stores,
-            CrawlRun {
-                progress: false,
-                conditional: false,
-            },
-        )
-        .await?;
+        let (stores, summary, secs) = crawl_quietly(&cfg).await?;
         let ours = Run {
             pages: summary.pages,
             bytes: summary.bytes,
-            secs: started.elapsed().as_secs_f64(),
+            secs,
         };
         drop(stores);
 
@@ -152,6 +142,38 @@ fn ingest(args: &BenchArgs) -> Result<()> {
         );
         Ok(())
     })
+}
+
+/// Sources of the news site served by `server`: one per outlet, by URL prefix.
+pub fn news_sources<'a>(
+    server: &SiteServer,
+    hosts: impl IntoIterator<Item = &'a String>,
+) -> Vec<RawSource> {
+    hosts
+        .into_iter()
+        .map(|h| RawSource {
+            name: crate::newssite::source_name(h),
+            hosts: vec![],
+            prefixes: vec![server.url(&format!("/{h}/"))],
+        })
+        .collect()
+}
+
+/// Open the stores of `cfg` and crawl its seeds without a progress bar:
+/// the stores, the summary and the wall time in seconds.
+pub async fn crawl_quietly(cfg: &Config) -> Result<(Stores, pipeline::IngestSummary, f64)> {
+    let stores = Stores::open(cfg)?;
+    let started = Instant::now();
+    let summary = pipeline::run_crawl(
+        cfg,
+        &stores,
+        CrawlRun {
+            progress: false,
+            conditional: false,
+        },
+    )
+    .await?;
+    Ok((stores, summary, started.elapsed().as_secs_f64()))
 }
 
 fn count_html_files(root: &Path) -> Result<(u64, u64)> {
@@ -324,31 +346,14 @@ fn locality(args: &BenchArgs) -> Result<()> {
             raw.crawl.seeds = vec![seed.clone()];
             raw.crawl.politeness_delay_ms = Some(0);
             raw.packing.mode = Some(mode.into());
-            raw.sources = hosts
-                .iter()
-                .map(|h| RawSource {
-                    name: crate::newssite::source_name(h),
-                    hosts: vec![],
-                    prefixes: vec![server.url(&format!("/{h}/"))],
-                })
-                .collect();
+            raw.sources = news_sources(&server, &hosts);
             let cfg = Config::from_raw(raw)?;
-            let stores = Stores::open(&cfg)?;
-            let started = Instant::now();
-            let summary = pipeline::run_crawl(
-                &cfg,
-                &stores,
-                CrawlRun {
-                    progress: false,
-                    conditional: false,
-                },
-            )
-            .await?;
+            let (stores, summary, secs) = crawl_quietly(&cfg).await?;
             runs.push(Packed {
                 name,
                 summary,
                 stores,
-                secs: started.elapsed().as_secs_f64(),
+                secs,
             });
         }
         let sources: Vec<String> = hosts.iter().map(|h| crate::newssite::source_name(h)).collect();

@@ -44,7 +44,7 @@
 //!   applied by the server; one that fails after the retries returns `Err`.
 
 use std::collections::{BTreeMap, HashMap};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -359,16 +359,7 @@ impl HbaseStore {
     /// An unreachable server fails within about `connect_timeout` with
     /// [`Error::Unavailable`] (no retries at start).
     pub fn connect(addr: &str, options: HbaseOptions) -> Result<HbaseStore> {
-        let socket = addr
-            .to_socket_addrs()
-            .map_err(|e| Error::Unavailable {
-                service: SERVICE,
-                addr: addr.to_owned(),
-                attempts: 0,
-                source: Box::new(e),
-            })?
-            .next()
-            .ok_or_else(|| Error::Invalid(format!("address {addr:?} resolves to nothing")))?;
+        let socket = crate::thrift2::resolve(addr, SERVICE)?;
         let admin = match &options.admin {
             Some(a) => Some(Thrift2Admin::connect(
                 a,

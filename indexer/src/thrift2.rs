@@ -84,16 +84,7 @@ impl Thrift2Admin {
         connect_timeout: Duration,
         call_timeout: Duration,
     ) -> Result<Thrift2Admin> {
-        let socket = addr
-            .to_socket_addrs()
-            .map_err(|e| Error::Unavailable {
-                service: SERVICE,
-                addr: addr.to_owned(),
-                attempts: 0,
-                source: Box::new(e),
-            })?
-            .next()
-            .ok_or_else(|| Error::Invalid(format!("address {addr:?} resolves to nothing")))?;
+        let socket = resolve(addr, SERVICE)?;
         let admin = Thrift2Admin {
             addr: addr.to_owned(),
             socket,
@@ -313,6 +304,20 @@ impl Thrift2Admin {
             ServerMessage(what.to_owned()),
         )
     }
+}
+
+/// The first socket address of `addr` (`host:port`); a name that does not
+/// resolve is [`Error::Unavailable`] naming `service`.
+pub(crate) fn resolve(addr: &str, service: &'static str) -> Result<SocketAddr> {
+    addr.to_socket_addrs()
+        .map_err(|e| Error::Unavailable {
+            service,
+            addr: addr.to_owned(),
+            attempts: 0,
+            source: Box::new(e),
+        })?
+        .next()
+        .ok_or_else(|| Error::Invalid(format!("address {addr:?} resolves to nothing")))
 }
 
 /// An error text the server sent (a `TIOError` message) or a malformed reply.
