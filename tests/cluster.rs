@@ -24,11 +24,22 @@ fn projection(out: &std::process::Output) -> BTreeMap<String, serde_json::Value>
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).expect("jsonl");
             let key = v["url"].as_str().unwrap().to_string();
+            // The pack's folder (topic/yyyy/mm/dd) is decided by the page; its
+            // cluster file depends on which pages shared a storage batch, i.e.
+            // on crawl timing, so two crawls may place a page in different
+            // c{cluster} files. The bytes are compared through `get` below.
+            let pack_dir = v["pack_path"]
+                .as_str()
+                .unwrap()
+                .rsplit_once('/')
+                .unwrap()
+                .0
+                .to_string();
             let p = serde_json::json!({
                 "title": v["title"], "topic": v["topic"], "keywords": v["keywords"],
                 "source": v["source"], "digest": v["digest"], "revisit": v["revisit"],
                 "media": v["media"], "comments": v["comments"], "language": v["language"],
-                "pack_path": v["pack_path"],
+                "pack_dir": pack_dir,
             });
             (key, p)
         })
