@@ -374,7 +374,7 @@ fn tables_are_pre_split_into_one_region_per_bucket() {
     let (kind, cluster_id) = store.server_info().expect("server info");
     assert_eq!(kind, indexer::ServerType::One);
     assert!(!cluster_id.is_empty());
-    store.drop_table(table).expect("drop");
+    // Not dropped: other tests of this process list and scan every table.
 }
 
 #[test]
@@ -394,7 +394,7 @@ fn without_a_thrift2_admin_tables_have_one_region() {
         store.regions(table).expect("buckets").len(),
         usize::from(BUCKETS)
     );
-    store.drop_table(table).expect("drop");
+    // Not dropped: other tests of this process list and scan every table.
 }
 
 #[test]
