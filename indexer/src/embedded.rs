@@ -22,7 +22,7 @@ use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::store::{bucket_regions, Cell, Region, Row, Scan, TableStore};
+use crate::store::{bucket_regions, visit_rows, Cell, Region, Row, Scan, TableStore};
 
 /// Keyspace holding table layouts.
 const META_KEYSPACE: &str = "_meta";
@@ -404,24 +404,6 @@ impl EmbeddedStore {
     }
 }
 
-impl EmbeddedStore {
-    /// [`TableStore::scan_each`] over the rows of [`TableStore::scan`]
-    /// (scans that merge several families).
-    fn scan_rows(
-        &self,
-        table: &str,
-        scan: &Scan,
-        visit: &mut dyn FnMut(&Row) -> bool,
-    ) -> Result<()> {
-        for row in self.scan(table, scan)? {
-            if !visit(&row) {
-                break;
-            }
-        }
-        Ok(())
-    }
-}
-
 fn poisoned() -> Error {
     Error::Invalid("embedded store lock poisoned by a panicking thread".into())
 }
@@ -662,10 +644,12 @@ impl TableStore for EmbeddedStore {
                 .iter()
                 .all(|f| requested.iter().any(|(n, _)| *n == f.family));
         let [(fname, ks)] = requested.as_slice() else {
-            return self.scan_rows(table, scan, visit);
+            visit_rows(self.scan(table, scan)?, visit);
+            return Ok(());
         };
         if !one_family {
-            return self.scan_rows(table, scan, visit);
+            visit_rows(self.scan(table, scan)?, visit);
+            return Ok(());
         }
         if !scan.stop.is_empty() && scan.stop <= scan.start {
             return Ok(());

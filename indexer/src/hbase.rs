@@ -559,6 +559,19 @@ impl HbaseStore {
         }
     }
 
+    /// After a transport error: drop every pooled connection (the server
+    /// probably went away), count the retry, advance `attempt`, and return
+    /// how long to wait before trying again.
+    fn prepare_retry(&self, attempt: &mut u32) -> Duration {
+        if let Ok(mut pool) = self.pool.lock() {
+            pool.clear();
+        }
+        let wait = self.backoff(*attempt);
+        *attempt += 1;
+        self.stat(|s| s.retries += 1);
+        wait
+    }
+
     fn backoff(&self, attempt: u32) -> Duration {
         let factor = 1u32 << attempt.min(16);
         self.options
@@ -586,13 +599,7 @@ impl HbaseStore {
             match result {
                 Ok(v) => return Ok(v),
                 Err(e) if is_transport(&e) && attempt < self.options.retries => {
-                    // The server probably went away: every pooled connection is suspect.
-                    if let Ok(mut pool) = self.pool.lock() {
-                        pool.clear();
-                    }
-                    let wait = self.backoff(attempt);
-                    attempt += 1;
-                    self.stat(|s| s.retries += 1);
+                    let wait = self.prepare_retry(&mut attempt);
                     tracing::warn!(call = what, attempt, error = %e, wait_ms = wait.as_millis() as u64, "thrift call failed, retrying");
                     std::thread::sleep(wait);
                 }
@@ -672,12 +679,7 @@ impl HbaseStore {
                     return Ok(false)
                 }
                 Err(e) if is_transport(&e) && attempt < self.options.retries => {
-                    if let Ok(mut pool) = self.pool.lock() {
-                        pool.clear();
-                    }
-                    std::thread::sleep(self.backoff(attempt));
-                    attempt += 1;
-                    self.stat(|s| s.retries += 1);
+                    std::thread::sleep(self.prepare_retry(&mut attempt));
                 }
                 Err(e) => return Err(backend(format!("createTable {name}"), &e)),
             }
@@ -1052,12 +1054,7 @@ impl TableStore for HbaseStore {
             match self.scan_once(table, &tscan, scan, &mut out, &mut last_key) {
                 Ok(()) => break,
                 Err(e) if is_transport(&e) && attempt < self.options.retries => {
-                    if let Ok(mut pool) = self.pool.lock() {
-                        pool.clear();
-                    }
-                    let wait = self.backoff(attempt);
-                    attempt += 1;
-                    self.stat(|s| s.retries += 1);
+                    let wait = self.prepare_retry(&mut attempt);
                     tracing::warn!(table, attempt, error = %e, "scan interrupted, resuming");
                     std::thread::sleep(wait);
                 }

@@ -244,6 +244,16 @@ pub fn bucket_regions(buckets: u8) -> Vec<Region> {
         .collect()
 }
 
+/// Hands collected rows to a [`TableStore::scan_each`] visitor until it
+/// returns `false` (the default `scan_each`, and backends' fallbacks).
+pub fn visit_rows(rows: Vec<Row>, visit: &mut dyn FnMut(&Row) -> bool) {
+    for row in rows {
+        if !visit(&row) {
+            break;
+        }
+    }
+}
+
 /// A wide-column table store (embedded fjall or HBase). Synchronous; see the
 /// module documentation for the full contract.
 pub trait TableStore: Send + Sync {
@@ -270,11 +280,7 @@ pub trait TableStore: Send + Sync {
         scan: &Scan,
         visit: &mut dyn FnMut(&Row) -> bool,
     ) -> Result<()> {
-        for row in self.scan(table, scan)? {
-            if !visit(&row) {
-                break;
-            }
-        }
+        visit_rows(self.scan(table, scan)?, visit);
         Ok(())
     }
     /// Deletes whole rows (all families); missing rows are ignored.
