@@ -558,6 +558,85 @@ pub(crate) struct Cands {
     checks: Checks,
 }
 
+/// Conditions decided on each index row while it is scanned: a row whose
+/// value rules its page out (a revisit, a near-duplicate, a comment count
+/// out of range, a topic or media not asked for when those are checked on
+/// values) is dropped before it is kept, joined or interned further. Every
+/// index row of a page carries the same value, so a dropped row never
+/// belongs to a page that could match.
+pub(crate) struct Prefilter<'q> {
+    q: &'q Query,
+    checks: Checks,
+    /// Per label id: whether it is one of the query's topics (`None`: not
+    /// looked up yet).
+    topic_ok: Vec<Option<bool>>,
+    /// Per label id: whether it is one of the query's media.
+    media_ok: Vec<Option<bool>>,
+}
+
+impl<'q> Prefilter<'q> {
+    pub(crate) fn new(q: &'q Query, checks: Checks) -> Self {
+        Prefilter {
+            q,
+            checks,
+            topic_ok: Vec::new(),
+            media_ok: Vec::new(),
+        }
+    }
+
+    /// The flags and comment count alone rule the page out.
+    fn rejects_value(&self, flags: u8, comments: Option<u64>) -> bool {
+        let q = self.q;
+        if !q.include_revisits && flags & FLAG_REVISIT != 0 {
+            return true;
+        }
+        if flags & FLAG_EXT == 0 {
+            // Legacy value: only the revisit bit is known.
+            return false;
+        }
+        if q.collapse_near_duplicates && flags & FLAG_NEAR_DUP != 0 {
+            return true;
+        }
+        let min_ok = q
+            .min_comments
+            .is_none_or(|m| comments.is_some_and(|c| c >= m));
+        let max_ok = q
+            .max_comments
+            .is_none_or(|m| comments.is_some_and(|c| c <= m));
+        !(min_ok && max_ok)
+    }
+
+    /// The recorded topic or media rules the page out (checked conditions only).
+    fn rejects_labels(&mut self, e: &Entry, labels: &Labels) -> bool {
+        if !(self.checks.topic || self.checks.media) || !e.attrs_known() {
+            return false;
+        }
+        let q = self.q;
+        if self.checks.topic && !memo(&mut self.topic_ok, e.topic, labels, &q.topics) {
+            return true;
+        }
+        self.checks.media && !memo(&mut self.media_ok, e.media, labels, &q.media)
+    }
+}
+
+/// Whether label `id` is one of `wanted`, remembered per id.
+fn memo(cache: &mut Vec<Option<bool>>, id: u16, labels: &Labels, wanted: &[String]) -> bool {
+    let i = usize::from(id);
+    if let Some(Some(ok)) = cache.get(i) {
+        return *ok;
+    }
+    let ok = labels
+        .name(id)
+        .is_some_and(|n| wanted.iter().any(|w| w == n));
+    if id != NO_LABEL {
+        if cache.len() <= i {
+            cache.resize(i + 1, None);
+        }
+        cache[i] = Some(ok);
+    }
+    ok
+}
+
 /// What the index row value says about the conditions not scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -714,21 +793,49 @@ fn page_group(page: &PageRecord, g: Option<GroupBy>) -> Option<String> {
     }
 }
 
-/// Counts keyed by (bucket label, group), plus zero rows when asked.
+/// Counts keyed by (bucket label, group), plus zero rows when asked: every
+/// bucket of the plan, except that on a side where the query is open (its
+/// bound lies beyond every table of its sources, e.g. no `from` or `to` at
+/// all) the filling stops at the first / last non-empty bucket, as a
+/// date histogram without extended bounds does. (Otherwise a table created
+/// ahead of time for next year would add a year of empty buckets.)
 fn finish_stats(
     sq: &StatsQuery,
     plan: &BucketPlan,
     mut counts: BTreeMap<(String, Option<String>), u64>,
+    open: (bool, bool),
 ) -> Vec<StatsRow> {
-    if sq.fill_empty {
+    if sq.fill_empty && !plan.labels.is_empty() {
         let groups: BTreeSet<Option<String>> = if sq.group_by.is_some() {
             counts.keys().map(|(_, g)| g.clone()).collect()
         } else {
             std::iter::once(None).collect()
         };
-        for label in &plan.labels {
-            for g in &groups {
-                counts.entry((label.clone(), g.clone())).or_insert(0);
+        let pos: HashMap<&str, usize> = plan
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.as_str(), i))
+            .collect();
+        let seen: Vec<usize> = counts
+            .keys()
+            .filter_map(|(l, _)| pos.get(l.as_str()).copied())
+            .collect();
+        let lo = if open.0 {
+            seen.iter().min().copied()
+        } else {
+            Some(0)
+        };
+        let hi = if open.1 {
+            seen.iter().max().copied()
+        } else {
+            Some(plan.labels.len() - 1)
+        };
+        if let (Some(lo), Some(hi)) = (lo, hi) {
+            for label in plan.labels.get(lo..=hi).unwrap_or_default() {
+                for g in &groups {
+                    counts.entry((label.clone(), g.clone())).or_insert(0);
+                }
             }
         }
     }
@@ -779,13 +886,15 @@ impl Index {
         Ok(tasks)
     }
 
-    /// Index rows of one (attribute, value) in a task's range.
+    /// Index rows of one (attribute, value) in a task's range, less the rows
+    /// whose value already rules the page out (see [`Prefilter`]).
     fn scan_index(
         &self,
         task: &Task,
         attr: u8,
         value: &str,
         labels: &mut Labels,
+        pre: &mut Prefilter<'_>,
     ) -> Result<Vec<Entry>> {
         let prefix = keys::index_prefix(task.salt, attr, value);
         let (start, stop) = task.range(&prefix);
@@ -801,7 +910,10 @@ impl Index {
                 return false;
             };
             let v = decode_index_value(row.cell(FAMILY_INDEX, INDEX_ROW_QUALIFIER).unwrap_or(&[]));
-            out.push(Entry {
+            if pre.rejects_value(v.flags, v.comments) {
+                return true;
+            }
+            let e = Entry {
                 suffix,
                 flags: v.flags,
                 comments: v.comments,
@@ -812,7 +924,10 @@ impl Index {
                 media: v
                     .media
                     .map_or(NO_LABEL, |m| labels.id_hinted(m, &mut media_hint)),
-            });
+            };
+            if !pre.rejects_labels(&e, labels) {
+                out.push(e);
+            }
             true
         })?;
         if let Some(key) = bad_key {
@@ -863,14 +978,15 @@ impl Index {
             media: keyword_stream && !q.media.is_empty(),
             topic: (keyword_stream || !q.media.is_empty()) && !q.topics.is_empty(),
         };
+        let mut pre = Prefilter::new(q, checks);
         for k in &q.keywords {
-            groups.push(self.scan_index(task, ATTR_KEYWORD, k, &mut labels)?);
+            groups.push(self.scan_index(task, ATTR_KEYWORD, k, &mut labels, &mut pre)?);
         }
         let mut any_union = None;
         if any_filters || (score && !any_extra.is_empty()) {
             let lists = any_extra
                 .iter()
-                .map(|k| self.scan_index(task, ATTR_KEYWORD, k, &mut labels))
+                .map(|k| self.scan_index(task, ATTR_KEYWORD, k, &mut labels, &mut pre))
                 .collect::<Result<Vec<_>>>()?;
             let u = union(lists, true);
             if any_filters {
@@ -883,7 +999,7 @@ impl Index {
             let lists = q
                 .media
                 .iter()
-                .map(|m| self.scan_index(task, ATTR_MEDIA, m, &mut labels))
+                .map(|m| self.scan_index(task, ATTR_MEDIA, m, &mut labels, &mut pre))
                 .collect::<Result<Vec<_>>>()?;
             groups.push(union(lists, false));
         }
@@ -891,14 +1007,14 @@ impl Index {
             let lists = q
                 .topics
                 .iter()
-                .map(|t| self.scan_index(task, ATTR_TOPIC, t, &mut labels))
+                .map(|t| self.scan_index(task, ATTR_TOPIC, t, &mut labels, &mut pre))
                 .collect::<Result<Vec<_>>>()?;
             groups.push(union(lists, false));
         }
         if groups.is_empty() {
             let mut lists = Vec::new();
             for t in self.attr_values(&task.table, task.salt, ATTR_TOPIC)? {
-                lists.push(self.scan_index(task, ATTR_TOPIC, &t, &mut labels)?);
+                lists.push(self.scan_index(task, ATTR_TOPIC, &t, &mut labels, &mut pre)?);
             }
             groups.push(union(lists, false));
         }
@@ -1192,7 +1308,8 @@ impl Index {
             }
         }
         tracing::debug!(tasks = tasks.len(), rows = total.len(), "stats");
-        Ok(finish_stats(sq, &plan, total))
+        let open = (q.from < from, q.to > to);
+        Ok(finish_stats(sq, &plan, total, open))
     }
 
     /// Reference implementation of [`Index::search`]: reads every data row of
@@ -1248,10 +1365,17 @@ impl Index {
         let mut q = sq.query.clone();
         q.limit = None;
         let hits = self.full_scan_search(&q)?;
-        let tasks = self.tasks(&q.normalised()?)?;
-        let plan = match Self::extent(&tasks) {
-            Some((from, to)) => BucketPlan::new(sq.interval, &sq.tz, from, to)?,
-            None => BucketPlan::new(sq.interval, &sq.tz, q.to, q.to)?,
+        let nq = q.normalised()?;
+        let tasks = self.tasks(&nq)?;
+        let (plan, open) = match Self::extent(&tasks) {
+            Some((from, to)) => (
+                BucketPlan::new(sq.interval, &sq.tz, from, to)?,
+                (nq.from < from, nq.to > to),
+            ),
+            None => (
+                BucketPlan::new(sq.interval, &sq.tz, q.to, q.to)?,
+                (true, true),
+            ),
         };
         let mut counts = BTreeMap::new();
         for h in &hits {
@@ -1261,7 +1385,7 @@ impl Index {
             );
             *counts.entry(key).or_insert(0) += 1;
         }
-        Ok(finish_stats(sq, &plan, counts))
+        Ok(finish_stats(sq, &plan, counts, open))
     }
 }
 

@@ -451,3 +451,48 @@ fn clusters_round_trip_per_topic_and_day() {
     assert_eq!(f.index.clusters("military", day).expect("get")[1], updated);
     assert!(f.index.clusters("economy", day).expect("get").is_empty());
 }
+
+#[test]
+fn open_ended_stats_fill_between_the_first_and_last_counted_bucket() {
+    let f = fixture(4);
+    // A table made ahead of time for a later year (as `cluster init` does).
+    f.index
+        .store()
+        .create_table(&format!("{SOURCE_ANGLO}_2030"), &["a", "i"], 4)
+        .expect("empty table");
+    let open = Query::new(
+        &[],
+        utc(1970, 1, 1),
+        Utc.with_ymd_and_hms(9999, 1, 1, 0, 0, 0)
+            .single()
+            .expect("t"),
+    );
+    let mut sq = StatsQuery::new(open.clone(), Interval::Month, None);
+    sq.fill_empty = true;
+    let rows = f.index.stats(&sq).expect("stats");
+    let times: Vec<_> = f
+        .pages
+        .iter()
+        .filter(|p| open.matches(p))
+        .map(|p| p.key_time())
+        .collect();
+    let label = |t: &DateTime<Utc>| t.format("%Y-%m").to_string();
+    let first = label(times.iter().min().expect("pages"));
+    let last = label(times.iter().max().expect("pages"));
+    assert_eq!(rows.first().map(|r| r.bucket.clone()), Some(first.clone()));
+    assert_eq!(rows.last().map(|r| r.bucket.clone()), Some(last.clone()));
+    assert!(
+        rows.iter().all(|r| !r.bucket.starts_with("2030")),
+        "no empty 2030"
+    );
+    assert_eq!(rows, f.index.full_scan_stats(&sq).expect("full scan"));
+    // An explicit bound inside the tables' years is filled up to the bound,
+    // even where nothing was counted.
+    let mut bounded = open.clone();
+    bounded.to = utc(2030, 3, 1);
+    sq.query = bounded;
+    let rows = f.index.stats(&sq).expect("stats");
+    assert_eq!(rows.first().map(|r| r.bucket.clone()), Some(first));
+    assert_eq!(rows.last().map(|r| r.bucket.as_str()), Some("2030-02"));
+    assert_eq!(rows, f.index.full_scan_stats(&sq).expect("full scan"));
+}
