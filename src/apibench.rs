@@ -82,8 +82,8 @@ const NO_COMMENTS_ONE_IN: u64 = 8;
 const MAX_COMMENTS: f64 = 3_000.0;
 /// Marker of a loaded work folder.
 const MARKER: &str = "loaded.json";
-/// Version of the loader: a marker of another version is not reused.
-const LOADER_VERSION: u32 = 1;
+/// Version of the loader (2: posting rows): a marker of another version is not reused.
+const LOADER_VERSION: u32 = 2;
 /// Untimed requests before the timed ones.
 pub const WARMUPS: usize = 2;
 /// Timed `/api/search` requests per filter set.

@@ -301,6 +301,79 @@ pub fn delete_rows(store: &dyn TableStore, table: &str) -> Result<()> {
     Ok(())
 }
 
+/// `delete_cells` removes exactly the named cells: other cells and families
+/// of the row stay, a row left empty is gone, missing cells and rows are
+/// ignored, and a cell put again afterwards is back (without old values).
+pub fn delete_single_cells(store: &dyn TableStore, table: &str) -> Result<()> {
+    store.create_table(table, &[FAM_A, FAM_B], BUCKETS)?;
+    let wide = |key: Vec<u8>| {
+        (0u8..50).fold(Row::new(key), |r, i| {
+            r.with(FAM_A, vec![0x00, i, b':'], vec![i; 3])
+        })
+    };
+    store.put(
+        table,
+        &[
+            wide(vec![0, 1]).with(FAM_B, b"keep".to_vec(), b"b".to_vec()),
+            wide(vec![0, 2]),
+            Row::new(vec![0, 3]).with(FAM_A, b"only".to_vec(), b"x".to_vec()),
+        ],
+    )?;
+    let gone: Vec<u8> = (0u8..50).filter(|i| i % 3 == 0).collect();
+    let named = |key: Vec<u8>| {
+        gone.iter().fold(Row::new(key), |r, i| {
+            r.with(FAM_A, vec![0x00, *i, b':'], Vec::new())
+        })
+    };
+    store.delete_cells(
+        table,
+        &[
+            named(vec![0, 1]),
+            named(vec![0, 2]).with(FAM_B, b"absent".to_vec(), Vec::new()),
+            Row::new(vec![0, 3]).with(FAM_A, b"only".to_vec(), Vec::new()),
+            named(vec![0, 9]),
+        ],
+    )?;
+    let rows = store.get(
+        table,
+        &[vec![0, 1], vec![0, 2], vec![0, 3], vec![0, 9]],
+        &[],
+    )?;
+    let left = |r: &Option<Row>| -> Vec<Vec<u8>> {
+        r.as_ref()
+            .map(|r| r.family(FAM_A).map(|c| c.qualifier.clone()).collect())
+            .unwrap_or_default()
+    };
+    let want: Vec<Vec<u8>> = (0u8..50)
+        .filter(|i| i % 3 != 0)
+        .map(|i| vec![0x00, i, b':'])
+        .collect();
+    assert_eq!(left(&rows[0]), want, "only the named cells deleted");
+    assert_eq!(
+        rows[0].as_ref().and_then(|r| r.cell(FAM_B, b"keep")),
+        Some(&b"b"[..]),
+        "other family kept"
+    );
+    assert_eq!(left(&rows[1]), want, "a missing cell is ignored");
+    assert!(rows[2].is_none(), "a row without cells is gone");
+    assert!(rows[3].is_none(), "a missing row stays missing");
+    let scanned = store.scan(table, &Scan::default())?;
+    assert_eq!(keys_of(&scanned), vec![vec![0, 1], vec![0, 2]]);
+    store.put(
+        table,
+        &[Row::new(vec![0, 1]).with(FAM_A, vec![0x00, 3, b':'], b"new".to_vec())],
+    )?;
+    let back = store.get(table, &[vec![0, 1]], &[FAM_A])?;
+    assert_eq!(
+        back[0]
+            .as_ref()
+            .and_then(|r| r.cell(FAM_A, &[0x00, 3, b':'])),
+        Some(&b"new"[..]),
+        "a deleted cell can be written again"
+    );
+    Ok(())
+}
+
 /// Regions: one per bucket, in order, contiguous, covering the key space.
 pub fn regions_cover_buckets(store: &dyn TableStore, table: &str) -> Result<()> {
     store.create_table(table, &[FAM_A], BUCKETS)?;
@@ -391,6 +464,7 @@ pub fn run_all(store: &dyn TableStore, prefix: &str) -> Result<()> {
     scan_filters(store, &format!("{prefix}_filters"))?;
     scan_each_matches_scan(store, &format!("{prefix}_each"))?;
     delete_rows(store, &format!("{prefix}_delete"))?;
+    delete_single_cells(store, &format!("{prefix}_delcells"))?;
     regions_cover_buckets(store, &format!("{prefix}_regions"))?;
     binary_keys(store, &format!("{prefix}_binary"))?;
     large_batch(store, &format!("{prefix}_large"))?;

@@ -285,12 +285,13 @@ impl EmbeddedStore {
             .map_err(|e| Error::backend("persist journal", e))
     }
 
-    /// Bulk load: writes rows that are not in the table yet, bypassing the
-    /// journal and the memtables: each family's cells become one new sorted
-    /// run on disk (fjall ingestion), so 1,000,000 pages load in about a
-    /// minute. Cells are not merged with stored ones (a stored row with the
-    /// same key loses its cells of the families written); rows repeated
-    /// within the call are merged. Use [`TableStore::put`] for live writes.
+    /// Bulk load, bypassing the journal and the memtables: each family's
+    /// cells become one new sorted run on disk (fjall ingestion), so
+    /// 1,000,000 pages load in minutes. Cells are merged like
+    /// [`TableStore::put`] merges them: with the row's stored cells (one
+    /// point read per row and family) and across rows repeated within the
+    /// call. Not for live writes: a concurrent `put` to the same row may be
+    /// lost (the store's write lock is held only while the runs are written).
     pub fn ingest(&self, table: &str, rows: &[Row]) -> Result<()> {
         let handle = self.table(table)?;
         let mut pending: BTreeMap<(&str, &[u8]), CellMap> = BTreeMap::new();
@@ -315,14 +316,22 @@ impl EmbeddedStore {
                     .insert(cell.qualifier.clone(), cell.value.clone());
             }
         }
-        // Encode outside the lock (callers may ingest tables in parallel).
+        // Merge and encode outside the lock (callers may ingest tables in parallel).
         let mut runs: Vec<(&Keyspace, Vec<KeyValue<'_>>)> = Vec::new();
         for (fname, ks) in &handle.families {
             let run: Vec<KeyValue<'_>> = pending
                 .range((fname.as_str(), &[][..])..)
                 .take_while(|((f, _), _)| *f == fname.as_str())
-                .map(|((_, key), cells)| (*key, encode_cells(cells)))
-                .collect();
+                .map(|((_, key), cells)| {
+                    Ok(match Self::read_family(ks, key)? {
+                        None => (*key, encode_cells(cells)),
+                        Some(mut stored) => {
+                            stored.extend(cells.iter().map(|(q, v)| (q.clone(), v.clone())));
+                            (*key, encode_cells(&stored))
+                        }
+                    })
+                })
+                .collect::<Result<_>>()?;
             if !run.is_empty() {
                 runs.push((ks, run));
             }
@@ -699,6 +708,53 @@ impl TableStore for EmbeddedStore {
             .map_err(|e| Error::backend(format!("delete {} rows from {table}", keys.len()), e))
     }
 
+    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+        let handle = self.table(table)?;
+        // (family, key) -> remaining cells; seeded from the store on first touch.
+        let mut pending: BTreeMap<(&str, &[u8]), Option<CellMap>> = BTreeMap::new();
+        let _guard = self.write_lock.lock().map_err(|_| poisoned())?;
+        for row in rows {
+            for cell in &row.cells {
+                let (fname, ks) = handle
+                    .families
+                    .get_key_value(cell.family.as_str())
+                    .ok_or_else(|| Error::NoSuchFamily {
+                        table: table.to_owned(),
+                        family: cell.family.clone(),
+                    })?;
+                let slot = match pending.entry((fname.as_str(), row.key.as_slice())) {
+                    std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert(Self::read_family(ks, &row.key)?)
+                    }
+                };
+                if let Some(cells) = slot {
+                    cells.remove(&cell.qualifier);
+                }
+            }
+        }
+        let mut batch = fjall::OwnedWriteBatch::with_capacity(self.db.clone(), pending.len())
+            .durability(Some(self.options.durability.persist_mode()));
+        let mut changed = 0usize;
+        for ((family, key), cells) in &pending {
+            let (Some(ks), Some(cells)) = (handle.families.get(*family), cells) else {
+                continue;
+            };
+            changed += 1;
+            if cells.is_empty() {
+                batch.remove(ks, *key);
+            } else {
+                batch.insert(ks, *key, encode_cells(cells));
+            }
+        }
+        if changed == 0 {
+            return Ok(());
+        }
+        batch.commit().map_err(|e| {
+            Error::backend(format!("delete cells of {} rows in {table}", rows.len()), e)
+        })
+    }
+
     fn regions(&self, table: &str) -> Result<Vec<Region>> {
         Ok(bucket_regions(self.table(table)?.meta.buckets))
     }
@@ -716,6 +772,45 @@ mod tests {
         let enc = encode_cells(&cells);
         assert_eq!(decode_cells(b"k", &enc).ok(), Some(cells));
         assert!(decode_cells(b"k", &enc[..enc.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn ingest_merges_cells_like_put() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::backend("tempdir", e))?;
+        let store = EmbeddedStore::open(dir.path())?;
+        store.create_table("t", &["a", "i"], 2)?;
+        let row =
+            |q: &[u8], v: &[u8]| Row::new(b"\x01k".to_vec()).with("i", q.to_vec(), v.to_vec());
+        store.put("t", &[row(b"p", b"put")])?;
+        store.ingest("t", &[row(b"x", b"1"), row(b"y", b"2")])?;
+        store.ingest(
+            "t",
+            &[
+                row(b"y", b"3"),
+                Row::new(b"\x01z".to_vec()).with("a", b"q".to_vec(), b"v".to_vec()),
+            ],
+        )?;
+        let got = store.get("t", &[b"\x01k".to_vec(), b"\x01z".to_vec()], &[])?;
+        let cells = |r: &Option<Row>| -> Vec<(Vec<u8>, Vec<u8>)> {
+            r.iter()
+                .flat_map(|r| {
+                    r.cells
+                        .iter()
+                        .map(|c| (c.qualifier.clone(), c.value.clone()))
+                })
+                .collect()
+        };
+        assert_eq!(
+            cells(&got[0]),
+            vec![
+                (b"p".to_vec(), b"put".to_vec()),
+                (b"x".to_vec(), b"1".to_vec()),
+                (b"y".to_vec(), b"3".to_vec())
+            ],
+            "stored and earlier ingested cells kept, the newest value wins"
+        );
+        assert_eq!(cells(&got[1]), vec![(b"q".to_vec(), b"v".to_vec())]);
+        Ok(())
     }
 
     #[test]

@@ -1093,6 +1093,31 @@ impl TableStore for HbaseStore {
         self.mutate(table, batches, ts)
     }
 
+    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+        let meta = self.table_meta(table)?;
+        let mut batches = Vec::with_capacity(rows.len());
+        for row in rows {
+            Self::check_families(table, &meta, row.cells.iter().map(|c| c.family.as_str()))?;
+            if row.cells.is_empty() {
+                continue;
+            }
+            // A delete naming family:qualifier removes every version of that
+            // column up to the batch's timestamp (Thrift 1 `mutateRowsTs`).
+            let mutations = row
+                .cells
+                .iter()
+                .map(|c| Mutation::new(true, column(&c.family, &c.qualifier), None, true))
+                .collect::<Vec<_>>();
+            let size = row.key.len() + MUTATION_OVERHEAD * (1 + mutations.len()) + row_bytes(row);
+            batches.push((BatchMutation::new(row.key.clone(), mutations), size));
+        }
+        if batches.is_empty() {
+            return Ok(());
+        }
+        let ts = self.next_ts();
+        self.mutate(table, batches, ts)
+    }
+
     fn regions(&self, table: &str) -> Result<Vec<Region>> {
         Ok(bucket_regions(self.table_meta(table)?.buckets))
     }

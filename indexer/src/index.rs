@@ -1,7 +1,7 @@
 //! The [`Index`] facade: writes page rows with their local index rows, and
 //! the `urls` and `digests` tables.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use crate::error::{Error, Result};
 use crate::keys::{self, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC};
 use crate::record::{DigestEntry, PageRecord, UrlState, FAMILY_ATTRS, FAMILY_INDEX, PAGE_FAMILIES};
-use crate::store::{Row, TableStore};
+use crate::store::{Cell, Row, Scan, TableStore};
 
 /// Table of URL states.
 pub const URLS_TABLE: &str = "urls";
@@ -148,8 +148,24 @@ pub struct PageKey {
 pub struct Index {
     pub(crate) store: Arc<dyn TableStore>,
     pub(crate) options: IndexOptions,
-    known_tables: Mutex<HashSet<String>>,
+    known_tables: Mutex<HashMap<String, TableFormat>>,
 }
+
+/// How a page table holds its index entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TableFormat {
+    /// Posting rows only: the table was empty when it got the format marker.
+    Postings,
+    /// A table without the marker (made before posting rows): it may hold
+    /// index rows (one per page and value) beside posting rows written
+    /// since; queries read both, a posting entry wins.
+    Mixed,
+}
+
+/// Qualifier (family `a`) of the format marker row's cell.
+const FORMAT_QUALIFIER: &[u8] = b"format";
+/// Value of the format marker of a postings table.
+const FORMAT_POSTINGS: &[u8] = b"postings-1";
 
 impl std::fmt::Debug for Index {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -163,8 +179,24 @@ impl std::fmt::Debug for Index {
 struct PageRows {
     key: PageKey,
     data: Row,
+    /// The page's index keys (listed in its data row's family `i`).
     index_keys: BTreeSet<Vec<u8>>,
+    /// Posting row of each index entry (the cell qualifier is the suffix).
+    postings: Vec<Vec<u8>>,
+    suffix: keys::Suffix,
     value: Vec<u8>,
+}
+
+impl PageRows {
+    /// Adds this page's posting cells to `rows` (one row per posting key).
+    fn add_postings(&self, rows: &mut BTreeMap<Vec<u8>, Row>) {
+        for p in &self.postings {
+            rows.entry(p.clone())
+                .or_insert_with(|| Row::new(p.clone()))
+                .cells
+                .push(Cell::new(FAMILY_INDEX, self.suffix, self.value.clone()));
+        }
+    }
 }
 
 impl Index {
@@ -181,7 +213,7 @@ impl Index {
         Ok(Index {
             store,
             options,
-            known_tables: Mutex::new(HashSet::new()),
+            known_tables: Mutex::new(HashMap::new()),
         })
     }
 
@@ -210,13 +242,19 @@ impl Index {
     fn page_rows(&self, page: &PageRecord) -> Result<PageRows> {
         let key = self.page_key(page)?;
         let (salt, suffix) = keys::split_data_key(&key.row_key)?;
-        let mut index_keys = BTreeSet::new();
-        index_keys.insert(keys::index_key(salt, ATTR_TOPIC, &page.topic, &suffix));
+        let mut entries: BTreeSet<(u8, String)> = BTreeSet::new();
+        entries.insert((ATTR_TOPIC, page.topic.clone()));
         if let Some(m) = &page.media {
-            index_keys.insert(keys::index_key(salt, ATTR_MEDIA, m, &suffix));
+            entries.insert((ATTR_MEDIA, m.clone()));
         }
         for k in page.index_keywords() {
-            index_keys.insert(keys::index_key(salt, ATTR_KEYWORD, &k, &suffix));
+            entries.insert((ATTR_KEYWORD, k));
+        }
+        let mut index_keys = BTreeSet::new();
+        let mut postings = Vec::with_capacity(entries.len());
+        for (attr, value) in &entries {
+            index_keys.insert(keys::index_key(salt, *attr, value, &suffix));
+            postings.push(keys::posting_key(salt, *attr, value, suffix[0]));
         }
         let mut data = Row {
             key: key.row_key.clone(),
@@ -229,27 +267,96 @@ impl Index {
             key,
             data,
             index_keys,
+            postings,
+            suffix,
             value: index_row_value(page),
         })
     }
 
-    fn ensure_table(&self, table: &str) -> Result<()> {
+    /// Creates a page table if this index has not seen it yet, and learns its
+    /// format: a table that is empty when first seen gets the postings format
+    /// marker.
+    fn ensure_table(&self, table: &str) -> Result<TableFormat> {
         let mut known = self
             .known_tables
             .lock()
             .map_err(|_| Error::Invalid("index table cache lock poisoned".into()))?;
-        if !known.contains(table) {
-            self.store
-                .create_table(table, &PAGE_FAMILIES, self.options.buckets)?;
-            known.insert(table.to_owned());
+        if let Some(f) = known.get(table) {
+            return Ok(*f);
         }
-        Ok(())
+        self.store
+            .create_table(table, &PAGE_FAMILIES, self.options.buckets)?;
+        let format = match self.read_format(table)? {
+            Some(f) => f,
+            None => {
+                if self
+                    .store
+                    .scan(table, &Scan::default().limit(1))?
+                    .is_empty()
+                {
+                    self.store.put(
+                        table,
+                        &[Row::new(keys::FORMAT_KEY).with(
+                            FAMILY_ATTRS,
+                            FORMAT_QUALIFIER,
+                            FORMAT_POSTINGS,
+                        )],
+                    )?;
+                    TableFormat::Postings
+                } else {
+                    TableFormat::Mixed
+                }
+            }
+        };
+        known.insert(table.to_owned(), format);
+        Ok(format)
     }
 
-    /// Indexes pages: per table, one batch with the data rows and their index
-    /// rows. Tables are created on demand. Re-indexing a page with the same
-    /// URL and key time replaces it: the old data row and the index rows it
-    /// listed in family `i` that the new version no longer has are deleted
+    /// The format marker of an existing table (`None`: no marker).
+    fn read_format(&self, table: &str) -> Result<Option<TableFormat>> {
+        let rows = self
+            .store
+            .get(table, &[keys::FORMAT_KEY.to_vec()], &[FAMILY_ATTRS])?;
+        match rows.into_iter().flatten().next() {
+            None => Ok(None),
+            Some(r) => match r.cell(FAMILY_ATTRS, FORMAT_QUALIFIER) {
+                Some(FORMAT_POSTINGS) => Ok(Some(TableFormat::Postings)),
+                other => Err(Error::Invalid(format!(
+                    "table {table}: unknown index format {:?} (written by a newer harvest?)",
+                    other.map(String::from_utf8_lossy)
+                ))),
+            },
+        }
+    }
+
+    /// The format of an existing page table (cached; a table without the
+    /// marker is [`TableFormat::Mixed`]).
+    pub(crate) fn table_format(&self, table: &str) -> Result<TableFormat> {
+        if let Some(f) = self
+            .known_tables
+            .lock()
+            .map_err(|_| Error::Invalid("index table cache lock poisoned".into()))?
+            .get(table)
+        {
+            return Ok(*f);
+        }
+        let format = self.read_format(table)?.unwrap_or(TableFormat::Mixed);
+        if format == TableFormat::Postings {
+            // Only the postings verdict is final: a table without a marker
+            // may be one whose creator has not written the marker yet.
+            self.known_tables
+                .lock()
+                .map_err(|_| Error::Invalid("index table cache lock poisoned".into()))?
+                .insert(table.to_owned(), format);
+        }
+        Ok(format)
+    }
+
+    /// Indexes pages: per table, one batch with the data rows and their
+    /// posting cells. Tables are created on demand. Re-indexing a page with
+    /// the same URL and key time replaces it: the old data row, the posting
+    /// cells of the index entries the new version no longer has (and, in a
+    /// table made before posting rows, the old page's index rows) are deleted
     /// first. Within one call the last page for a given key wins.
     pub fn index_pages(&self, pages: &[PageRecord]) -> Result<()> {
         let mut by_table: BTreeMap<String, BTreeMap<Vec<u8>, PageRows>> = BTreeMap::new();
@@ -261,34 +368,43 @@ impl Index {
                 .insert(rows.key.row_key.clone(), rows);
         }
         for (table, rows) in by_table {
-            self.ensure_table(&table)?;
+            let format = self.ensure_table(&table)?;
             let keys: Vec<Vec<u8>> = rows.keys().cloned().collect();
             let existing = self.store.get(&table, &keys, &[FAMILY_INDEX])?;
             let mut stale: Vec<Vec<u8>> = Vec::new();
+            let mut stale_cells: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
             for (old, new) in existing.iter().zip(rows.values()) {
-                if let Some(old) = old {
-                    stale.push(new.key.row_key.clone());
-                    stale.extend(
-                        old.family(FAMILY_INDEX)
-                            .filter(|c| !new.index_keys.contains(&c.qualifier))
-                            .map(|c| c.qualifier.clone()),
-                    );
+                let Some(old) = old else { continue };
+                stale.push(new.key.row_key.clone());
+                for c in old.family(FAMILY_INDEX) {
+                    if format == TableFormat::Mixed {
+                        stale.push(c.qualifier.clone());
+                    }
+                    if new.index_keys.contains(&c.qualifier) {
+                        continue;
+                    }
+                    let (row, suffix) = keys::posting_of(&keys::split_index_key(&c.qualifier)?);
+                    stale_cells
+                        .entry(row.clone())
+                        .or_insert_with(|| Row::new(row))
+                        .cells
+                        .push(Cell::new(FAMILY_INDEX, suffix, Vec::new()));
                 }
             }
             if !stale.is_empty() {
                 self.store.delete(&table, &stale)?;
             }
-            let mut batch = Vec::with_capacity(rows.len() * 8);
+            if !stale_cells.is_empty() {
+                let cells: Vec<Row> = stale_cells.into_values().collect();
+                self.store.delete_cells(&table, &cells)?;
+            }
+            let mut postings: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
+            let mut batch = Vec::with_capacity(rows.len() * 2);
             for r in rows.into_values() {
-                for ik in &r.index_keys {
-                    batch.push(Row::new(ik.clone()).with(
-                        FAMILY_INDEX,
-                        INDEX_ROW_QUALIFIER,
-                        r.value.clone(),
-                    ));
-                }
+                r.add_postings(&mut postings);
                 batch.push(r.data);
             }
+            batch.extend(postings.into_values());
             self.store.put(&table, &batch)?;
             tracing::debug!(table = %table, pages = keys.len(), replaced = stale.len(), "pages indexed");
         }
@@ -296,22 +412,20 @@ impl Index {
     }
 
     /// The rows [`Index::index_pages`] would write for new pages (data rows
-    /// and their index rows), by table, for bulk loaders such as
-    /// [`crate::EmbeddedStore::ingest`]. Creates the tables. No stale-row
-    /// handling: only for pages not indexed yet.
+    /// and their posting rows, one row per posting key within the call), by
+    /// table, for bulk loaders such as [`crate::EmbeddedStore::ingest`] (which
+    /// merges posting cells with stored ones). Creates the tables. No
+    /// stale-row handling: only for pages not indexed yet.
     pub fn rows_for_new_pages(&self, pages: &[PageRecord]) -> Result<BTreeMap<String, Vec<Row>>> {
+        let mut postings: BTreeMap<String, BTreeMap<Vec<u8>, Row>> = BTreeMap::new();
         let mut out: BTreeMap<String, Vec<Row>> = BTreeMap::new();
         for page in pages {
             let r = self.page_rows(page)?;
-            let rows = out.entry(r.key.table.clone()).or_default();
-            for ik in &r.index_keys {
-                rows.push(Row::new(ik.clone()).with(
-                    FAMILY_INDEX,
-                    INDEX_ROW_QUALIFIER,
-                    r.value.clone(),
-                ));
-            }
-            rows.push(r.data);
+            r.add_postings(postings.entry(r.key.table.clone()).or_default());
+            out.entry(r.key.table.clone()).or_default().push(r.data);
+        }
+        for (table, p) in postings {
+            out.entry(table).or_default().extend(p.into_values());
         }
         for table in out.keys() {
             self.ensure_table(table)?;

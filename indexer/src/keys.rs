@@ -3,7 +3,14 @@
 //! ```text
 //! data row   [salt][0x00][MM][DD][hh][mm][ss][url-hash 8B]                       (15 bytes)
 //! index row  [salt][0x01][attr][escaped value][0x00][MM][DD][hh][mm][ss][url-hash 8B]
+//! posting    [salt][0x02][attr][escaped value][0x00][MM]      one cell per page:
+//!            qualifier = the page's suffix (13 bytes), value = its index value
+//! format     [0xff]"format"                                   (family a, see Index)
 //! ```
+//! * posting rows replace index rows for tables created with the postings
+//!   format: the pages of one (bucket, attribute, value, month) are the cells
+//!   of one row, so a query reads one stored value per month instead of one
+//!   per page. Index rows (one per page) remain readable in older tables.
 //! * `url-hash` = big-endian xxh3-64 of the (already normalised) URL; stable
 //!   across versions and platforms.
 //! * `salt` = first byte of `url-hash` modulo the bucket count.
@@ -33,6 +40,11 @@ pub const ATTR_TOPIC: u8 = b't';
 pub const ATTR_MEDIA: u8 = b'm';
 /// Index attribute: keyword (lowercased).
 pub const ATTR_KEYWORD: u8 = b'k';
+/// Second key byte of a posting row.
+pub const POSTING_TAG: u8 = 0x02;
+/// Key of a page table's format marker row (sorts after every bucket: salts
+/// are below 255).
+pub const FORMAT_KEY: &[u8] = b"\xffformat";
 /// Terminator after an index value.
 pub const VALUE_END: u8 = 0x00;
 /// Escape byte inside index values.
@@ -152,15 +164,76 @@ pub fn unescape_value(bytes: &[u8]) -> Result<String> {
     String::from_utf8(out).map_err(|_| bad("index value is not UTF-8"))
 }
 
-/// `[salt][0x01][attr][escaped value][0x00]`: the prefix of all index rows of
-/// one (attribute, value) in one bucket.
-pub fn index_prefix(salt: u8, attr: u8, value: &str) -> Vec<u8> {
+/// `[salt][tag][attr][escaped value][0x00]`.
+fn tagged_prefix(salt: u8, tag: u8, attr: u8, value: &str) -> Vec<u8> {
     let esc = escape_value(value);
     let mut k = Vec::with_capacity(4 + esc.len() + SUFFIX_LEN);
-    k.extend_from_slice(&[salt, INDEX_TAG, attr]);
+    k.extend_from_slice(&[salt, tag, attr]);
     k.extend_from_slice(&esc);
     k.push(VALUE_END);
     k
+}
+
+/// `[salt][0x01][attr][escaped value][0x00]`: the prefix of all index rows of
+/// one (attribute, value) in one bucket.
+pub fn index_prefix(salt: u8, attr: u8, value: &str) -> Vec<u8> {
+    tagged_prefix(salt, INDEX_TAG, attr, value)
+}
+
+/// `[salt][0x02][attr][escaped value][0x00]`: the prefix of all posting rows
+/// of one (attribute, value) in one bucket.
+pub fn posting_prefix(salt: u8, attr: u8, value: &str) -> Vec<u8> {
+    tagged_prefix(salt, POSTING_TAG, attr, value)
+}
+
+/// Key of the posting row holding the pages of one (attribute, value) in
+/// one bucket and month (1..=12).
+pub fn posting_key(salt: u8, attr: u8, value: &str, month: u8) -> Vec<u8> {
+    let mut k = posting_prefix(salt, attr, value);
+    k.push(month);
+    k
+}
+
+/// The posting row and cell qualifier (the suffix) that hold the entry of an
+/// index key.
+pub fn posting_of(index: &IndexKey) -> (Vec<u8>, Suffix) {
+    (
+        posting_key(index.salt, index.attr, &index.value, index.suffix[0]),
+        index.suffix,
+    )
+}
+
+/// A decoded posting-row key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostingKey {
+    /// Salt bucket.
+    pub salt: u8,
+    /// Attribute tag (`ATTR_*`).
+    pub attr: u8,
+    /// Unescaped value.
+    pub value: String,
+    /// Month (1..=12).
+    pub month: u8,
+}
+
+/// Decodes a posting-row key.
+pub fn split_posting_key(key: &[u8]) -> Result<PostingKey> {
+    let bad = |reason| Error::BadKey {
+        key: key.to_vec(),
+        reason,
+    };
+    let [salt, tag, attr, rest @ .., end, month] = key else {
+        return Err(bad("posting key too short"));
+    };
+    if *tag != POSTING_TAG || *end != VALUE_END || rest.contains(&VALUE_END) {
+        return Err(bad("not a posting-row key"));
+    }
+    Ok(PostingKey {
+        salt: *salt,
+        attr: *attr,
+        value: unescape_value(rest)?,
+        month: *month,
+    })
 }
 
 /// Key of an index row.
@@ -299,6 +372,28 @@ mod tests {
         assert!(escape_value("a\0") < escape_value("a\u{1}"));
         assert!(escape_value("a\u{1}") < escape_value("a\u{2}"));
         assert!(index_prefix(0, ATTR_MEDIA, "ab") > index_prefix(0, ATTR_MEDIA, "a"));
+    }
+
+    #[test]
+    fn posting_keys_round_trip_and_sort_by_month() {
+        let s = suffix(t("2018-03-09T10:00:00Z"), &url_hash("http://www.bbc.com/a"));
+        for v in ["brexit", "", "a\0b", "x\u{1}y", "北京"] {
+            let ik = split_index_key(&index_key(7, ATTR_TOPIC, v, &s)).expect("index key");
+            let (row, q) = posting_of(&ik);
+            assert_eq!(q, s);
+            assert!(row.starts_with(&posting_prefix(7, ATTR_TOPIC, v)));
+            let p = split_posting_key(&row).expect("posting key");
+            assert_eq!(
+                (p.salt, p.attr, p.value.as_str(), p.month),
+                (7, ATTR_TOPIC, v, 3)
+            );
+        }
+        assert!(posting_key(0, ATTR_KEYWORD, "a", 2) < posting_key(0, ATTR_KEYWORD, "a", 11));
+        assert!(posting_key(0, ATTR_KEYWORD, "a", 12) < posting_key(0, ATTR_KEYWORD, "a\u{1}", 1));
+        assert!(split_posting_key(&index_key(0, ATTR_KEYWORD, "a", &s)).is_err());
+        assert!(split_posting_key(&[0, POSTING_TAG]).is_err());
+        // every bucket's keys sort before the format marker
+        assert!(posting_key(254, 0xff, "\u{10ffff}", 12).as_slice() < FORMAT_KEY);
     }
 
     #[test]

@@ -41,11 +41,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::index::{
-    decode_index_value, Index, FLAG_ATTRS, FLAG_EXT, FLAG_MEDIA, FLAG_NEAR_DUP, FLAG_REVISIT,
-    INDEX_ROW_QUALIFIER,
+    decode_index_value, Index, TableFormat, FLAG_ATTRS, FLAG_EXT, FLAG_MEDIA, FLAG_NEAR_DUP,
+    FLAG_REVISIT, INDEX_ROW_QUALIFIER,
 };
 use crate::keys::{
-    self, Suffix, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC, INDEX_TAG, SUFFIX_LEN, TIME_LEN,
+    self, Suffix, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC, INDEX_TAG, POSTING_TAG, SUFFIX_LEN,
+    TIME_LEN,
 };
 use crate::record::{PageRecord, FAMILY_ATTRS, FAMILY_INDEX};
 use crate::search::Cursor;
@@ -761,6 +762,28 @@ fn join(a: Vec<Entry>, b: Vec<Entry>, keep_unmatched: bool) -> Vec<Entry> {
     out
 }
 
+/// Merge of two suffix-sorted lists without duplicates; an entry of `a`
+/// wins over one of `b` with the same suffix.
+fn prefer_first(a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
+    if b.is_empty() {
+        return a;
+    }
+    if a.is_empty() {
+        return b;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut bi = b.into_iter().peekable();
+    for x in a {
+        while let Some(y) = bi.next_if(|y| y.suffix < x.suffix) {
+            out.push(y);
+        }
+        bi.next_if(|y| y.suffix == x.suffix);
+        out.push(x);
+    }
+    out.extend(bi);
+    out
+}
+
 /// The suffix (last [`SUFFIX_LEN`] bytes) of a data or index key.
 fn key_suffix(key: &[u8]) -> Option<Suffix> {
     key.len()
@@ -886,9 +909,101 @@ impl Index {
         Ok(tasks)
     }
 
-    /// Index rows of one (attribute, value) in a task's range, less the rows
-    /// whose value already rules the page out (see [`Prefilter`]).
+    /// Entries of one (attribute, value) in a task's range, in suffix order,
+    /// less those whose value already rules the page out (see
+    /// [`Prefilter`]): the cells of its posting rows, and in a table made
+    /// before posting rows also its index rows (a posting entry wins).
     fn scan_index(
+        &self,
+        task: &Task,
+        attr: u8,
+        value: &str,
+        labels: &mut Labels,
+        pre: &mut Prefilter<'_>,
+    ) -> Result<Vec<Entry>> {
+        let postings = self.scan_postings(task, attr, value, labels, pre)?;
+        if self.table_format(&task.table)? == TableFormat::Postings {
+            return Ok(postings);
+        }
+        let rows = self.scan_index_rows(task, attr, value, labels, pre)?;
+        Ok(prefer_first(postings, rows))
+    }
+
+    /// The cells of the posting rows of one (attribute, value) in a task's
+    /// range (one row per month; cells in suffix order).
+    fn scan_postings(
+        &self,
+        task: &Task,
+        attr: u8,
+        value: &str,
+        labels: &mut Labels,
+        pre: &mut Prefilter<'_>,
+    ) -> Result<Vec<Entry>> {
+        let prefix = keys::posting_prefix(task.salt, attr, value);
+        let from = keys::time_bytes(task.from);
+        let to = (!task.to_is_year_end).then(|| keys::time_bytes(task.to));
+        let mut start = prefix.clone();
+        start.push(from[0]);
+        let stop = match to {
+            None => prefix_end(&prefix),
+            Some(t) => {
+                let mut s = prefix;
+                s.push(t[0].saturating_add(1));
+                s
+            }
+        };
+        let scan = Scan::range(start, stop).families(&[FAMILY_INDEX]);
+        let mut out = Vec::new();
+        let mut bad_key: Option<Vec<u8>> = None;
+        let (mut topic_hint, mut media_hint) = (NO_LABEL, NO_LABEL);
+        self.store.scan_each(&task.table, &scan, &mut |row| {
+            for cell in row.family(FAMILY_INDEX) {
+                let Ok(suffix) = Suffix::try_from(cell.qualifier.as_slice()) else {
+                    bad_key = Some(row.key.clone());
+                    return false;
+                };
+                let t = &suffix[..TIME_LEN];
+                if t < from.as_slice() {
+                    continue;
+                }
+                if to.is_some_and(|to| t >= to.as_slice()) {
+                    // Cells and rows are in time order: nothing later matches.
+                    return false;
+                }
+                let v = decode_index_value(&cell.value);
+                if pre.rejects_value(v.flags, v.comments) {
+                    continue;
+                }
+                let e = Entry {
+                    suffix,
+                    flags: v.flags,
+                    comments: v.comments,
+                    score: 0,
+                    topic: v
+                        .topic
+                        .map_or(NO_LABEL, |t| labels.id_hinted(t, &mut topic_hint)),
+                    media: v
+                        .media
+                        .map_or(NO_LABEL, |m| labels.id_hinted(m, &mut media_hint)),
+                };
+                if !pre.rejects_labels(&e, labels) {
+                    out.push(e);
+                }
+            }
+            true
+        })?;
+        if let Some(key) = bad_key {
+            return Err(Error::BadKey {
+                key,
+                reason: "posting cell qualifier is not a page suffix",
+            });
+        }
+        Ok(out)
+    }
+
+    /// Index rows (one per page, tables made before posting rows) of one
+    /// (attribute, value) in a task's range.
+    fn scan_index_rows(
         &self,
         task: &Task,
         attr: u8,
@@ -902,8 +1017,6 @@ impl Index {
         let mut out = Vec::new();
         let mut bad_key: Option<Vec<u8>> = None;
         let (mut topic_hint, mut media_hint) = (NO_LABEL, NO_LABEL);
-        // Visit the rows in place: no per-row allocation (the hot loop of
-        // statistics over broad selections).
         self.store.scan_each(&task.table, &scan, &mut |row| {
             let Some(suffix) = key_suffix(&row.key) else {
                 bad_key = Some(row.key.clone());
@@ -940,12 +1053,28 @@ impl Index {
     }
 
     /// Distinct values of an index attribute in one bucket of a table, by a
-    /// skip scan: one `limit 1` scan per value.
+    /// skip scan: one `limit 1` scan per value (over posting rows, and index
+    /// rows in a table made before posting rows).
     pub(crate) fn attr_values(&self, table: &str, salt: u8, attr: u8) -> Result<Vec<String>> {
-        let attr_prefix = [salt, INDEX_TAG, attr];
+        let mut values = BTreeSet::new();
+        self.skip_scan(table, salt, POSTING_TAG, attr, &mut values)?;
+        if self.table_format(table)? == TableFormat::Mixed {
+            self.skip_scan(table, salt, INDEX_TAG, attr, &mut values)?;
+        }
+        Ok(values.into_iter().collect())
+    }
+
+    fn skip_scan(
+        &self,
+        table: &str,
+        salt: u8,
+        tag: u8,
+        attr: u8,
+        values: &mut BTreeSet<String>,
+    ) -> Result<()> {
+        let attr_prefix = [salt, tag, attr];
         let stop = prefix_end(&attr_prefix);
         let mut start = attr_prefix.to_vec();
-        let mut values = Vec::new();
         loop {
             let scan = Scan::range(start, stop.clone())
                 .families(&[FAMILY_INDEX])
@@ -953,11 +1082,19 @@ impl Index {
             let Some(row) = self.store.scan(table, &scan)?.into_iter().next() else {
                 break;
             };
-            let value = keys::split_index_key(&row.key)?.value;
-            start = prefix_end(&keys::index_prefix(salt, attr, &value));
-            values.push(value);
+            let (value, next) = if tag == POSTING_TAG {
+                let v = keys::split_posting_key(&row.key)?.value;
+                let next = prefix_end(&keys::posting_prefix(salt, attr, &v));
+                (v, next)
+            } else {
+                let v = keys::split_index_key(&row.key)?.value;
+                let next = prefix_end(&keys::index_prefix(salt, attr, &v));
+                (v, next)
+            };
+            start = next;
+            values.insert(value);
         }
-        Ok(values)
+        Ok(())
     }
 
     /// Pages of a bucket that satisfy the conditions as far as the index
@@ -1072,7 +1209,7 @@ impl Index {
         &self,
         task: &Task,
         q: &Query,
-        cands: &Cands,
+        cands: &mut Cands,
         need_row: impl Fn(&Entry) -> bool,
     ) -> Result<(Vec<Entry>, Vec<Option<PageRecord>>)> {
         let unknown: Vec<Entry> = cands
@@ -1084,7 +1221,7 @@ impl Index {
             .copied()
             .collect();
         if unknown.is_empty() {
-            return Ok((cands.entries.clone(), Vec::new()));
+            return Ok((std::mem::take(&mut cands.entries), Vec::new()));
         }
         let pages = self.fetch(task, &unknown)?;
         let mut fetched: HashMap<Suffix, Option<PageRecord>> = HashMap::new();
@@ -1164,10 +1301,10 @@ impl Index {
         sq: &StatsQuery,
         years: &HashMap<i32, YearBuckets>,
     ) -> Result<TaskCounts> {
-        let cands = self.candidates(task, q, false)?;
+        let mut cands = self.candidates(task, q, false)?;
         let grouped_by_attr = matches!(sq.group_by, Some(GroupBy::Topic | GroupBy::Media));
         let (entries, rows) =
-            self.decided(task, q, &cands, |e| grouped_by_attr && !e.attrs_known())?;
+            self.decided(task, q, &mut cands, |e| grouped_by_attr && !e.attrs_known())?;
         // Group slots: 0 = no group, then one per label id (+1), then one per
         // group name taken from a data row (legacy index rows).
         let mut names: Vec<Option<String>> = vec![None];

@@ -486,13 +486,13 @@ impl Index {
             .par_iter()
             .enumerate()
             .map(|(i, t)| -> Result<Vec<Cand>> {
-                let cands = self.candidates(t, q, relevance)?;
+                let mut cands = self.candidates(t, q, relevance)?;
                 if cands.entries.len() > MAX_SORTED_MATCHES {
                     return Err(too_many());
                 }
                 // Legacy index rows carry no comment count: read those rows.
                 let (cands, rows) =
-                    self.decided(t, q, &cands, |e| comments && e.flags & FLAG_EXT == 0)?;
+                    self.decided(t, q, &mut cands, |e| comments && e.flags & FLAG_EXT == 0)?;
                 let mut out = Vec::with_capacity(cands.len());
                 for (j, e) in cands.into_iter().enumerate() {
                     let row = rows.get(j).and_then(Option::as_ref);

@@ -285,6 +285,10 @@ pub trait TableStore: Send + Sync {
     }
     /// Deletes whole rows (all families); missing rows are ignored.
     fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()>;
+    /// Deletes single cells: for each row, the cells named by its cells'
+    /// (family, qualifier) (their values are ignored); other cells of the row
+    /// stay, a row left without cells is gone, missing cells are ignored.
+    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()>;
     /// The regions of the table, one per bucket, in key order.
     fn regions(&self, table: &str) -> Result<Vec<Region>>;
 }

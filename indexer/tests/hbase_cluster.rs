@@ -197,6 +197,56 @@ fn index_on_hbase_answers_like_the_embedded_store() {
         counted += got.iter().map(|r| r.count).sum::<u64>();
     }
     assert!(counted > 1_000, "stats counted only {counted}");
+
+    // Re-indexing changed pages deletes their stale posting cells (single
+    // cell deletes through Thrift) on HBase as in the embedded store.
+    let changed: Vec<_> = pages
+        .iter()
+        .filter(|p| p.keywords.len() >= 2)
+        .step_by(11)
+        .map(|p| {
+            let mut c = p.clone();
+            c.topic = "economy".into();
+            c.keywords = vec![p.keywords[0].clone(), "tariffs".into()];
+            c.media = None;
+            c.comments = Some(4242);
+            c
+        })
+        .collect();
+    assert!(changed.len() > 100);
+    embedded.index_pages(&changed).expect("re-index embedded");
+    hbase.index_pages(&changed).expect("re-index on hbase");
+    let dropped = &pages
+        .iter()
+        .find(|p| p.url == changed[0].url)
+        .expect("original")
+        .keywords[1];
+    for kw in ["tariffs", dropped.as_str(), keywords[0].as_str()] {
+        let q = Query {
+            keywords: vec![kw.to_owned()],
+            ..Query::new(&[], utc(2000, 1, 1), utc(2100, 1, 1))
+        };
+        for group in [Some(GroupBy::Topic), Some(GroupBy::Media)] {
+            let sq = StatsQuery::new(q.clone(), Interval::Month, group);
+            let got = hbase.stats(&sq).expect("hbase stats");
+            assert_eq!(got, embedded.stats(&sq).expect("embedded stats"), "{kw}");
+            assert_eq!(got, hbase.full_scan_stats(&sq).expect("full scan"), "{kw}");
+        }
+    }
+    let tariffs = Query {
+        keywords: vec!["tariffs".into()],
+        min_comments: Some(4242),
+        ..Query::new(&[], utc(2000, 1, 1), utc(2100, 1, 1))
+    };
+    let hits = hbase.search(&tariffs).expect("search");
+    let want = changed.iter().filter(|c| !c.revisit).count();
+    assert!(
+        hits.len() >= want,
+        "{} tariffs pages, {want} re-indexed",
+        hits.len()
+    );
+    assert_eq!(hits, embedded.search(&tariffs).expect("embedded"));
+    assert_eq!(hits, hbase.full_scan_search(&tariffs).expect("full scan"));
 }
 
 #[test]

@@ -365,21 +365,22 @@ fn reindexing_replaces_the_row_and_its_stale_index_rows() {
         !urls(&media_q).contains(&original.url),
         "media index row removed"
     );
-    // no index row in the table still points at the page's suffix, other than the new ones
+    // no posting cell in the table still points at the page's suffix, other
+    // than the new ones (and no per-page index rows: a postings table)
     let suffix = &key.row_key[2..];
-    let index_rows = f
-        .index
-        .store()
-        .scan(&key.table, &Scan::prefix(&[key.row_key[0], 0x01]))
+    let store = f.index.store();
+    let cells = store
+        .scan(&key.table, &Scan::prefix(&[key.row_key[0], 0x02]))
         .expect("scan")
         .into_iter()
-        .filter(|r| r.key.ends_with(suffix))
+        .flat_map(|r| r.cells)
+        .filter(|c| c.qualifier == suffix)
         .count();
-    assert_eq!(
-        index_rows,
-        1 + 2,
-        "one topic row and two keyword rows remain"
-    );
+    assert_eq!(cells, 1 + 2, "one topic cell and two keyword cells remain");
+    let index_rows = store
+        .scan(&key.table, &Scan::prefix(&[key.row_key[0], 0x01]))
+        .expect("scan");
+    assert!(index_rows.is_empty(), "no per-page index rows");
     assert_eq!(
         f.index
             .search(&Query::new(&[], day, day + Duration::seconds(1)))
