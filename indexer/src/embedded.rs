@@ -213,6 +213,38 @@ fn decode_cells_reuse(buf: &[u8], family: &str, row: &mut Row) -> Result<()> {
     Ok(())
 }
 
+/// A block written by [`encode_cells`] with `new` cells merged in (a new
+/// cell replaces a stored one with the same qualifier), streamed without
+/// decoding the stored block into owned cells.
+fn merge_cells(key: &[u8], stored: &[u8], new: &BTreeMap<&[u8], &[u8]>) -> Result<Vec<u8>> {
+    let extra: usize = new.iter().map(|(q, v)| 8 + q.len() + v.len()).sum();
+    let mut out = Vec::with_capacity(stored.len() + extra);
+    let push = |out: &mut Vec<u8>, q: &[u8], v: &[u8]| {
+        // Lengths fit: fjall values are < 2^32 bytes.
+        out.extend_from_slice(&(q.len() as u32).to_be_bytes());
+        out.extend_from_slice(q);
+        out.extend_from_slice(&(v.len() as u32).to_be_bytes());
+        out.extend_from_slice(v);
+    };
+    let mut rest = stored;
+    let mut fresh = new.iter().peekable();
+    while !rest.is_empty() {
+        let q = take(&mut rest, key)?;
+        let v = take(&mut rest, key)?;
+        while let Some((nq, nv)) = fresh.next_if(|(nq, _)| **nq < q) {
+            push(&mut out, nq, nv);
+        }
+        match fresh.next_if(|(nq, _)| **nq == q) {
+            Some((nq, nv)) => push(&mut out, nq, nv),
+            None => push(&mut out, q, v),
+        }
+    }
+    for (nq, nv) in fresh {
+        push(&mut out, nq, nv);
+    }
+    Ok(out)
+}
+
 /// Decodes a value written by [`encode_cells`].
 fn decode_cells(key: &[u8], mut buf: &[u8]) -> Result<BTreeMap<Vec<u8>, Vec<u8>>> {
     let mut cells = BTreeMap::new();
@@ -478,8 +510,13 @@ impl TableStore for EmbeddedStore {
 
     fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
         let handle = self.table(table)?;
-        // (family, key) -> merged cells; seeded from the store on first touch.
-        let mut pending: BTreeMap<(&str, &[u8]), CellMap> = BTreeMap::new();
+        // (family, key) -> the stored cell block (read on first touch) and the
+        // new cells (borrowed; the last value of a qualifier wins). They are
+        // merged when encoding, without decoding the stored block into owned
+        // cells: posting rows hold thousands of cells and get a few new ones
+        // per put.
+        type Pending<'r> = (Option<fjall::UserValue>, BTreeMap<&'r [u8], &'r [u8]>);
+        let mut pending: BTreeMap<(&str, &[u8]), Pending<'_>> = BTreeMap::new();
         let _guard = self.write_lock.lock().map_err(|_| poisoned())?;
         for row in rows {
             if row.key.is_empty() {
@@ -499,11 +536,14 @@ impl TableStore for EmbeddedStore {
                 let slot = match pending.entry((fname.as_str(), row.key.as_slice())) {
                     std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
                     std::collections::btree_map::Entry::Vacant(v) => {
-                        let current = Self::read_family(ks, &row.key)?.unwrap_or_default();
-                        v.insert(current)
+                        let stored = ks
+                            .get(&row.key)
+                            .map_err(|e| Error::backend("read row", e))?;
+                        v.insert((stored, BTreeMap::new()))
                     }
                 };
-                slot.insert(cell.qualifier.clone(), cell.value.clone());
+                slot.1
+                    .insert(cell.qualifier.as_slice(), cell.value.as_slice());
             }
         }
         if pending.is_empty() {
@@ -511,9 +551,10 @@ impl TableStore for EmbeddedStore {
         }
         let mut batch = fjall::OwnedWriteBatch::with_capacity(self.db.clone(), pending.len())
             .durability(Some(self.options.durability.persist_mode()));
-        for ((family, key), cells) in &pending {
+        for ((family, key), (stored, new)) in &pending {
             if let Some(ks) = handle.families.get(*family) {
-                batch.insert(ks, *key, encode_cells(cells));
+                let value = merge_cells(key, stored.as_deref().unwrap_or_default(), new)?;
+                batch.insert(ks, *key, value);
             }
         }
         batch
@@ -772,6 +813,34 @@ mod tests {
         let enc = encode_cells(&cells);
         assert_eq!(decode_cells(b"k", &enc).ok(), Some(cells));
         assert!(decode_cells(b"k", &enc[..enc.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn merged_blocks_equal_merged_maps() -> Result<()> {
+        let stored: CellMap = [
+            (b"b".to_vec(), b"1".to_vec()),
+            (b"d".to_vec(), b"2".to_vec()),
+            (vec![0xff], vec![]),
+        ]
+        .into_iter()
+        .collect();
+        let block = encode_cells(&stored);
+        let new: BTreeMap<&[u8], &[u8]> = [(&b"a"[..], &b"x"[..]), (b"d", b"y"), (b"e", b"")]
+            .into_iter()
+            .collect();
+        let mut want = stored.clone();
+        want.extend(new.iter().map(|(q, v)| (q.to_vec(), v.to_vec())));
+        assert_eq!(merge_cells(b"k", &block, &new)?, encode_cells(&want));
+        assert_eq!(
+            merge_cells(b"k", &[], &new)?,
+            encode_cells(&new.iter().map(|(q, v)| (q.to_vec(), v.to_vec())).collect())
+        );
+        assert_eq!(merge_cells(b"k", &block, &BTreeMap::new())?, block);
+        assert!(
+            merge_cells(b"k", &block[..block.len() - 2], &new).is_err(),
+            "truncated block"
+        );
+        Ok(())
     }
 
     #[test]
