@@ -68,6 +68,18 @@ struct TableHandle {
     families: BTreeMap<String, Keyspace>,
 }
 
+impl TableHandle {
+    /// A family's stored name and keyspace (`table` names the error).
+    fn family(&self, table: &str, family: &str) -> Result<(&String, &Keyspace)> {
+        self.families
+            .get_key_value(family)
+            .ok_or_else(|| Error::NoSuchFamily {
+                table: table.to_owned(),
+                family: family.to_owned(),
+            })
+    }
+}
+
 /// The embedded table store (a folder holding a fjall database).
 pub struct EmbeddedStore {
     db: Database,
@@ -335,13 +347,7 @@ impl EmbeddedStore {
                 });
             }
             for cell in &row.cells {
-                let (fname, _) = handle
-                    .families
-                    .get_key_value(cell.family.as_str())
-                    .ok_or_else(|| Error::NoSuchFamily {
-                        table: table.to_owned(),
-                        family: cell.family.clone(),
-                    })?;
+                let (fname, _) = handle.family(table, &cell.family)?;
                 pending
                     .entry((fname.as_str(), row.key.as_slice()))
                     .or_default()
@@ -526,13 +532,7 @@ impl TableStore for EmbeddedStore {
                 });
             }
             for cell in &row.cells {
-                let (fname, ks) = handle
-                    .families
-                    .get_key_value(cell.family.as_str())
-                    .ok_or_else(|| Error::NoSuchFamily {
-                        table: table.to_owned(),
-                        family: cell.family.clone(),
-                    })?;
+                let (fname, ks) = handle.family(table, &cell.family)?;
                 let slot = match pending.entry((fname.as_str(), row.key.as_slice())) {
                     std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
                     std::collections::btree_map::Entry::Vacant(v) => {
@@ -756,13 +756,7 @@ impl TableStore for EmbeddedStore {
         let _guard = self.write_lock.lock().map_err(|_| poisoned())?;
         for row in rows {
             for cell in &row.cells {
-                let (fname, ks) = handle
-                    .families
-                    .get_key_value(cell.family.as_str())
-                    .ok_or_else(|| Error::NoSuchFamily {
-                        table: table.to_owned(),
-                        family: cell.family.clone(),
-                    })?;
+                let (fname, ks) = handle.family(table, &cell.family)?;
                 let slot = match pending.entry((fname.as_str(), row.key.as_slice())) {
                     std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
                     std::collections::btree_map::Entry::Vacant(v) => {

@@ -867,6 +867,44 @@ fn poisoned() -> Error {
     Error::Invalid("hbase store lock poisoned by a panicking thread".into())
 }
 
+impl HbaseStore {
+    /// Puts (or, with `delete`, deletes) the cells of `rows`, one
+    /// `BatchMutation` per row, in one timestamped batch. A delete naming
+    /// `family:qualifier` removes every version of that column up to the
+    /// batch's timestamp (Thrift 1 `mutateRowsTs`); its value is ignored.
+    fn mutate_cells(&self, table: &str, rows: &[Row], delete: bool) -> Result<()> {
+        let meta = self.table_meta(table)?;
+        let mut batches = Vec::with_capacity(rows.len());
+        for row in rows {
+            if row.key.is_empty() {
+                return Err(Error::BadKey {
+                    key: Vec::new(),
+                    reason: "row keys must not be empty",
+                });
+            }
+            Self::check_families(table, &meta, row.cells.iter().map(|c| c.family.as_str()))?;
+            if row.cells.is_empty() {
+                continue;
+            }
+            let mutations = row
+                .cells
+                .iter()
+                .map(|c| {
+                    let value = (!delete).then(|| c.value.clone());
+                    Mutation::new(delete, column(&c.family, &c.qualifier), value, true)
+                })
+                .collect::<Vec<_>>();
+            let size = row_bytes(row);
+            batches.push((BatchMutation::new(row.key.clone(), mutations), size));
+        }
+        if batches.is_empty() {
+            return Ok(());
+        }
+        let ts = self.next_ts();
+        self.mutate(table, batches, ts)
+    }
+}
+
 impl TableStore for HbaseStore {
     fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
         let fams = checked_layout(name, families, buckets)?;
@@ -929,41 +967,7 @@ impl TableStore for HbaseStore {
     }
 
     fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
-        let meta = self.table_meta(table)?;
-        let mut batches = Vec::with_capacity(rows.len());
-        for row in rows {
-            if row.key.is_empty() {
-                return Err(Error::BadKey {
-                    key: Vec::new(),
-                    reason: "row keys must not be empty",
-                });
-            }
-            Self::check_families(table, &meta, row.cells.iter().map(|c| c.family.as_str()))?;
-            if row.cells.is_empty() {
-                continue;
-            }
-            let mutations = row
-                .cells
-                .iter()
-                .map(|c| {
-                    Mutation::new(
-                        false,
-                        column(&c.family, &c.qualifier),
-                        c.value.clone(),
-                        true,
-                    )
-                })
-                .collect::<Vec<_>>();
-            batches.push((
-                BatchMutation::new(row.key.clone(), mutations),
-                row_bytes(row),
-            ));
-        }
-        if batches.is_empty() {
-            return Ok(());
-        }
-        let ts = self.next_ts();
-        self.mutate(table, batches, ts)?;
+        self.mutate_cells(table, rows, false)?;
         tracing::debug!(table, rows = rows.len(), "put");
         Ok(())
     }
@@ -1094,28 +1098,7 @@ impl TableStore for HbaseStore {
     }
 
     fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
-        let meta = self.table_meta(table)?;
-        let mut batches = Vec::with_capacity(rows.len());
-        for row in rows {
-            Self::check_families(table, &meta, row.cells.iter().map(|c| c.family.as_str()))?;
-            if row.cells.is_empty() {
-                continue;
-            }
-            // A delete naming family:qualifier removes every version of that
-            // column up to the batch's timestamp (Thrift 1 `mutateRowsTs`).
-            let mutations = row
-                .cells
-                .iter()
-                .map(|c| Mutation::new(true, column(&c.family, &c.qualifier), None, true))
-                .collect::<Vec<_>>();
-            let size = row.key.len() + MUTATION_OVERHEAD * (1 + mutations.len()) + row_bytes(row);
-            batches.push((BatchMutation::new(row.key.clone(), mutations), size));
-        }
-        if batches.is_empty() {
-            return Ok(());
-        }
-        let ts = self.next_ts();
-        self.mutate(table, batches, ts)
+        self.mutate_cells(table, rows, true)
     }
 
     fn regions(&self, table: &str) -> Result<Vec<Region>> {

@@ -573,6 +573,9 @@ pub(crate) struct Prefilter<'q> {
     topic_ok: Vec<Option<bool>>,
     /// Per label id: whether it is one of the query's media.
     media_ok: Vec<Option<bool>>,
+    /// Label ids of the last entry (consecutive entries mostly share them).
+    topic_hint: u16,
+    media_hint: u16,
 }
 
 impl<'q> Prefilter<'q> {
@@ -582,7 +585,31 @@ impl<'q> Prefilter<'q> {
             checks,
             topic_ok: Vec::new(),
             media_ok: Vec::new(),
+            topic_hint: NO_LABEL,
+            media_hint: NO_LABEL,
         }
+    }
+
+    /// The entry of a page's index value, unless the value rules it out
+    /// (its topic and media interned in `labels`).
+    fn admit(&mut self, suffix: Suffix, value: &[u8], labels: &mut Labels) -> Option<Entry> {
+        let v = decode_index_value(value);
+        if self.rejects_value(v.flags, v.comments) {
+            return None;
+        }
+        let e = Entry {
+            suffix,
+            flags: v.flags,
+            comments: v.comments,
+            score: 0,
+            topic: v
+                .topic
+                .map_or(NO_LABEL, |t| labels.id_hinted(t, &mut self.topic_hint)),
+            media: v
+                .media
+                .map_or(NO_LABEL, |m| labels.id_hinted(m, &mut self.media_hint)),
+        };
+        (!self.rejects_labels(&e, labels)).then_some(e)
     }
 
     /// The flags and comment count alone rule the page out.
@@ -955,7 +982,6 @@ impl Index {
         let scan = Scan::range(start, stop).families(&[FAMILY_INDEX]);
         let mut out = Vec::new();
         let mut bad_key: Option<Vec<u8>> = None;
-        let (mut topic_hint, mut media_hint) = (NO_LABEL, NO_LABEL);
         self.store.scan_each(&task.table, &scan, &mut |row| {
             for cell in row.family(FAMILY_INDEX) {
                 let Ok(suffix) = Suffix::try_from(cell.qualifier.as_slice()) else {
@@ -970,25 +996,7 @@ impl Index {
                     // Cells and rows are in time order: nothing later matches.
                     return false;
                 }
-                let v = decode_index_value(&cell.value);
-                if pre.rejects_value(v.flags, v.comments) {
-                    continue;
-                }
-                let e = Entry {
-                    suffix,
-                    flags: v.flags,
-                    comments: v.comments,
-                    score: 0,
-                    topic: v
-                        .topic
-                        .map_or(NO_LABEL, |t| labels.id_hinted(t, &mut topic_hint)),
-                    media: v
-                        .media
-                        .map_or(NO_LABEL, |m| labels.id_hinted(m, &mut media_hint)),
-                };
-                if !pre.rejects_labels(&e, labels) {
-                    out.push(e);
-                }
+                out.extend(pre.admit(suffix, &cell.value, labels));
             }
             true
         })?;
@@ -1016,31 +1024,13 @@ impl Index {
         let scan = Scan::range(start, stop).families(&[FAMILY_INDEX]);
         let mut out = Vec::new();
         let mut bad_key: Option<Vec<u8>> = None;
-        let (mut topic_hint, mut media_hint) = (NO_LABEL, NO_LABEL);
         self.store.scan_each(&task.table, &scan, &mut |row| {
             let Some(suffix) = key_suffix(&row.key) else {
                 bad_key = Some(row.key.clone());
                 return false;
             };
-            let v = decode_index_value(row.cell(FAMILY_INDEX, INDEX_ROW_QUALIFIER).unwrap_or(&[]));
-            if pre.rejects_value(v.flags, v.comments) {
-                return true;
-            }
-            let e = Entry {
-                suffix,
-                flags: v.flags,
-                comments: v.comments,
-                score: 0,
-                topic: v
-                    .topic
-                    .map_or(NO_LABEL, |t| labels.id_hinted(t, &mut topic_hint)),
-                media: v
-                    .media
-                    .map_or(NO_LABEL, |m| labels.id_hinted(m, &mut media_hint)),
-            };
-            if !pre.rejects_labels(&e, labels) {
-                out.push(e);
-            }
+            let value = row.cell(FAMILY_INDEX, INDEX_ROW_QUALIFIER).unwrap_or(&[]);
+            out.extend(pre.admit(suffix, value, labels));
             true
         })?;
         if let Some(key) = bad_key {
