@@ -228,7 +228,7 @@ fn decode_cells_reuse(buf: &[u8], family: &str, row: &mut Row) -> Result<()> {
 /// A block written by [`encode_cells`] with `new` cells merged in (a new
 /// cell replaces a stored one with the same qualifier), streamed without
 /// decoding the stored block into owned cells.
-fn merge_cells(key: &[u8], stored: &[u8], new: &BTreeMap<&[u8], &[u8]>) -> Result<Vec<u8>> {
+fn merge_cells(key: &[u8], stored: &[u8], new: &NewCells<'_>) -> Result<Vec<u8>> {
     let extra: usize = new.iter().map(|(q, v)| 8 + q.len() + v.len()).sum();
     let mut out = Vec::with_capacity(stored.len() + extra);
     let push = |out: &mut Vec<u8>, q: &[u8], v: &[u8]| {
@@ -338,7 +338,8 @@ impl EmbeddedStore {
     /// lost (the store's write lock is held only while the runs are written).
     pub fn ingest(&self, table: &str, rows: &[Row]) -> Result<()> {
         let handle = self.table(table)?;
-        let mut pending: BTreeMap<(&str, &[u8]), CellMap> = BTreeMap::new();
+        // (family, key) -> the new cells (borrowed; the last value wins).
+        let mut pending: BTreeMap<(&str, &[u8]), NewCells<'_>> = BTreeMap::new();
         for row in rows {
             if row.key.is_empty() {
                 return Err(Error::BadKey {
@@ -351,7 +352,7 @@ impl EmbeddedStore {
                 pending
                     .entry((fname.as_str(), row.key.as_slice()))
                     .or_default()
-                    .insert(cell.qualifier.clone(), cell.value.clone());
+                    .insert(cell.qualifier.as_slice(), cell.value.as_slice());
             }
         }
         // Merge and encode outside the lock (callers may ingest tables in parallel).
@@ -361,13 +362,11 @@ impl EmbeddedStore {
                 .range((fname.as_str(), &[][..])..)
                 .take_while(|((f, _), _)| *f == fname.as_str())
                 .map(|((_, key), cells)| {
-                    Ok(match Self::read_family(ks, key)? {
-                        None => (*key, encode_cells(cells)),
-                        Some(mut stored) => {
-                            stored.extend(cells.iter().map(|(q, v)| (q.clone(), v.clone())));
-                            (*key, encode_cells(&stored))
-                        }
-                    })
+                    let stored = ks.get(key).map_err(|e| Error::backend("read row", e))?;
+                    Ok((
+                        *key,
+                        merge_cells(key, stored.as_deref().unwrap_or_default(), cells)?,
+                    ))
                 })
                 .collect::<Result<_>>()?;
             if !run.is_empty() {
@@ -457,6 +456,8 @@ fn poisoned() -> Error {
 
 /// Cells of one family of one row, by qualifier.
 type CellMap = BTreeMap<Vec<u8>, Vec<u8>>;
+/// New cells of one row, borrowed from the caller's rows (qualifier -> value).
+type NewCells<'r> = BTreeMap<&'r [u8], &'r [u8]>;
 /// A family's cursor in a merged scan: name, iterator, current entry.
 type FamilyCursor<'a> = (&'a str, KvIter, Option<(fjall::Slice, fjall::Slice)>);
 
@@ -521,7 +522,7 @@ impl TableStore for EmbeddedStore {
         // merged when encoding, without decoding the stored block into owned
         // cells: posting rows hold thousands of cells and get a few new ones
         // per put.
-        type Pending<'r> = (Option<fjall::UserValue>, BTreeMap<&'r [u8], &'r [u8]>);
+        type Pending<'r> = (Option<fjall::UserValue>, NewCells<'r>);
         let mut pending: BTreeMap<(&str, &[u8]), Pending<'_>> = BTreeMap::new();
         let _guard = self.write_lock.lock().map_err(|_| poisoned())?;
         for row in rows {

@@ -148,7 +148,17 @@ pub struct PageKey {
 pub struct Index {
     pub(crate) store: Arc<dyn TableStore>,
     pub(crate) options: IndexOptions,
-    known_tables: Mutex<HashMap<String, TableFormat>>,
+    known_tables: Mutex<HashMap<String, KnownTable>>,
+}
+
+/// What an [`Index`] learnt about a page table.
+#[derive(Debug, Clone, Copy)]
+struct KnownTable {
+    format: TableFormat,
+    /// `ensure_table` ran for it (created, format marker written if empty);
+    /// otherwise the format was only read (a table without its marker yet
+    /// reads as mixed: correct, and re-checked before this index writes).
+    ensured: bool,
 }
 
 /// How a page table holds its index entries.
@@ -277,12 +287,9 @@ impl Index {
     /// format: a table that is empty when first seen gets the postings format
     /// marker.
     fn ensure_table(&self, table: &str) -> Result<TableFormat> {
-        let mut known = self
-            .known_tables
-            .lock()
-            .map_err(|_| Error::Invalid("index table cache lock poisoned".into()))?;
-        if let Some(f) = known.get(table) {
-            return Ok(*f);
+        let mut known = self.known_tables()?;
+        if let Some(k) = known.get(table).filter(|k| k.ensured) {
+            return Ok(k.format);
         }
         self.store
             .create_table(table, &PAGE_FAMILIES, self.options.buckets)?;
@@ -308,8 +315,20 @@ impl Index {
                 }
             }
         };
-        known.insert(table.to_owned(), format);
+        known.insert(
+            table.to_owned(),
+            KnownTable {
+                format,
+                ensured: true,
+            },
+        );
         Ok(format)
+    }
+
+    fn known_tables(&self) -> Result<std::sync::MutexGuard<'_, HashMap<String, KnownTable>>> {
+        self.known_tables
+            .lock()
+            .map_err(|_| Error::Invalid("index table cache lock poisoned".into()))
     }
 
     /// The format marker of an existing table (`None`: no marker).
@@ -329,26 +348,19 @@ impl Index {
         }
     }
 
-    /// The format of an existing page table (cached; a table without the
-    /// marker is [`TableFormat::Mixed`]).
+    /// The format of an existing page table (read once, then cached; a table
+    /// without the marker is [`TableFormat::Mixed`]).
     pub(crate) fn table_format(&self, table: &str) -> Result<TableFormat> {
-        if let Some(f) = self
-            .known_tables
-            .lock()
-            .map_err(|_| Error::Invalid("index table cache lock poisoned".into()))?
-            .get(table)
-        {
-            return Ok(*f);
+        if let Some(k) = self.known_tables()?.get(table) {
+            return Ok(k.format);
         }
         let format = self.read_format(table)?.unwrap_or(TableFormat::Mixed);
-        if format == TableFormat::Postings {
-            // Only the postings verdict is final: a table without a marker
-            // may be one whose creator has not written the marker yet.
-            self.known_tables
-                .lock()
-                .map_err(|_| Error::Invalid("index table cache lock poisoned".into()))?
-                .insert(table.to_owned(), format);
-        }
+        self.known_tables()?
+            .entry(table.to_owned())
+            .or_insert(KnownTable {
+                format,
+                ensured: false,
+            });
         Ok(format)
     }
 

@@ -165,7 +165,7 @@ pub fn unescape_value(bytes: &[u8]) -> Result<String> {
 }
 
 /// `[salt][tag][attr][escaped value][0x00]`.
-fn tagged_prefix(salt: u8, tag: u8, attr: u8, value: &str) -> Vec<u8> {
+pub(crate) fn tagged_prefix(salt: u8, tag: u8, attr: u8, value: &str) -> Vec<u8> {
     let esc = escape_value(value);
     let mut k = Vec::with_capacity(4 + esc.len() + SUFFIX_LEN);
     k.extend_from_slice(&[salt, tag, attr]);

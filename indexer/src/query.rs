@@ -215,12 +215,17 @@ impl Query {
     }
 
     fn comments_match(&self, page: &PageRecord) -> bool {
+        self.comments_in_range(page.comments)
+    }
+
+    /// A comment count (`None` = not known) meets `min_comments`/`max_comments`.
+    fn comments_in_range(&self, comments: Option<u64>) -> bool {
         let min_ok = self
             .min_comments
-            .is_none_or(|m| page.comments.is_some_and(|c| c >= m));
+            .is_none_or(|m| comments.is_some_and(|c| c >= m));
         let max_ok = self
             .max_comments
-            .is_none_or(|m| page.comments.is_some_and(|c| c <= m));
+            .is_none_or(|m| comments.is_some_and(|c| c <= m));
         min_ok && max_ok
     }
 
@@ -594,7 +599,7 @@ impl<'q> Prefilter<'q> {
     /// (its topic and media interned in `labels`).
     fn admit(&mut self, suffix: Suffix, value: &[u8], labels: &mut Labels) -> Option<Entry> {
         let v = decode_index_value(value);
-        if self.rejects_value(v.flags, v.comments) {
+        if value_rules_out(self.q, v.flags, v.comments) {
             return None;
         }
         let e = Entry {
@@ -612,28 +617,6 @@ impl<'q> Prefilter<'q> {
         (!self.rejects_labels(&e, labels)).then_some(e)
     }
 
-    /// The flags and comment count alone rule the page out.
-    fn rejects_value(&self, flags: u8, comments: Option<u64>) -> bool {
-        let q = self.q;
-        if !q.include_revisits && flags & FLAG_REVISIT != 0 {
-            return true;
-        }
-        if flags & FLAG_EXT == 0 {
-            // Legacy value: only the revisit bit is known.
-            return false;
-        }
-        if q.collapse_near_duplicates && flags & FLAG_NEAR_DUP != 0 {
-            return true;
-        }
-        let min_ok = q
-            .min_comments
-            .is_none_or(|m| comments.is_some_and(|c| c >= m));
-        let max_ok = q
-            .max_comments
-            .is_none_or(|m| comments.is_some_and(|c| c <= m));
-        !(min_ok && max_ok)
-    }
-
     /// The recorded topic or media rules the page out (checked conditions only).
     fn rejects_labels(&mut self, e: &Entry, labels: &Labels) -> bool {
         if !(self.checks.topic || self.checks.media) || !e.attrs_known() {
@@ -645,6 +628,18 @@ impl<'q> Prefilter<'q> {
         }
         self.checks.media && !memo(&mut self.media_ok, e.media, labels, &q.media)
     }
+}
+
+/// The flags and comment count of an index value alone rule its page out
+/// (revisit, near-duplicate, comment range). A legacy value (no
+/// [`FLAG_EXT`]) tells only the revisit bit.
+fn value_rules_out(q: &Query, flags: u8, comments: Option<u64>) -> bool {
+    if !q.include_revisits && flags & FLAG_REVISIT != 0 {
+        return true;
+    }
+    flags & FLAG_EXT != 0
+        && ((q.collapse_near_duplicates && flags & FLAG_NEAR_DUP != 0)
+            || !q.comments_in_range(comments))
 }
 
 /// Whether label `id` is one of `wanted`, remembered per id.
@@ -675,28 +670,11 @@ pub(crate) enum Verdict {
 }
 
 pub(crate) fn verdict(q: &Query, e: &Entry, checks: Checks, labels: &Labels) -> Verdict {
-    if !q.include_revisits && e.flags & FLAG_REVISIT != 0 {
+    if value_rules_out(q, e.flags, e.comments) {
         return Verdict::No;
     }
-    let mut unknown = false;
-    if q.collapse_near_duplicates || q.has_comment_filter() {
-        if e.flags & FLAG_EXT == 0 {
-            unknown = true;
-        } else {
-            if q.collapse_near_duplicates && e.flags & FLAG_NEAR_DUP != 0 {
-                return Verdict::No;
-            }
-            let min_ok = q
-                .min_comments
-                .is_none_or(|m| e.comments.is_some_and(|c| c >= m));
-            let max_ok = q
-                .max_comments
-                .is_none_or(|m| e.comments.is_some_and(|c| c <= m));
-            if !(min_ok && max_ok) {
-                return Verdict::No;
-            }
-        }
-    }
+    // A legacy value cannot decide near-duplicate or comment conditions.
+    let unknown = e.flags & FLAG_EXT == 0 && (q.collapse_near_duplicates || q.has_comment_filter());
     if checks.topic || checks.media {
         if !e.attrs_known() {
             return Verdict::Unknown;
@@ -809,6 +787,14 @@ fn prefer_first(a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
     }
     out.extend(bi);
     out
+}
+
+/// The error for a key a scan visitor stopped at (`None`: no such key).
+fn no_bad_key(bad_key: Option<Vec<u8>>, reason: &'static str) -> Result<()> {
+    match bad_key {
+        Some(key) => Err(Error::BadKey { key, reason }),
+        None => Ok(()),
+    }
 }
 
 /// The suffix (last [`SUFFIX_LEN`] bytes) of a data or index key.
@@ -1000,12 +986,7 @@ impl Index {
             }
             true
         })?;
-        if let Some(key) = bad_key {
-            return Err(Error::BadKey {
-                key,
-                reason: "posting cell qualifier is not a page suffix",
-            });
-        }
+        no_bad_key(bad_key, "posting cell qualifier is not a page suffix")?;
         Ok(out)
     }
 
@@ -1033,12 +1014,7 @@ impl Index {
             out.extend(pre.admit(suffix, value, labels));
             true
         })?;
-        if let Some(key) = bad_key {
-            return Err(Error::BadKey {
-                key,
-                reason: "index key shorter than its suffix",
-            });
-        }
+        no_bad_key(bad_key, "index key shorter than its suffix")?;
         Ok(out)
     }
 
@@ -1072,16 +1048,12 @@ impl Index {
             let Some(row) = self.store.scan(table, &scan)?.into_iter().next() else {
                 break;
             };
-            let (value, next) = if tag == POSTING_TAG {
-                let v = keys::split_posting_key(&row.key)?.value;
-                let next = prefix_end(&keys::posting_prefix(salt, attr, &v));
-                (v, next)
+            let value = if tag == POSTING_TAG {
+                keys::split_posting_key(&row.key)?.value
             } else {
-                let v = keys::split_index_key(&row.key)?.value;
-                let next = prefix_end(&keys::index_prefix(salt, attr, &v));
-                (v, next)
+                keys::split_index_key(&row.key)?.value
             };
-            start = next;
+            start = prefix_end(&keys::tagged_prefix(salt, tag, attr, &value));
             values.insert(value);
         }
         Ok(())
