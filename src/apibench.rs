@@ -949,6 +949,7 @@ mod tests {
             title: "Brexit: MPs debate the Article 50 bill".into(),
             published: Some(published),
             fetched: published + chrono::Duration::days(3000),
+            first_seen: None,
             media: Some("BBC News".into()),
             comments: None,
             participants: None,

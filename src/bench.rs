@@ -168,8 +168,9 @@ pub async fn crawl_quietly(cfg: &Config) -> Result<(Stores, pipeline::IngestSumm
         cfg,
         &stores,
         CrawlRun {
-            progress: false,
+            progress: pipeline::Progress::Quiet,
             conditional: false,
+            job: None,
         },
     )
     .await?;

@@ -20,14 +20,33 @@ pub struct Cli {
     /// More log output on stderr (-v info, -vv debug). HARVEST_LOG overrides.
     #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Log lines on stderr as plain text or as JSON objects (one a line).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Format of the log lines on stderr.
+#[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Plain text (colour only when stderr is a terminal).
+    #[default]
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Crawl the seeds, then classify, pack and index every page.
+    /// Crawl the seeds, then classify, pack and index every page. The queue
+    /// is kept in the index: a killed crawl is taken up by the next one.
     Crawl(CrawlArgs),
+    /// Crawl jobs of the config ([[job]]): list them, run one, show runs.
+    Jobs {
+        #[command(subcommand)]
+        command: JobsCommand,
+    },
     /// Pages matching the filters (table or JSON lines).
     Query(QueryArgs),
     /// Page counts per day/week/month/year, optionally grouped (CSV or JSON).
@@ -54,6 +73,35 @@ pub enum Command {
     Cluster {
         #[command(subcommand)]
         command: ClusterCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum JobsCommand {
+    /// The configured jobs with the status of their last run.
+    List,
+    /// Run a job now (an interrupted run of it is taken up where it stopped).
+    Run {
+        /// The job's name (`[[job]] name`).
+        name: String,
+        /// No progress output.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Recorded runs, newest first: start, end, status, pages new / changed /
+    /// unchanged, failures.
+    Status {
+        /// Only this job's runs.
+        name: Option<String>,
+        /// Runs shown per job.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// One JSON object per run.
+        #[arg(long)]
+        json: bool,
     },
 }
 

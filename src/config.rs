@@ -42,6 +42,9 @@ pub struct RawConfig {
     /// Site groups. A page belongs to the first source whose hosts or URL
     /// prefixes match; otherwise to a source named after its host.
     pub sources: Vec<RawSource>,
+    /// Crawl jobs (`[[job]]`): `harvest jobs list | run NAME | status`.
+    #[serde(rename = "job")]
+    pub jobs: Vec<crate::jobs::RawJob>,
 }
 
 /// How pages are placed into packs within a (topic, day).
@@ -184,6 +187,7 @@ pub struct Config {
     pub crawl: CrawlSettings,
     pub packing: Packing,
     pub sources: Vec<Source>,
+    pub jobs: Vec<crate::jobs::Job>,
 }
 
 /// Pack placement within a (topic, day).
@@ -224,6 +228,16 @@ pub struct Source {
     pub name: String,
     pub hosts: Vec<String>,
     pub prefixes: Vec<String>,
+}
+
+/// A crawl scope by name.
+pub fn parse_scope(name: &str) -> Result<ScopeKind> {
+    Ok(match name {
+        "same-host" => ScopeKind::SameHost,
+        "same-domain" => ScopeKind::SameDomain,
+        "any" => ScopeKind::Any,
+        other => bail!("{other:?}: expected \"same-host\", \"same-domain\" or \"any\""),
+    })
 }
 
 /// A source name must be usable as a table prefix.
@@ -320,14 +334,7 @@ impl Config {
             .unwrap_or_else(|| data_dir.join("models").join("topic.model"));
 
         let c = &raw.crawl;
-        let scope = match c.scope.as_deref().unwrap_or("same-host") {
-            "same-host" => ScopeKind::SameHost,
-            "same-domain" => ScopeKind::SameDomain,
-            "any" => ScopeKind::Any,
-            other => bail!(
-                "[crawl] scope = {other:?}: expected \"same-host\", \"same-domain\" or \"any\""
-            ),
-        };
+        let scope = parse_scope(c.scope.as_deref().unwrap_or("same-host")).context("[crawl] scope")?;
         for seed in &c.seeds {
             check_http_url(seed).with_context(|| format!("[crawl] seeds: {seed:?}"))?;
         }
@@ -418,6 +425,7 @@ impl Config {
             index,
             buckets,
             model,
+            jobs: crate::jobs::validate_jobs(&raw.jobs, &crawl)?,
             crawl,
             sources,
         })
@@ -454,7 +462,8 @@ pub fn host_of(url: &str) -> Option<String> {
     Some(host.to_ascii_lowercase())
 }
 
-fn check_http_url(url: &str) -> Result<()> {
+/// An http(s) URL with a host.
+pub fn check_http_url(url: &str) -> Result<()> {
     let lower = url.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
         bail!("not an http(s) URL");

@@ -126,8 +126,9 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             &cfg,
             &stores,
             CrawlRun {
-                progress: !args.quiet,
+                progress: pipeline::Progress::for_stderr(args.quiet),
                 conditional: false,
+                job: None,
             },
         )
         .await?;

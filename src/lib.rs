@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod filters;
+pub mod jobs;
 pub mod newssite;
 pub mod pipeline;
 pub mod plot;

@@ -7,13 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, ModelCommand};
+use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, JobsCommand, LogFormat, ModelCommand};
 use harvest::config::{self, Config};
-use harvest::{bench, demo, filters, pipeline, runtime, stores};
+use harvest::{bench, demo, filters, jobs, pipeline, runtime, stores};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing(cli.verbose);
+    init_tracing(cli.verbose, cli.log_format);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -29,7 +29,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_tracing(verbose: u8) {
+fn init_tracing(verbose: u8, format: LogFormat) {
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -37,10 +37,40 @@ fn init_tracing(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("HARVEST_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
+    // Colour only on a terminal: a log file or journald gets plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .try_init();
+        .with_ansi(ansi);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+}
+
+/// Prints a run's summary (human or JSON).
+fn print_report(report: &pipeline::RunReport, json: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(report)?);
+        return Ok(());
+    }
+    if let (Some(job), Some(started)) = (&report.job, report.started) {
+        println!(
+            "job            {job} (run started {}{})",
+            started.to_rfc3339(),
+            if report.resumed > 0 {
+                format!(", taken up {} time(s) after an interruption", report.resumed)
+            } else {
+                String::new()
+            }
+        );
+    }
+    print!("{}", report.summary.render());
+    if report.not_due > 0 {
+        println!("not due        {:>8}   (known articles whose revisit is not due yet)", report.not_due);
+    }
+    Ok(())
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -60,20 +90,111 @@ fn run(cli: Cli) -> Result<()> {
                 anyhow::bail!("no seeds: give --seed URL or [crawl] seeds in harvest.toml");
             }
             let stores = stores::Stores::open(&cfg)?;
-            let summary = runtime()?.block_on(pipeline::run_crawl(
+            // An ad-hoc crawl is a job too: its queue survives a kill and the
+            // next `harvest crawl` takes an interrupted run up.
+            let report = runtime()?.block_on(pipeline::run_job(
                 &cfg,
                 &stores,
                 pipeline::CrawlRun {
-                    progress: !args.quiet,
+                    progress: pipeline::Progress::for_stderr(args.quiet),
                     conditional: !args.no_conditional,
+                    job: Some(pipeline::JobRun {
+                        name: jobs::AD_HOC_JOB.to_string(),
+                        recrawl: jobs::Recrawl::always(),
+                    }),
                 },
             ))?;
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
-            } else {
-                print!("{}", summary.render());
+            print_report(&report, args.json)
+        }
+        Command::Jobs { command } => {
+            let cfg = Config::load(config_path)?;
+            match command {
+                JobsCommand::List => {
+                    if cfg.jobs.is_empty() {
+                        println!("no [[job]] tables in the config");
+                        return Ok(());
+                    }
+                    let stores = stores::Stores::open(&cfg)?;
+                    let now = chrono::Utc::now();
+                    println!("{:<20} {:>6} {:<10} {:<26} LAST RUN", "JOB", "SEEDS", "RECRAWL", "STATUS");
+                    for job in &cfg.jobs {
+                        let last = jobs::runs(&stores.index, Some(&job.name), 1)?.into_iter().next();
+                        let (status, when) = match &last {
+                            Some(r) => (jobs::status_label(r, now), r.started.to_rfc3339()),
+                            None => ("never run".to_string(), "-".to_string()),
+                        };
+                        println!(
+                            "{:<20} {:>6} {:<10} {:<26} {}",
+                            job.name,
+                            job.crawl.seeds.len(),
+                            if job.recrawl.always { "always" } else { "schedule" },
+                            status,
+                            when
+                        );
+                    }
+                    Ok(())
+                }
+                JobsCommand::Run { name, quiet, json } => {
+                    let job = cfg
+                        .jobs
+                        .iter()
+                        .find(|j| j.name == name)
+                        .with_context(|| {
+                            let known: Vec<&str> = cfg.jobs.iter().map(|j| j.name.as_str()).collect();
+                            format!("no job named {name:?} (known: {})", if known.is_empty() { "none".to_string() } else { known.join(", ") })
+                        })?
+                        .clone();
+                    let mut run_cfg = cfg.clone();
+                    run_cfg.crawl = job.crawl.clone();
+                    let stores = stores::Stores::open(&run_cfg)?;
+                    let report = runtime()?.block_on(pipeline::run_job(
+                        &run_cfg,
+                        &stores,
+                        pipeline::CrawlRun {
+                            progress: pipeline::Progress::for_stderr(quiet),
+                            conditional: true,
+                            job: Some(pipeline::JobRun {
+                                name: job.name.clone(),
+                                recrawl: job.recrawl.clone(),
+                            }),
+                        },
+                    ))?;
+                    print_report(&report, json)
+                }
+                JobsCommand::Status { name, limit, json } => {
+                    let stores = stores::Stores::open(&cfg)?;
+                    let runs = jobs::runs(&stores.index, name.as_deref(), limit)?;
+                    if json {
+                        for r in &runs {
+                            println!("{}", serde_json::to_string(r)?);
+                        }
+                        return Ok(());
+                    }
+                    if runs.is_empty() {
+                        println!("no runs recorded");
+                    }
+                    let now = chrono::Utc::now();
+                    for r in &runs {
+                        let s: pipeline::IngestSummary =
+                            serde_json::from_value(r.summary.clone()).unwrap_or_default();
+                        println!(
+                            "{}  {}  {}{}  pages {} (new {}, changed {}, unchanged {}), not modified {}, failures {}{}",
+                            r.job,
+                            r.started.to_rfc3339(),
+                            jobs::status_label(r, now),
+                            r.ended.map_or(String::new(), |e| format!(" {}", e.to_rfc3339())),
+                            s.pages,
+                            s.new,
+                            s.changed,
+                            s.unchanged,
+                            s.not_modified,
+                            s.failures_total(),
+                            r.error.as_ref().map_or(String::new(), |e| format!("  error: {e}"))
+                        );
+                    }
+                    Ok(())
+                }
             }
-            Ok(())
         }
         Command::Query(args) => {
             let cfg = Config::load(config_path)?;

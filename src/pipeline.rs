@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use crawler::{CrawlEvent, FetchedPage};
+use crawler::{CrawlEvent, FetchedPage, NotModifiedPage};
 use indexer::{ClusterRow, DigestEntry, Index, PageRecord, UrlState};
 use packer::warc::{self, EncodedRecord, ResponseInput, RevisitInput};
 use packer::{
@@ -19,6 +19,7 @@ use packer::{
 use tokio::sync::mpsc;
 
 use crate::config::{Config, PackingMode};
+use crate::jobs::Recrawl;
 use crate::stores::Stores;
 
 /// Topic of pages when no model is available.
@@ -27,10 +28,22 @@ pub const UNCLASSIFIED: &str = "unclassified";
 const CLASSIFY_CHARS: usize = 20_000;
 
 /// What a crawl did, printed at its end.
-#[derive(Debug, Default, Clone, serde::Serialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct IngestSummary {
     /// Pages fetched with a 2xx HTML answer and stored.
     pub pages: u64,
+    /// Of those: URLs captured for the first time.
+    #[serde(default)]
+    pub new: u64,
+    /// Of those: URLs captured before whose payload changed (new response
+    /// record, index row updated).
+    #[serde(default)]
+    pub changed: u64,
+    /// Of those: URLs captured before with the same payload (a revisit
+    /// record, no new index row).
+    #[serde(default)]
+    pub unchanged: u64,
     /// Pages whose payload was seen before: stored as `revisit` records.
     pub duplicates: u64,
     /// Answers 304 Not Modified.
@@ -69,13 +82,20 @@ impl IngestSummary {
             self.bytes,
             self.bytes as f64 / secs / 1e6
         ));
+        out.push_str(&format!(
+            "  new {}, changed {}, unchanged {}\n",
+            self.new, self.changed, self.unchanged
+        ));
         out.push_str(&format!("pack bytes     {:>8}\n", self.pack_bytes));
         out.push_str(&format!("packs          {:>8}\n", self.packs));
         out.push_str(&format!(
             "duplicates     {:>8}   (revisit records, bytes not stored twice)\n",
             self.duplicates
         ));
-        out.push_str(&format!("not modified   {:>8}\n", self.not_modified));
+        out.push_str(&format!(
+            "not modified   {:>8}   (304: revisit records, links followed from the stored copy)\n",
+            self.not_modified
+        ));
         out.push_str(&format!("failures       {:>8}\n", self.failures_total()));
         for (kind, n) in &self.failures {
             out.push_str(&format!("  {kind:<20}{n:>6}\n"));
@@ -98,6 +118,7 @@ pub struct Ingest {
     summary: IngestSummary,
     packs_seen: std::collections::HashSet<String>,
     encoder: AttributeEncoder,
+    recrawl: Recrawl,
 }
 
 /// A page of a batch, decided but not yet written.
@@ -214,6 +235,7 @@ impl Ingest {
             summary: IngestSummary::default(),
             packs_seen: Default::default(),
             encoder: AttributeEncoder::new(&cfg.packing.kmeans),
+            recrawl: Recrawl::default(),
         })
     }
 
@@ -228,10 +250,20 @@ impl Ingest {
         (p.topic, p.score)
     }
 
+    /// The revisit schedule used for the URL states written from now on.
+    pub fn set_recrawl(&mut self, recrawl: Recrawl) {
+        self.recrawl = recrawl;
+    }
+
+    /// Counters carried over from an interrupted run being resumed.
+    pub fn resume_from(&mut self, summary: IngestSummary) {
+        self.summary = summary;
+    }
+
     /// Count a crawler event that carries no page.
     pub fn note_event(&mut self, event: &CrawlEvent) {
         match event {
-            CrawlEvent::NotModified { .. } => self.summary.not_modified += 1,
+            CrawlEvent::NotModified(_) => {}
             CrawlEvent::Failure { kind, .. } => {
                 *self
                     .summary
@@ -244,10 +276,15 @@ impl Ingest {
     }
 
     /// Store a batch: decide each record (response or revisit), place the
-    /// pages of every (topic, day) into cluster packs, write the records,
-    /// make the packs durable, then index pages, digests, URLs and centres.
-    pub fn store_batch(&mut self, pages: Vec<FetchedPage>) -> Result<()> {
-        if pages.is_empty() {
+    /// pages of every (topic, day) into cluster packs, write the records
+    /// (and a revisit record for each 304), make the packs durable, then
+    /// index pages, digests, URLs and centres.
+    pub fn store_batch(
+        &mut self,
+        pages: Vec<FetchedPage>,
+        not_modified: Vec<NotModifiedPage>,
+    ) -> Result<()> {
+        if pages.is_empty() && not_modified.is_empty() {
             return Ok(());
         }
         let prepared = self.prepare(pages)?;
@@ -256,6 +293,8 @@ impl Ingest {
         // Where the first capture of a digest new in this batch was written.
         let mut first_locations: HashMap<String, indexer::PackLocation> = HashMap::new();
         let mut cluster_packs: HashMap<(String, chrono::NaiveDate, u32), String> = HashMap::new();
+        // Old rows of pages whose key time changed (a publish time appeared).
+        let mut moved: Vec<indexer::PageKey> = Vec::new();
         for (p, &cluster) in prepared.into_iter().zip(&placement.clusters) {
             let key = PackKey {
                 topic: p.topic.clone(),
@@ -281,7 +320,13 @@ impl Ingest {
                     digest_update.first_location = first.clone();
                 }
             }
+            let changed = p.previous.is_some() && !p.recapture;
             self.account(&p.page, &p.topic, p.revisit, &loc);
+            match (&p.previous, p.recapture) {
+                (None, _) => self.summary.new += 1,
+                (Some(_), true) => self.summary.unchanged += 1,
+                (Some(_), false) => self.summary.changed += 1,
+            }
             let mut record = page_record(
                 &p.page,
                 &p.source,
@@ -293,10 +338,25 @@ impl Ingest {
                 p.revisit,
             );
             record.cluster = cluster;
+            // A page without a publish time keeps its first capture's key
+            // time: a changed page replaces its row instead of adding one.
+            record.first_seen = p.previous.as_ref().and_then(|s| s.first_capture);
+            let captures = p.previous.as_ref().map_or(1, |s| s.captures + 1);
+            let article = p.page.extract.published.is_some() && p.page.depth > 0;
+            let (next_fetch, interval_secs) = if article {
+                self.recrawl.next(
+                    captures,
+                    changed,
+                    p.previous.as_ref().and_then(|s| s.interval_secs),
+                    p.page.fetched_at,
+                )
+            } else {
+                (None, None)
+            };
             let url_state = UrlState {
                 url: p.page.url.clone(),
                 last_capture: p.page.fetched_at,
-                captures: p.previous.as_ref().map_or(1, |s| s.captures + 1),
+                captures,
                 first_capture: p
                     .previous
                     .as_ref()
@@ -309,19 +369,47 @@ impl Ingest {
                     .as_ref()
                     .map(|s| s.table.clone())
                     .unwrap_or_default(),
-                row_key: p.previous.map(|s| s.row_key).unwrap_or_default(),
+                row_key: p
+                    .previous
+                    .as_ref()
+                    .map(|s| s.row_key.clone())
+                    .unwrap_or_default(),
+                digest: Some(p.digest.clone()),
+                next_fetch,
+                changes: p.previous.as_ref().map_or(0, |s| s.changes) + u64::from(changed),
+                article,
+                interval_secs,
             };
+            if !p.recapture {
+                if let Some(prev) = &p.previous {
+                    let new_key = self.index.page_key(&record)?;
+                    if !prev.table.is_empty()
+                        && (prev.table != new_key.table || prev.row_key != new_key.row_key)
+                    {
+                        moved.push(indexer::PageKey {
+                            table: prev.table.clone(),
+                            row_key: prev.row_key.clone(),
+                        });
+                    }
+                }
+            }
             pending.push(Pending {
                 record: (!p.recapture).then_some(record),
                 digest_update,
                 url_state,
             });
         }
+        let not_modified_states = self.write_not_modified(not_modified)?;
         // Durability rule: nothing is indexed before its pack is synced.
         self.packer.sync_all().context("syncing packs")?;
 
         let records: Vec<PageRecord> = pending.iter().filter_map(|p| p.record.clone()).collect();
         self.index.index_pages(&records).context("indexing pages")?;
+        if !moved.is_empty() {
+            self.index
+                .delete_pages(&moved)
+                .context("removing the old rows of re-captured pages")?;
+        }
         // The last update of a digest in this batch carries the final count.
         let mut digests: HashMap<String, DigestEntry> = HashMap::new();
         for p in &pending {
@@ -347,6 +435,7 @@ impl Ingest {
             }
             urls.push(state);
         }
+        urls.extend(not_modified_states);
         self.index.put_urls(&urls).context("writing url states")?;
         let rows: Vec<ClusterRow> = placement
             .centres
@@ -391,10 +480,13 @@ impl Ingest {
             // history), the counts go up, and the page keeps its index row.
             let previous = self.index.get_url(&page.url)?;
             let recapture = match &previous {
-                Some(prev) => self
-                    .index
-                    .get_page(&prev.table, &prev.row_key)?
-                    .is_some_and(|p| p.digest == digest),
+                Some(prev) => match &prev.digest {
+                    Some(d) => *d == digest,
+                    None => self
+                        .index
+                        .get_page(&prev.table, &prev.row_key)?
+                        .is_some_and(|p| p.digest == digest),
+                },
                 None => false,
             };
             let earlier = match batch_digests.get(&digest) {
@@ -458,6 +550,65 @@ impl Ingest {
             });
         }
         Ok(out)
+    }
+
+    /// Writes a revisit record (profile server-not-modified) for each 304 into
+    /// the pack of the capture it confirms; returns the URL states to write
+    /// once the packs are synced. A 304 for a URL without a stored capture
+    /// (validators from elsewhere) is only counted.
+    fn write_not_modified(&mut self, items: Vec<NotModifiedPage>) -> Result<Vec<UrlState>> {
+        let mut states = Vec::with_capacity(items.len());
+        for nm in items {
+            self.summary.not_modified += 1;
+            let Some(prev) = self.index.get_url(&nm.url)? else {
+                continue;
+            };
+            let Some(page) = self.index.get_page(&prev.table, &prev.row_key)? else {
+                continue;
+            };
+            let rec = warc::encode_not_modified(&warc::NotModifiedInput {
+                target_uri: &nm.url,
+                date: nm.fetched_at,
+                status_line: &nm.status_line,
+                headers: &nm.headers,
+                refers_to: &page.record_id,
+                refers_to_target_uri: &page.url,
+                refers_to_date: page.fetched,
+            });
+            let key = PackKey {
+                topic: page.topic.clone(),
+                date: page.key_time().date_naive(),
+                cluster: page.cluster,
+            };
+            let loc = self
+                .packer
+                .write(&key, &rec)
+                .with_context(|| format!("writing the revisit record of {}", nm.url))?;
+            self.summary.pack_bytes += loc.length;
+            if self.packs_seen.insert(loc.path.clone()) {
+                self.summary.packs += 1;
+            }
+            let captures = prev.captures + 1;
+            let (next_fetch, interval_secs) = if prev.article {
+                self.recrawl
+                    .next(captures, false, prev.interval_secs, nm.fetched_at)
+            } else {
+                (None, None)
+            };
+            let mut state = prev;
+            state.last_capture = nm.fetched_at;
+            state.captures = captures;
+            if let Some(etag) = header_value(&nm.headers, "etag") {
+                state.etag = Some(etag);
+            }
+            if let Some(lm) = header_value(&nm.headers, "last-modified") {
+                state.last_modified = Some(lm);
+            }
+            state.next_fetch = next_fetch;
+            state.interval_secs = interval_secs;
+            states.push(state);
+        }
+        Ok(states)
     }
 
     /// The cluster (pack) of every page: per (topic, day), K-means against the
@@ -555,6 +706,7 @@ fn page_record(
         title: x.title.clone().unwrap_or_default(),
         published: x.published,
         fetched: page.fetched_at,
+        first_seen: None,
         media: x.media.clone(),
         comments: x.comments,
         participants: x.participants,
@@ -584,20 +736,24 @@ fn header_value(headers: &[(String, String)], name: &str) -> Option<String> {
         .map(|(_, v)| v.clone())
 }
 
-/// Validators for conditional GET, read from the `urls` table.
-struct IndexHistory(Arc<Index>);
+/// Validators for conditional GET, read from the `urls` table, and the
+/// stored copy of a page (for the links of a 304), read from its pack.
+struct IndexHistory(Stores);
+
+/// Runs a blocking store call from a tokio worker: the table store may be a
+/// synchronous network client (HBase Thrift), so other tasks move elsewhere.
+fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
 
 impl crawler::UrlHistory for IndexHistory {
     fn validators(&self, url: &url::Url) -> Option<crawler::Validators> {
-        // The table store may be a synchronous network client (HBase Thrift):
-        // tell tokio this worker blocks, so other tasks move elsewhere.
-        let lookup = || self.0.get_url(url.as_str()).ok().flatten();
-        let state = match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(lookup)?
-            }
-            _ => lookup()?,
-        };
+        let state = blocking(|| self.0.index.get_url(url.as_str()).ok().flatten())?;
         if state.etag.is_none() && state.last_modified.is_none() {
             return None;
         }
@@ -606,32 +762,182 @@ impl crawler::UrlHistory for IndexHistory {
             last_modified: state.last_modified,
         })
     }
+
+    fn stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
+        blocking(|| {
+            let state = self.0.index.get_url(url.as_str()).ok().flatten()?;
+            let page = self
+                .0
+                .index
+                .get_page(&state.table, &state.row_key)
+                .ok()
+                .flatten()?;
+            match crate::filters::original_response(&self.0, &page) {
+                Ok(http) => Some(crawler::StoredCopy {
+                    content_type: header_value(&http.headers, "content-type").unwrap_or_default(),
+                    body: http.body,
+                }),
+                Err(e) => {
+                    tracing::warn!(url = %url, error = %format!("{e:#}"), "cannot read the stored copy");
+                    None
+                }
+            }
+        })
+    }
+}
+
+/// How a run shows its progress on stderr.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing until the summary.
+    #[default]
+    Quiet,
+    /// A spinner line (stderr is a terminal).
+    Bar,
+    /// A plain line every [`PROGRESS_EVERY`] (cron, systemd, log files).
+    Lines,
+}
+
+impl Progress {
+    /// A bar on a terminal, plain lines otherwise; nothing when `quiet`.
+    pub fn for_stderr(quiet: bool) -> Progress {
+        use std::io::IsTerminal;
+        if quiet {
+            Progress::Quiet
+        } else if std::io::stderr().is_terminal() {
+            Progress::Bar
+        } else {
+            Progress::Lines
+        }
+    }
+}
+
+/// Interval of the plain progress lines and of the run heartbeat.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// A crawl run as a job: a durable queue in the `frontier` table and a row
+/// in the `runs` table; an interrupted run of the job is taken up.
+#[derive(Debug, Clone)]
+pub struct JobRun {
+    /// Job name.
+    pub name: String,
+    /// Revisit policy.
+    pub recrawl: Recrawl,
 }
 
 /// Options of one crawl run on top of the config.
 #[derive(Debug, Clone, Default)]
 pub struct CrawlRun {
-    /// Show a progress bar on stderr.
-    pub progress: bool,
+    /// Progress output on stderr.
+    pub progress: Progress,
     /// Use conditional GET with validators from earlier captures.
     pub conditional: bool,
+    /// Run as a job (durable queue, run record); `None`: a queue in memory.
+    pub job: Option<JobRun>,
+}
+
+/// What a run did, and which run it was.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunReport {
+    /// Job name (none for an in-memory crawl).
+    pub job: Option<String>,
+    /// Start of the run (an interrupted run keeps its start).
+    pub started: Option<chrono::DateTime<chrono::Utc>>,
+    /// Times the run was taken up after an interruption.
+    pub resumed: u32,
+    /// Known articles not fetched because their revisit was not due.
+    pub not_due: u64,
+    /// The counters.
+    #[serde(flatten)]
+    pub summary: IngestSummary,
+}
+
+/// One progress line: pages, queue, rate, failures.
+fn progress_line(s: &IngestSummary, queued: u64, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    format!(
+        "{:>7.0} s  pages {} (new {}, changed {}, unchanged {}), not modified {}, queue {}, {:.1} pages/s, failures {}",
+        elapsed.as_secs_f64(),
+        s.pages,
+        s.new,
+        s.changed,
+        s.unchanged,
+        s.not_modified,
+        queued,
+        (s.pages + s.not_modified) as f64 / secs,
+        s.failures_total()
+    )
 }
 
 /// Crawl with the configured seeds and store everything.
 pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<IngestSummary> {
+    Ok(run_job(cfg, stores, run).await?.summary)
+}
+
+/// [`run_crawl`] with the run's identity in the answer.
+pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<RunReport> {
     let model = crate::load_model_or_warn(&cfg.model)?;
     let mut ingest = Ingest::new(cfg, stores, model)?;
-    let crawl_cfg = crate::crawl_config(cfg)?;
+    let mut crawl_cfg = crate::crawl_config(cfg)?;
     let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
-        Arc::new(IndexHistory(stores.index.clone()))
+        Arc::new(IndexHistory(stores.clone()))
     } else {
         Arc::new(crawler::NoHistory)
+    };
+    let recrawl = run
+        .job
+        .as_ref()
+        .map_or_else(Recrawl::always, |j| j.recrawl.clone());
+    ingest.set_recrawl(recrawl.clone());
+    // The job's run record and durable queue, or a queue in memory.
+    let mut active = match &run.job {
+        Some(job) => {
+            let index = stores.index.clone();
+            let name = job.name.clone();
+            let active = tokio::task::spawn_blocking(move || crate::jobs::ActiveRun::start(&index, &name))
+                .await
+                .context("starting the run")??;
+            Some(active)
+        }
+        None => None,
+    };
+    let resumed = active.as_ref().is_some_and(|a| a.is_resumed());
+    if resumed {
+        if let Some(a) = &active {
+            let before: IngestSummary =
+                serde_json::from_value(a.record.summary.clone()).unwrap_or_default();
+            if let Some(max) = crawl_cfg.max_pages {
+                crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
+            }
+            eprintln!(
+                "harvest: taking up the interrupted run of job {} started {} ({} pages stored before)",
+                a.record.job, a.record.started, before.pages
+            );
+            ingest.resume_from(before);
+        }
+    }
+    let table_queue: Option<Arc<crate::jobs::TableQueue>> = match &run.job {
+        Some(job) => {
+            let index = stores.index.clone();
+            let name = job.name.clone();
+            let rc = recrawl.clone();
+            Some(Arc::new(
+                tokio::task::spawn_blocking(move || crate::jobs::TableQueue::open(index, &name, rc))
+                    .await
+                    .context("opening the crawl queue")??,
+            ))
+        }
+        None => None,
+    };
+    let queue: Arc<dyn crawler::UrlQueue> = match &table_queue {
+        Some(q) => q.clone(),
+        None => Arc::new(crawler::MemoryQueue::new()),
     };
     let start = Instant::now();
     let batch_pages = cfg.packing.batch_pages;
     let max_wait = cfg.packing.max_batch_wait;
     let (tx, mut rx) = mpsc::channel::<CrawlEvent>(batch_pages.clamp(64, 4096));
-    let bar = run.progress.then(|| {
+    let bar = (run.progress == Progress::Bar).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
             indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
@@ -640,74 +946,178 @@ pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<I
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
     });
+    let lines = run.progress == Progress::Lines;
     let bar2 = bar.clone();
     let handle = tokio::runtime::Handle::current();
+    let storage_queue = queue.clone();
+    let storage_table = table_queue.clone();
     let storage = std::thread::Builder::new()
         .name("harvest-storage".into())
-        .spawn(move || -> Result<IngestSummary> {
+        .spawn(move || -> (Result<()>, Ingest, Option<crate::jobs::ActiveRun>) {
             let mut batch: Vec<FetchedPage> = Vec::with_capacity(batch_pages);
+            let mut not_modified: Vec<NotModifiedPage> = Vec::new();
+            let mut done: Vec<String> = Vec::new();
             let mut batch_started: Option<Instant> = None;
-            loop {
-                // Wait for the next event, but not past the batch's deadline.
-                let event = match batch_started {
-                    None => rx.blocking_recv(),
-                    Some(t0) => {
-                        let left = max_wait.saturating_sub(t0.elapsed());
-                        match handle.block_on(async { tokio::time::timeout(left, rx.recv()).await })
-                        {
-                            Ok(e) => e,
-                            Err(_) => {
-                                ingest.store_batch(std::mem::take(&mut batch))?;
-                                batch_started = None;
-                                continue;
+            let mut last_report = Instant::now();
+            let store = |ingest: &mut Ingest,
+                             batch: &mut Vec<FetchedPage>,
+                             nm: &mut Vec<NotModifiedPage>,
+                             done: &mut Vec<String>|
+             -> Result<()> {
+                ingest.store_batch(std::mem::take(batch), std::mem::take(nm))?;
+                // Stored and indexed: the URLs leave the durable queue.
+                if let Some(q) = &storage_table {
+                    q.finish_stored(done)?;
+                } else {
+                    storage_queue
+                        .finish(done)
+                        .map_err(|e| anyhow::anyhow!(e))?;
+                }
+                done.clear();
+                Ok(())
+            };
+            let result = (|| -> Result<()> {
+                loop {
+                    // Wait for the next event, but not past the batch's deadline.
+                    let event = match batch_started {
+                        None => {
+                            match handle.block_on(async {
+                                tokio::time::timeout(PROGRESS_EVERY, rx.recv()).await
+                            }) {
+                                Ok(e) => e,
+                                Err(_) => {
+                                    report(&ingest, &storage_queue, &mut active, &bar2, lines, start, &mut last_report);
+                                    continue;
+                                }
                             }
                         }
+                        Some(t0) => {
+                            let left = max_wait.saturating_sub(t0.elapsed());
+                            match handle
+                                .block_on(async { tokio::time::timeout(left, rx.recv()).await })
+                            {
+                                Ok(e) => e,
+                                Err(_) => {
+                                    store(&mut ingest, &mut batch, &mut not_modified, &mut done)?;
+                                    batch_started = None;
+                                    continue;
+                                }
+                            }
+                        }
+                    };
+                    let Some(event) = event else { break };
+                    match event {
+                        CrawlEvent::Page(page) => {
+                            batch_started.get_or_insert_with(Instant::now);
+                            done.push(page.requested_url.clone());
+                            batch.push(*page);
+                        }
+                        CrawlEvent::NotModified(nm) => {
+                            batch_started.get_or_insert_with(Instant::now);
+                            done.push(nm.requested_url.clone());
+                            not_modified.push(*nm);
+                        }
+                        other => ingest.note_event(&other),
                     }
-                };
-                let Some(event) = event else { break };
-                match event {
-                    CrawlEvent::Page(page) => {
-                        batch_started.get_or_insert_with(Instant::now);
-                        batch.push(*page);
+                    if batch.len() + not_modified.len() >= batch_pages {
+                        store(&mut ingest, &mut batch, &mut not_modified, &mut done)?;
+                        batch_started = None;
                     }
-                    other => ingest.note_event(&other),
+                    if last_report.elapsed() >= PROGRESS_EVERY || (bar2.is_some() && batch_started.is_none()) {
+                        report(&ingest, &storage_queue, &mut active, &bar2, lines, start, &mut last_report);
+                    }
                 }
-                if batch.len() >= batch_pages {
-                    ingest.store_batch(std::mem::take(&mut batch))?;
-                    batch_started = None;
-                    if let Some(bar) = &bar2 {
-                        let s = ingest.summary();
-                        bar.set_message(format!(
-                            "{} pages, {} duplicates, {} failures, {:.1} MB",
-                            s.pages,
-                            s.duplicates,
-                            s.failures_total(),
-                            s.bytes as f64 / 1e6
-                        ));
-                    }
-                }
-            }
-            ingest.store_batch(batch)?;
-            // Packs are closed here, off the async runtime: a store may be a
-            // blocking client of a remote file system.
-            ingest.finish(start.elapsed())
+                store(&mut ingest, &mut batch, &mut not_modified, &mut done)
+            })();
+            (result, ingest, active)
         })
         .context("cannot start the storage thread")?;
-    let crawl_result = crawler::crawl(crawl_cfg, history, tx).await;
-    let stored = tokio::task::spawn_blocking(move || storage.join())
+    let crawl_result = crawler::crawl_with_queue(
+        crawl_cfg,
+        history,
+        queue,
+        tx,
+        crawler::CancellationToken::new(),
+    )
+    .await;
+    let (stored, ingest, active) = tokio::task::spawn_blocking(move || storage.join())
         .await
         .context("waiting for the storage thread")?
         .map_err(|_| anyhow::anyhow!("the storage thread panicked"))?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let mut summary = stored?;
-    let crawl_summary = crawl_result.context("crawl failed")?;
-    // Failures the crawler counted without an event (none expected) are kept.
-    for (kind, n) in crawl_summary.failures {
-        let e = summary.failures.entry(kind).or_default();
-        *e = (*e).max(n);
+    let mut active = active;
+    // Packs are closed here, off the async runtime: a store may be a
+    // blocking client of a remote file system.
+    let finished = tokio::task::spawn_blocking(move || -> Result<IngestSummary> {
+        stored?;
+        ingest.finish(start.elapsed())
+    })
+    .await
+    .context("closing packs")?;
+    let outcome = finished.and_then(|mut summary| {
+        let crawl_summary = crawl_result.context("crawl failed")?;
+        // Failures the crawler counted without an event (none expected) are kept.
+        for (kind, n) in crawl_summary.failures {
+            let e = summary.failures.entry(kind).or_default();
+            *e = (*e).max(n);
+        }
+        Ok(summary)
+    });
+    let not_due = table_queue.as_ref().map_or(0, |q| q.not_due());
+    if let Some(a) = active.as_mut() {
+        let (status, summary, error) = match &outcome {
+            Ok(s) => (
+                indexer::RunStatus::Finished,
+                serde_json::to_value(s).unwrap_or_default(),
+                None,
+            ),
+            Err(e) => (
+                indexer::RunStatus::Failed,
+                a.record.summary.clone(),
+                Some(format!("{e:#}")),
+            ),
+        };
+        if let Err(e) = a.end(status, summary, error) {
+            tracing::error!(error = %e, "cannot record the end of the run");
+        }
     }
-    summary.not_modified = summary.not_modified.max(crawl_summary.not_modified);
-    Ok(summary)
+    let summary = outcome?;
+    Ok(RunReport {
+        job: run.job.map(|j| j.name),
+        started: active.as_ref().map(|a| a.record.started),
+        resumed: active.as_ref().map_or(0, |a| a.record.resumed),
+        not_due,
+        summary,
+    })
+}
+
+/// Progress: the bar's message, a plain line, the run's heartbeat.
+fn report(
+    ingest: &Ingest,
+    queue: &Arc<dyn crawler::UrlQueue>,
+    active: &mut Option<crate::jobs::ActiveRun>,
+    bar: &Option<indicatif::ProgressBar>,
+    lines: bool,
+    start: Instant,
+    last: &mut Instant,
+) {
+    let s = ingest.summary();
+    let line = progress_line(s, queue.pending(), start.elapsed());
+    if let Some(bar) = bar {
+        bar.set_message(line.trim_start().to_string());
+    }
+    if last.elapsed() < PROGRESS_EVERY {
+        return;
+    }
+    *last = Instant::now();
+    if lines {
+        eprintln!("harvest: {}", line.trim_start());
+    }
+    if let Some(a) = active.as_mut() {
+        if let Err(e) = a.heartbeat(serde_json::to_value(s).unwrap_or_default()) {
+            tracing::warn!(error = %e, "cannot record the run's heartbeat");
+        }
+    }
 }

@@ -17,12 +17,15 @@ use url::Url;
 use crate::charset;
 use crate::config::CrawlConfig;
 use crate::error::Result;
-use crate::event::{CrawlEvent, CrawlSummary, FailureKind, FetchedPage, UrlHistory};
+use crate::event::{
+    CrawlEvent, CrawlSummary, FailureKind, FetchedPage, NotModifiedPage, UrlHistory,
+};
 use crate::extract;
 use crate::fetch::{self, RobotsFetch};
 use crate::frontier::{Frontier, ScopeMatcher};
 use crate::normalize::{host_key, parse_normalized};
 use crate::politeness::Politeness;
+use crate::queue::{MemoryQueue, QueueError, UrlQueue};
 use crate::robots::{self, RobotsCache, RobotsRules};
 
 /// How many queued URLs the scheduler looks at to find one whose host is idle.
@@ -37,6 +40,8 @@ struct Shared {
     robots: RobotsCache,
     politeness: Politeness,
     history: Arc<dyn UrlHistory>,
+    queue: Arc<dyn UrlQueue>,
+    queue_error: Mutex<Option<QueueError>>,
     events: Sender<CrawlEvent>,
     summary: Mutex<CrawlSummary>,
     cancel: CancellationToken,
@@ -62,7 +67,8 @@ impl Shared {
         }
     }
 
-    async fn fail(&self, url: &str, kind: FailureKind, message: String) {
+    /// Reports a failure; returns false (the URL was not handed to the consumer).
+    async fn fail(&self, url: &str, kind: FailureKind, message: String) -> bool {
         tracing::debug!(url, kind = %kind.label(), message = %message, "fetch failed");
         *self.summary().failures.entry(kind.label()).or_default() += 1;
         self.emit(CrawlEvent::Failure {
@@ -71,6 +77,42 @@ impl Shared {
             message,
         })
         .await;
+        false
+    }
+
+    /// The queue's store failed: the crawl stops (a URL must not be lost).
+    fn queue_failed(&self, err: QueueError) {
+        tracing::error!(error = %err, "crawl queue failed, stopping");
+        let mut q = self.queue_error.lock().unwrap_or_else(|p| p.into_inner());
+        q.get_or_insert(err);
+        self.cancel.cancel();
+    }
+
+    /// Queues the links of a page at `depth + 1`; false when the queue failed
+    /// (the crawl is then stopping).
+    fn queue_links(&self, links: &[String], depth: u32) -> bool {
+        let urls: Vec<Url> = links.iter().filter_map(|l| Url::parse(l).ok()).collect();
+        let pushed = self.frontier().push_all(&urls, depth + 1);
+        match pushed {
+            Ok(_) => true,
+            Err(e) => {
+                self.queue_failed(e);
+                false
+            }
+        }
+    }
+
+    /// Links of the stored copy of `url` (for a 304), if the history has one.
+    async fn stored_links(&self, url: &Url) -> Option<Vec<String>> {
+        let copy = self.history.stored_copy(url)?;
+        let page_url = url.clone();
+        tokio::task::spawn_blocking(move || {
+            let charset = charset::charset_from_content_type(&copy.content_type);
+            let decoded = charset::decode(&copy.body, charset.as_deref());
+            extract::extract(&decoded.text, &page_url).links
+        })
+        .await
+        .ok()
     }
 
     /// robots.txt rules for the host of `url`, fetched once per host.
@@ -135,16 +177,41 @@ pub async fn crawl_with_cancel(
     events: Sender<CrawlEvent>,
     cancel: CancellationToken,
 ) -> Result<CrawlSummary> {
+    crawl_with_queue(
+        config,
+        history,
+        Arc::new(MemoryQueue::new()),
+        events,
+        cancel,
+    )
+    .await
+}
+
+/// [`crawl_with_cancel`] over the caller's queue, which may hold URLs of an
+/// interrupted run (they are fetched before anything else at their depth).
+/// The seeds are queued unless the run has seen them. The consumer calls
+/// [`UrlQueue::finish`] for each [`CrawlEvent::Page`] and
+/// [`CrawlEvent::NotModified`] once it has stored it (the crawl finishes the
+/// URLs that produced no page itself). A failing queue stops the crawl with
+/// [`crate::Error::Queue`].
+pub async fn crawl_with_queue(
+    config: CrawlConfig,
+    history: Arc<dyn UrlHistory>,
+    queue: Arc<dyn UrlQueue>,
+    events: Sender<CrawlEvent>,
+    cancel: CancellationToken,
+) -> Result<CrawlSummary> {
     config.validate()?;
     let started = Instant::now();
     let client = fetch::build_client(&config)?;
-    let mut frontier = Frontier::new(
+    let mut frontier = Frontier::with_queue(
+        queue.clone(),
         ScopeMatcher::new(config.scope.clone(), &config.seeds),
         config.max_depth,
         config.max_pages,
     );
     for seed in &config.seeds {
-        frontier.push_seed(seed);
+        frontier.push_seed(seed)?;
     }
     let concurrency = config.concurrency;
     tracing::info!(
@@ -161,6 +228,8 @@ pub async fn crawl_with_cancel(
         frontier: Mutex::new(frontier),
         robots: RobotsCache::new(),
         history,
+        queue,
+        queue_error: Mutex::new(None),
         events,
         summary: Mutex::new(CrawlSummary::default()),
         cancel: cancel.child_token(),
@@ -181,7 +250,14 @@ pub async fn crawl_with_cancel(
                 let host = host_key(u);
                 !busy_hosts.contains_key(&host) || shared.politeness.delay(&host).is_zero()
             });
-            let Some((url, depth)) = next else { break };
+            let (url, depth) = match next {
+                Ok(Some(next)) => next,
+                Ok(None) => break,
+                Err(e) => {
+                    shared.queue_failed(e);
+                    break;
+                }
+            };
             let host = host_key(&url);
             let s = shared.clone();
             let handle = tasks.spawn(async move { process(s, url, depth).await });
@@ -220,6 +296,14 @@ pub async fn crawl_with_cancel(
     tasks.abort_all();
     while tasks.join_next().await.is_some() {}
 
+    if let Some(err) = shared
+        .queue_error
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+    {
+        return Err(err.into());
+    }
     let mut summary = shared.summary().clone();
     summary.cancelled = stopped;
     summary.elapsed = started.elapsed();
@@ -236,8 +320,21 @@ pub async fn crawl_with_cancel(
     Ok(summary)
 }
 
-/// Fetches one frontier URL, following redirects, and reports the outcome.
+/// Fetches one frontier URL and reports the outcome; a URL that produced no
+/// page leaves the queue here, a page when the consumer has stored it.
 async fn process(shared: Arc<Shared>, url: Url, depth: u32) {
+    let requested = url.to_string();
+    let handed_over = fetch_one(&shared, url, depth).await;
+    if !handed_over {
+        if let Err(e) = shared.queue.finish(&[requested]) {
+            shared.queue_failed(e);
+        }
+    }
+}
+
+/// Fetches one URL, following redirects; true when a page or a not-modified
+/// answer was sent to the consumer.
+async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
     let requested = url.to_string();
     let mut current = url;
     let mut chain: HashSet<String> = HashSet::from([requested.clone()]);
@@ -313,7 +410,19 @@ async fn process(shared: Arc<Shared>, url: Url, depth: u32) {
             let (in_scope, new) = {
                 let mut f = shared.frontier();
                 let in_scope = f.in_scope(&next);
-                (in_scope, in_scope && f.mark_seen(&next))
+                let new = if in_scope {
+                    match f.mark_seen(&next) {
+                        Ok(new) => new,
+                        Err(e) => {
+                            drop(f);
+                            shared.queue_failed(e);
+                            return false;
+                        }
+                    }
+                } else {
+                    false
+                };
+                (in_scope, new)
             };
             if !in_scope {
                 let msg = format!("redirect to out-of-scope {next}");
@@ -322,19 +431,38 @@ async fn process(shared: Arc<Shared>, url: Url, depth: u32) {
             if !new {
                 tracing::debug!(url = %requested, target = %next, "redirect target already seen");
                 shared.summary().duplicate_redirects += 1;
-                return;
+                return false;
             }
             current = next;
             continue;
         }
         if status.as_u16() == 304 {
+            let status_line = format!("{:?} {}", resp.version(), status);
+            let headers = fetch::stored_headers(resp.headers(), 0);
             drop(resp);
+            drop(permit);
+            // A 304 has no body: the links come from the stored copy, so that
+            // discovery never stops at an unchanged page.
+            let links = shared.stored_links(&current).await;
+            let links_found = links.as_ref().map(Vec::len);
+            if let Some(links) = &links {
+                if !shared.queue_links(links, depth) {
+                    return false;
+                }
+            }
             shared.summary().not_modified += 1;
-            return shared
-                .emit(CrawlEvent::NotModified {
+            shared
+                .emit(CrawlEvent::NotModified(Box::new(NotModifiedPage {
+                    requested_url: requested,
                     url: current.to_string(),
-                })
+                    fetched_at,
+                    status_line,
+                    headers,
+                    depth,
+                    links_found,
+                })))
                 .await;
+            return true;
         }
         if !status.is_success() {
             drop(resp);
@@ -389,13 +517,8 @@ async fn process(shared: Arc<Shared>, url: Url, depth: u32) {
                 return shared.fail(current.as_str(), FailureKind::Other, msg).await;
             }
         };
-        {
-            let mut f = shared.frontier();
-            for link in &extracted.links {
-                if let Ok(u) = Url::parse(link) {
-                    let _ = f.push(&u, depth + 1);
-                }
-            }
+        if !shared.queue_links(&extracted.links, depth) {
+            return false;
         }
         {
             let mut s = shared.summary();
@@ -417,6 +540,7 @@ async fn process(shared: Arc<Shared>, url: Url, depth: u32) {
             depth,
             extract: extracted,
         };
-        return shared.emit(CrawlEvent::Page(Box::new(page))).await;
+        shared.emit(CrawlEvent::Page(Box::new(page))).await;
+        return true;
     }
 }

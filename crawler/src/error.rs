@@ -13,6 +13,9 @@ pub enum Error {
     /// The HTTP client could not be built (TLS backend, invalid user agent, ...).
     #[error("cannot build the HTTP client: {0}")]
     Client(#[from] reqwest::Error),
+    /// The crawl queue's store failed; the crawl stopped so no URL is lost.
+    #[error(transparent)]
+    Queue(#[from] crate::queue::QueueError),
     /// A URL given in the configuration cannot be parsed.
     #[error("invalid URL {url:?}: {source}")]
     Url {

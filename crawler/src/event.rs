@@ -18,10 +18,25 @@ pub struct Validators {
     pub last_modified: Option<String>,
 }
 
+/// The stored body of an earlier capture (its links are followed after a 304).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoredCopy {
+    /// Body bytes as stored (content-decoded, in the page's charset).
+    pub body: Vec<u8>,
+    /// The stored `Content-Type` header value (for the charset), may be empty.
+    pub content_type: String,
+}
+
 /// Earlier captures known to the caller (the binary reads its `urls` table).
 pub trait UrlHistory: Send + Sync {
     /// Validators of the last capture of `url` (normalised), if any.
     fn validators(&self, url: &Url) -> Option<Validators>;
+
+    /// The stored copy of `url`'s last capture, read when the server answers
+    /// 304 so that the page's links are still followed. Default: none.
+    fn stored_copy(&self, _url: &Url) -> Option<StoredCopy> {
+        None
+    }
 }
 
 /// A history that knows nothing: every fetch is unconditional.
@@ -88,6 +103,26 @@ impl FetchedPage {
     }
 }
 
+/// A 304 answer to a conditional GET (archived as a `revisit` record).
+#[derive(Debug, Clone)]
+pub struct NotModifiedPage {
+    /// The URL taken from the frontier (normalised).
+    pub requested_url: String,
+    /// The URL that answered 304 (normalised, after redirects).
+    pub url: String,
+    /// When the answer arrived.
+    pub fetched_at: DateTime<Utc>,
+    /// Status line, e.g. `HTTP/1.1 304 Not Modified`.
+    pub status_line: String,
+    /// Response headers as received (no body).
+    pub headers: Vec<(String, String)>,
+    /// Link depth from the seed.
+    pub depth: u32,
+    /// Links found in the stored copy and offered to the frontier; `None`
+    /// when no stored copy was available.
+    pub links_found: Option<usize>,
+}
+
 /// Why a URL produced no page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FailureKind {
@@ -146,10 +181,7 @@ pub enum CrawlEvent {
     /// A fetched HTML page.
     Page(Box<FetchedPage>),
     /// The server answered 304 to a conditional GET.
-    NotModified {
-        /// The URL (normalised, after redirects).
-        url: String,
-    },
+    NotModified(Box<NotModifiedPage>),
     /// The URL produced no page.
     Failure {
         /// The URL taken from the frontier (or the hop that failed).

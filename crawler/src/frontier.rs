@@ -1,12 +1,16 @@
 //! The crawl frontier: breadth-first (lowest depth first, FIFO within a depth),
-//! never admits the same normalised URL twice, applies scope, depth and page limits.
+//! never admits the same normalised URL twice in a run, applies scope, depth and
+//! page limits. The queue itself is a [`UrlQueue`] (in memory or durable); the
+//! frontier keeps a window of [`WINDOW`] URLs of it in memory.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use url::Url;
 
 use crate::config::Scope;
 use crate::normalize::normalize;
+use crate::queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
 
 /// Second-level labels that are generic under a two-letter country TLD
 /// (`com.cn`, `co.uk`, ...), used by [`Scope::SameDomain`].
@@ -86,33 +90,68 @@ impl ScopeMatcher {
 }
 
 /// Why [`Frontier::push`] did not queue a URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rejected {
-    /// Already queued or fetched (after normalisation).
+    /// Already queued or fetched in this run (after normalisation).
     Seen,
     /// Outside the crawl scope.
     OutOfScope,
     /// Deeper than `max_depth`.
     TooDeep,
+    /// The queue's store failed.
+    Queue(QueueError),
 }
 
-/// Breadth-first URL queue with de-duplication and limits.
-#[derive(Debug)]
+/// URLs the frontier keeps in memory; more are taken from the queue when
+/// fewer than half are left.
+pub const WINDOW: usize = 2048;
+
+/// Scope, depth and page limits over a [`UrlQueue`], with a small in-memory
+/// window of queued URLs (lowest depth first, FIFO within a depth).
 pub struct Frontier {
-    queues: BTreeMap<u32, VecDeque<Url>>,
-    seen: HashSet<String>,
+    queue: Arc<dyn UrlQueue>,
+    window: BTreeMap<u32, VecDeque<Url>>,
+    in_window: usize,
+    /// The queue answered with fewer URLs than asked and nothing was pushed since.
+    drained: bool,
     scope: ScopeMatcher,
     max_depth: Option<u32>,
     max_pages: Option<u64>,
     dispatched: u64,
 }
 
+impl std::fmt::Debug for Frontier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Frontier")
+            .field("in_window", &self.in_window)
+            .field("dispatched", &self.dispatched)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Frontier {
-    /// An empty frontier.
+    /// A frontier over an empty in-memory queue.
     pub fn new(scope: ScopeMatcher, max_depth: Option<u32>, max_pages: Option<u64>) -> Self {
+        Self::with_queue(
+            Arc::new(MemoryQueue::new()),
+            scope,
+            max_depth,
+            max_pages,
+        )
+    }
+
+    /// A frontier over `queue` (which may already hold URLs of this run).
+    pub fn with_queue(
+        queue: Arc<dyn UrlQueue>,
+        scope: ScopeMatcher,
+        max_depth: Option<u32>,
+        max_pages: Option<u64>,
+    ) -> Self {
         Self {
-            queues: BTreeMap::new(),
-            seen: HashSet::new(),
+            queue,
+            window: BTreeMap::new(),
+            in_window: 0,
+            drained: false,
             scope,
             max_depth,
             max_pages,
@@ -120,18 +159,50 @@ impl Frontier {
         }
     }
 
-    /// Queues a seed: no scope check, depth 0.
-    pub fn push_seed(&mut self, url: &Url) -> bool {
+    /// The queue under this frontier.
+    pub fn queue(&self) -> &Arc<dyn UrlQueue> {
+        &self.queue
+    }
+
+    /// Queues a seed: no scope check, depth 0. False when the run has seen it.
+    pub fn push_seed(&mut self, url: &Url) -> Result<bool, QueueError> {
         let url = normalize(url);
-        if !self.seen.insert(url.as_str().to_string()) {
-            return false;
-        }
-        self.queues.entry(0).or_default().push_back(url);
-        true
+        self.drained = false;
+        Ok(self.queue.push(vec![QueuedUrl { url, depth: 0 }])? == 1)
     }
 
     /// Queues a discovered URL at `depth` if it is new, in scope and not too deep.
     pub fn push(&mut self, url: &Url, depth: u32) -> Result<(), Rejected> {
+        let url = self.admit(url, depth)?;
+        self.drained = false;
+        match self.queue.push(vec![QueuedUrl { url, depth }]) {
+            Ok(0) => Err(Rejected::Seen),
+            Ok(_) => Ok(()),
+            Err(e) => Err(Rejected::Queue(e)),
+        }
+    }
+
+    /// Queues the admissible URLs of `urls` at `depth` in one call to the
+    /// queue; returns how many were new.
+    pub fn push_all<'a>(
+        &mut self,
+        urls: impl IntoIterator<Item = &'a Url>,
+        depth: u32,
+    ) -> Result<usize, QueueError> {
+        let batch: Vec<QueuedUrl> = urls
+            .into_iter()
+            .filter_map(|u| self.admit(u, depth).ok())
+            .map(|url| QueuedUrl { url, depth })
+            .collect();
+        if batch.is_empty() {
+            return Ok(0);
+        }
+        self.drained = false;
+        self.queue.push(batch)
+    }
+
+    /// Scope and depth check; the normalised URL when admissible.
+    fn admit(&self, url: &Url, depth: u32) -> Result<Url, Rejected> {
         if self.max_depth.is_some_and(|max| depth > max) {
             return Err(Rejected::TooDeep);
         }
@@ -139,17 +210,13 @@ impl Frontier {
         if !self.scope.allows(&url) {
             return Err(Rejected::OutOfScope);
         }
-        if !self.seen.insert(url.as_str().to_string()) {
-            return Err(Rejected::Seen);
-        }
-        self.queues.entry(depth).or_default().push_back(url);
-        Ok(())
+        Ok(url)
     }
 
     /// Records `url` as seen without queueing it (redirect targets).
     /// Returns false when it had been seen before.
-    pub fn mark_seen(&mut self, url: &Url) -> bool {
-        self.seen.insert(normalize(url).as_str().to_string())
+    pub fn mark_seen(&mut self, url: &Url) -> Result<bool, QueueError> {
+        self.queue.mark_seen(&normalize(url))
     }
 
     /// True when `url` is inside the crawl scope.
@@ -157,20 +224,31 @@ impl Frontier {
         self.scope.allows(&normalize(url))
     }
 
+    /// Tops the window up from the queue when it is less than half full.
+    fn refill(&mut self) -> Result<(), QueueError> {
+        if self.drained || self.in_window >= WINDOW / 2 {
+            return Ok(());
+        }
+        let want = WINDOW - self.in_window;
+        let got = self.queue.take(want)?;
+        if got.len() < want {
+            self.drained = true;
+        }
+        self.in_window += got.len();
+        for q in got {
+            self.window.entry(q.depth).or_default().push_back(q.url);
+        }
+        Ok(())
+    }
+
+    fn limit_reached(&self) -> bool {
+        self.max_pages.is_some_and(|max| self.dispatched >= max)
+    }
+
     /// Next URL to fetch (lowest depth first), or `None` when empty or when
     /// `max_pages` URLs have been handed out.
-    pub fn pop(&mut self) -> Option<(Url, u32)> {
-        if self.max_pages.is_some_and(|max| self.dispatched >= max) {
-            return None;
-        }
-        let (&depth, queue) = self.queues.iter_mut().next()?;
-        let url = queue.pop_front();
-        if queue.is_empty() {
-            self.queues.remove(&depth);
-        }
-        let url = url?;
-        self.dispatched += 1;
-        Some((url, depth))
+    pub fn pop(&mut self) -> Result<Option<(Url, u32)>, QueueError> {
+        self.pop_ready(usize::MAX, |_| true)
     }
 
     /// Like [`Frontier::pop`], but takes the first URL (lowest depth first, FIFO
@@ -181,13 +259,14 @@ impl Frontier {
         &mut self,
         max_scan: usize,
         ready: impl Fn(&Url) -> bool,
-    ) -> Option<(Url, u32)> {
-        if self.max_pages.is_some_and(|max| self.dispatched >= max) {
-            return None;
+    ) -> Result<Option<(Url, u32)>, QueueError> {
+        if self.limit_reached() {
+            return Ok(None);
         }
+        self.refill()?;
         let mut scanned = 0usize;
         let mut found = None;
-        'outer: for (&depth, queue) in self.queues.iter() {
+        'outer: for (&depth, queue) in self.window.iter() {
             for (i, url) in queue.iter().enumerate() {
                 if scanned >= max_scan {
                     break 'outer;
@@ -199,19 +278,30 @@ impl Frontier {
                 }
             }
         }
-        let (depth, i) = found?;
-        let queue = self.queues.get_mut(&depth)?;
-        let url = queue.remove(i)?;
+        let Some((depth, i)) = found else {
+            return Ok(None);
+        };
+        let Some(queue) = self.window.get_mut(&depth) else {
+            return Ok(None);
+        };
+        let url = queue.remove(i);
         if queue.is_empty() {
-            self.queues.remove(&depth);
+            self.window.remove(&depth);
         }
+        let Some(url) = url else { return Ok(None) };
+        self.in_window -= 1;
         self.dispatched += 1;
-        Some((url, depth))
+        Ok(Some((url, depth)))
     }
 
-    /// URLs waiting in the queue.
+    /// URLs waiting in the in-memory window.
     pub fn queued(&self) -> usize {
-        self.queues.values().map(VecDeque::len).sum()
+        self.in_window
+    }
+
+    /// URLs queued and not finished, as the queue counts them.
+    pub fn pending(&self) -> u64 {
+        self.queue.pending()
     }
 
     /// URLs handed out by [`Frontier::pop`] so far.
@@ -240,24 +330,24 @@ mod tests {
     fn never_queues_a_normalised_url_twice() {
         let seeds = [u("http://example.com/")];
         let mut f = Frontier::new(ScopeMatcher::new(Scope::SameHost, &seeds), None, None);
-        assert!(f.push_seed(&seeds[0]));
+        assert_eq!(f.push_seed(&seeds[0]), Ok(true));
         assert_eq!(
             f.push(&u("http://EXAMPLE.com:80/#top"), 1),
             Err(Rejected::Seen)
         );
         assert_eq!(f.push(&u("http://example.com/a"), 1), Ok(()));
         assert_eq!(f.push(&u("http://example.com/a#x"), 1), Err(Rejected::Seen));
-        assert_eq!(f.queued(), 2);
+        assert_eq!(f.pending(), 2);
     }
 
     #[test]
     fn pops_lowest_depth_first() {
         let seeds = [u("http://example.com/")];
         let mut f = Frontier::new(ScopeMatcher::new(Scope::SameHost, &seeds), None, None);
-        f.push_seed(&seeds[0]);
+        assert_eq!(f.push_seed(&seeds[0]), Ok(true));
         assert!(f.push(&u("http://example.com/deep"), 2).is_ok());
         assert!(f.push(&u("http://example.com/shallow"), 1).is_ok());
-        let order: Vec<u32> = std::iter::from_fn(|| f.pop()).map(|(_, d)| d).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| f.pop().ok().flatten()).map(|(_, d)| d).collect();
         assert_eq!(order, vec![0, 1, 2]);
     }
 
@@ -269,7 +359,7 @@ mod tests {
             Some(1),
             Some(2),
         );
-        f.push_seed(&seeds[0]);
+        assert_eq!(f.push_seed(&seeds[0]), Ok(true));
         assert_eq!(f.push(&u("http://news.example.com/x"), 1), Ok(()));
         assert_eq!(
             f.push(&u("http://notexample.com/x"), 1),
@@ -280,9 +370,9 @@ mod tests {
             Err(Rejected::TooDeep)
         );
         assert_eq!(f.push(&u("http://www.example.com/z"), 1), Ok(()));
-        assert!(f.pop().is_some());
-        assert!(f.pop().is_some());
-        assert!(f.pop().is_none(), "max_pages = 2");
+        assert!(matches!(f.pop(), Ok(Some(_))));
+        assert!(matches!(f.pop(), Ok(Some(_))));
+        assert_eq!(f.pop(), Ok(None), "max_pages = 2");
         assert_eq!(f.dispatched(), 2);
     }
 
@@ -290,24 +380,26 @@ mod tests {
     fn pop_ready_skips_busy_hosts_but_keeps_order() {
         let seeds = [u("http://a.example/")];
         let mut f = Frontier::new(ScopeMatcher::new(Scope::Any, &seeds), None, None);
-        f.push_seed(&seeds[0]);
+        assert_eq!(f.push_seed(&seeds[0]), Ok(true));
         assert!(f.push(&u("http://a.example/2"), 1).is_ok());
         assert!(f.push(&u("http://b.example/1"), 1).is_ok());
         assert!(f.push(&u("http://b.example/2"), 1).is_ok());
         let not_a = |u: &Url| u.host_str() != Some("a.example");
         assert_eq!(
             f.pop_ready(10, not_a)
+                .ok()
+                .flatten()
                 .map(|(u, _)| u.to_string())
                 .as_deref(),
             Some("http://b.example/1")
         );
         assert_eq!(
             f.pop_ready(1, not_a),
-            None,
+            Ok(None),
             "scan limit reached on a.example/"
         );
         assert_eq!(
-            f.pop().map(|(u, d)| (u.to_string(), d)),
+            f.pop().ok().flatten().map(|(u, d)| (u.to_string(), d)),
             Some(("http://a.example/".into(), 0))
         );
         assert_eq!(f.queued(), 2);

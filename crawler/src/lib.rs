@@ -17,15 +17,18 @@ pub mod fetch;
 pub mod frontier;
 pub mod normalize;
 pub mod politeness;
+pub mod queue;
 pub mod robots;
 
 pub use charset::CharsetSource;
 pub use config::{CrawlConfig, Scope};
-pub use crawl::{crawl, crawl_with_cancel, SCHEDULER_SCAN_LIMIT};
+pub use crawl::{crawl, crawl_with_cancel, crawl_with_queue, SCHEDULER_SCAN_LIMIT};
 pub use error::{Error, Result};
 pub use event::{
-    CrawlEvent, CrawlSummary, FailureKind, FetchedPage, NoHistory, UrlHistory, Validators,
+    CrawlEvent, CrawlSummary, FailureKind, FetchedPage, NoHistory, NotModifiedPage, StoredCopy,
+    UrlHistory, Validators,
 };
+pub use queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
 pub use extract::Extracted;
 pub use tokio_util::sync::CancellationToken;
 pub use url::Url;

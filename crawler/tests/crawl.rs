@@ -8,7 +8,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crawler::{CharsetSource, CrawlEvent, FailureKind, Url, UrlHistory, Validators};
+use crawler::{
+    CharsetSource, CrawlEvent, FailureKind, MemoryQueue, QueueError, QueuedUrl, StoredCopy, Url,
+    UrlHistory, UrlQueue, Validators,
+};
 use util::{failures, pages, run, run_with_history, test_config, Reply, TestServer};
 
 const START: &str = "/zh-TW/text/shared/optionen/macrosecurity.html";
@@ -330,7 +333,136 @@ async fn conditional_get_reports_not_modified() {
         run_with_history(test_config(vec![server.url("/")]), Arc::new(KnownEtag)).await;
     assert_eq!(summary.not_modified, 1);
     assert_eq!(summary.pages, 0);
-    assert!(matches!(events.first(), Some(CrawlEvent::NotModified { url }) if url.ends_with('/')));
+    assert!(matches!(events.first(), Some(CrawlEvent::NotModified(p)) if p.url.ends_with('/')));
+}
+
+/// Knows the root page: validators and a stored copy linking to /a and /b.
+struct StoredRoot;
+
+impl UrlHistory for StoredRoot {
+    fn validators(&self, url: &Url) -> Option<Validators> {
+        KnownEtag.validators(url)
+    }
+
+    fn stored_copy(&self, url: &Url) -> Option<StoredCopy> {
+        (url.path() == "/").then(|| StoredCopy {
+            body: b"<html><body><a href=/a>a</a> <a href=/b>b</a></body></html>".to_vec(),
+            content_type: "text/html; charset=utf-8".into(),
+        })
+    }
+}
+
+/// Regression (issue 10): a second crawl stopped at the first 304, which has
+/// no body and so no links; an updated article behind an unchanged section
+/// page was never fetched again.
+#[tokio::test]
+async fn not_modified_pages_are_followed_through_their_stored_copy() {
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::status(404),
+        "/" => Reply::Full {
+            status: 304,
+            headers: vec![("etag".into(), "\"v1\"".into())],
+            body: vec![],
+        },
+        _ => Reply::html("<p>article</p>"),
+    })
+    .await;
+    let (summary, events) =
+        run_with_history(test_config(vec![server.url("/")]), Arc::new(StoredRoot)).await;
+    assert_eq!(summary.not_modified, 1);
+    let mut got: Vec<String> = pages(&events).iter().map(|p| p.url.clone()).collect();
+    got.sort();
+    assert_eq!(got, vec![server.url("/a").to_string(), server.url("/b").to_string()]);
+    let not_modified = events.iter().find_map(|e| match e {
+        CrawlEvent::NotModified(p) => Some(p),
+        _ => None,
+    });
+    let Some(p) = not_modified else {
+        panic!("no NotModified event in {events:?}")
+    };
+    assert_eq!(p.links_found, Some(2));
+    assert!(p.status_line.contains("304"), "{}", p.status_line);
+}
+
+/// A queue that already holds URLs of an interrupted run: they are fetched,
+/// and a seed the run had seen is not fetched again.
+#[tokio::test]
+async fn a_crawl_continues_from_the_queue_it_is_given() {
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::status(404),
+        "/" => Reply::html("<a href=/x>x</a>"),
+        p => Reply::html(format!("<p>page {p}</p>")),
+    })
+    .await;
+    let queue = Arc::new(MemoryQueue::new());
+    let seed = server.url("/");
+    assert_eq!(queue.mark_seen(&seed), Ok(true));
+    let left = vec![
+        QueuedUrl { url: server.url("/left1"), depth: 1 },
+        QueuedUrl { url: server.url("/left2"), depth: 1 },
+    ];
+    assert_eq!(queue.push(left), Ok(2));
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let collector = tokio::spawn(async move {
+        let mut events = Vec::new();
+        while let Some(e) = rx.recv().await {
+            events.push(e);
+        }
+        events
+    });
+    let summary = crawler::crawl_with_queue(
+        test_config(vec![seed]),
+        Arc::new(crawler::NoHistory),
+        queue.clone(),
+        tx,
+        crawler::CancellationToken::new(),
+    )
+    .await;
+    let events = collector.await.unwrap_or_default();
+    assert!(summary.is_ok(), "{summary:?}");
+    let mut got: Vec<String> = pages(&events).iter().map(|p| p.url.clone()).collect();
+    got.sort();
+    assert_eq!(
+        got,
+        vec![server.url("/left1").to_string(), server.url("/left2").to_string()]
+    );
+}
+
+/// A queue whose store fails: the crawl stops with the queue's error instead
+/// of going on and losing discovered URLs.
+#[tokio::test]
+async fn a_failing_queue_stops_the_crawl_with_its_error() {
+    struct Broken;
+    impl UrlQueue for Broken {
+        fn push(&self, _: Vec<QueuedUrl>) -> Result<usize, QueueError> {
+            Err(QueueError("disk full".into()))
+        }
+        fn mark_seen(&self, _: &Url) -> Result<bool, QueueError> {
+            Ok(true)
+        }
+        fn take(&self, _: usize) -> Result<Vec<QueuedUrl>, QueueError> {
+            Ok(Vec::new())
+        }
+        fn finish(&self, _: &[String]) -> Result<(), QueueError> {
+            Ok(())
+        }
+        fn pending(&self) -> u64 {
+            0
+        }
+    }
+    let (tx, _rx) = tokio::sync::mpsc::channel(16);
+    let result = crawler::crawl_with_queue(
+        test_config(vec![Url::parse("http://127.0.0.1:9/").unwrap_or_else(|_| unreachable!())]),
+        Arc::new(crawler::NoHistory),
+        Arc::new(Broken),
+        tx,
+        crawler::CancellationToken::new(),
+    )
+    .await;
+    assert!(
+        matches!(&result, Err(crawler::Error::Queue(e)) if e.0 == "disk full"),
+        "{result:?}"
+    );
 }
 
 /// Every page links to the next five: an endless site.

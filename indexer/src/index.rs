@@ -469,6 +469,58 @@ impl Index {
             .transpose()
     }
 
+    /// Reads the states of several URLs in one call (one entry per URL).
+    pub fn get_urls(&self, urls: &[&str]) -> Result<Vec<Option<UrlState>>> {
+        if urls.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<Vec<u8>> = urls.iter().map(|u| u.as_bytes().to_vec()).collect();
+        self.store
+            .get(URLS_TABLE, &keys, &[FAMILY_ATTRS])?
+            .into_iter()
+            .map(|r| r.map(|r| UrlState::from_row(&r)).transpose())
+            .collect()
+    }
+
+    /// Removes pages (data rows and their index entries), e.g. the old row of
+    /// a page whose key time changed with a new capture. Missing rows are
+    /// ignored.
+    pub fn delete_pages(&self, keys: &[PageKey]) -> Result<()> {
+        let mut by_table: BTreeMap<&str, Vec<Vec<u8>>> = BTreeMap::new();
+        for k in keys {
+            by_table.entry(&k.table).or_default().push(k.row_key.clone());
+        }
+        for (table, rows) in by_table {
+            let format = self.table_format(table)?;
+            let existing = self.store.get(table, &rows, &[FAMILY_INDEX])?;
+            let mut whole: Vec<Vec<u8>> = Vec::new();
+            let mut cells: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
+            for (key, old) in rows.iter().zip(existing) {
+                let Some(old) = old else { continue };
+                whole.push(key.clone());
+                for c in old.family(FAMILY_INDEX) {
+                    if format == TableFormat::Mixed {
+                        whole.push(c.qualifier.clone());
+                    }
+                    let (row, suffix) = keys::posting_of(&keys::split_index_key(&c.qualifier)?);
+                    cells
+                        .entry(row.clone())
+                        .or_insert_with(|| Row::new(row))
+                        .cells
+                        .push(Cell::new(FAMILY_INDEX, suffix, Vec::new()));
+                }
+            }
+            if !cells.is_empty() {
+                let cells: Vec<Row> = cells.into_values().collect();
+                self.store.delete_cells(table, &cells)?;
+            }
+            if !whole.is_empty() {
+                self.store.delete(table, &whole)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Writes URL states (absent optional fields are cleared). A state
     /// without `first_capture` keeps the stored one; a URL seen for the first
     /// time gets its `last_capture` as `first_capture`.

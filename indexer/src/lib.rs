@@ -9,6 +9,7 @@
 pub mod clusters;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
+pub mod crawlstate;
 pub mod embedded;
 pub mod error;
 #[cfg(feature = "hbase")]
@@ -25,6 +26,9 @@ pub mod thrift2;
 pub mod zone;
 
 pub use clusters::ClusterRow;
+pub use crawlstate::{
+    FrontierEntry, FrontierTable, RunRecord, RunStatus, RunsTable, FRONTIER_TABLE, RUNS_TABLE,
+};
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{Error, Result};
 #[cfg(feature = "hbase")]

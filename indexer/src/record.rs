@@ -90,6 +90,16 @@ pub mod q {
     pub const FIRST_RECORD_ID: &[u8] = b"first_record_id";
     /// digests table: sources (JSON array)
     pub const SOURCES: &[u8] = b"sources";
+    /// `urls`: when the URL is due again.
+    pub const NEXT_FETCH: &[u8] = b"next_fetch";
+    /// `urls`: captures with a changed payload.
+    pub const CHANGES: &[u8] = b"changes";
+    /// `urls`: 1 for an article, 0 for a hub page.
+    pub const ARTICLE: &[u8] = b"article";
+    /// `urls`: revisit interval in seconds.
+    pub const INTERVAL: &[u8] = b"interval";
+    /// Page: first capture time of the URL (the key time without a publish time).
+    pub const FIRST_SEEN: &[u8] = b"first_seen";
 }
 
 /// Encodes a timestamp so that byte order is time order (microsecond precision).
@@ -117,6 +127,11 @@ pub struct PageRecord {
     pub published: Option<DateTime<Utc>>,
     /// Fetch time.
     pub fetched: DateTime<Utc>,
+    /// First capture of this URL, when an earlier capture exists: a page
+    /// without a publish time keeps the key time of its first capture, so a
+    /// changed page replaces its row instead of adding one.
+    #[serde(default)]
+    pub first_seen: Option<DateTime<Utc>>,
     /// Media source (outlet) named by the page.
     pub media: Option<String>,
     /// Comment count.
@@ -167,9 +182,10 @@ impl PageRecord {
         }
     }
 
-    /// The time used in the row key: publish time, else fetch time.
+    /// The time used in the row key: publish time, else the URL's first
+    /// capture, else fetch time.
     pub fn key_time(&self) -> DateTime<Utc> {
-        self.published.unwrap_or(self.fetched)
+        self.published.or(self.first_seen).unwrap_or(self.fetched)
     }
 
     /// Keywords as indexed: lowercased, deduplicated, sorted.
@@ -187,6 +203,7 @@ impl PageRecord {
         c.str(q::TITLE, &self.title);
         c.opt_time(q::PUBLISHED, self.published);
         c.time(q::FETCHED, self.fetched);
+        c.opt_time(q::FIRST_SEEN, self.first_seen);
         c.opt_str(q::MEDIA, self.media.as_deref());
         c.opt_u64(q::COMMENTS, self.comments);
         c.opt_u64(q::PARTICIPANTS, self.participants);
@@ -220,6 +237,7 @@ impl PageRecord {
             title: r.str(q::TITLE)?,
             published: r.opt_time(q::PUBLISHED)?,
             fetched: r.time(q::FETCHED)?,
+            first_seen: r.opt_time(q::FIRST_SEEN)?,
             media: r.opt_str(q::MEDIA)?,
             comments: r.opt_u64(q::COMMENTS)?,
             participants: r.opt_u64(q::PARTICIPANTS)?,
@@ -264,6 +282,24 @@ pub struct UrlState {
     pub table: String,
     /// Row key of the last capture in `table`.
     pub row_key: Vec<u8>,
+    /// Payload digest of the last capture (`None` for rows written before
+    /// harvest recorded it).
+    #[serde(default)]
+    pub digest: Option<String>,
+    /// When the URL is due again (articles on the revisit schedule); `None`:
+    /// no revisit planned (hubs are fetched every run anyway).
+    #[serde(default)]
+    pub next_fetch: Option<DateTime<Utc>>,
+    /// Captures whose payload differed from the one before.
+    #[serde(default)]
+    pub changes: u64,
+    /// An article (revisited on a schedule) rather than a hub page (seeds,
+    /// sections: fetched every run).
+    #[serde(default)]
+    pub article: bool,
+    /// The revisit interval that led to `next_fetch`, seconds.
+    #[serde(default)]
+    pub interval_secs: Option<u64>,
 }
 
 impl UrlState {
@@ -276,6 +312,11 @@ impl UrlState {
         c.opt_str(q::LAST_MODIFIED, self.last_modified.as_deref());
         c.str(q::TABLE, &self.table);
         c.bytes(q::ROW_KEY, self.row_key.clone());
+        c.opt_str(q::DIGEST, self.digest.as_deref());
+        c.opt_time(q::NEXT_FETCH, self.next_fetch);
+        c.u64(q::CHANGES, self.changes);
+        c.bytes(q::ARTICLE, vec![u8::from(self.article)]);
+        c.opt_u64(q::INTERVAL, self.interval_secs);
         Row {
             key: self.url.as_bytes().to_vec(),
             cells: c.0,
@@ -294,6 +335,11 @@ impl UrlState {
             last_modified: r.opt_str(q::LAST_MODIFIED)?,
             table: r.str(q::TABLE)?,
             row_key: r.req(q::ROW_KEY)?.to_vec(),
+            digest: r.opt_str(q::DIGEST)?,
+            next_fetch: r.opt_time(q::NEXT_FETCH)?,
+            changes: r.opt_u64(q::CHANGES)?.unwrap_or(0),
+            article: r.0.cell(FAMILY_ATTRS, q::ARTICLE) == Some(&[1u8][..]),
+            interval_secs: r.opt_u64(q::INTERVAL)?,
         })
     }
 }
@@ -454,6 +500,7 @@ mod tests {
             title: "Brexit: MPs back Article 50 bill".into(),
             published: "2017-02-08T19:00:00Z".parse().ok(),
             fetched: "2017-02-09T06:12:31Z".parse().unwrap_or_default(),
+            first_seen: None,
             media: Some("www.bbc.co.uk".into()),
             comments: Some(1234),
             participants: None,

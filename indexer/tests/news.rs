@@ -406,6 +406,11 @@ fn urls_and_digests_round_trip_and_replace() {
         last_modified: Some("Tue, 07 Feb 2017 18:02:11 GMT".into()),
         table: key.table.clone(),
         row_key: key.row_key.clone(),
+        digest: Some(p.digest.clone()),
+        next_fetch: Some(p.fetched + chrono::Duration::hours(6)),
+        changes: 2,
+        article: true,
+        interval_secs: Some(6 * 3600),
     };
     assert_eq!(f.index.get_url(&p.url).expect("get"), None);
     f.index.put_urls(std::slice::from_ref(&state)).expect("put");

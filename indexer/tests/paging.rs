@@ -432,6 +432,11 @@ fn page_ids_details_and_lists() {
             last_modified: None,
             table: h.table.clone(),
             row_key: h.row_key.clone(),
+            digest: None,
+            next_fetch: None,
+            changes: 0,
+            article: false,
+            interval_secs: None,
         }])
         .expect("urls");
     let d = f

@@ -26,6 +26,9 @@ pub const DIGEST_PREFIX: &str = "sha1:";
 /// Profile of revisit records that point at an identical earlier payload.
 pub const REVISIT_PROFILE_IDENTICAL_PAYLOAD: &str =
     "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+/// `WARC-Profile` of a revisit record for a 304 answer (WARC 1.1, 6.7.3).
+pub const REVISIT_PROFILE_SERVER_NOT_MODIFIED: &str =
+    "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
 /// URI of the WARC 1.1 specification, written as `conformsTo` in warcinfo records.
 pub const WARC_1_1_SPEC_URI: &str =
     "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/";
@@ -138,6 +141,52 @@ pub struct RevisitInput<'a> {
     pub refers_to_date: DateTime<Utc>,
     /// Payload digest shared by both captures (`sha1:BASE32`).
     pub payload_digest: &'a str,
+}
+
+/// What [`encode_not_modified`] needs: a conditional request answered 304.
+#[derive(Debug, Clone)]
+pub struct NotModifiedInput<'a> {
+    /// URL of this capture.
+    pub target_uri: &'a str,
+    /// When the 304 was received.
+    pub date: DateTime<Utc>,
+    /// HTTP status line (`HTTP/1.1 304 Not Modified`).
+    pub status_line: &'a str,
+    /// HTTP headers of the 304 (written as given).
+    pub headers: &'a [(String, String)],
+    /// `WARC-Record-ID` of the capture the server says is unchanged.
+    pub refers_to: &'a str,
+    /// Target URI of that capture.
+    pub refers_to_target_uri: &'a str,
+    /// Date of that capture.
+    pub refers_to_date: DateTime<Utc>,
+}
+
+/// A `revisit` record with profile server-not-modified: the 304's status line
+/// and headers as the block, referring to the capture it confirms.
+pub fn encode_not_modified(r: &NotModifiedInput<'_>) -> EncodedRecord {
+    let block = http_head(r.status_line, r.headers);
+    let record_id = new_record_id();
+    let date = format_warc_date(&r.date);
+    let refers_to_date = format_warc_date(&r.refers_to_date);
+    let block_digest = payload_digest(&block);
+    let headers = vec![
+        (header::WARC_TYPE, record_type::REVISIT),
+        (header::RECORD_ID, record_id.as_str()),
+        (header::DATE, date.as_str()),
+        (header::TARGET_URI, r.target_uri),
+        (header::PROFILE, REVISIT_PROFILE_SERVER_NOT_MODIFIED),
+        (header::REFERS_TO, r.refers_to),
+        (header::REFERS_TO_TARGET_URI, r.refers_to_target_uri),
+        (header::REFERS_TO_DATE, refers_to_date.as_str()),
+        (header::CONTENT_TYPE, CONTENT_TYPE_HTTP_RESPONSE),
+        (header::BLOCK_DIGEST, block_digest.as_str()),
+    ];
+    EncodedRecord {
+        bytes: gzip_record(&headers, &block),
+        record_id,
+        payload_digest: None,
+    }
 }
 
 /// `sha1:` + base32 (RFC 4648, upper case, padded) of `bytes`, as in `WARC-Payload-Digest`.
@@ -705,6 +754,31 @@ mod tests {
         let http = rec.http_response().unwrap();
         assert_eq!(http.headers.len(), 1);
         assert_eq!(http.body, b"x");
+    }
+
+    #[test]
+    fn not_modified_revisit_keeps_the_304_head() {
+        let original = response(b"body");
+        let h = vec![("etag".to_string(), "\"v1\"".to_string())];
+        let enc = encode_not_modified(&NotModifiedInput {
+            target_uri: "https://www.debian.org/doc/",
+            date: Utc.with_ymd_and_hms(2024, 5, 2, 0, 0, 0).unwrap(),
+            status_line: "HTTP/1.1 304 Not Modified",
+            headers: &h,
+            refers_to: &original.record_id,
+            refers_to_target_uri: "https://www.debian.org/doc/",
+            refers_to_date: Utc.with_ymd_and_hms(2024, 5, 1, 0, 0, 0).unwrap(),
+        });
+        let rec = read_record(&enc.bytes).unwrap();
+        assert_eq!(rec.record_type(), Some("revisit"));
+        assert_eq!(
+            rec.header("WARC-Profile"),
+            Some(REVISIT_PROFILE_SERVER_NOT_MODIFIED)
+        );
+        assert_eq!(rec.payload_digest(), None);
+        let http = rec.http_response().unwrap();
+        assert_eq!(http.status, 304);
+        assert!(http.body.is_empty());
     }
 
     #[test]

@@ -313,6 +313,7 @@ fn load_pages() -> Vec<PageRecord> {
             title,
             published: (!id.is_multiple_of(10)).then_some(published),
             fetched,
+            first_seen: None,
             media: Some(host.clone()),
             comments: (!id.is_multiple_of(7)).then_some(n_words / 10),
             participants: (!id.is_multiple_of(7)).then_some(n_words / 30),

@@ -1,0 +1,596 @@
+//! Crawl state kept in tables, so that a crawl job survives `kill -9`:
+//! the `frontier` table (a job run's queue and the URLs it has seen) and the
+//! `runs` table (one row per job run: status, heartbeat, summary).
+//!
+//! # `frontier` (family `a`, one bucket)
+//! ```text
+//! seen row   [job][0x00] 's' [url-hash 8B]                 url
+//! queue row  [job][0x00] 'q' [depth u32 BE][seq u64 BE][url-hash 8B]   url
+//! ```
+//! A queue row exists from the moment a URL is discovered until the run has
+//! stored (or given up on) the URL, so a restarted run takes up every URL that
+//! was queued or in flight; the seen rows keep it from queueing a URL twice.
+//! `seq` grows with time (microseconds since the epoch, then +1 per URL), so
+//! a depth is served first in, first out across restarts. Only the hashes of
+//! the seen URLs are held in memory (8 bytes a URL), the queue is read in
+//! windows.
+//!
+//! # `runs` (family `a`, one bucket)
+//! ```text
+//! [job][0x00][u64::MAX - started µs, BE]   json (a RunRecord)
+//! ```
+//! so a job's newest run comes first.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::keys::url_hash;
+use crate::record::FAMILY_ATTRS;
+use crate::store::{prefix_end, Cell, Row, Scan, TableStore};
+
+/// Table of the job runs' queues.
+pub const FRONTIER_TABLE: &str = "frontier";
+/// Table of the job runs.
+pub const RUNS_TABLE: &str = "runs";
+/// Qualifier of the URL cell (frontier) and the record cell (runs).
+const Q_URL: &[u8] = b"url";
+const Q_RUN: &[u8] = b"run";
+const SEEN_TAG: u8 = b's';
+const QUEUE_TAG: u8 = b'q';
+/// Rows deleted or written per store call.
+const CHUNK: usize = 1024;
+
+fn check_job(job: &str) -> Result<()> {
+    if job.is_empty() || job.len() > 64 || job.bytes().any(|b| b == 0 || b.is_ascii_control()) {
+        return Err(Error::Invalid(format!(
+            "job name {job:?}: 1 to 64 characters, no control characters"
+        )));
+    }
+    Ok(())
+}
+
+fn job_prefix(job: &str) -> Vec<u8> {
+    let mut k = job.as_bytes().to_vec();
+    k.push(0);
+    k
+}
+
+fn tagged(job: &str, tag: u8) -> Vec<u8> {
+    let mut k = job_prefix(job);
+    k.push(tag);
+    k
+}
+
+/// One URL of a run's queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrontierEntry {
+    /// Normalised URL.
+    pub url: String,
+    /// Link depth from a seed.
+    pub depth: u32,
+}
+
+/// The queue of one job run, kept in the `frontier` table.
+pub struct FrontierTable {
+    store: Arc<dyn TableStore>,
+    job: String,
+    seen: Mutex<HashSet<u64>>,
+    /// Next queue key to read (keys below it were handed out).
+    cursor: Mutex<Vec<u8>>,
+    /// URL -> queue key of the URLs handed out and not finished.
+    taken: Mutex<HashMap<String, Vec<u8>>>,
+    pending: AtomicU64,
+    seq: AtomicU64,
+}
+
+impl std::fmt::Debug for FrontierTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrontierTable")
+            .field("job", &self.job)
+            .field("pending", &self.pending.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl FrontierTable {
+    /// Opens the queue of `job` as the table holds it (an interrupted run's
+    /// queue and seen URLs are taken up). Creates the table if needed.
+    pub fn open(store: Arc<dyn TableStore>, job: &str) -> Result<Self> {
+        check_job(job)?;
+        store.create_table(FRONTIER_TABLE, &[FAMILY_ATTRS], 1)?;
+        let mut seen = HashSet::new();
+        let prefix = tagged(job, SEEN_TAG);
+        store.scan_each(
+            FRONTIER_TABLE,
+            &Scan::prefix(&prefix).families(&[FAMILY_ATTRS]),
+            &mut |row| {
+                if let Some(h) = row.key.get(prefix.len()..).and_then(|h| h.first_chunk::<8>()) {
+                    seen.insert(u64::from_be_bytes(*h));
+                }
+                true
+            },
+        )?;
+        let mut queued = 0u64;
+        let qprefix = tagged(job, QUEUE_TAG);
+        store.scan_each(
+            FRONTIER_TABLE,
+            &Scan::prefix(&qprefix).families(&[FAMILY_ATTRS]),
+            &mut |_| {
+                queued += 1;
+                true
+            },
+        )?;
+        let now = Utc::now().timestamp_micros().max(0) as u64;
+        Ok(FrontierTable {
+            store,
+            job: job.to_owned(),
+            seen: Mutex::new(seen),
+            cursor: Mutex::new(qprefix),
+            taken: Mutex::new(HashMap::new()),
+            pending: AtomicU64::new(queued),
+            seq: AtomicU64::new(now),
+        })
+    }
+
+    /// Deletes the queue and the seen URLs of `job` (a new run starts empty).
+    pub fn clear(store: &Arc<dyn TableStore>, job: &str) -> Result<u64> {
+        check_job(job)?;
+        store.create_table(FRONTIER_TABLE, &[FAMILY_ATTRS], 1)?;
+        let prefix = job_prefix(job);
+        let mut deleted = 0u64;
+        loop {
+            let mut keys = Vec::with_capacity(CHUNK);
+            store.scan_each(
+                FRONTIER_TABLE,
+                &Scan::prefix(&prefix)
+                    .families(&[FAMILY_ATTRS])
+                    .limit(CHUNK),
+                &mut |row| {
+                    keys.push(row.key.clone());
+                    true
+                },
+            )?;
+            if keys.is_empty() {
+                return Ok(deleted);
+            }
+            deleted += keys.len() as u64;
+            store.delete(FRONTIER_TABLE, &keys)?;
+        }
+    }
+
+    /// The job this queue belongs to.
+    pub fn job(&self) -> &str {
+        &self.job
+    }
+
+    /// URLs seen by this run (queued, fetched or skipped).
+    pub fn seen_count(&self) -> usize {
+        lock(&self.seen).len()
+    }
+
+    /// Queued and not finished.
+    pub fn pending(&self) -> u64 {
+        self.pending.load(Ordering::Relaxed)
+    }
+
+    fn hash(url: &str) -> u64 {
+        u64::from_be_bytes(url_hash(url))
+    }
+
+    /// The URLs of `urls` this run has not seen (first occurrence of each).
+    pub fn unseen<'a>(&self, urls: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+        let seen = lock(&self.seen);
+        let mut batch = HashSet::new();
+        urls.into_iter()
+            .filter(|u| {
+                let h = Self::hash(u);
+                !seen.contains(&h) && batch.insert(h)
+            })
+            .collect()
+    }
+
+    /// Queues `entries` and records `skipped` as seen without queueing them,
+    /// in one write; URLs seen before are left out. Returns how many entries
+    /// were queued.
+    pub fn push(&self, entries: &[FrontierEntry], skipped: &[&str]) -> Result<usize> {
+        let mut rows = Vec::with_capacity(entries.len() * 2 + skipped.len());
+        let mut hashes = Vec::with_capacity(entries.len() + skipped.len());
+        let mut lowest: Option<Vec<u8>> = None;
+        let mut queued = 0usize;
+        {
+            let seen = lock(&self.seen);
+            let mut batch = HashSet::new();
+            for e in entries {
+                let h = Self::hash(&e.url);
+                if seen.contains(&h) || !batch.insert(h) {
+                    continue;
+                }
+                let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+                let mut key = tagged(&self.job, QUEUE_TAG);
+                key.extend_from_slice(&e.depth.to_be_bytes());
+                key.extend_from_slice(&seq.to_be_bytes());
+                key.extend_from_slice(&h.to_be_bytes());
+                if lowest.as_ref().is_none_or(|l| key < *l) {
+                    lowest = Some(key.clone());
+                }
+                rows.push(Row::new(key).with(FAMILY_ATTRS, Q_URL, e.url.as_bytes()));
+                rows.push(self.seen_row(h, &e.url));
+                hashes.push(h);
+                queued += 1;
+            }
+            for url in skipped {
+                let h = Self::hash(url);
+                if seen.contains(&h) || !batch.insert(h) {
+                    continue;
+                }
+                rows.push(self.seen_row(h, url));
+                hashes.push(h);
+            }
+        }
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        self.store.put(FRONTIER_TABLE, &rows)?;
+        lock(&self.seen).extend(hashes);
+        self.pending.fetch_add(queued as u64, Ordering::Relaxed);
+        if let Some(low) = lowest {
+            let mut cursor = lock(&self.cursor);
+            if low < *cursor {
+                *cursor = low;
+            }
+        }
+        Ok(queued)
+    }
+
+    fn seen_row(&self, hash: u64, url: &str) -> Row {
+        let mut key = tagged(&self.job, SEEN_TAG);
+        key.extend_from_slice(&hash.to_be_bytes());
+        Row::new(key).with(FAMILY_ATTRS, Q_URL, url.as_bytes())
+    }
+
+    /// Records `url` as seen; true when it had not been seen.
+    pub fn mark_seen(&self, url: &str) -> Result<bool> {
+        let h = Self::hash(url);
+        if lock(&self.seen).contains(&h) {
+            return Ok(false);
+        }
+        self.store.put(FRONTIER_TABLE, &[self.seen_row(h, url)])?;
+        Ok(lock(&self.seen).insert(h))
+    }
+
+    /// Up to `max` queued URLs not handed out before, lowest depth first.
+    pub fn take(&self, max: usize) -> Result<Vec<FrontierEntry>> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
+        let mut cursor = lock(&self.cursor);
+        let stop = prefix_end(&tagged(&self.job, QUEUE_TAG));
+        let mut out = Vec::new();
+        let mut last: Option<Vec<u8>> = None;
+        let mut taken = lock(&self.taken);
+        let mut bad: Option<Error> = None;
+        self.store.scan_each(
+            FRONTIER_TABLE,
+            &Scan::range(cursor.clone(), stop)
+                .families(&[FAMILY_ATTRS])
+                .limit(max),
+            &mut |row| {
+                last = Some(row.key.clone());
+                let depth_at = self.job.len() + 2;
+                let depth = row
+                    .key
+                    .get(depth_at..)
+                    .and_then(|d| d.first_chunk::<4>())
+                    .map(|d| u32::from_be_bytes(*d));
+                let url = row
+                    .cell(FAMILY_ATTRS, Q_URL)
+                    .and_then(|u| std::str::from_utf8(u).ok());
+                match (depth, url) {
+                    (Some(depth), Some(url)) => {
+                        if taken.insert(url.to_owned(), row.key.clone()).is_none() {
+                            out.push(FrontierEntry {
+                                url: url.to_owned(),
+                                depth,
+                            });
+                        }
+                    }
+                    _ => {
+                        bad = Some(Error::Corrupt {
+                            key: row.key.clone(),
+                            qualifier: "url".into(),
+                            reason: "frontier queue row without depth or UTF-8 URL".into(),
+                        });
+                        return false;
+                    }
+                }
+                true
+            },
+        )?;
+        if let Some(e) = bad {
+            return Err(e);
+        }
+        if let Some(mut l) = last {
+            l.push(0);
+            *cursor = l;
+        }
+        Ok(out)
+    }
+
+    /// The URLs are done: their queue rows go. URLs not handed out by this
+    /// process are ignored.
+    pub fn finish(&self, urls: &[String]) -> Result<()> {
+        let keys: Vec<Vec<u8>> = {
+            let taken = lock(&self.taken);
+            urls.iter().filter_map(|u| taken.get(u).cloned()).collect()
+        };
+        if keys.is_empty() {
+            return Ok(());
+        }
+        for chunk in keys.chunks(CHUNK) {
+            self.store.delete(FRONTIER_TABLE, chunk)?;
+        }
+        let mut taken = lock(&self.taken);
+        for u in urls {
+            if taken.remove(u).is_some() {
+                let _ = self
+                    .pending
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                        Some(p.saturating_sub(1))
+                    });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a job run ended (or that it has not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Running, or killed while running (see the heartbeat).
+    Running,
+    /// The queue was emptied or a limit reached.
+    Finished,
+    /// Stopped on request (Ctrl-C, shutdown).
+    Cancelled,
+    /// Stopped by an error.
+    Failed,
+}
+
+impl RunStatus {
+    /// Lower-case name.
+    pub fn label(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Finished => "finished",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+/// One run of a crawl job, in the `runs` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Job name.
+    pub job: String,
+    /// Start of the run (also its id).
+    pub started: DateTime<Utc>,
+    /// End of the run.
+    pub ended: Option<DateTime<Utc>>,
+    /// State.
+    pub status: RunStatus,
+    /// Last sign of life of the process running it (updated while it runs).
+    pub heartbeat: DateTime<Utc>,
+    /// Process id and host of the process running it.
+    pub pid: u32,
+    /// Host name of that process.
+    pub host: String,
+    /// How many times the run was taken up again after an interruption.
+    #[serde(default)]
+    pub resumed: u32,
+    /// The error that stopped a failed run.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Counters of the run (pages new / changed / unchanged / failed by kind ...),
+    /// as the binary reports them.
+    #[serde(default)]
+    pub summary: serde_json::Value,
+}
+
+fn run_key(job: &str, started: DateTime<Utc>) -> Vec<u8> {
+    let mut k = job_prefix(job);
+    let micros = started.timestamp_micros().max(0) as u64;
+    k.extend_from_slice(&(u64::MAX - micros).to_be_bytes());
+    k
+}
+
+/// The `runs` table.
+#[derive(Clone)]
+pub struct RunsTable {
+    store: Arc<dyn TableStore>,
+}
+
+impl std::fmt::Debug for RunsTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunsTable").finish_non_exhaustive()
+    }
+}
+
+impl RunsTable {
+    /// Opens (creates) the table.
+    pub fn open(store: Arc<dyn TableStore>) -> Result<Self> {
+        store.create_table(RUNS_TABLE, &[FAMILY_ATTRS], 1)?;
+        Ok(RunsTable { store })
+    }
+
+    /// Writes (replaces) a run.
+    pub fn put(&self, run: &RunRecord) -> Result<()> {
+        check_job(&run.job)?;
+        let json = serde_json::to_vec(run)?;
+        self.store.put(
+            RUNS_TABLE,
+            &[Row {
+                key: run_key(&run.job, run.started),
+                cells: vec![Cell::new(FAMILY_ATTRS, Q_RUN, json)],
+            }],
+        )
+    }
+
+    /// Runs of `job` (or of every job), newest first per job, at most
+    /// `limit` per job.
+    pub fn list(&self, job: Option<&str>, limit: usize) -> Result<Vec<RunRecord>> {
+        let scan = match job {
+            Some(j) => {
+                check_job(j)?;
+                Scan::prefix(&job_prefix(j))
+            }
+            None => Scan::default(),
+        }
+        .families(&[FAMILY_ATTRS]);
+        let mut out: Vec<RunRecord> = Vec::new();
+        let mut per_job: HashMap<String, usize> = HashMap::new();
+        let mut bad: Option<Error> = None;
+        self.store.scan_each(RUNS_TABLE, &scan, &mut |row| {
+            let Some(v) = row.cell(FAMILY_ATTRS, Q_RUN) else {
+                return true;
+            };
+            match serde_json::from_slice::<RunRecord>(v) {
+                Ok(r) => {
+                    let n = per_job.entry(r.job.clone()).or_default();
+                    if *n < limit {
+                        *n += 1;
+                        out.push(r);
+                    }
+                    true
+                }
+                Err(e) => {
+                    bad = Some(e.into());
+                    false
+                }
+            }
+        })?;
+        match bad {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// The newest run of `job`.
+    pub fn last(&self, job: &str) -> Result<Option<RunRecord>> {
+        Ok(self.list(Some(job), 1)?.into_iter().next())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embedded::EmbeddedStore;
+
+    fn store(dir: &std::path::Path) -> Arc<dyn TableStore> {
+        Arc::new(EmbeddedStore::open(dir).unwrap_or_else(|e| panic!("open: {e}")))
+    }
+
+    fn e(url: &str, depth: u32) -> FrontierEntry {
+        FrontierEntry {
+            url: url.into(),
+            depth,
+        }
+    }
+
+    #[test]
+    fn queue_survives_reopen_and_hands_out_each_url_once() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let s = store(dir.path());
+        {
+            let q = FrontierTable::open(s.clone(), "news")?;
+            assert_eq!(
+                q.push(
+                    &[e("http://a/2", 2), e("http://a/1", 1), e("http://a/1", 1)],
+                    &["http://a/skip"]
+                )?,
+                2
+            );
+            assert_eq!(q.push(&[e("http://a/skip", 1)], &[])?, 0, "skipped = seen");
+            assert!(!q.mark_seen("http://a/1")?);
+            let got = q.take(1)?;
+            assert_eq!(got, vec![e("http://a/1", 1)]);
+            q.finish(&["http://a/1".into()])?;
+            // taken, not finished: survives
+            assert_eq!(q.take(5)?, vec![e("http://a/2", 2)]);
+            assert!(q.take(5)?.is_empty());
+            assert_eq!(q.pending(), 1);
+        }
+        let q = FrontierTable::open(s.clone(), "news")?;
+        assert_eq!(q.pending(), 1);
+        assert_eq!(q.seen_count(), 3);
+        assert_eq!(q.take(5)?, vec![e("http://a/2", 2)], "in flight at the crash");
+        assert_eq!(q.push(&[e("http://a/1", 1)], &[])?, 0, "seen before the crash");
+        // another job's queue is separate
+        let other = FrontierTable::open(s.clone(), "blogs")?;
+        assert_eq!(other.push(&[e("http://a/1", 1)], &[])?, 1);
+        assert_eq!(FrontierTable::clear(&s, "news")?, 4);
+        let q = FrontierTable::open(s.clone(), "news")?;
+        assert_eq!((q.pending(), q.seen_count()), (0, 0));
+        assert_eq!(FrontierTable::open(s, "blogs")?.pending(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn a_shallower_url_pushed_later_is_taken_next() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let q = FrontierTable::open(store(dir.path()), "j")?;
+        q.push(&[e("http://a/deep1", 3), e("http://a/deep2", 3)], &[])?;
+        assert_eq!(q.take(1)?, vec![e("http://a/deep1", 3)]);
+        q.push(&[e("http://a/shallow", 1)], &[])?;
+        assert_eq!(
+            q.take(5)?,
+            vec![e("http://a/shallow", 1), e("http://a/deep2", 3)]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn runs_newest_first_per_job() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let runs = RunsTable::open(store(dir.path()))?;
+        let t0 = DateTime::from_timestamp(1_700_000_000, 0).unwrap_or_default();
+        for (job, secs) in [("a", 0), ("a", 60), ("b", 30), ("a", 120)] {
+            runs.put(&RunRecord {
+                job: job.into(),
+                started: t0 + chrono::Duration::seconds(secs),
+                ended: None,
+                status: RunStatus::Running,
+                heartbeat: t0,
+                pid: 1,
+                host: "h".into(),
+                resumed: 0,
+                error: None,
+                summary: serde_json::json!({"pages": secs}),
+            })?;
+        }
+        let a: Vec<i64> = runs
+            .list(Some("a"), 2)?
+            .iter()
+            .map(|r| (r.started - t0).num_seconds())
+            .collect();
+        assert_eq!(a, vec![120, 60]);
+        assert_eq!(runs.list(None, 1)?.len(), 2);
+        assert_eq!(
+            runs.last("b")?.map(|r| r.summary["pages"].clone()),
+            Some(serde_json::json!(30))
+        );
+        assert!(runs.last("c")?.is_none());
+        assert!(matches!(runs.list(Some(""), 1), Err(Error::Invalid(_))));
+        Ok(())
+    }
+}

@@ -1,0 +1,574 @@
+//! Crawl jobs: `[[job]]` tables in harvest.toml, the revisit schedule, the
+//! durable crawl queue (the crawler's [`crawler::UrlQueue`] on the indexer's
+//! `frontier` table) and the job runs in the `runs` table.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use chrono::{DateTime, Utc};
+use crawler::{QueueError, QueuedUrl, Url, UrlQueue};
+use indexer::{FrontierEntry, FrontierTable, Index, RunRecord, RunStatus, RunsTable};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{check_http_url, CrawlSettings};
+
+/// Default revisit steps of an article after its first capture.
+pub const DEFAULT_REVISIT_STEPS: [&str; 4] = ["1h", "6h", "1d", "7d"];
+/// A run whose heartbeat is older than this is taken to be dead.
+pub const STALE_AFTER: Duration = Duration::from_secs(30);
+/// Name of the job that `harvest crawl` runs.
+pub const AD_HOC_JOB: &str = "crawl";
+
+/// `[job.recrawl]` as written.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawRecrawl {
+    /// `schedule` (default): hub pages (seeds, pages without a publish time)
+    /// every run, articles when their revisit is due. `always`: every page
+    /// every run (conditional GET still saves the bytes).
+    pub mode: Option<String>,
+    /// Intervals between an article's captures, e.g. `["1h", "6h", "1d",
+    /// "7d"]` (the default): captured, then again 1 h later, 6 h after that ...
+    pub revisit_steps: Option<Vec<String>>,
+    /// After the last step: `false` (default) stop revisiting; `true` go on
+    /// with an interval that halves after a change and doubles after none,
+    /// within `min_interval` .. `max_interval`.
+    pub adaptive: Option<bool>,
+    /// Shortest adaptive interval. Default `1h`.
+    pub min_interval: Option<String>,
+    /// Longest adaptive interval. Default `30d`.
+    pub max_interval: Option<String>,
+}
+
+/// One `[[job]]` table as written.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawJob {
+    /// Job name (letters, digits, `-`, `_`), used by `harvest jobs run NAME`.
+    pub name: String,
+    /// Start URLs (hub pages: fetched every run).
+    pub seeds: Vec<String>,
+    /// `same-host`, `same-domain` or `any`; default: `[crawl] scope`.
+    pub scope: Option<String>,
+    /// Extra in-scope URL prefixes.
+    pub allow_prefixes: Vec<String>,
+    /// Link depth limit; default: `[crawl] max_depth`.
+    pub max_depth: Option<u32>,
+    /// Pages per run; default: `[crawl] max_pages`.
+    pub max_pages: Option<u64>,
+    /// Delay between two requests to one host (ms); default: `[crawl]`'s.
+    pub politeness_delay_ms: Option<u64>,
+    /// Requests in flight; default: `[crawl]`'s.
+    pub concurrency: Option<usize>,
+    /// Obey robots.txt; default: `[crawl]`'s.
+    pub respect_robots: Option<bool>,
+    /// Revisit policy.
+    pub recrawl: RawRecrawl,
+}
+
+/// How pages are revisited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recrawl {
+    /// Every page every run.
+    pub always: bool,
+    /// Intervals between an article's captures.
+    pub steps: Vec<Duration>,
+    /// Go on adaptively after the last step.
+    pub adaptive: bool,
+    /// Adaptive bounds.
+    pub min_interval: Duration,
+    /// Adaptive bounds.
+    pub max_interval: Duration,
+}
+
+impl Default for Recrawl {
+    fn default() -> Self {
+        Recrawl {
+            always: false,
+            steps: DEFAULT_REVISIT_STEPS
+                .iter()
+                .filter_map(|s| humantime::parse_duration(s).ok())
+                .collect(),
+            adaptive: false,
+            min_interval: Duration::from_secs(3600),
+            max_interval: Duration::from_secs(30 * 86_400),
+        }
+    }
+}
+
+impl Recrawl {
+    /// Every page every run (what `harvest crawl` does).
+    pub fn always() -> Self {
+        Recrawl {
+            always: true,
+            ..Recrawl::default()
+        }
+    }
+
+    /// When an article is due after its `captures`-th capture at `at`
+    /// (`changed`: its payload differed from the capture before), and the
+    /// interval used (seconds). `None`: no further revisit.
+    pub fn next(
+        &self,
+        captures: u64,
+        changed: bool,
+        previous_interval: Option<u64>,
+        at: DateTime<Utc>,
+    ) -> (Option<DateTime<Utc>>, Option<u64>) {
+        let step = usize::try_from(captures.saturating_sub(1)).unwrap_or(usize::MAX);
+        let interval = match self.steps.get(step) {
+            Some(d) => *d,
+            None if self.adaptive => {
+                let base = previous_interval
+                    .map(Duration::from_secs)
+                    .or_else(|| self.steps.last().copied())
+                    .unwrap_or(self.min_interval);
+                let next = if changed { base / 2 } else { base * 2 };
+                next.clamp(self.min_interval, self.max_interval)
+            }
+            None => return (None, None),
+        };
+        let due = chrono::Duration::from_std(interval)
+            .ok()
+            .and_then(|d| at.checked_add_signed(d));
+        (due, Some(interval.as_secs()))
+    }
+
+    /// Whether a known URL is to be fetched now.
+    pub fn due(&self, state: &indexer::UrlState, now: DateTime<Utc>) -> bool {
+        self.always || !state.article || state.next_fetch.is_some_and(|t| t <= now)
+    }
+}
+
+/// A validated job.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Name.
+    pub name: String,
+    /// The crawl settings of its runs (`[crawl]` with the job's overrides).
+    pub crawl: CrawlSettings,
+    /// Revisit policy.
+    pub recrawl: Recrawl,
+}
+
+fn duration(job: &str, field: &str, text: &str) -> Result<Duration> {
+    let d = humantime::parse_duration(text).with_context(|| {
+        format!("[[job]] {job:?}: {field} = {text:?} is not a duration (e.g. \"90s\", \"6h\", \"7d\")")
+    })?;
+    if d.is_zero() {
+        bail!("[[job]] {job:?}: {field} = {text:?} must be longer than zero");
+    }
+    Ok(d)
+}
+
+/// Checks `[[job]]` tables against `[crawl]` (the defaults of every job).
+pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
+    let mut out: Vec<Job> = Vec::with_capacity(raw.len());
+    for j in raw {
+        let name = &j.name;
+        if name.is_empty()
+            || name.len() > 64
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            bail!("[[job]] name = {name:?}: 1 to 64 letters, digits, - or _");
+        }
+        if name == AD_HOC_JOB {
+            bail!("[[job]] name = {name:?} is reserved for `harvest crawl`");
+        }
+        if out.iter().any(|o| o.name == *name) {
+            bail!("[[job]] name = {name:?} is defined twice");
+        }
+        if j.seeds.is_empty() {
+            bail!("[[job]] {name:?}: seeds is empty");
+        }
+        for s in &j.seeds {
+            check_http_url(s).with_context(|| format!("[[job]] {name:?}: seeds: {s:?}"))?;
+        }
+        let mut crawl = base.clone();
+        crawl.seeds = j.seeds.clone();
+        if let Some(scope) = &j.scope {
+            crawl.scope = crate::config::parse_scope(scope)
+                .with_context(|| format!("[[job]] {name:?}: scope"))?;
+        }
+        if !j.allow_prefixes.is_empty() {
+            crawl.allow_prefixes = j.allow_prefixes.clone();
+        }
+        crawl.max_depth = j.max_depth.or(base.max_depth);
+        crawl.max_pages = j.max_pages.or(base.max_pages);
+        if let Some(ms) = j.politeness_delay_ms {
+            crawl.politeness_delay = Duration::from_millis(ms);
+        }
+        if let Some(c) = j.concurrency {
+            if c == 0 {
+                bail!("[[job]] {name:?}: concurrency must be at least 1");
+            }
+            crawl.concurrency = c;
+        }
+        if let Some(r) = j.respect_robots {
+            crawl.respect_robots = r;
+        }
+        let r = &j.recrawl;
+        let always = match r.mode.as_deref().unwrap_or("schedule") {
+            "schedule" => false,
+            "always" => true,
+            other => bail!(
+                "[[job]] {name:?}: recrawl.mode = {other:?}: expected \"schedule\" or \"always\""
+            ),
+        };
+        let mut recrawl = Recrawl {
+            always,
+            ..Recrawl::default()
+        };
+        if let Some(steps) = &r.revisit_steps {
+            recrawl.steps = steps
+                .iter()
+                .map(|s| duration(name, "recrawl.revisit_steps", s))
+                .collect::<Result<_>>()?;
+        }
+        recrawl.adaptive = r.adaptive.unwrap_or(false);
+        if let Some(m) = &r.min_interval {
+            recrawl.min_interval = duration(name, "recrawl.min_interval", m)?;
+        }
+        if let Some(m) = &r.max_interval {
+            recrawl.max_interval = duration(name, "recrawl.max_interval", m)?;
+        }
+        if recrawl.min_interval > recrawl.max_interval {
+            bail!("[[job]] {name:?}: recrawl.min_interval is longer than recrawl.max_interval");
+        }
+        out.push(Job {
+            name: name.clone(),
+            crawl,
+            recrawl,
+        });
+    }
+    Ok(out)
+}
+
+/// Runs a blocking store call from async code without stalling the runtime.
+fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
+/// The crawler's queue on the `frontier` table: URLs survive `kill -9`, and
+/// known articles that are not due (per the job's [`Recrawl`]) are recorded
+/// as seen instead of being queued.
+pub struct TableQueue {
+    table: FrontierTable,
+    index: Arc<Index>,
+    recrawl: Recrawl,
+    /// Known URLs left out because they were not due.
+    not_due: std::sync::atomic::AtomicU64,
+}
+
+impl TableQueue {
+    /// Opens the queue of job `job` as the table holds it.
+    pub fn open(index: Arc<Index>, job: &str, recrawl: Recrawl) -> Result<TableQueue> {
+        let table = FrontierTable::open(index.store().clone(), job)
+            .with_context(|| format!("cannot open the crawl queue of job {job}"))?;
+        Ok(TableQueue {
+            table,
+            index,
+            recrawl,
+            not_due: Default::default(),
+        })
+    }
+
+    /// URLs queued and not finished.
+    pub fn pending(&self) -> u64 {
+        self.table.pending()
+    }
+
+    /// Known URLs that were not due and so not queued.
+    pub fn not_due(&self) -> u64 {
+        self.not_due.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Marks stored URLs done (called after their records are durable and indexed).
+    pub fn finish_stored(&self, urls: &[String]) -> Result<()> {
+        self.table
+            .finish(urls)
+            .context("cannot update the crawl queue")
+    }
+}
+
+fn queue_err(e: impl std::fmt::Display) -> QueueError {
+    QueueError(e.to_string())
+}
+
+impl UrlQueue for TableQueue {
+    fn push(&self, urls: Vec<QueuedUrl>) -> std::result::Result<usize, QueueError> {
+        blocking(|| {
+            let strings: Vec<String> = urls.iter().map(|q| q.url.to_string()).collect();
+            let unseen: Vec<&str> = self.table.unseen(strings.iter().map(String::as_str));
+            if unseen.is_empty() {
+                return Ok(0);
+            }
+            let states = if self.recrawl.always {
+                vec![None; unseen.len()]
+            } else {
+                self.index.get_urls(&unseen).map_err(queue_err)?
+            };
+            let now = Utc::now();
+            let depth_of = |u: &str| {
+                urls.iter()
+                    .find(|q| q.url.as_str() == u)
+                    .map_or(0, |q| q.depth)
+            };
+            let mut queue = Vec::new();
+            let mut skipped = Vec::new();
+            for (url, state) in unseen.iter().zip(states) {
+                let depth = depth_of(url);
+                let due = depth == 0 || state.is_none_or(|s| self.recrawl.due(&s, now));
+                if due {
+                    queue.push(FrontierEntry {
+                        url: (*url).to_owned(),
+                        depth,
+                    });
+                } else {
+                    skipped.push(*url);
+                }
+            }
+            self.not_due
+                .fetch_add(skipped.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            self.table.push(&queue, &skipped).map_err(queue_err)
+        })
+    }
+
+    fn mark_seen(&self, url: &Url) -> std::result::Result<bool, QueueError> {
+        blocking(|| self.table.mark_seen(url.as_str()).map_err(queue_err))
+    }
+
+    fn take(&self, max: usize) -> std::result::Result<Vec<QueuedUrl>, QueueError> {
+        blocking(|| {
+            let entries = self.table.take(max).map_err(queue_err)?;
+            Ok(entries
+                .into_iter()
+                .filter_map(|e| {
+                    Url::parse(&e.url).ok().map(|url| QueuedUrl {
+                        url,
+                        depth: e.depth,
+                    })
+                })
+                .collect())
+        })
+    }
+
+    fn finish(&self, urls: &[String]) -> std::result::Result<(), QueueError> {
+        blocking(|| self.table.finish(urls).map_err(queue_err))
+    }
+
+    fn pending(&self) -> u64 {
+        self.table.pending()
+    }
+}
+
+/// This process's host name, for the run record.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// A run being executed by this process.
+pub struct ActiveRun {
+    runs: RunsTable,
+    /// The run's record as last written.
+    pub record: RunRecord,
+}
+
+impl ActiveRun {
+    /// Starts a run of `job`, or takes up its last run if that one was
+    /// interrupted (status running, heartbeat older than [`STALE_AFTER`]).
+    /// A run that is alive in another process is an error.
+    pub fn start(index: &Arc<Index>, job: &str) -> Result<ActiveRun> {
+        let runs = RunsTable::open(index.store().clone()).context("cannot open the runs table")?;
+        let now = Utc::now();
+        if let Some(mut last) = runs.last(job)? {
+            if last.status == RunStatus::Running {
+                let age = (now - last.heartbeat).to_std().unwrap_or_default();
+                if age < STALE_AFTER && !(last.pid == std::process::id() && last.host == host_name())
+                {
+                    bail!(
+                        "job {job} is running in another process (pid {} on {}, last heartbeat {} s ago)",
+                        last.pid,
+                        last.host,
+                        age.as_secs()
+                    );
+                }
+                last.resumed += 1;
+                last.pid = std::process::id();
+                last.host = host_name();
+                last.heartbeat = now;
+                runs.put(&last)?;
+                tracing::info!(job, started = %last.started, resumed = last.resumed, "resuming an interrupted run");
+                return Ok(ActiveRun { runs, record: last });
+            }
+        }
+        FrontierTable::clear(index.store(), job)
+            .with_context(|| format!("cannot clear the crawl queue of job {job}"))?;
+        let record = RunRecord {
+            job: job.to_owned(),
+            started: now,
+            ended: None,
+            status: RunStatus::Running,
+            heartbeat: now,
+            pid: std::process::id(),
+            host: host_name(),
+            resumed: 0,
+            error: None,
+            summary: serde_json::Value::Null,
+        };
+        runs.put(&record)?;
+        Ok(ActiveRun { runs, record })
+    }
+
+    /// True when this run takes up an interrupted one.
+    pub fn is_resumed(&self) -> bool {
+        self.record.resumed > 0
+    }
+
+    /// Records a sign of life and the counters so far.
+    pub fn heartbeat(&mut self, summary: serde_json::Value) -> Result<()> {
+        self.record.heartbeat = Utc::now();
+        self.record.summary = summary;
+        Ok(self.runs.put(&self.record)?)
+    }
+
+    /// Records the end of the run.
+    pub fn end(
+        &mut self,
+        status: RunStatus,
+        summary: serde_json::Value,
+        error: Option<String>,
+    ) -> Result<()> {
+        let now = Utc::now();
+        self.record.heartbeat = now;
+        self.record.ended = Some(now);
+        self.record.status = status;
+        self.record.summary = summary;
+        self.record.error = error;
+        Ok(self.runs.put(&self.record)?)
+    }
+}
+
+/// The runs of `job` (or every job), newest first, at most `limit` per job.
+pub fn runs(index: &Arc<Index>, job: Option<&str>, limit: usize) -> Result<Vec<RunRecord>> {
+    RunsTable::open(index.store().clone())?
+        .list(job, limit)
+        .context("cannot read the runs table")
+}
+
+/// A status label that tells a dead run from a live one.
+pub fn status_label(run: &RunRecord, now: DateTime<Utc>) -> String {
+    match run.status {
+        RunStatus::Running => {
+            let age = (now - run.heartbeat).to_std().unwrap_or_default();
+            if age >= STALE_AFTER {
+                format!("interrupted (no heartbeat for {} s; `jobs run {}` resumes it)", age.as_secs(), run.job)
+            } else {
+                "running".to_string()
+            }
+        }
+        other => other.label().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap_or_default()
+    }
+
+    #[test]
+    fn articles_follow_the_steps_then_stop() {
+        let r = Recrawl::default();
+        let t = at("2026-01-01T00:00:00Z");
+        assert_eq!(r.next(1, false, None, t).0, Some(at("2026-01-01T01:00:00Z")));
+        assert_eq!(r.next(2, true, None, t).0, Some(at("2026-01-01T06:00:00Z")));
+        assert_eq!(r.next(4, false, None, t).1, Some(7 * 86_400));
+        assert_eq!(r.next(5, false, None, t), (None, None));
+    }
+
+    #[test]
+    fn adaptive_interval_halves_after_a_change_and_doubles_after_none() {
+        let r = Recrawl {
+            adaptive: true,
+            steps: vec![Duration::from_secs(3600)],
+            min_interval: Duration::from_secs(1800),
+            max_interval: Duration::from_secs(4 * 3600),
+            ..Recrawl::default()
+        };
+        let t = at("2026-01-01T00:00:00Z");
+        assert_eq!(r.next(2, false, Some(3600), t).1, Some(7200));
+        assert_eq!(r.next(3, false, Some(7200), t).1, Some(4 * 3600));
+        assert_eq!(r.next(4, false, Some(4 * 3600), t).1, Some(4 * 3600), "max");
+        assert_eq!(r.next(5, true, Some(3600), t).1, Some(1800));
+        assert_eq!(r.next(6, true, Some(1800), t).1, Some(1800), "min");
+    }
+
+    #[test]
+    fn hubs_are_always_due_articles_when_their_time_comes() {
+        let r = Recrawl::default();
+        let now = at("2026-01-01T12:00:00Z");
+        let mut s = indexer::UrlState {
+            url: "http://a/".into(),
+            last_capture: now,
+            captures: 1,
+            first_capture: None,
+            etag: None,
+            last_modified: None,
+            table: String::new(),
+            row_key: Vec::new(),
+            digest: None,
+            next_fetch: None,
+            changes: 0,
+            article: false,
+            interval_secs: None,
+        };
+        assert!(r.due(&s, now), "hub");
+        s.article = true;
+        assert!(!r.due(&s, now), "article with no revisit left");
+        s.next_fetch = Some(at("2026-01-01T13:00:00Z"));
+        assert!(!r.due(&s, now));
+        s.next_fetch = Some(at("2026-01-01T11:00:00Z"));
+        assert!(r.due(&s, now));
+        assert!(Recrawl::always().due(&indexer::UrlState { next_fetch: None, ..s }, now));
+    }
+
+    #[test]
+    fn bad_job_tables_name_the_job_and_field() {
+        let base = crate::config::Config::from_raw(crate::config::RawConfig::default())
+            .map(|c| c.crawl)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let job = |f: &dyn Fn(&mut RawJob)| {
+            let mut j = RawJob {
+                name: "news".into(),
+                seeds: vec!["http://127.0.0.1/".into()],
+                ..RawJob::default()
+            };
+            f(&mut j);
+            validate_jobs(&[j], &base)
+                .err()
+                .map(|e| format!("{e:#}"))
+                .unwrap_or_default()
+        };
+        assert!(job(&|_| {}).is_empty());
+        assert!(job(&|j| j.name = "a b".into()).contains("name"));
+        assert!(job(&|j| j.seeds.clear()).contains("\"news\": seeds"));
+        assert!(job(&|j| j.seeds = vec!["ftp://x/".into()]).contains("seeds"));
+        let e = job(&|j| j.recrawl.revisit_steps = Some(vec!["soon".into()]));
+        assert!(e.contains("\"news\": recrawl.revisit_steps = \"soon\""), "{e}");
+        let e = job(&|j| j.recrawl.mode = Some("never".into()));
+        assert!(e.contains("recrawl.mode"), "{e}");
+    }
+}
