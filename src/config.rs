@@ -334,7 +334,8 @@ impl Config {
             .unwrap_or_else(|| data_dir.join("models").join("topic.model"));
 
         let c = &raw.crawl;
-        let scope = parse_scope(c.scope.as_deref().unwrap_or("same-host")).context("[crawl] scope")?;
+        let scope =
+            parse_scope(c.scope.as_deref().unwrap_or("same-host")).context("[crawl] scope")?;
         for seed in &c.seeds {
             check_http_url(seed).with_context(|| format!("[crawl] seeds: {seed:?}"))?;
         }

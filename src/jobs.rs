@@ -154,7 +154,9 @@ pub struct Job {
 
 fn duration(job: &str, field: &str, text: &str) -> Result<Duration> {
     let d = humantime::parse_duration(text).with_context(|| {
-        format!("[[job]] {job:?}: {field} = {text:?} is not a duration (e.g. \"90s\", \"6h\", \"7d\")")
+        format!(
+            "[[job]] {job:?}: {field} = {text:?} is not a duration (e.g. \"90s\", \"6h\", \"7d\")"
+        )
     })?;
     if d.is_zero() {
         bail!("[[job]] {job:?}: {field} = {text:?} must be longer than zero");
@@ -394,7 +396,8 @@ impl ActiveRun {
         if let Some(mut last) = runs.last(job)? {
             if last.status == RunStatus::Running {
                 let age = (now - last.heartbeat).to_std().unwrap_or_default();
-                if age < STALE_AFTER && !(last.pid == std::process::id() && last.host == host_name())
+                if age < STALE_AFTER
+                    && !(last.pid == std::process::id() && last.host == host_name())
                 {
                     bail!(
                         "job {job} is running in another process (pid {} on {}, last heartbeat {} s ago)",
@@ -472,7 +475,11 @@ pub fn status_label(run: &RunRecord, now: DateTime<Utc>) -> String {
         RunStatus::Running => {
             let age = (now - run.heartbeat).to_std().unwrap_or_default();
             if age >= STALE_AFTER {
-                format!("interrupted (no heartbeat for {} s; `jobs run {}` resumes it)", age.as_secs(), run.job)
+                format!(
+                    "interrupted (no heartbeat for {} s; `jobs run {}` resumes it)",
+                    age.as_secs(),
+                    run.job
+                )
             } else {
                 "running".to_string()
             }
@@ -493,7 +500,10 @@ mod tests {
     fn articles_follow_the_steps_then_stop() {
         let r = Recrawl::default();
         let t = at("2026-01-01T00:00:00Z");
-        assert_eq!(r.next(1, false, None, t).0, Some(at("2026-01-01T01:00:00Z")));
+        assert_eq!(
+            r.next(1, false, None, t).0,
+            Some(at("2026-01-01T01:00:00Z"))
+        );
         assert_eq!(r.next(2, true, None, t).0, Some(at("2026-01-01T06:00:00Z")));
         assert_eq!(r.next(4, false, None, t).1, Some(7 * 86_400));
         assert_eq!(r.next(5, false, None, t), (None, None));
@@ -542,7 +552,13 @@ mod tests {
         assert!(!r.due(&s, now));
         s.next_fetch = Some(at("2026-01-01T11:00:00Z"));
         assert!(r.due(&s, now));
-        assert!(Recrawl::always().due(&indexer::UrlState { next_fetch: None, ..s }, now));
+        assert!(Recrawl::always().due(
+            &indexer::UrlState {
+                next_fetch: None,
+                ..s
+            },
+            now
+        ));
     }
 
     #[test]
@@ -567,7 +583,10 @@ mod tests {
         assert!(job(&|j| j.seeds.clear()).contains("\"news\": seeds"));
         assert!(job(&|j| j.seeds = vec!["ftp://x/".into()]).contains("seeds"));
         let e = job(&|j| j.recrawl.revisit_steps = Some(vec!["soon".into()]));
-        assert!(e.contains("\"news\": recrawl.revisit_steps = \"soon\""), "{e}");
+        assert!(
+            e.contains("\"news\": recrawl.revisit_steps = \"soon\""),
+            "{e}"
+        );
         let e = job(&|j| j.recrawl.mode = Some("never".into()));
         assert!(e.contains("recrawl.mode"), "{e}");
     }

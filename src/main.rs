@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, JobsCommand, LogFormat, ModelCommand};
+use harvest::cli::{
+    Cli, ClusterCommand, Command, ConfigCommand, JobsCommand, LogFormat, ModelCommand,
+};
 use harvest::config::{self, Config};
 use harvest::{bench, demo, filters, jobs, pipeline, runtime, stores};
 
@@ -60,7 +62,10 @@ fn print_report(report: &pipeline::RunReport, json: bool) -> Result<()> {
             "job            {job} (run started {}{})",
             started.to_rfc3339(),
             if report.resumed > 0 {
-                format!(", taken up {} time(s) after an interruption", report.resumed)
+                format!(
+                    ", taken up {} time(s) after an interruption",
+                    report.resumed
+                )
             } else {
                 String::new()
             }
@@ -68,7 +73,10 @@ fn print_report(report: &pipeline::RunReport, json: bool) -> Result<()> {
     }
     print!("{}", report.summary.render());
     if report.not_due > 0 {
-        println!("not due        {:>8}   (known articles whose revisit is not due yet)", report.not_due);
+        println!(
+            "not due        {:>8}   (known articles whose revisit is not due yet)",
+            report.not_due
+        );
     }
     Ok(())
 }
@@ -116,9 +124,14 @@ fn run(cli: Cli) -> Result<()> {
                     }
                     let stores = stores::Stores::open(&cfg)?;
                     let now = chrono::Utc::now();
-                    println!("{:<20} {:>6} {:<10} {:<26} LAST RUN", "JOB", "SEEDS", "RECRAWL", "STATUS");
+                    println!(
+                        "{:<20} {:>6} {:<10} {:<26} LAST RUN",
+                        "JOB", "SEEDS", "RECRAWL", "STATUS"
+                    );
                     for job in &cfg.jobs {
-                        let last = jobs::runs(&stores.index, Some(&job.name), 1)?.into_iter().next();
+                        let last = jobs::runs(&stores.index, Some(&job.name), 1)?
+                            .into_iter()
+                            .next();
                         let (status, when) = match &last {
                             Some(r) => (jobs::status_label(r, now), r.started.to_rfc3339()),
                             None => ("never run".to_string(), "-".to_string()),
@@ -127,7 +140,11 @@ fn run(cli: Cli) -> Result<()> {
                             "{:<20} {:>6} {:<10} {:<26} {}",
                             job.name,
                             job.crawl.seeds.len(),
-                            if job.recrawl.always { "always" } else { "schedule" },
+                            if job.recrawl.always {
+                                "always"
+                            } else {
+                                "schedule"
+                            },
                             status,
                             when
                         );
@@ -140,8 +157,16 @@ fn run(cli: Cli) -> Result<()> {
                         .iter()
                         .find(|j| j.name == name)
                         .with_context(|| {
-                            let known: Vec<&str> = cfg.jobs.iter().map(|j| j.name.as_str()).collect();
-                            format!("no job named {name:?} (known: {})", if known.is_empty() { "none".to_string() } else { known.join(", ") })
+                            let known: Vec<&str> =
+                                cfg.jobs.iter().map(|j| j.name.as_str()).collect();
+                            format!(
+                                "no job named {name:?} (known: {})",
+                                if known.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    known.join(", ")
+                                }
+                            )
                         })?
                         .clone();
                     let mut run_cfg = cfg.clone();

@@ -894,9 +894,10 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         Some(job) => {
             let index = stores.index.clone();
             let name = job.name.clone();
-            let active = tokio::task::spawn_blocking(move || crate::jobs::ActiveRun::start(&index, &name))
-                .await
-                .context("starting the run")??;
+            let active =
+                tokio::task::spawn_blocking(move || crate::jobs::ActiveRun::start(&index, &name))
+                    .await
+                    .context("starting the run")??;
             Some(active)
         }
         None => None,
@@ -922,9 +923,11 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
             let name = job.name.clone();
             let rc = recrawl.clone();
             Some(Arc::new(
-                tokio::task::spawn_blocking(move || crate::jobs::TableQueue::open(index, &name, rc))
-                    .await
-                    .context("opening the crawl queue")??,
+                tokio::task::spawn_blocking(move || {
+                    crate::jobs::TableQueue::open(index, &name, rc)
+                })
+                .await
+                .context("opening the crawl queue")??,
             ))
         }
         None => None,
@@ -953,84 +956,107 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let storage_table = table_queue.clone();
     let storage = std::thread::Builder::new()
         .name("harvest-storage".into())
-        .spawn(move || -> (Result<()>, Ingest, Option<crate::jobs::ActiveRun>) {
-            let mut batch: Vec<FetchedPage> = Vec::with_capacity(batch_pages);
-            let mut not_modified: Vec<NotModifiedPage> = Vec::new();
-            let mut done: Vec<String> = Vec::new();
-            let mut batch_started: Option<Instant> = None;
-            let mut last_report = Instant::now();
-            let store = |ingest: &mut Ingest,
+        .spawn(
+            move || -> (Result<()>, Ingest, Option<crate::jobs::ActiveRun>) {
+                let mut batch: Vec<FetchedPage> = Vec::with_capacity(batch_pages);
+                let mut not_modified: Vec<NotModifiedPage> = Vec::new();
+                let mut done: Vec<String> = Vec::new();
+                let mut batch_started: Option<Instant> = None;
+                let mut last_report = Instant::now();
+                let store = |ingest: &mut Ingest,
                              batch: &mut Vec<FetchedPage>,
                              nm: &mut Vec<NotModifiedPage>,
                              done: &mut Vec<String>|
-             -> Result<()> {
-                ingest.store_batch(std::mem::take(batch), std::mem::take(nm))?;
-                // Stored and indexed: the URLs leave the durable queue.
-                if let Some(q) = &storage_table {
-                    q.finish_stored(done)?;
-                } else {
-                    storage_queue
-                        .finish(done)
-                        .map_err(|e| anyhow::anyhow!(e))?;
-                }
-                done.clear();
-                Ok(())
-            };
-            let result = (|| -> Result<()> {
-                loop {
-                    // Wait for the next event, but not past the batch's deadline.
-                    let event = match batch_started {
-                        None => {
-                            match handle.block_on(async {
-                                tokio::time::timeout(PROGRESS_EVERY, rx.recv()).await
-                            }) {
-                                Ok(e) => e,
-                                Err(_) => {
-                                    report(&ingest, &storage_queue, &mut active, &bar2, lines, start, &mut last_report);
-                                    continue;
+                 -> Result<()> {
+                    ingest.store_batch(std::mem::take(batch), std::mem::take(nm))?;
+                    // Stored and indexed: the URLs leave the durable queue.
+                    if let Some(q) = &storage_table {
+                        q.finish_stored(done)?;
+                    } else {
+                        storage_queue.finish(done).map_err(|e| anyhow::anyhow!(e))?;
+                    }
+                    done.clear();
+                    Ok(())
+                };
+                let result = (|| -> Result<()> {
+                    loop {
+                        // Wait for the next event, but not past the batch's deadline.
+                        let event = match batch_started {
+                            None => {
+                                match handle.block_on(async {
+                                    tokio::time::timeout(PROGRESS_EVERY, rx.recv()).await
+                                }) {
+                                    Ok(e) => e,
+                                    Err(_) => {
+                                        report(
+                                            &ingest,
+                                            &storage_queue,
+                                            &mut active,
+                                            &bar2,
+                                            lines,
+                                            start,
+                                            &mut last_report,
+                                        );
+                                        continue;
+                                    }
                                 }
                             }
-                        }
-                        Some(t0) => {
-                            let left = max_wait.saturating_sub(t0.elapsed());
-                            match handle
-                                .block_on(async { tokio::time::timeout(left, rx.recv()).await })
-                            {
-                                Ok(e) => e,
-                                Err(_) => {
-                                    store(&mut ingest, &mut batch, &mut not_modified, &mut done)?;
-                                    batch_started = None;
-                                    continue;
+                            Some(t0) => {
+                                let left = max_wait.saturating_sub(t0.elapsed());
+                                match handle
+                                    .block_on(async { tokio::time::timeout(left, rx.recv()).await })
+                                {
+                                    Ok(e) => e,
+                                    Err(_) => {
+                                        store(
+                                            &mut ingest,
+                                            &mut batch,
+                                            &mut not_modified,
+                                            &mut done,
+                                        )?;
+                                        batch_started = None;
+                                        continue;
+                                    }
                                 }
                             }
+                        };
+                        let Some(event) = event else { break };
+                        match event {
+                            CrawlEvent::Page(page) => {
+                                batch_started.get_or_insert_with(Instant::now);
+                                done.push(page.requested_url.clone());
+                                batch.push(*page);
+                            }
+                            CrawlEvent::NotModified(nm) => {
+                                batch_started.get_or_insert_with(Instant::now);
+                                done.push(nm.requested_url.clone());
+                                not_modified.push(*nm);
+                            }
+                            other => ingest.note_event(&other),
                         }
-                    };
-                    let Some(event) = event else { break };
-                    match event {
-                        CrawlEvent::Page(page) => {
-                            batch_started.get_or_insert_with(Instant::now);
-                            done.push(page.requested_url.clone());
-                            batch.push(*page);
+                        if batch.len() + not_modified.len() >= batch_pages {
+                            store(&mut ingest, &mut batch, &mut not_modified, &mut done)?;
+                            batch_started = None;
                         }
-                        CrawlEvent::NotModified(nm) => {
-                            batch_started.get_or_insert_with(Instant::now);
-                            done.push(nm.requested_url.clone());
-                            not_modified.push(*nm);
+                        if last_report.elapsed() >= PROGRESS_EVERY
+                            || (bar2.is_some() && batch_started.is_none())
+                        {
+                            report(
+                                &ingest,
+                                &storage_queue,
+                                &mut active,
+                                &bar2,
+                                lines,
+                                start,
+                                &mut last_report,
+                            );
                         }
-                        other => ingest.note_event(&other),
                     }
-                    if batch.len() + not_modified.len() >= batch_pages {
-                        store(&mut ingest, &mut batch, &mut not_modified, &mut done)?;
-                        batch_started = None;
-                    }
-                    if last_report.elapsed() >= PROGRESS_EVERY || (bar2.is_some() && batch_started.is_none()) {
-                        report(&ingest, &storage_queue, &mut active, &bar2, lines, start, &mut last_report);
-                    }
-                }
-                store(&mut ingest, &mut batch, &mut not_modified, &mut done)
-            })();
-            (result, ingest, active)
-        })
+                    store(&mut ingest, &mut batch, &mut not_modified, &mut done)
+                })();
+                (result, ingest, active)
+            },
+        )
         .context("cannot start the storage thread")?;
     let crawl_result = crawler::crawl_with_queue(
         crawl_cfg,

@@ -132,12 +132,7 @@ impl std::fmt::Debug for Frontier {
 impl Frontier {
     /// A frontier over an empty in-memory queue.
     pub fn new(scope: ScopeMatcher, max_depth: Option<u32>, max_pages: Option<u64>) -> Self {
-        Self::with_queue(
-            Arc::new(MemoryQueue::new()),
-            scope,
-            max_depth,
-            max_pages,
-        )
+        Self::with_queue(Arc::new(MemoryQueue::new()), scope, max_depth, max_pages)
     }
 
     /// A frontier over `queue` (which may already hold URLs of this run).
@@ -347,7 +342,9 @@ mod tests {
         assert_eq!(f.push_seed(&seeds[0]), Ok(true));
         assert!(f.push(&u("http://example.com/deep"), 2).is_ok());
         assert!(f.push(&u("http://example.com/shallow"), 1).is_ok());
-        let order: Vec<u32> = std::iter::from_fn(|| f.pop().ok().flatten()).map(|(_, d)| d).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| f.pop().ok().flatten())
+            .map(|(_, d)| d)
+            .collect();
         assert_eq!(order, vec![0, 1, 2]);
     }
 

@@ -6,10 +6,18 @@
 //! Entry point: [`crawl`] (or [`crawl_with_cancel`]). Pages and failures arrive on
 //! a bounded `tokio::sync::mpsc` channel, which gives backpressure; dropping the
 //! receiver stops the crawl.
+//!
+//! Discovery: [`discover`] finds URLs besides links in bytes the caller has
+//! fetched (pure, no network): `Sitemap:` lines of robots.txt
+//! ([`discover::robots_sitemaps`]), XML sitemaps and sitemap indexes (gzip,
+//! Google News extension) and RSS / Atom / JSON feeds
+//! ([`discover::parse_document`]), under size and URL-count limits
+//! ([`discover::Limits`]).
 
 pub mod charset;
 pub mod config;
 mod crawl;
+pub mod discover;
 pub mod error;
 pub mod event;
 pub mod extract;
@@ -23,12 +31,12 @@ pub mod robots;
 pub use charset::CharsetSource;
 pub use config::{CrawlConfig, Scope};
 pub use crawl::{crawl, crawl_with_cancel, crawl_with_queue, SCHEDULER_SCAN_LIMIT};
-pub use error::{Error, Result};
+pub use error::{DiscoverError, Error, Result};
 pub use event::{
     CrawlEvent, CrawlSummary, FailureKind, FetchedPage, NoHistory, NotModifiedPage, StoredCopy,
     UrlHistory, Validators,
 };
-pub use queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
 pub use extract::Extracted;
+pub use queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
 pub use tokio_util::sync::CancellationToken;
 pub use url::Url;

@@ -139,7 +139,11 @@ mod tests {
     fn memory_queue_dedups_and_orders_by_depth() {
         let m = MemoryQueue::new();
         assert_eq!(
-            m.push(vec![q("http://a/2", 2), q("http://a/1", 1), q("http://a/1", 1)]),
+            m.push(vec![
+                q("http://a/2", 2),
+                q("http://a/1", 1),
+                q("http://a/1", 1)
+            ]),
             Ok(2)
         );
         assert_eq!(m.mark_seen(&q("http://a/1", 0).url), Ok(false));

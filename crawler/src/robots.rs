@@ -69,6 +69,20 @@ impl RobotsRules {
         }
     }
 
+    /// The `Sitemap:` URLs of the file, resolved against `robots_url` (the URL
+    /// the file was fetched from), http(s) only, without duplicates; none when
+    /// there is no parsed file. See [`crate::discover::robots_sitemaps`] to read
+    /// them from the raw bytes.
+    pub fn sitemaps(&self, robots_url: &Url) -> Vec<Url> {
+        match self {
+            Self::Parsed(r) => crate::discover::resolve_sitemap_lines(
+                r.sitemaps.iter().map(String::as_str),
+                robots_url,
+            ),
+            _ => Vec::new(),
+        }
+    }
+
     /// The `Crawl-delay` of the file, if any (negative or NaN values ignored).
     pub fn crawl_delay(&self) -> Option<Duration> {
         match self {

@@ -372,7 +372,10 @@ async fn not_modified_pages_are_followed_through_their_stored_copy() {
     assert_eq!(summary.not_modified, 1);
     let mut got: Vec<String> = pages(&events).iter().map(|p| p.url.clone()).collect();
     got.sort();
-    assert_eq!(got, vec![server.url("/a").to_string(), server.url("/b").to_string()]);
+    assert_eq!(
+        got,
+        vec![server.url("/a").to_string(), server.url("/b").to_string()]
+    );
     let not_modified = events.iter().find_map(|e| match e {
         CrawlEvent::NotModified(p) => Some(p),
         _ => None,
@@ -398,8 +401,14 @@ async fn a_crawl_continues_from_the_queue_it_is_given() {
     let seed = server.url("/");
     assert_eq!(queue.mark_seen(&seed), Ok(true));
     let left = vec![
-        QueuedUrl { url: server.url("/left1"), depth: 1 },
-        QueuedUrl { url: server.url("/left2"), depth: 1 },
+        QueuedUrl {
+            url: server.url("/left1"),
+            depth: 1,
+        },
+        QueuedUrl {
+            url: server.url("/left2"),
+            depth: 1,
+        },
     ];
     assert_eq!(queue.push(left), Ok(2));
     let (tx, mut rx) = tokio::sync::mpsc::channel(16);
@@ -424,7 +433,10 @@ async fn a_crawl_continues_from_the_queue_it_is_given() {
     got.sort();
     assert_eq!(
         got,
-        vec![server.url("/left1").to_string(), server.url("/left2").to_string()]
+        vec![
+            server.url("/left1").to_string(),
+            server.url("/left2").to_string()
+        ]
     );
 }
 
@@ -452,7 +464,9 @@ async fn a_failing_queue_stops_the_crawl_with_its_error() {
     }
     let (tx, _rx) = tokio::sync::mpsc::channel(16);
     let result = crawler::crawl_with_queue(
-        test_config(vec![Url::parse("http://127.0.0.1:9/").unwrap_or_else(|_| unreachable!())]),
+        test_config(vec![
+            Url::parse("http://127.0.0.1:9/").unwrap_or_else(|_| unreachable!())
+        ]),
         Arc::new(crawler::NoHistory),
         Arc::new(Broken),
         tx,

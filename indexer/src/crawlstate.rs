@@ -113,7 +113,11 @@ impl FrontierTable {
             FRONTIER_TABLE,
             &Scan::prefix(&prefix).families(&[FAMILY_ATTRS]),
             &mut |row| {
-                if let Some(h) = row.key.get(prefix.len()..).and_then(|h| h.first_chunk::<8>()) {
+                if let Some(h) = row
+                    .key
+                    .get(prefix.len()..)
+                    .and_then(|h| h.first_chunk::<8>())
+                {
                     seen.insert(u64::from_be_bytes(*h));
                 }
                 true
@@ -151,9 +155,7 @@ impl FrontierTable {
             let mut keys = Vec::with_capacity(CHUNK);
             store.scan_each(
                 FRONTIER_TABLE,
-                &Scan::prefix(&prefix)
-                    .families(&[FAMILY_ATTRS])
-                    .limit(CHUNK),
+                &Scan::prefix(&prefix).families(&[FAMILY_ATTRS]).limit(CHUNK),
                 &mut |row| {
                     keys.push(row.key.clone());
                     true
@@ -533,8 +535,16 @@ mod tests {
         let q = FrontierTable::open(s.clone(), "news")?;
         assert_eq!(q.pending(), 1);
         assert_eq!(q.seen_count(), 3);
-        assert_eq!(q.take(5)?, vec![e("http://a/2", 2)], "in flight at the crash");
-        assert_eq!(q.push(&[e("http://a/1", 1)], &[])?, 0, "seen before the crash");
+        assert_eq!(
+            q.take(5)?,
+            vec![e("http://a/2", 2)],
+            "in flight at the crash"
+        );
+        assert_eq!(
+            q.push(&[e("http://a/1", 1)], &[])?,
+            0,
+            "seen before the crash"
+        );
         // another job's queue is separate
         let other = FrontierTable::open(s.clone(), "blogs")?;
         assert_eq!(other.push(&[e("http://a/1", 1)], &[])?, 1);

@@ -488,7 +488,10 @@ impl Index {
     pub fn delete_pages(&self, keys: &[PageKey]) -> Result<()> {
         let mut by_table: BTreeMap<&str, Vec<Vec<u8>>> = BTreeMap::new();
         for k in keys {
-            by_table.entry(&k.table).or_default().push(k.row_key.clone());
+            by_table
+                .entry(&k.table)
+                .or_default()
+                .push(k.row_key.clone());
         }
         for (table, rows) in by_table {
             let format = self.table_format(table)?;
