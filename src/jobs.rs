@@ -379,6 +379,19 @@ fn host_name() -> String {
         .unwrap_or_default()
 }
 
+/// Whether a process with this id runs on this host (Linux: `/proc/PID`;
+/// elsewhere assumed alive, so the heartbeat decides).
+fn pid_alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return false;
+    }
+    let proc_root = std::path::Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return true;
+    }
+    proc_root.join(pid.to_string()).exists()
+}
+
 /// A run being executed by this process.
 pub struct ActiveRun {
     runs: RunsTable,
@@ -396,9 +409,9 @@ impl ActiveRun {
         if let Some(mut last) = runs.last(job)? {
             if last.status == RunStatus::Running {
                 let age = (now - last.heartbeat).to_std().unwrap_or_default();
-                if age < STALE_AFTER
-                    && !(last.pid == std::process::id() && last.host == host_name())
-                {
+                // On this host a dead pid settles it; elsewhere the heartbeat.
+                let dead = last.host == host_name() && !pid_alive(last.pid);
+                if age < STALE_AFTER && !dead {
                     bail!(
                         "job {job} is running in another process (pid {} on {}, last heartbeat {} s ago)",
                         last.pid,
@@ -474,11 +487,10 @@ pub fn status_label(run: &RunRecord, now: DateTime<Utc>) -> String {
     match run.status {
         RunStatus::Running => {
             let age = (now - run.heartbeat).to_std().unwrap_or_default();
-            if age >= STALE_AFTER {
+            if age >= STALE_AFTER || (run.host == host_name() && !pid_alive(run.pid)) {
                 format!(
-                    "interrupted (no heartbeat for {} s; `jobs run {}` resumes it)",
-                    age.as_secs(),
-                    run.job
+                    "interrupted ({} s since its last heartbeat; running it again resumes it)",
+                    age.as_secs()
                 )
             } else {
                 "running".to_string()

@@ -1,0 +1,324 @@
+//! Continuous archiving (issue 10): a job run twice on a site that changes
+//! between the runs, and a crawl killed with SIGKILL and taken up again.
+//! Real `harvest` processes against a loopback site that answers conditional
+//! GETs with 304 and counts the requests of every path.
+
+mod util;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::{header, HeaderMap, StatusCode, Uri};
+use axum::response::Response;
+use util::{assert_warcio_accepts, count_by, walk_packs, Workspace};
+
+/// A site whose pages the test changes; ETag = a hash of the body.
+#[derive(Clone, Default)]
+struct LiveSite {
+    pages: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+    hits: Arc<Mutex<BTreeMap<String, u64>>>,
+    delay: Arc<Mutex<Duration>>,
+}
+
+impl LiveSite {
+    fn set(&self, path: &str, body: String) {
+        self.pages
+            .lock()
+            .unwrap()
+            .insert(path.to_string(), body.into_bytes());
+    }
+
+    fn hits(&self) -> BTreeMap<String, u64> {
+        self.hits.lock().unwrap().clone()
+    }
+}
+
+fn etag(body: &[u8]) -> String {
+    format!("\"{:016x}\"", xxhash_like(body))
+}
+
+/// FNV-1a: stable, enough for a test ETag.
+fn xxhash_like(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+async fn answer(site: LiveSite, uri: Uri, headers: HeaderMap) -> Response {
+    let path = uri.path().to_string();
+    *site.hits.lock().unwrap().entry(path.clone()).or_default() += 1;
+    let delay = *site.delay.lock().unwrap();
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    let body = site.pages.lock().unwrap().get(&path).cloned();
+    let Some(body) = body else {
+        return Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .body(Body::from("not found"))
+            .unwrap();
+    };
+    let tag = etag(&body);
+    if headers
+        .get(header::IF_NONE_MATCH)
+        .is_some_and(|v| v.as_bytes() == tag.as_bytes())
+    {
+        return Response::builder()
+            .status(StatusCode::NOT_MODIFIED)
+            .header(header::ETAG, tag)
+            .body(Body::empty())
+            .unwrap();
+    }
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
+        .header(header::ETAG, tag)
+        .body(Body::from(body))
+        .unwrap()
+}
+
+struct Served {
+    site: LiveSite,
+    base: String,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn serve(site: LiveSite) -> Served {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let s2 = site.clone();
+    let base = rt.block_on(async move {
+        let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
+            let s = s2.clone();
+            async move { answer(s, uri, headers).await }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        format!("http://{addr}")
+    });
+    Served {
+        site,
+        base,
+        _rt: rt,
+    }
+}
+
+fn article(n: u32, comments: u32) -> String {
+    format!(
+        "<!DOCTYPE html><html><head><meta charset=utf-8><title>Article {n}</title>\
+         <meta property=\"article:published_time\" content=\"2026-11-0{n}T08:00:00Z\"></head>\
+         <body><h1>Article {n}</h1><p>Text of article number {n} about the harbour.</p>\
+         <span class=\"comment-count\">{comments}</span></body></html>"
+    )
+}
+
+fn section(articles: &[u32]) -> String {
+    let links: String = articles
+        .iter()
+        .map(|n| format!("<li><a href=\"/a{n}.html\">Article {n}</a></li>"))
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><head><meta charset=utf-8><title>News</title></head>\
+         <body><ul>{links}</ul></body></html>"
+    )
+}
+
+fn jsonl(out: &std::process::Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
+
+fn job_run(ws: &Workspace) -> serde_json::Value {
+    let out = ws.harvest(&["jobs", "run", "news", "--quiet", "--json"]);
+    serde_json::from_slice(&out.stdout).expect("jobs run --json prints JSON")
+}
+
+#[test]
+fn a_job_run_twice_archives_new_and_changed_pages_once_each() {
+    let served = serve(LiveSite::default());
+    let site = &served.site;
+    site.set("/index.html", section(&[1, 2, 3]));
+    for n in 1..=3 {
+        site.set(&format!("/a{n}.html"), article(n, 10 * n));
+    }
+    let seed = format!("{}/index.html", served.base);
+    let ws = Workspace::new(&seed, "live", None);
+    ws.configure(|raw| {
+        raw.jobs = vec![harvest::jobs::RawJob {
+            name: "news".into(),
+            seeds: vec![seed.clone()],
+            recrawl: harvest::jobs::RawRecrawl {
+                revisit_steps: Some(vec!["3s".into()]),
+                ..Default::default()
+            },
+            ..Default::default()
+        }];
+    });
+
+    let first = job_run(&ws);
+    assert_eq!(
+        (first["pages"].as_u64(), first["new"].as_u64()),
+        (Some(4), Some(4)),
+        "{first}"
+    );
+    // The site changes: a new article, a changed one (more comments).
+    site.set("/index.html", section(&[1, 2, 3, 4]));
+    site.set("/a1.html", article(1, 99));
+    site.set("/a4.html", article(4, 1));
+    std::thread::sleep(Duration::from_millis(3200)); // the articles' 3 s revisit is due
+    let second = job_run(&ws);
+    // A third run right away: nothing is due but the hub, whose 304 still
+    // leads to its (stored) links; the articles are not requested.
+    let before = site.hits();
+    let third = job_run(&ws);
+    let after = site.hits();
+    assert_eq!(second["new"].as_u64(), Some(1), "a4: {second}");
+    assert_eq!(
+        second["changed"].as_u64(),
+        Some(2),
+        "index and a1: {second}"
+    );
+    assert_eq!(second["not_modified"].as_u64(), Some(2), "a2, a3: {second}");
+
+    // One index row per URL; a1's comment count moved.
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100"]));
+    let urls: Vec<String> = rows
+        .iter()
+        .map(|r| r["url"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let distinct: BTreeSet<&String> = urls.iter().collect();
+    assert_eq!((urls.len(), distinct.len()), (5, 5), "{urls:?}");
+    let a1 = rows
+        .iter()
+        .find(|r| r["url"].as_str().is_some_and(|u| u.ends_with("/a1.html")))
+        .expect("a1 indexed");
+    assert_eq!(a1["comments"].as_u64(), Some(99), "{a1}");
+
+    // The packs: 4 + 3 responses, 2 + 1 revisits (server-not-modified).
+    let records = walk_packs(&ws);
+    let kinds = count_by(records.iter().map(|r| r.kind.as_str()));
+    assert_eq!(
+        kinds,
+        BTreeMap::from([("response", 7), ("revisit", 3)]),
+        "{kinds:?}"
+    );
+    for pack in ws.packs() {
+        assert_warcio_accepts(&pack);
+    }
+
+    assert_eq!(third["not_modified"].as_u64(), Some(1), "{third}");
+    assert_eq!(third["not_due"].as_u64(), Some(4), "{third}");
+    for n in 1..=4 {
+        let p = format!("/a{n}.html");
+        assert_eq!(before.get(&p), after.get(&p), "{p} fetched again");
+    }
+    // Every run is recorded.
+    let status = ws.harvest(&["jobs", "status", "news", "--json"]);
+    let runs = jsonl(&status);
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    assert!(runs.iter().all(|r| r["status"] == "finished"), "{runs:?}");
+}
+
+#[test]
+fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
+    const PAGES: u32 = 240;
+    let served = serve(LiveSite::default());
+    let site = &served.site;
+    // A chain of sections, each linking to 8 articles and the next section.
+    let mut index = String::from("<html><body>");
+    for n in 0..PAGES {
+        index.push_str(&format!("<a href=\"/p{n}.html\">{n}</a> "));
+        site.set(
+            &format!("/p{n}.html"),
+            format!("<html><head><title>page {n}</title></head><body><p>Page {n} of the archive test.</p></body></html>"),
+        );
+    }
+    index.push_str("</body></html>");
+    site.set("/index.html", index);
+    *site.delay.lock().unwrap() = Duration::from_millis(15);
+    let seed = format!("{}/index.html", served.base);
+    let ws = Workspace::new(&seed, "killed", None);
+    ws.configure(|raw| {
+        raw.packing.batch_pages = Some(8);
+        raw.crawl.concurrency = Some(2);
+    });
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&ws.config)
+        .args(["crawl", "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start harvest");
+    let t0 = Instant::now();
+    while site.hits().values().sum::<u64>() < u64::from(PAGES / 2) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "crawl made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = child.id();
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    eprintln!(
+        "killed {pid}: /proc entry {}",
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+    );
+    let hits_at_kill = site.hits();
+
+    // What was acknowledged before the kill (the process is gone, the store is free).
+    let stored_before: BTreeSet<String> =
+        jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]))
+            .iter()
+            .map(|r| r["url"].as_str().unwrap_or_default().to_string())
+            .collect();
+    assert!(
+        stored_before.len() > 10 && stored_before.len() < PAGES as usize,
+        "killed in the middle: {} stored",
+        stored_before.len()
+    );
+
+    *site.delay.lock().unwrap() = Duration::ZERO;
+    let out = ws.harvest(&["crawl", "--quiet", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["resumed"].as_u64(), Some(1), "{report}");
+
+    // Every page archived once, no row twice.
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
+    let urls: Vec<String> = rows
+        .iter()
+        .map(|r| r["url"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let distinct: BTreeSet<&String> = urls.iter().collect();
+    assert_eq!(urls.len(), distinct.len(), "duplicated index rows");
+    assert_eq!(distinct.len(), PAGES as usize + 1, "every page archived");
+    // No page stored before the kill was fetched again by the second process.
+    let hits = site.hits();
+    for url in &stored_before {
+        let path = url.trim_start_matches(&served.base);
+        assert_eq!(
+            hits.get(path),
+            hits_at_kill.get(path),
+            "{path} was stored before the kill and fetched again"
+        );
+    }
+    let records = walk_packs(&ws);
+    let responses = records.iter().filter(|r| r.kind == "response").count();
+    assert!(
+        responses <= PAGES as usize + 1 + 2 * 8,
+        "{responses} response records: at most the unacknowledged batch is stored twice"
+    );
+}
