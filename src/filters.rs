@@ -227,15 +227,14 @@ pub fn search_all(stores: &Stores, mut q: Query, limit: usize) -> Result<Vec<ind
     Ok(hits)
 }
 
-pub fn run_query(stores: &Stores, args: &QueryArgs) -> Result<()> {
+pub fn run_query(stores: &Stores, args: &QueryArgs, out: &mut dyn Write) -> Result<()> {
     let mut q = build_query(&args.filters, Some(args.limit))?;
     q.sort = args.sort.into();
     let hits = search_all(stores, q, args.limit)?;
-    let mut out = std::io::stdout().lock();
     match args.format {
         QueryFormat::Jsonl => {
             for h in &hits {
-                serde_json::to_writer(&mut out, &h.page)?;
+                serde_json::to_writer(&mut *out, &h.page)?;
                 out.write_all(b"\n")?;
             }
         }
@@ -297,7 +296,7 @@ pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
     })
 }
 
-pub fn run_stats(stores: &Stores, args: &StatsArgs) -> Result<()> {
+pub fn run_stats(stores: &Stores, args: &StatsArgs, out: &mut dyn Write) -> Result<()> {
     let q = stats_query(args)?;
     let rows = stores.index.stats(&q)?;
     if let Some(path) = &args.plot {
@@ -313,10 +312,9 @@ pub fn run_stats(stores: &Stores, args: &StatsArgs) -> Result<()> {
         crate::plot::write_chart(&table, &title, path)?;
         eprintln!("chart written to {}", path.display());
     }
-    let mut out = std::io::stdout().lock();
     match args.format {
         StatsFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &rows)?;
+            serde_json::to_writer_pretty(&mut *out, &rows)?;
             out.write_all(b"\n")?;
         }
         StatsFormat::Csv => out.write_all(stats_csv(&rows).as_bytes())?,

@@ -63,8 +63,56 @@ pub struct RawJob {
     pub concurrency: Option<usize>,
     /// Obey robots.txt; default: `[crawl]`'s.
     pub respect_robots: Option<bool>,
+    /// When the job runs by itself under `harvest serve`: a cron expression
+    /// with seconds first (`sec min hour day-of-month month day-of-week`,
+    /// e.g. `"0 0 */6 * * *"` every six hours). Default: only on request.
+    pub schedule: Option<String>,
+    /// Time zone of `schedule`: an IANA name (`Asia/Shanghai`). Default `UTC`.
+    pub timezone: Option<String>,
     /// Revisit policy.
     pub recrawl: RawRecrawl,
+}
+
+/// A validated schedule.
+#[derive(Debug, Clone)]
+pub struct JobSchedule {
+    /// The expression as written.
+    pub expr: String,
+    /// Its time zone.
+    pub tz: chrono_tz::Tz,
+    cron: cron::Schedule,
+}
+
+impl JobSchedule {
+    /// Parses `expr` in `tz` (errors name the job and the field).
+    pub fn parse(job: &str, expr: &str, tz: Option<&str>) -> Result<JobSchedule> {
+        let cron: cron::Schedule = expr.parse().map_err(|e| {
+            anyhow::anyhow!(
+                "[[job]] {job:?}: schedule = {expr:?}: {e} (6 fields, seconds first: \"0 0 */6 * * *\")"
+            )
+        })?;
+        let tz_name = tz.unwrap_or("UTC");
+        let tz: chrono_tz::Tz = tz_name.parse().map_err(|_| {
+            anyhow::anyhow!("[[job]] {job:?}: timezone = {tz_name:?} is not an IANA time zone name")
+        })?;
+        let s = JobSchedule {
+            expr: expr.to_owned(),
+            tz,
+            cron,
+        };
+        if s.next_after(Utc::now()).is_none() {
+            bail!("[[job]] {job:?}: schedule = {expr:?} never fires");
+        }
+        Ok(s)
+    }
+
+    /// The first time after `t` at which the job is due.
+    pub fn next_after(&self, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        self.cron
+            .after(&t.with_timezone(&self.tz))
+            .next()
+            .map(|d| d.with_timezone(&Utc))
+    }
 }
 
 /// How pages are revisited.
@@ -150,6 +198,8 @@ pub struct Job {
     pub crawl: CrawlSettings,
     /// Revisit policy.
     pub recrawl: Recrawl,
+    /// When `harvest serve` runs it by itself.
+    pub schedule: Option<JobSchedule>,
 }
 
 fn duration(job: &str, field: &str, text: &str) -> Result<Duration> {
@@ -240,17 +290,25 @@ pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
         if recrawl.min_interval > recrawl.max_interval {
             bail!("[[job]] {name:?}: recrawl.min_interval is longer than recrawl.max_interval");
         }
+        let schedule = match &j.schedule {
+            Some(expr) => Some(JobSchedule::parse(name, expr, j.timezone.as_deref())?),
+            None if j.timezone.is_some() => {
+                bail!("[[job]] {name:?}: timezone is set but schedule is not")
+            }
+            None => None,
+        };
         out.push(Job {
             name: name.clone(),
             crawl,
             recrawl,
+            schedule,
         });
     }
     Ok(out)
 }
 
 /// Runs a blocking store call from async code without stalling the runtime.
-fn blocking<T>(f: impl FnOnce() -> T) -> T {
+pub fn blocking<T>(f: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current() {
         Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
             tokio::task::block_in_place(f)
@@ -372,6 +430,15 @@ impl UrlQueue for TableQueue {
     }
 }
 
+impl Drop for ActiveRun {
+    fn drop(&mut self) {
+        RUNNING
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|j| *j != self.record.job);
+    }
+}
+
 /// This process's host name, for the run record.
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -381,15 +448,27 @@ fn host_name() -> String {
 
 /// Whether a process with this id runs on this host (Linux: `/proc/PID`;
 /// elsewhere assumed alive, so the heartbeat decides).
-fn pid_alive(pid: u32) -> bool {
+pub fn process_alive(pid: u32) -> bool {
     if pid == std::process::id() {
-        return false;
+        return true;
     }
     let proc_root = std::path::Path::new("/proc");
     if !proc_root.join("self").exists() {
         return true;
     }
     proc_root.join(pid.to_string()).exists()
+}
+
+/// Jobs running in this process (a server runs several; one run per job).
+static RUNNING: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Whether this process is running `job` now.
+pub fn running_here(job: &str) -> bool {
+    RUNNING
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .any(|j| j == job)
 }
 
 /// A run being executed by this process.
@@ -404,13 +483,34 @@ impl ActiveRun {
     /// interrupted (status running, heartbeat older than [`STALE_AFTER`]).
     /// A run that is alive in another process is an error.
     pub fn start(index: &Arc<Index>, job: &str) -> Result<ActiveRun> {
+        {
+            let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+            if running.iter().any(|j| j == job) {
+                bail!("job {job} is already running in this process");
+            }
+            running.push(job.to_owned());
+        }
+        let started = Self::start_registered(index, job);
+        if started.is_err() {
+            RUNNING
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|j| j != job);
+        }
+        started
+    }
+
+    fn start_registered(index: &Arc<Index>, job: &str) -> Result<ActiveRun> {
         let runs = RunsTable::open(index.store().clone()).context("cannot open the runs table")?;
         let now = Utc::now();
         if let Some(mut last) = runs.last(job)? {
             if last.status == RunStatus::Running {
                 let age = (now - last.heartbeat).to_std().unwrap_or_default();
                 // On this host a dead pid settles it; elsewhere the heartbeat.
-                let dead = last.host == host_name() && !pid_alive(last.pid);
+                // (A record with this process's own id is a predecessor's:
+                // a run of this process would be in RUNNING.)
+                let dead = last.host == host_name()
+                    && (last.pid == std::process::id() || !process_alive(last.pid));
                 if age < STALE_AFTER && !dead {
                     bail!(
                         "job {job} is running in another process (pid {} on {}, last heartbeat {} s ago)",
@@ -487,7 +587,7 @@ pub fn status_label(run: &RunRecord, now: DateTime<Utc>) -> String {
     match run.status {
         RunStatus::Running => {
             let age = (now - run.heartbeat).to_std().unwrap_or_default();
-            if age >= STALE_AFTER || (run.host == host_name() && !pid_alive(run.pid)) {
+            if age >= STALE_AFTER || (run.host == host_name() && !process_alive(run.pid)) {
                 format!(
                     "interrupted ({} s since its last heartbeat; running it again resumes it)",
                     age.as_secs()
@@ -601,5 +701,24 @@ mod tests {
         );
         let e = job(&|j| j.recrawl.mode = Some("never".into()));
         assert!(e.contains("recrawl.mode"), "{e}");
+        let e = job(&|j| j.schedule = Some("every hour".into()));
+        assert!(e.contains("\"news\": schedule = \"every hour\""), "{e}");
+        let e = job(&|j| j.schedule = Some("0 0 * * *".into()));
+        assert!(e.contains("schedule"), "five fields: {e}");
+        let e = job(&|j| {
+            j.schedule = Some("0 0 6 * * *".into());
+            j.timezone = Some("Mars/Olympus".into());
+        });
+        assert!(e.contains("timezone = \"Mars/Olympus\""), "{e}");
+        assert!(job(&|j| j.timezone = Some("UTC".into())).contains("timezone"));
+    }
+
+    #[test]
+    fn schedules_fire_in_their_time_zone() {
+        let s = JobSchedule::parse("news", "0 0 6 * * *", Some("Asia/Shanghai"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let t = at("2026-01-01T00:00:00Z");
+        // 06:00 in Shanghai is 22:00 UTC the day before.
+        assert_eq!(s.next_after(t), Some(at("2026-01-01T22:00:00Z")));
     }
 }

@@ -5,6 +5,7 @@
 pub mod apibench;
 pub mod bench;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod demo;
 pub mod filters;
@@ -12,6 +13,7 @@ pub mod jobs;
 pub mod newssite;
 pub mod pipeline;
 pub mod plot;
+pub mod remote;
 pub mod serve;
 pub mod site;
 pub mod stores;

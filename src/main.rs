@@ -7,11 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use harvest::cli::{
-    Cli, ClusterCommand, Command, ConfigCommand, JobsCommand, LogFormat, ModelCommand,
-};
+use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, LogFormat, ModelCommand};
 use harvest::config::{self, Config};
-use harvest::{bench, demo, filters, jobs, pipeline, runtime, stores};
+use harvest::{bench, commands, demo, pipeline, remote, runtime, stores};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -21,6 +19,10 @@ fn main() -> ExitCode {
         Err(err) => {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
+            }
+            // The command ran in `harvest serve`, which printed its messages.
+            if let Some(commands::Exit(code)) = err.downcast_ref::<commands::Exit>() {
+                return ExitCode::from(*code);
             }
             eprintln!("harvest: error: {err}");
             for cause in err.chain().skip(1) {
@@ -51,36 +53,6 @@ fn init_tracing(verbose: u8, format: LogFormat) {
     };
 }
 
-/// Prints a run's summary (human or JSON).
-fn print_report(report: &pipeline::RunReport, json: bool) -> Result<()> {
-    if json {
-        println!("{}", serde_json::to_string_pretty(report)?);
-        return Ok(());
-    }
-    if let (Some(job), Some(started)) = (&report.job, report.started) {
-        println!(
-            "job            {job} (run started {}{})",
-            started.to_rfc3339(),
-            if report.resumed > 0 {
-                format!(
-                    ", taken up {} time(s) after an interruption",
-                    report.resumed
-                )
-            } else {
-                String::new()
-            }
-        );
-    }
-    print!("{}", report.summary.render());
-    if report.not_due > 0 {
-        println!(
-            "not due        {:>8}   (known articles whose revisit is not due yet)",
-            report.not_due
-        );
-    }
-    Ok(())
-}
-
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
@@ -91,152 +63,32 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> Result<()> {
     let config_path = cli.config.as_deref();
     match cli.command {
-        Command::Crawl(args) => {
-            let mut cfg = Config::load(config_path)?;
-            args.apply(&mut cfg)?;
-            if cfg.crawl.seeds.is_empty() {
-                anyhow::bail!("no seeds: give --seed URL or [crawl] seeds in harvest.toml");
+        Command::Crawl(_)
+        | Command::Jobs { .. }
+        | Command::Query(_)
+        | Command::Stats(_)
+        | Command::Get(_) => {
+            let cfg = Config::load(config_path)?;
+            // One process owns the embedded store: with `harvest serve`
+            // running on it, the command runs inside the server.
+            if let Some(info) = remote::find(&cfg) {
+                let code = remote::forward(&info, remote::forwarded_args())?;
+                return if code == 0 {
+                    Ok(())
+                } else {
+                    Err(anyhow::Error::new(commands::Exit(code)))
+                };
             }
             let stores = stores::Stores::open(&cfg)?;
-            // An ad-hoc crawl is a job too: its queue survives a kill and the
-            // next `harvest crawl` takes an interrupted run up.
-            let report = runtime()?.block_on(pipeline::run_job(
+            let progress = pipeline::Progress::for_stderr(cli.command.quiet());
+            let mut out = std::io::BufWriter::new(std::io::stdout());
+            runtime()?.block_on(commands::run(
+                &cli.command,
                 &cfg,
                 &stores,
-                pipeline::CrawlRun {
-                    progress: pipeline::Progress::for_stderr(args.quiet),
-                    conditional: !args.no_conditional,
-                    job: Some(pipeline::JobRun {
-                        name: jobs::AD_HOC_JOB.to_string(),
-                        recrawl: jobs::Recrawl::always(),
-                    }),
-                },
+                &mut out,
+                progress,
             ))?;
-            print_report(&report, args.json)
-        }
-        Command::Jobs { command } => {
-            let cfg = Config::load(config_path)?;
-            match command {
-                JobsCommand::List => {
-                    if cfg.jobs.is_empty() {
-                        println!("no [[job]] tables in the config");
-                        return Ok(());
-                    }
-                    let stores = stores::Stores::open(&cfg)?;
-                    let now = chrono::Utc::now();
-                    println!(
-                        "{:<20} {:>6} {:<10} {:<26} LAST RUN",
-                        "JOB", "SEEDS", "RECRAWL", "STATUS"
-                    );
-                    for job in &cfg.jobs {
-                        let last = jobs::runs(&stores.index, Some(&job.name), 1)?
-                            .into_iter()
-                            .next();
-                        let (status, when) = match &last {
-                            Some(r) => (jobs::status_label(r, now), r.started.to_rfc3339()),
-                            None => ("never run".to_string(), "-".to_string()),
-                        };
-                        println!(
-                            "{:<20} {:>6} {:<10} {:<26} {}",
-                            job.name,
-                            job.crawl.seeds.len(),
-                            if job.recrawl.always {
-                                "always"
-                            } else {
-                                "schedule"
-                            },
-                            status,
-                            when
-                        );
-                    }
-                    Ok(())
-                }
-                JobsCommand::Run { name, quiet, json } => {
-                    let job = cfg
-                        .jobs
-                        .iter()
-                        .find(|j| j.name == name)
-                        .with_context(|| {
-                            let known: Vec<&str> =
-                                cfg.jobs.iter().map(|j| j.name.as_str()).collect();
-                            format!(
-                                "no job named {name:?} (known: {})",
-                                if known.is_empty() {
-                                    "none".to_string()
-                                } else {
-                                    known.join(", ")
-                                }
-                            )
-                        })?
-                        .clone();
-                    let mut run_cfg = cfg.clone();
-                    run_cfg.crawl = job.crawl.clone();
-                    let stores = stores::Stores::open(&run_cfg)?;
-                    let report = runtime()?.block_on(pipeline::run_job(
-                        &run_cfg,
-                        &stores,
-                        pipeline::CrawlRun {
-                            progress: pipeline::Progress::for_stderr(quiet),
-                            conditional: true,
-                            job: Some(pipeline::JobRun {
-                                name: job.name.clone(),
-                                recrawl: job.recrawl.clone(),
-                            }),
-                        },
-                    ))?;
-                    print_report(&report, json)
-                }
-                JobsCommand::Status { name, limit, json } => {
-                    let stores = stores::Stores::open(&cfg)?;
-                    let runs = jobs::runs(&stores.index, name.as_deref(), limit)?;
-                    if json {
-                        for r in &runs {
-                            println!("{}", serde_json::to_string(r)?);
-                        }
-                        return Ok(());
-                    }
-                    if runs.is_empty() {
-                        println!("no runs recorded");
-                    }
-                    let now = chrono::Utc::now();
-                    for r in &runs {
-                        let s: pipeline::IngestSummary =
-                            serde_json::from_value(r.summary.clone()).unwrap_or_default();
-                        println!(
-                            "{}  {}  {}{}  pages {} (new {}, changed {}, unchanged {}), not modified {}, failures {}{}",
-                            r.job,
-                            r.started.to_rfc3339(),
-                            jobs::status_label(r, now),
-                            r.ended.map_or(String::new(), |e| format!(" {}", e.to_rfc3339())),
-                            s.pages,
-                            s.new,
-                            s.changed,
-                            s.unchanged,
-                            s.not_modified,
-                            s.failures_total(),
-                            r.error.as_ref().map_or(String::new(), |e| format!("  error: {e}"))
-                        );
-                    }
-                    Ok(())
-                }
-            }
-        }
-        Command::Query(args) => {
-            let cfg = Config::load(config_path)?;
-            let stores = stores::Stores::open(&cfg)?;
-            filters::run_query(&stores, &args)
-        }
-        Command::Stats(args) => {
-            let cfg = Config::load(config_path)?;
-            let stores = stores::Stores::open(&cfg)?;
-            filters::run_stats(&stores, &args)
-        }
-        Command::Get(args) => {
-            let cfg = Config::load(config_path)?;
-            let stores = stores::Stores::open(&cfg)?;
-            let bytes = filters::get_original(&stores, &args.url, args.record)?;
-            let mut out = std::io::stdout().lock();
-            out.write_all(&bytes)?;
             out.flush()?;
             Ok(())
         }
@@ -248,6 +100,7 @@ fn run(cli: Cli) -> Result<()> {
                 harvest::serve::ServeOptions {
                     listen: args.listen,
                     token: args.token,
+                    config: Some(cfg),
                 },
             ))
         }

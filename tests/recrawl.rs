@@ -304,7 +304,33 @@ fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
         .collect();
     let distinct: BTreeSet<&String> = urls.iter().collect();
     assert_eq!(urls.len(), distinct.len(), "duplicated index rows");
-    assert_eq!(distinct.len(), PAGES as usize + 1, "every page archived");
+    if distinct.len() != PAGES as usize + 1 {
+        let hits = site.hits();
+        let missing: Vec<String> = (0..PAGES)
+            .map(|n| format!("/p{n}.html"))
+            .filter(|p| !distinct.contains(&format!("{}{p}", served.base)))
+            .map(|p| {
+                format!(
+                    "{p} fetched {:?} (at kill {:?})",
+                    hits.get(&p),
+                    hits_at_kill.get(&p)
+                )
+            })
+            .collect();
+        let all = jsonl(&ws.harvest(&[
+            "query",
+            "--format",
+            "jsonl",
+            "--limit",
+            "100000",
+            "--include-revisits",
+        ]));
+        panic!(
+            "{} archived, {} with revisits; missing: {missing:?}\nreport: {report}",
+            distinct.len(),
+            all.len()
+        );
+    }
     // No page stored before the kill was fetched again by the second process.
     let hits = site.hits();
     for url in &stored_before {
@@ -321,4 +347,101 @@ fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
         responses <= PAGES as usize + 1 + 2 * 8,
         "{responses} response records: at most the unacknowledged batch is stored twice"
     );
+}
+
+/// `GET path` on the server, the body as text.
+fn http_get(base: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).expect("connect to harvest serve");
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
+}
+
+/// Regression (issue 10): with `harvest serve` running, `harvest crawl` and
+/// `harvest query` on the same data dir failed with `FjallError: Locked`.
+#[test]
+fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
+    use std::io::BufRead;
+    let served = serve(LiveSite::default());
+    let site = &served.site;
+    site.set("/index.html", section(&[1, 2]));
+    site.set("/a1.html", article(1, 5));
+    site.set("/a2.html", article(2, 7));
+    let seed = format!("{}/index.html", served.base);
+    let ws = Workspace::new(&seed, "live", None);
+    ws.configure(|raw| {
+        raw.jobs = vec![harvest::jobs::RawJob {
+            name: "news".into(),
+            seeds: vec![seed.clone()],
+            schedule: Some("*/2 * * * * *".into()),
+            ..Default::default()
+        }];
+    });
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&ws.config)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start harvest serve");
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("ready line");
+    let base = line.trim().rsplit(' ').next().expect("address").to_string();
+    assert!(ws.path().join("serve.json").exists(), "serve file written");
+
+    // The scheduler runs the job by itself.
+    let t0 = Instant::now();
+    loop {
+        let runs: serde_json::Value =
+            serde_json::from_str(&http_get(&base, "/api/runs?job=news")).expect("runs json");
+        if runs["runs"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r["status"] == "finished"))
+        {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "no scheduled run finished: {runs}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let jobs: serde_json::Value =
+        serde_json::from_str(&http_get(&base, "/api/jobs")).expect("jobs json");
+    assert_eq!(jobs["jobs"][0]["name"], "news", "{jobs}");
+    assert!(jobs["jobs"][0]["next_run"].is_string(), "{jobs}");
+
+    // The command line goes through the server: no "Locked".
+    let crawl = ws.harvest(&["crawl", "--quiet", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&crawl.stdout).expect("crawl json");
+    assert_eq!(report["job"], "crawl", "{report}");
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let got = ws
+        .harvest(&["get", &format!("{}/a1.html", served.base)])
+        .stdout;
+    assert_eq!(got, article(1, 5).into_bytes());
+    let status = ws.harvest(&["jobs", "status", "news"]);
+    assert!(String::from_utf8_lossy(&status.stdout).contains("news"));
+    // A bad command still fails with the server's message and exit code.
+    let bad = ws.harvest_raw(&["get", "http://127.0.0.1:1/never-crawled"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not in the archive"));
+
+    // SIGTERM: the server removes its file; the command line opens the store itself.
+    let _ = std::process::Command::new("kill")
+        .arg(server.id().to_string())
+        .status();
+    let _ = server.wait();
+    assert!(!ws.path().join("serve.json").exists(), "serve file removed");
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
+    assert_eq!(rows.len(), 3);
 }

@@ -19,15 +19,16 @@ use axum::extract::{Path, RawQuery, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use indexer::{GroupBy, Interval, PageHit, Sort, StatsQuery, StatsRow};
 use serde_json::{json, Value};
 
+use crate::config::Config;
 use crate::filters::ParamError;
 use crate::stores::Stores;
 use metrics::Metrics;
-use params::{Params, FILTER_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS};
+use params::{Params, FILTER_PARAMS, RUNS_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS};
 
 /// Default and largest `limit` of `/api/search`.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -75,6 +76,18 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
         "The archived page, read from its pack, sandboxed",
     ),
     ("get", "/api/topics", "Topics present in the index"),
+    (
+        "get",
+        "/api/jobs",
+        "Configured crawl jobs: schedule, next run, live progress of a running run, last runs",
+    ),
+    ("post", "/api/jobs/{name}/run", "Start a run of the job now"),
+    ("get", "/api/runs", "Recorded job runs, newest first"),
+    (
+        "post",
+        "/api/cli",
+        "Run a command line (crawl, jobs, query, stats, get) on the server's store",
+    ),
     ("get", "/api/sources", "Sources and their years"),
     ("get", "/api/openapi.json", "This document"),
     ("get", "/healthz", "Liveness"),
@@ -87,11 +100,15 @@ pub struct ServeOptions {
     pub listen: SocketAddr,
     /// Bearer token required on `/api/*` and `/metrics` when set.
     pub token: Option<String>,
+    /// The configuration: its jobs are scheduled and runnable, its data dir
+    /// gets the serve file that lets the command line find this server.
+    pub config: Option<Config>,
 }
 
 /// What the handlers share.
 pub struct AppState {
     stores: Stores,
+    config: Option<Config>,
     token: Option<String>,
     metrics: Metrics,
     page_count: Mutex<Option<(Instant, u64)>>,
@@ -99,8 +116,18 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(stores: Stores, token: Option<String>) -> Arc<AppState> {
+        Self::with_config(stores, token, None)
+    }
+
+    /// A state that also knows the configuration (jobs, `/api/cli`).
+    pub fn with_config(
+        stores: Stores,
+        token: Option<String>,
+        config: Option<Config>,
+    ) -> Arc<AppState> {
         Arc::new(AppState {
             stores,
+            config,
             token: token.filter(|t| !t.is_empty()),
             metrics: Metrics::default(),
             page_count: Mutex::new(None),
@@ -181,6 +208,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/pages/{id}", get(page))
         .route("/api/pages/{id}/raw", get(raw))
         .route("/api/topics", get(topics))
+        .route("/api/jobs", get(jobs_list))
+        .route("/api/jobs/{name}/run", post(job_run))
+        .route("/api/runs", get(runs_list))
+        .route(crate::remote::CLI_ROUTE, post(cli_command))
         .route("/api/sources", get(sources))
         .route("/api/openapi.json", get(openapi_doc))
         .route("/metrics", get(metrics_text))
@@ -196,25 +227,260 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// Bind, print the ready line, serve until Ctrl-C.
+/// Bind, print the ready line, write the serve file, run the job
+/// scheduler, serve until Ctrl-C (or SIGTERM).
 pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
     if !opts.listen.ip().is_loopback() && opts.token.is_none() {
         tracing::warn!(listen = %opts.listen, "serving beyond loopback without a token: anyone who can reach it can read the archive");
     }
-    let state = AppState::new(stores, opts.token);
+    let state = AppState::with_config(stores, opts.token.clone(), opts.config.clone());
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
     let addr = listener.local_addr()?;
+    let serve_file = opts.config.as_ref().and_then(crate::remote::serve_file);
+    if let Some(path) = &serve_file {
+        crate::remote::write_info(
+            path,
+            &crate::remote::ServeInfo {
+                url: format!("http://{addr}"),
+                pid: std::process::id(),
+                token: opts.token.clone(),
+            },
+        )?;
+    }
     println!("{LISTENING} http://{addr}");
     use std::io::Write;
     std::io::stdout().flush()?;
-    axum::serve(listener, router(state))
+    let scheduler = tokio::spawn(scheduler(state.clone()));
+    let served = axum::serve(listener, router(state))
         .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
+            let term = async {
+                #[cfg(unix)]
+                if let Ok(mut s) =
+                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                {
+                    s.recv().await;
+                    return;
+                }
+                std::future::pending::<()>().await
+            };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term => {}
+            }
         })
         .await
-        .context("server failed")
+        .context("server failed");
+    scheduler.abort();
+    if let Some(path) = &serve_file {
+        crate::remote::remove_info(path);
+    }
+    served
+}
+
+/// Runs scheduled jobs: sleeps until the next job is due, starts it (unless
+/// it is running already), repeats. Checks the clock at least every minute.
+async fn scheduler(state: Arc<AppState>) {
+    let Some(cfg) = state.config.clone() else {
+        return;
+    };
+    let scheduled: Vec<&crate::jobs::Job> =
+        cfg.jobs.iter().filter(|j| j.schedule.is_some()).collect();
+    if scheduled.is_empty() {
+        return;
+    }
+    let mut next: Vec<Option<chrono::DateTime<chrono::Utc>>> = scheduled
+        .iter()
+        .map(|j| {
+            j.schedule
+                .as_ref()
+                .and_then(|s| s.next_after(chrono::Utc::now()))
+        })
+        .collect();
+    loop {
+        let now = chrono::Utc::now();
+        for (i, job) in scheduled.iter().enumerate() {
+            if next[i].is_some_and(|t| t <= now) {
+                if crate::jobs::running_here(&job.name) {
+                    tracing::warn!(job = %job.name, "scheduled run skipped: the previous run is still going");
+                } else {
+                    tracing::info!(job = %job.name, "scheduled run");
+                    start_job(&state, &cfg, job);
+                }
+                next[i] = job.schedule.as_ref().and_then(|s| s.next_after(now));
+            }
+        }
+        let wait = next
+            .iter()
+            .flatten()
+            .min()
+            .map(|t| (*t - chrono::Utc::now()).to_std().unwrap_or_default())
+            .unwrap_or(Duration::from_secs(60))
+            .min(Duration::from_secs(60));
+        tokio::time::sleep(wait.max(Duration::from_millis(50))).await;
+    }
+}
+
+/// Starts a run of `job` in the background.
+fn start_job(state: &Arc<AppState>, cfg: &Config, job: &crate::jobs::Job) {
+    let stores = state.stores.clone();
+    let mut run_cfg = cfg.clone();
+    run_cfg.crawl = job.crawl.clone();
+    let run = crate::pipeline::CrawlRun {
+        progress: crate::pipeline::Progress::Quiet,
+        conditional: true,
+        job: Some(crate::pipeline::JobRun {
+            name: job.name.clone(),
+            recrawl: job.recrawl.clone(),
+        }),
+    };
+    let name = job.name.clone();
+    tokio::spawn(async move {
+        match crate::pipeline::run_job(&run_cfg, &stores, run).await {
+            Ok(r) => tracing::info!(job = %name, pages = r.summary.pages, "run finished"),
+            Err(e) => tracing::error!(job = %name, error = %format!("{e:#}"), "run failed"),
+        }
+    });
+}
+
+fn needs_config(state: &AppState) -> ApiResult<Config> {
+    state.config.clone().ok_or_else(|| ApiError {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        param: None,
+        message: "this server was started without a configuration".into(),
+    })
+}
+
+async fn jobs_list(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
+    let cfg = needs_config(&state)?;
+    let st = state.clone();
+    let jobs_json = blocking(move || {
+        let now = chrono::Utc::now();
+        let mut out = Vec::new();
+        for job in &cfg.jobs {
+            let runs = crate::jobs::runs(&st.stores.index, Some(&job.name), 5)?;
+            let running = runs
+                .first()
+                .filter(|r| r.status == indexer::RunStatus::Running)
+                .filter(|r| {
+                    crate::jobs::running_here(&job.name)
+                        || !crate::jobs::status_label(r, now).starts_with("interrupted")
+                });
+            out.push(json!({
+                "name": job.name,
+                "seeds": job.crawl.seeds,
+                "schedule": job.schedule.as_ref().map(|s| s.expr.clone()),
+                "timezone": job.schedule.as_ref().map(|s| s.tz.to_string()),
+                "next_run": job.schedule.as_ref().and_then(|s| s.next_after(now)),
+                "recrawl": if job.recrawl.always { "always" } else { "schedule" },
+                "running": running.is_some(),
+                "progress": running.map(|r| r.summary.clone()),
+                "last_runs": runs.iter().map(|r| run_json(r, now)).collect::<Vec<_>>(),
+            }));
+        }
+        Ok(out)
+    })
+    .await?;
+    Ok(Json(json!({ "jobs": jobs_json })))
+}
+
+fn run_json(r: &indexer::RunRecord, now: chrono::DateTime<chrono::Utc>) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or_default();
+    v["state"] = json!(crate::jobs::status_label(r, now));
+    v
+}
+
+async fn job_run(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let cfg = needs_config(&state)?;
+    let job = crate::commands::find_job(&cfg, &name)
+        .map_err(|e| ApiError::not_found(format!("{e:#}")))?
+        .clone();
+    if crate::jobs::running_here(&job.name) {
+        return Err(ApiError {
+            status: StatusCode::CONFLICT,
+            param: None,
+            message: format!("job {} is running", job.name),
+        });
+    }
+    start_job(&state, &cfg, &job);
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({ "job": job.name, "started": true })),
+    ))
+}
+
+async fn runs_list(
+    State(state): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Json<Value>> {
+    let p = Params::parse(raw.as_deref(), &[RUNS_PARAMS])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ParamError::new(
+            "limit",
+            format!("{limit}: must be between 1 and {MAX_LIMIT}"),
+        )
+        .into());
+    }
+    let job = p.one("job").map(str::to_owned);
+    let st = state.clone();
+    let runs = blocking(move || crate::jobs::runs(&st.stores.index, job.as_deref(), limit)).await?;
+    let now = chrono::Utc::now();
+    Ok(Json(json!({
+        "runs": runs.iter().map(|r| run_json(r, now)).collect::<Vec<_>>(),
+    })))
+}
+
+/// `POST /api/cli`: a command line found this server in the data dir.
+async fn cli_command(
+    State(state): State<Arc<AppState>>,
+    Json(req): Json<crate::remote::CliRequest>,
+) -> ApiResult<Json<crate::remote::CliResponse>> {
+    use clap::Parser;
+    let cfg = needs_config(&state)?;
+    let parsed = match crate::cli::Cli::try_parse_from(
+        std::iter::once("harvest".to_string()).chain(req.args),
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            return Ok(Json(crate::remote::CliResponse::new(
+                2,
+                &[],
+                e.render().to_string(),
+            )))
+        }
+    };
+    if !parsed.command.uses_archive() {
+        return Ok(Json(crate::remote::CliResponse::new(
+            2,
+            &[],
+            "harvest: error: only crawl, jobs, query, stats and get run through the server\n"
+                .into(),
+        )));
+    }
+    let mut out: Vec<u8> = Vec::new();
+    let result = crate::commands::run(
+        &parsed.command,
+        &cfg,
+        &state.stores,
+        &mut out,
+        crate::pipeline::Progress::Quiet,
+    )
+    .await;
+    Ok(Json(match result {
+        Ok(()) => crate::remote::CliResponse::new(0, &out, String::new()),
+        Err(e) => {
+            let mut msg = format!("harvest: error: {e}\n");
+            for cause in e.chain().skip(1) {
+                msg.push_str(&format!("  caused by: {cause}\n"));
+            }
+            crate::remote::CliResponse::new(1, &out, msg)
+        }
+    }))
 }
 
 async fn auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
@@ -249,6 +515,10 @@ fn route_label(path: &str) -> &'static str {
         "/api/stats.csv" => "stats_csv",
         "/api/stats.json" => "stats_json",
         "/api/topics" => "topics",
+        "/api/jobs" => "jobs",
+        "/api/runs" => "runs",
+        "/api/cli" => "cli",
+        p if p.starts_with("/api/jobs/") => "job_run",
         "/api/sources" => "sources",
         "/api/openapi.json" => "openapi",
         "/healthz" => "healthz",

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::params::{FILTER_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS};
+use super::params::{FILTER_PARAMS, RUNS_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS};
 use super::{DEFAULT_LIMIT, MAX_LIMIT, ROUTES};
 
 /// Schema and description of a query parameter.
@@ -49,6 +49,7 @@ fn param_doc(name: &str) -> (Value, &'static str) {
             "Hits per page",
         ),
         "cursor" => (string, "next_cursor of the previous page"),
+        "job" => (string, "Only this job's runs"),
         "interval" => (
             json!({"type": "string", "enum": ["day", "week", "month", "year"], "default": "day"}),
             "Time bucket (ISO weeks)",
@@ -74,6 +75,7 @@ pub fn route_params(path: &str) -> Vec<&'static str> {
             out.extend(STATS_PARAMS);
         }
         "/api/topics" => out.extend(TOPICS_PARAMS),
+        "/api/runs" => out.extend(RUNS_PARAMS),
         _ => {}
     }
     out
@@ -102,6 +104,9 @@ pub fn document() -> Value {
                 p
             })
             .collect();
+        if path.contains("{name}") {
+            params.push(json!({"name": "name", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Job name ([[job]] name)"}));
+        }
         if path.contains("{id}") {
             params.push(json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Page id from a search hit"}));
         }
@@ -120,6 +125,12 @@ pub fn document() -> Value {
             }
             "/api/pages/{id}/raw" => {
                 json!({"description": "The archived payload with its archived content type, sandboxed by CSP", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}})
+            }
+            "/api/cli" => {
+                json!({"description": "The command's exit code, standard output (base64) and messages", "content": {"application/json": {"schema": {"type": "object", "required": ["code", "stdout", "stderr"]}}}})
+            }
+            "/api/jobs/{name}/run" => {
+                json!({"description": "The run was started (202); 409 if the job is running, 404 if unknown", "content": {"application/json": {"schema": {"type": "object"}}}})
             }
             "/healthz" | "/metrics" => {
                 json!({"description": "Plain text", "content": {"text/plain": {"schema": {"type": "string"}}}})
@@ -142,12 +153,15 @@ pub fn document() -> Value {
                 json!({"description": "Missing or wrong bearer token (when the server has one)"}),
             );
         }
-        let op = json!({
+        let mut op = json!({
             "summary": summary,
             "operationId": operation_id(path),
             "parameters": params,
             "responses": responses,
         });
+        if *path == "/api/cli" {
+            op["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["args"], "properties": {"args": {"type": "array", "items": {"type": "string"}}}}}}});
+        }
         let entry = paths
             .entry(path.to_string())
             .or_insert_with(|| Value::Object(Map::new()));

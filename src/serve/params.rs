@@ -26,6 +26,8 @@ pub const SEARCH_PARAMS: &[&str] = &["sort", "limit", "cursor"];
 pub const STATS_PARAMS: &[&str] = &["interval", "group_by"];
 /// Parameters of `/api/topics`.
 pub const TOPICS_PARAMS: &[&str] = &["source"];
+/// Parameters of `/api/runs`.
+pub const RUNS_PARAMS: &[&str] = &["job", "limit"];
 
 /// Parsed parameters: name -> values in order (repeatable ones may also be
 /// comma-separated).

@@ -1,0 +1,255 @@
+//! The commands that read or write the archive (`crawl`, `jobs`, `query`,
+//! `stats`, `get`), written once and run either by the command line on a
+//! store it opened itself, or inside `harvest serve` for a command line that
+//! found the store owned by the server ([`crate::remote`]).
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+
+use crate::cli::{Command, JobsCommand};
+use crate::config::Config;
+use crate::pipeline::{self, CrawlRun, JobRun, Progress, RunReport};
+use crate::stores::Stores;
+use crate::{filters, jobs};
+
+/// An exit code decided elsewhere (the server already printed the messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exit(pub u8);
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit code {}", self.0)
+    }
+}
+
+impl std::error::Error for Exit {}
+
+impl Command {
+    /// Whether the command asked for no progress output.
+    pub fn quiet(&self) -> bool {
+        match self {
+            Command::Crawl(a) => a.quiet,
+            Command::Jobs {
+                command: JobsCommand::Run { quiet, .. },
+            } => *quiet,
+            _ => false,
+        }
+    }
+
+    /// Whether the command works on the archive (and so may go through a
+    /// running server).
+    pub fn uses_archive(&self) -> bool {
+        matches!(
+            self,
+            Command::Crawl(_)
+                | Command::Jobs { .. }
+                | Command::Query(_)
+                | Command::Stats(_)
+                | Command::Get(_)
+        )
+    }
+}
+
+/// Runs an archive command on `stores`, printing to `out`.
+pub async fn run(
+    command: &Command,
+    cfg: &Config,
+    stores: &Stores,
+    out: &mut (dyn Write + Send),
+    progress: Progress,
+) -> Result<()> {
+    match command {
+        Command::Crawl(args) => {
+            let mut cfg = cfg.clone();
+            args.apply(&mut cfg)?;
+            if cfg.crawl.seeds.is_empty() {
+                anyhow::bail!("no seeds: give --seed URL or [crawl] seeds in harvest.toml");
+            }
+            // An ad-hoc crawl is a job too: its queue survives a kill and the
+            // next `harvest crawl` takes an interrupted run up.
+            let report = pipeline::run_job(
+                &cfg,
+                stores,
+                CrawlRun {
+                    progress,
+                    conditional: !args.no_conditional,
+                    job: Some(JobRun {
+                        name: jobs::AD_HOC_JOB.to_string(),
+                        recrawl: jobs::Recrawl::always(),
+                    }),
+                },
+            )
+            .await?;
+            write_report(out, &report, args.json)
+        }
+        Command::Jobs { command } => run_jobs(command, cfg, stores, out, progress).await,
+        Command::Query(args) => jobs::blocking(|| filters::run_query(stores, args, out)),
+        Command::Stats(args) => jobs::blocking(|| filters::run_stats(stores, args, out)),
+        Command::Get(args) => {
+            let bytes = jobs::blocking(|| filters::get_original(stores, &args.url, args.record))?;
+            out.write_all(&bytes)?;
+            out.flush()?;
+            Ok(())
+        }
+        other => anyhow::bail!("{other:?} is not an archive command"),
+    }
+}
+
+async fn run_jobs(
+    command: &JobsCommand,
+    cfg: &Config,
+    stores: &Stores,
+    out: &mut (dyn Write + Send),
+    progress: Progress,
+) -> Result<()> {
+    match command {
+        JobsCommand::List => {
+            if cfg.jobs.is_empty() {
+                writeln!(out, "no [[job]] tables in the config")?;
+                return Ok(());
+            }
+            let now = chrono::Utc::now();
+            writeln!(
+                out,
+                "{:<20} {:>5} {:<9} {:<22} {:<26} {:<26} LAST RUN",
+                "JOB", "SEEDS", "RECRAWL", "SCHEDULE", "NEXT RUN (serve)", "STATUS"
+            )?;
+            for job in &cfg.jobs {
+                let last = jobs::blocking(|| jobs::runs(&stores.index, Some(&job.name), 1))?
+                    .into_iter()
+                    .next();
+                let (status, when) = match &last {
+                    Some(r) => (jobs::status_label(r, now), r.started.to_rfc3339()),
+                    None => ("never run".to_string(), "-".to_string()),
+                };
+                let (schedule, next) = match &job.schedule {
+                    Some(s) => (
+                        format!("{} {}", s.expr, s.tz),
+                        s.next_after(now)
+                            .map_or("-".to_string(), |t| t.to_rfc3339()),
+                    ),
+                    None => ("on request".to_string(), "-".to_string()),
+                };
+                writeln!(
+                    out,
+                    "{:<20} {:>5} {:<9} {:<22} {:<26} {:<26} {}",
+                    job.name,
+                    job.crawl.seeds.len(),
+                    if job.recrawl.always {
+                        "always"
+                    } else {
+                        "schedule"
+                    },
+                    schedule,
+                    next,
+                    status,
+                    when
+                )?;
+            }
+            Ok(())
+        }
+        JobsCommand::Run { name, json, .. } => {
+            let job = find_job(cfg, name)?.clone();
+            let mut run_cfg = cfg.clone();
+            run_cfg.crawl = job.crawl.clone();
+            let report = pipeline::run_job(
+                &run_cfg,
+                stores,
+                CrawlRun {
+                    progress,
+                    conditional: true,
+                    job: Some(JobRun {
+                        name: job.name.clone(),
+                        recrawl: job.recrawl.clone(),
+                    }),
+                },
+            )
+            .await?;
+            write_report(out, &report, *json)
+        }
+        JobsCommand::Status { name, limit, json } => {
+            let runs = jobs::blocking(|| jobs::runs(&stores.index, name.as_deref(), *limit))?;
+            if *json {
+                for r in &runs {
+                    writeln!(out, "{}", serde_json::to_string(r)?)?;
+                }
+                return Ok(());
+            }
+            if runs.is_empty() {
+                writeln!(out, "no runs recorded")?;
+            }
+            let now = chrono::Utc::now();
+            for r in &runs {
+                let s: pipeline::IngestSummary =
+                    serde_json::from_value(r.summary.clone()).unwrap_or_default();
+                writeln!(
+                    out,
+                    "{}  {}  {}{}  pages {} (new {}, changed {}, unchanged {}), not modified {}, failures {}{}",
+                    r.job,
+                    r.started.to_rfc3339(),
+                    jobs::status_label(r, now),
+                    r.ended
+                        .map_or(String::new(), |e| format!(" until {}", e.to_rfc3339())),
+                    s.pages,
+                    s.new,
+                    s.changed,
+                    s.unchanged,
+                    s.not_modified,
+                    s.failures_total(),
+                    r.error
+                        .as_ref()
+                        .map_or(String::new(), |e| format!("  error: {e}"))
+                )?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The job named `name`, or an error listing the known ones.
+pub fn find_job<'a>(cfg: &'a Config, name: &str) -> Result<&'a jobs::Job> {
+    cfg.jobs.iter().find(|j| j.name == name).with_context(|| {
+        let known: Vec<&str> = cfg.jobs.iter().map(|j| j.name.as_str()).collect();
+        format!(
+            "no job named {name:?} (known: {})",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )
+    })
+}
+
+/// A run's summary (human or JSON).
+pub fn write_report(out: &mut (dyn Write + Send), report: &RunReport, json: bool) -> Result<()> {
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(report)?)?;
+        return Ok(());
+    }
+    if let (Some(job), Some(started)) = (&report.job, report.started) {
+        writeln!(
+            out,
+            "job            {job} (run started {}{})",
+            started.to_rfc3339(),
+            if report.resumed > 0 {
+                format!(
+                    ", taken up {} time(s) after an interruption",
+                    report.resumed
+                )
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    write!(out, "{}", report.summary.render())?;
+    if report.not_due > 0 {
+        writeln!(
+            out,
+            "not due        {:>8}   (known articles whose revisit is not due yet)",
+            report.not_due
+        )?;
+    }
+    Ok(())
+}
