@@ -221,6 +221,12 @@ pub struct CrawlSettings {
     pub max_redirects: usize,
     pub respect_robots: bool,
     pub retries: u32,
+    /// Sitemaps read at the start of a run (jobs set them).
+    pub sitemaps: Vec<String>,
+    /// RSS / Atom feeds read at the start of a run (jobs set them).
+    pub feeds: Vec<String>,
+    /// Read the sitemaps named by the seed hosts' robots.txt.
+    pub robots_sitemaps: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -360,6 +366,9 @@ impl Config {
             max_redirects: c.max_redirects.unwrap_or(10),
             respect_robots: c.respect_robots.unwrap_or(true),
             retries: c.retries.unwrap_or(2),
+            sitemaps: Vec::new(),
+            feeds: Vec::new(),
+            robots_sitemaps: false,
         };
 
         let mut seen = BTreeSet::new();

@@ -49,6 +49,15 @@ pub struct RawJob {
     pub name: String,
     /// Start URLs (hub pages: fetched every run).
     pub seeds: Vec<String>,
+    /// XML sitemaps or sitemap indexes (gzipped or not, Google News
+    /// sitemaps too) read at the start of every run. Default none.
+    pub sitemaps: Vec<String>,
+    /// RSS 2.0 / Atom feeds read at the start of every run; an entry's
+    /// publish time is used when its page gives none. Default none.
+    pub feeds: Vec<String>,
+    /// Also read the sitemaps named by the seed hosts' robots.txt
+    /// (`Sitemap:` lines). Default true.
+    pub robots_sitemaps: Option<bool>,
     /// `same-host`, `same-domain` or `any`; default: `[crawl] scope`.
     pub scope: Option<String>,
     /// Extra in-scope URL prefixes.
@@ -239,8 +248,16 @@ pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
         for s in &j.seeds {
             check_http_url(s).with_context(|| format!("[[job]] {name:?}: seeds: {s:?}"))?;
         }
+        for (field, list) in [("sitemaps", &j.sitemaps), ("feeds", &j.feeds)] {
+            for u in list.iter() {
+                check_http_url(u).with_context(|| format!("[[job]] {name:?}: {field}: {u:?}"))?;
+            }
+        }
         let mut crawl = base.clone();
         crawl.seeds = j.seeds.clone();
+        crawl.sitemaps = j.sitemaps.clone();
+        crawl.feeds = j.feeds.clone();
+        crawl.robots_sitemaps = j.robots_sitemaps.unwrap_or(true);
         if let Some(scope) = &j.scope {
             crawl.scope = crate::config::parse_scope(scope)
                 .with_context(|| format!("[[job]] {name:?}: scope"))?;
@@ -694,6 +711,8 @@ mod tests {
         assert!(job(&|j| j.name = "a b".into()).contains("name"));
         assert!(job(&|j| j.seeds.clear()).contains("\"news\": seeds"));
         assert!(job(&|j| j.seeds = vec!["ftp://x/".into()]).contains("seeds"));
+        let e = job(&|j| j.feeds = vec!["not a url".into()]);
+        assert!(e.contains("\"news\": feeds: \"not a url\""), "{e}");
         let e = job(&|j| j.recrawl.revisit_steps = Some(vec!["soon".into()]));
         assert!(
             e.contains("\"news\": recrawl.revisit_steps = \"soon\""),

@@ -68,7 +68,15 @@ pub fn crawl_config(cfg: &Config) -> Result<crawler::CrawlConfig> {
             config::ScopeKind::Any => crawler::Scope::Any,
         }
     };
+    let urls = |list: &[String], what: &str| -> Result<Vec<url::Url>> {
+        list.iter()
+            .map(|s| url::Url::parse(s).with_context(|| format!("bad {what} URL {s:?}")))
+            .collect()
+    };
     Ok(crawler::CrawlConfig {
+        sitemaps: urls(&c.sitemaps, "sitemap")?,
+        feeds: urls(&c.feeds, "feed")?,
+        robots_sitemaps: c.robots_sitemaps,
         seeds,
         scope,
         max_depth: c.max_depth,

@@ -54,6 +54,10 @@ pub struct IngestSummary {
     pub pack_bytes: u64,
     /// Distinct packs written to.
     pub packs: u64,
+    /// Sitemap and feed documents read.
+    pub discovery_documents: u64,
+    /// URLs listed by those sitemaps and feeds.
+    pub discovered_urls: u64,
     /// Cluster centres created or moved (rows written to `clusters`).
     pub clusters_updated: u64,
     /// Seconds spent classifying pages (one core).
@@ -96,6 +100,12 @@ impl IngestSummary {
             "not modified   {:>8}   (304: revisit records, links followed from the stored copy)\n",
             self.not_modified
         ));
+        if self.discovery_documents > 0 {
+            out.push_str(&format!(
+                "sitemaps/feeds {:>8}   ({} URLs listed)\n",
+                self.discovery_documents, self.discovered_urls
+            ));
+        }
         out.push_str(&format!("failures       {:>8}\n", self.failures_total()));
         for (kind, n) in &self.failures {
             out.push_str(&format!("  {kind:<20}{n:>6}\n"));
@@ -1084,6 +1094,8 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     .context("closing packs")?;
     let outcome = finished.and_then(|mut summary| {
         let crawl_summary = crawl_result.context("crawl failed")?;
+        summary.discovery_documents += crawl_summary.discovery_documents;
+        summary.discovered_urls += crawl_summary.discovered_urls;
         // Failures the crawler counted without an event (none expected) are kept.
         for (kind, n) in crawl_summary.failures {
             let e = summary.failures.entry(kind).or_default();

@@ -376,6 +376,7 @@ fn sample(param: &str) -> String {
         "limit" => "5".into(),
         "interval" => "week".into(),
         "group_by" => "media".into(),
+        "job" => "news".into(),
         other => panic!("no sample for documented parameter {other}"),
     }
 }
@@ -390,8 +391,12 @@ fn every_documented_route_and_parameter_is_served() {
     let first = ok_json(&app, "/api/search?limit=1");
     let id = first["hits"][0]["id"].as_str().unwrap().to_string();
     for (path, item) in paths {
+        if item["get"].is_null() {
+            // Commands (POST) need a configured server: tests/recrawl.rs.
+            assert!(item["post"].is_object(), "{path} has neither GET nor POST");
+            continue;
+        }
         let op = &item["get"];
-        assert!(op.is_object(), "{path} has no GET");
         let mut query = Vec::new();
         let mut takes_cursor = false;
         for p in op["parameters"].as_array().unwrap() {

@@ -30,6 +30,10 @@ impl LiveSite {
             .insert(path.to_string(), body.into_bytes());
     }
 
+    fn set_bytes(&self, path: &str, body: Vec<u8>) {
+        self.pages.lock().unwrap().insert(path.to_string(), body);
+    }
+
     fn hits(&self) -> BTreeMap<String, u64> {
         self.hits.lock().unwrap().clone()
     }
@@ -444,4 +448,78 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
     assert!(!ws.path().join("serve.json").exists(), "serve file removed");
     let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
     assert_eq!(rows.len(), 3);
+}
+
+/// Sitemaps (named by robots.txt, gzipped, Google News) and feeds lead to
+/// pages no link reaches; a feed's publish time stands in for a page's
+/// missing one; a broken feed is a counted failure, not a stop.
+#[test]
+fn sitemaps_and_feeds_lead_to_pages_no_link_reaches() {
+    use std::io::Write;
+    let served = serve(LiveSite::default());
+    let site = &served.site;
+    let base = served.base.clone();
+    site.set("/index.html", section(&[1]));
+    site.set("/a1.html", article(1, 3));
+    site.set(
+        "/robots.txt",
+        "User-agent: *\nAllow: /\nSitemap: /news-sitemap.xml.gz\n".into(),
+    );
+    let sitemap = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\
+         <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" \
+         xmlns:news=\"http://www.google.com/schemas/sitemap-news/0.9\">\
+         <url><loc>{base}/orphan1.html</loc><news:news><news:publication_date>2026-11-20T10:00:00+08:00</news:publication_date>\
+         <news:title>Orphan one</news:title></news:news></url></urlset>"
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(sitemap.as_bytes()).unwrap();
+    site.set_bytes("/news-sitemap.xml.gz", gz.finish().unwrap());
+    site.set(
+        "/feed.xml",
+        format!(
+            "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title><link>{base}/</link>\
+             <description>d</description><item><title>Orphan two</title><link>{base}/orphan2.html</link>\
+             <pubDate>Tue, 17 Nov 2026 09:30:00 GMT</pubDate></item></channel></rss>"
+        ),
+    );
+    site.set("/broken.xml", "<rss><channel><item>".into());
+    site.set("/orphan1.html", article(5, 0));
+    // No publish time in the page itself: the feed's is used.
+    site.set(
+        "/orphan2.html",
+        "<html><head><title>Orphan two</title></head><body><p>No date here.</p></body></html>"
+            .into(),
+    );
+    let seed = format!("{base}/index.html");
+    let ws = Workspace::new(&seed, "disc", None);
+    ws.configure(|raw| {
+        raw.jobs = vec![harvest::jobs::RawJob {
+            name: "news".into(),
+            seeds: vec![seed.clone()],
+            feeds: vec![format!("{base}/feed.xml"), format!("{base}/broken.xml")],
+            ..Default::default()
+        }];
+    });
+    let report = job_run(&ws);
+    assert_eq!(report["discovery_documents"].as_u64(), Some(2), "{report}");
+    assert_eq!(
+        report["failures"]["discovery"].as_u64(),
+        Some(1),
+        "{report}"
+    );
+    assert_eq!(report["new"].as_u64(), Some(4), "{report}");
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
+    let orphan2 = rows
+        .iter()
+        .find(|r| {
+            r["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/orphan2.html"))
+        })
+        .expect("orphan2 archived");
+    assert_eq!(orphan2["published"], "2026-11-17T09:30:00Z", "{orphan2}");
+    assert!(rows.iter().any(|r| r["url"]
+        .as_str()
+        .is_some_and(|u| u.ends_with("/orphan1.html"))));
 }

@@ -26,6 +26,8 @@ pub const DEFAULT_RETRIES: u32 = 2;
 pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_millis(500);
 /// Default upper bound applied to a robots.txt `Crawl-delay`.
 pub const DEFAULT_MAX_CRAWL_DELAY: Duration = Duration::from_secs(60);
+/// Default number of sitemap and feed documents read per crawl.
+pub const DEFAULT_MAX_DISCOVERY_DOCUMENTS: usize = 1_000;
 /// Default accepted media types.
 pub const DEFAULT_CONTENT_TYPES: [&str; 2] = ["text/html", "application/xhtml+xml"];
 
@@ -89,6 +91,21 @@ pub struct CrawlConfig {
     /// Accepted media types (compared without parameters, case-insensitive).
     /// Default `text/html`, `application/xhtml+xml`.
     pub allowed_content_types: Vec<String>,
+    /// XML sitemaps (or sitemap indexes, gzipped or not) read at the start of
+    /// the crawl; their in-scope URLs are queued at depth 1. Default none.
+    pub sitemaps: Vec<Url>,
+    /// RSS / Atom feeds read at the start of the crawl; their entries are
+    /// queued at depth 1, their publish times kept as hints. Default none.
+    pub feeds: Vec<Url>,
+    /// Also read the sitemaps named by the seed hosts' robots.txt
+    /// (`Sitemap:` lines). Default false.
+    pub robots_sitemaps: bool,
+    /// Sitemap and feed documents read per crawl (sitemap indexes included).
+    /// Default 1,000.
+    pub max_discovery_documents: usize,
+    /// Limits of one sitemap or feed document (bytes after decompression,
+    /// URLs). Default 50 MiB, 50,000 URLs.
+    pub discovery_limits: crate::discover::Limits,
 }
 
 impl Default for CrawlConfig {
@@ -113,6 +130,11 @@ impl Default for CrawlConfig {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            sitemaps: Vec::new(),
+            feeds: Vec::new(),
+            robots_sitemaps: false,
+            max_discovery_documents: DEFAULT_MAX_DISCOVERY_DOCUMENTS,
+            discovery_limits: crate::discover::Limits::default(),
         }
     }
 }

@@ -42,6 +42,8 @@ struct Shared {
     history: Arc<dyn UrlHistory>,
     queue: Arc<dyn UrlQueue>,
     queue_error: Mutex<Option<QueueError>>,
+    /// Publish times given by feeds and news sitemaps, by URL (normalised).
+    hints: Mutex<HashMap<String, chrono::DateTime<Utc>>>,
     events: Sender<CrawlEvent>,
     summary: Mutex<CrawlSummary>,
     cancel: CancellationToken,
@@ -230,10 +232,13 @@ pub async fn crawl_with_queue(
         history,
         queue,
         queue_error: Mutex::new(None),
+        hints: Mutex::new(HashMap::new()),
         events,
         summary: Mutex::new(CrawlSummary::default()),
         cancel: cancel.child_token(),
     });
+
+    discover_all(&shared).await;
 
     let mut tasks = JoinSet::new();
     // Host of every running task; with a politeness delay a host gets one task.
@@ -318,6 +323,189 @@ pub async fn crawl_with_queue(
         "crawl finished"
     );
     Ok(summary)
+}
+
+/// Accept header of sitemap and feed requests.
+const ACCEPT_DISCOVERY: &str =
+    "application/xml,text/xml,application/rss+xml,application/atom+xml,application/json;q=0.9,*/*;q=0.5";
+
+/// Reads the configured sitemaps and feeds (and the seed hosts' robots.txt
+/// `Sitemap:` lines) and queues their in-scope URLs at depth 1. Sitemap
+/// indexes are followed, up to `max_discovery_documents` documents in all.
+/// A document that cannot be fetched or parsed is a `discovery` failure.
+async fn discover_all(shared: &Arc<Shared>) {
+    let cfg = &shared.cfg;
+    let mut docs: std::collections::VecDeque<(Url, bool)> = std::collections::VecDeque::new();
+    let mut seen_docs: HashSet<String> = HashSet::new();
+    for u in &cfg.sitemaps {
+        if seen_docs.insert(u.to_string()) {
+            docs.push_back((u.clone(), false));
+        }
+    }
+    for u in &cfg.feeds {
+        if seen_docs.insert(u.to_string()) {
+            docs.push_back((u.clone(), true));
+        }
+    }
+    if cfg.robots_sitemaps {
+        let mut hosts = HashSet::new();
+        for seed in &cfg.seeds {
+            if !hosts.insert(host_key(seed)) {
+                continue;
+            }
+            let (Some(robots_url), rules) =
+                (robots::robots_url(seed), shared.robots_for(seed).await)
+            else {
+                continue;
+            };
+            for u in rules.sitemaps(&robots_url) {
+                if seen_docs.insert(u.to_string()) {
+                    docs.push_back((u, false));
+                }
+            }
+        }
+    }
+    let mut read = 0usize;
+    while let Some((doc, is_feed)) = docs.pop_front() {
+        if shared.cancel.is_cancelled() {
+            return;
+        }
+        if read >= cfg.max_discovery_documents {
+            tracing::warn!(
+                limit = cfg.max_discovery_documents,
+                left = docs.len() + 1,
+                "discovery document limit reached"
+            );
+            return;
+        }
+        read += 1;
+        let Some(children) = discover_one(shared, &doc, is_feed).await else {
+            continue;
+        };
+        for child in children {
+            if seen_docs.insert(child.to_string()) {
+                docs.push_back((child, false));
+            }
+        }
+    }
+}
+
+/// Fetches and parses one sitemap or feed, queues its URLs; returns the
+/// child sitemaps of a sitemap index (`None` when it failed).
+async fn discover_one(shared: &Arc<Shared>, doc: &Url, is_feed: bool) -> Option<Vec<Url>> {
+    let cfg = &shared.cfg;
+    let what = if is_feed { "feed" } else { "sitemap" };
+    if cfg.respect_robots && !shared.robots_for(doc).await.allowed(doc) {
+        shared
+            .fail(
+                doc.as_str(),
+                FailureKind::RobotsDisallowed,
+                format!("robots.txt disallows the {what} {doc}"),
+            )
+            .await;
+        return None;
+    }
+    let permit = shared.politeness.acquire(&host_key(doc)).await;
+    let resp = fetch::send(&shared.client, cfg, doc, None, ACCEPT_DISCOVERY, || {
+        shared.count_request()
+    })
+    .await;
+    let resp = match resp {
+        Ok(r) if r.status().is_success() => r,
+        Ok(r) => {
+            let msg = format!("{what} {doc}: HTTP status {}", r.status());
+            shared.fail(doc.as_str(), FailureKind::Discovery, msg).await;
+            return None;
+        }
+        Err((_, msg)) => {
+            shared
+                .fail(
+                    doc.as_str(),
+                    FailureKind::Discovery,
+                    format!("{what} {doc}: {msg}"),
+                )
+                .await;
+            return None;
+        }
+    };
+    let body = fetch::read_body(resp, cfg.discovery_limits.max_bytes).await;
+    drop(permit);
+    let body = match body {
+        Ok(b) => b,
+        Err((_, msg)) => {
+            shared
+                .fail(
+                    doc.as_str(),
+                    FailureKind::Discovery,
+                    format!("{what} {doc}: {msg}"),
+                )
+                .await;
+            return None;
+        }
+    };
+    let base = doc.clone();
+    let limits = cfg.discovery_limits;
+    let parsed =
+        tokio::task::spawn_blocking(move || crate::discover::parse_document(&body, &base, &limits))
+            .await;
+    let outcome = match parsed {
+        Ok(Ok(o)) => o,
+        Ok(Err(e)) => {
+            shared
+                .fail(
+                    doc.as_str(),
+                    FailureKind::Discovery,
+                    format!("{what} {doc}: {e}"),
+                )
+                .await;
+            return None;
+        }
+        Err(e) => {
+            shared
+                .fail(
+                    doc.as_str(),
+                    FailureKind::Other,
+                    format!("{what} {doc}: {e}"),
+                )
+                .await;
+            return None;
+        }
+    };
+    if outcome.report.truncated() {
+        tracing::warn!(document = %doc, dropped = outcome.report.over_limit, "discovery document over its URL limit");
+    }
+    let mut summary_urls = 0u64;
+    let children = match outcome.document {
+        crate::discover::Document::SitemapIndex(children) => {
+            children.into_iter().map(|c| c.url).collect()
+        }
+        document => {
+            let entries = document.into_urls();
+            summary_urls = entries.len() as u64;
+            {
+                let mut hints = shared.hints.lock().unwrap_or_else(|p| p.into_inner());
+                for e in &entries {
+                    if let Some(t) = e.published {
+                        hints.insert(crate::normalize::normalize(&e.url).to_string(), t);
+                    }
+                }
+            }
+            let urls: Vec<Url> = entries.into_iter().map(|e| e.url).collect();
+            let pushed = shared.frontier().push_all(&urls, 1);
+            if let Err(e) = pushed {
+                shared.queue_failed(e);
+                return None;
+            }
+            Vec::new()
+        }
+    };
+    {
+        let mut s = shared.summary();
+        s.discovery_documents += 1;
+        s.discovered_urls += summary_urls;
+    }
+    tracing::info!(document = %doc, kind = what, urls = summary_urls, "discovery document read");
+    Some(children)
 }
 
 /// Fetches one frontier URL and reports the outcome; a URL that produced no
@@ -510,7 +698,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
             (body, decoded.encoding.name(), decoded.source, extracted)
         })
         .await;
-        let (body, charset_name, charset_source, extracted) = match analysed {
+        let (body, charset_name, charset_source, mut extracted) = match analysed {
             Ok(a) => a,
             Err(e) => {
                 let msg = format!("extraction task failed: {e}");
@@ -519,6 +707,15 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
         };
         if !shared.queue_links(&extracted.links, depth) {
             return false;
+        }
+        if extracted.published.is_none() {
+            let hint = shared
+                .hints
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(current.as_str())
+                .copied();
+            extracted.published = hint;
         }
         {
             let mut s = shared.summary();

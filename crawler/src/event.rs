@@ -148,6 +148,8 @@ pub enum FailureKind {
     Body,
     /// Content decoding (gzip/br/deflate) failed.
     Decode,
+    /// A sitemap or feed could not be fetched or parsed.
+    Discovery,
     /// Anything else (redirect out of scope, bad Location, internal errors).
     Other,
 }
@@ -170,6 +172,7 @@ impl FailureKind {
             Self::RobotsDisallowed => "robots_disallowed".into(),
             Self::Body => "body".into(),
             Self::Decode => "decode".into(),
+            Self::Discovery => "discovery".into(),
             Self::Other => "other".into(),
         }
     }
@@ -208,6 +211,10 @@ pub struct CrawlSummary {
     pub requests: u64,
     /// Redirects not followed because their target was already crawled or queued.
     pub duplicate_redirects: u64,
+    /// Sitemap and feed documents read.
+    pub discovery_documents: u64,
+    /// URLs listed by sitemaps and feeds (before scope and de-duplication).
+    pub discovered_urls: u64,
     /// True when the crawl ended early (cancelled or the receiver went away).
     pub cancelled: bool,
     /// Wall time of the crawl.
