@@ -567,6 +567,7 @@ fn questions(f: &FilterSpec) -> Result<(Query, StatsQuery)> {
         group_by: Some(GroupBy::Topic),
         tz,
         fill_empty: true,
+        bounds: f.bounds(),
     };
     Ok((q, sq))
 }

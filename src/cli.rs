@@ -119,8 +119,10 @@ pub struct CrawlArgs {
     /// Start URL (repeatable); replaces [crawl] seeds.
     #[arg(long = "seed")]
     pub seeds: Vec<String>,
+    /// Stop after this many pages; replaces [crawl] max_pages (default unlimited).
     #[arg(long)]
     pub max_pages: Option<u64>,
+    /// Follow links at most this deep from a seed; replaces [crawl] max_depth.
     #[arg(long)]
     pub max_depth: Option<u32>,
     /// Per-host delay in milliseconds (0 for loopback sites).
@@ -193,8 +195,10 @@ pub struct FilterArgs {
     /// Keyword (repeatable: at least one must match).
     #[arg(long = "any")]
     pub any: Vec<String>,
+    /// Only pages with at least this many comments.
     #[arg(long)]
     pub min_comments: Option<u64>,
+    /// Only pages with at most this many comments.
     #[arg(long)]
     pub max_comments: Option<u64>,
     /// Also list revisits (repeated captures of a payload seen before).
@@ -244,8 +248,10 @@ pub struct QueryArgs {
     /// At most this many results (max 100000).
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
+    /// Order of the results.
     #[arg(long, value_enum, default_value_t = SortArg::Time)]
     pub sort: SortArg,
+    /// Output: an aligned table, or one JSON object per page.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
 }
@@ -297,14 +303,18 @@ pub enum StatsFormat {
 pub struct StatsArgs {
     #[command(flatten)]
     pub filters: FilterArgs,
+    /// Time bucket (in --tz; weeks are ISO weeks).
     #[arg(long, value_enum, default_value_t = IntervalArg::Day)]
     pub interval: IntervalArg,
+    /// One count per bucket and group (default: one count per bucket).
     #[arg(long, value_enum)]
     pub group_by: Option<GroupArg>,
+    /// Output: bucket,group,count lines, or a JSON array of rows.
     #[arg(long, value_enum, default_value_t = StatsFormat::Csv)]
     pub format: StatsFormat,
     /// Leave out empty buckets (by default every bucket between --from and
-    /// --to is printed, with 0 when no page falls in it).
+    /// --to is printed, with 0 when no page falls in it; on a side with no
+    /// bound, from / to the first / last counted bucket).
     #[arg(long)]
     pub no_fill: bool,
     /// Also draw the chart (the web UI's) into FILE.svg or FILE.png.
@@ -345,7 +355,10 @@ pub struct DemoArgs {
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
     /// Validate a config file (or the defaults) and print what it resolves to.
-    Check { file: Option<PathBuf> },
+    Check {
+        /// Config file to check (default: -c, else ./harvest.toml, else the defaults).
+        file: Option<PathBuf>,
+    },
     /// Print the documented sample config.
     Sample,
 }
@@ -354,20 +367,26 @@ pub enum ConfigCommand {
 pub enum ModelCommand {
     /// Train a topic model: --corpus tsv:FILE | tab:FILE | thucnews:FILE.
     Train {
+        /// Labelled corpus: tsv:FILE[.gz], tab:FILE or thucnews:FILE, with an
+        /// optional #train80 / #test20 split.
         #[arg(long)]
         corpus: String,
+        /// Model file to write.
         #[arg(long)]
         out: PathBuf,
     },
     /// Accuracy, macro-F1 and per-class figures of a model on a corpus.
     Eval {
+        /// Model file to evaluate.
         #[arg(long)]
         model: PathBuf,
+        /// Labelled corpus, as for `model train` (e.g. tsv:FILE#test20).
         #[arg(long)]
         corpus: String,
     },
     /// Print a model file's version, classes and provenance.
     Info {
+        /// Model file (default: [classifier] model of the config).
         #[arg(long)]
         model: Option<PathBuf>,
     },
@@ -399,6 +418,7 @@ pub enum BenchKind {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// Which benchmark to run.
     #[arg(value_enum)]
     pub kind: BenchKind,
     /// Site to serve: a .tar.gz or a folder (default: the bundled demo site).
@@ -416,4 +436,43 @@ pub struct BenchArgs {
     /// Python with scikit-learn for the peer (kmeans; set up by deploy/data/setup-peers.sh).
     #[arg(long, default_value = "deploy/cache/venv/bin/python")]
     pub python: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every argument of every subcommand, with its command path, that has
+    /// no help text.
+    fn undocumented(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                out.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            if sub.get_about().is_none() && sub.get_long_about().is_none() {
+                out.push(format!("{path} {} (no about)", sub.get_name()));
+            }
+            undocumented(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    /// Issue 10 item 7: `harvest <cmd> --help` listed flags without a word
+    /// on what they do (e.g. `query --sort`, `stats --interval`,
+    /// `config check [FILE]`).
+    #[test]
+    fn every_argument_and_subcommand_has_help() {
+        let mut cmd = Cli::command();
+        cmd.build();
+        let mut missing = Vec::new();
+        undocumented(&cmd, "harvest", &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:#?}");
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }

@@ -272,28 +272,47 @@ pub fn source_from_host(host: &str) -> String {
 
 impl Config {
     /// Read `path`, or the defaults when `path` is `None` and no
-    /// `harvest.toml` exists in the working directory.
+    /// `harvest.toml` exists in the working directory. The relative paths
+    /// of a config file (also the default `data_dir`) are resolved against
+    /// the file's folder, so one file names one store whatever the working
+    /// directory; the defaults without a file stay relative to it.
     pub fn load(path: Option<&Path>) -> Result<Config> {
-        let raw = match path {
-            Some(p) => read_raw(p)?,
-            None if Path::new(DEFAULT_CONFIG_FILE).exists() => {
-                read_raw(Path::new(DEFAULT_CONFIG_FILE))?
-            }
-            None => RawConfig::default(),
+        let file = match path {
+            Some(p) => Some(p),
+            None if Path::new(DEFAULT_CONFIG_FILE).exists() => Some(Path::new(DEFAULT_CONFIG_FILE)),
+            None => None,
         };
-        Config::from_raw(raw)
+        match file {
+            Some(p) => Config::from_raw_in(read_raw(p)?, Some(&config_folder(p)?)),
+            None => Config::from_raw(RawConfig::default()),
+        }
     }
 
+    /// Validate `raw`; relative paths stay relative to the working directory.
     pub fn from_raw(raw: RawConfig) -> Result<Config> {
-        let data_dir = raw
-            .data_dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
-        let packs = raw
-            .storage
-            .packs
-            .clone()
-            .unwrap_or_else(|| data_dir.join("packs").display().to_string());
+        Config::from_raw_in(raw, None)
+    }
+
+    /// Validate `raw`, resolving its relative paths (`data_dir`, a plain
+    /// `[storage] packs` path, `[index] path`, `[classifier] model`) against
+    /// `base` when given: the folder of the config file.
+    pub fn from_raw_in(raw: RawConfig, base: Option<&Path>) -> Result<Config> {
+        let resolve = |p: &Path| -> PathBuf {
+            match base {
+                Some(b) if p.is_relative() => normalise(&b.join(p)),
+                _ => p.to_path_buf(),
+            }
+        };
+        let data_dir = resolve(
+            raw.data_dir
+                .as_deref()
+                .unwrap_or(Path::new(DEFAULT_DATA_DIR)),
+        );
+        let packs = match &raw.storage.packs {
+            Some(p) if p.contains("://") => p.clone(),
+            Some(p) => resolve(Path::new(p)).display().to_string(),
+            None => data_dir.join("packs").display().to_string(),
+        };
         if let Some((scheme, _)) = packs.split_once("://") {
             if scheme != "file" && scheme != "hdfs" {
                 bail!("[storage] packs: unsupported scheme `{scheme}://` (use file:// or hdfs://)");
@@ -308,8 +327,8 @@ impl Config {
                 path: raw
                     .index
                     .path
-                    .clone()
-                    .unwrap_or_else(|| data_dir.join("index")),
+                    .as_deref()
+                    .map_or_else(|| data_dir.join("index"), resolve),
             },
             "hbase" => {
                 let thrift = raw
@@ -336,8 +355,8 @@ impl Config {
         let model = raw
             .classifier
             .model
-            .clone()
-            .unwrap_or_else(|| data_dir.join("models").join("topic.model"));
+            .as_deref()
+            .map_or_else(|| data_dir.join("models").join("topic.model"), resolve);
 
         let c = &raw.crawl;
         let scope =
@@ -453,6 +472,36 @@ impl Config {
     }
 }
 
+/// The absolute folder of a config file.
+fn config_folder(file: &Path) -> Result<PathBuf> {
+    let folder = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let abs = std::path::absolute(folder)
+        .with_context(|| format!("cannot resolve the folder of {}", file.display()))?;
+    Ok(normalise(&abs))
+}
+
+/// `p` without `.` components (`a/./b` -> `a/b`); `..` is kept (a symlink
+/// may sit before it).
+fn normalise(p: &Path) -> PathBuf {
+    let out: PathBuf = p
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if out.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        out
+    }
+}
+
+/// `p` as an absolute path (against the working directory), for display.
+pub fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).map_or_else(|_| p.to_path_buf(), |a| normalise(&a))
+}
+
 fn read_raw(path: &Path) -> Result<RawConfig> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read config file {}", path.display()))?;
@@ -513,6 +562,54 @@ mod tests {
         assert_eq!(c.max_pack_bytes, 1 << 30);
         assert_eq!(c.crawl.politeness_delay, Duration::from_secs(1));
         assert_eq!(c.crawl.max_body_bytes, 10 << 20);
+    }
+
+    /// Issue 10 item 7: relative paths of a config file were taken from the
+    /// working directory.
+    #[test]
+    fn relative_paths_of_a_file_follow_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("conf");
+        std::fs::create_dir_all(&folder).unwrap();
+        let file = folder.join("harvest.toml");
+        std::fs::write(
+            &file,
+            "data_dir = \"./data\"\n[storage]\npacks = \"warc\"\n[index]\npath = \"../idx\"\n[classifier]\nmodel = \"/abs/m.model\"\n",
+        )
+        .unwrap();
+        let c = Config::load(Some(&file)).unwrap();
+        let folder = std::path::absolute(&folder).unwrap();
+        assert_eq!(c.data_dir, folder.join("data"));
+        assert_eq!(c.packs, folder.join("warc").display().to_string());
+        assert_eq!(
+            c.index,
+            IndexBackend::Embedded {
+                path: folder.join("..").join("idx")
+            }
+        );
+        assert_eq!(c.model, PathBuf::from("/abs/m.model"));
+
+        // Keys left out follow `data_dir`; URLs stay as written.
+        std::fs::write(&file, "[storage]\npacks = \"file:///srv/packs\"\n").unwrap();
+        let c = Config::load(Some(&file)).unwrap();
+        assert_eq!(c.data_dir, folder.join(DEFAULT_DATA_DIR));
+        assert_eq!(c.packs, "file:///srv/packs");
+        assert_eq!(
+            c.index,
+            IndexBackend::Embedded {
+                path: folder.join(DEFAULT_DATA_DIR).join("index")
+            }
+        );
+        assert_eq!(
+            c.model,
+            folder
+                .join(DEFAULT_DATA_DIR)
+                .join("models")
+                .join("topic.model")
+        );
+        // Without a file the defaults stay relative to the working directory.
+        let c = Config::from_raw(RawConfig::default()).unwrap();
+        assert!(c.data_dir.is_relative());
     }
 
     #[test]

@@ -57,9 +57,11 @@ pub fn train_demo_model(out: &Path) -> Result<classifier::Model> {
 }
 
 /// The demo's config: everything under `dir`, no politeness delay (loopback).
+/// The raw config is the `harvest.toml` written into `dir`: its `data_dir`
+/// is `.`, the file's own folder, so it works from any working directory.
 pub fn demo_config(dir: &Path, seed: String) -> Result<(RawConfig, Config)> {
     let mut raw = RawConfig {
-        data_dir: Some(dir.to_path_buf()),
+        data_dir: Some(PathBuf::from(".")),
         ..Default::default()
     };
     raw.crawl.seeds = vec![seed];
@@ -70,7 +72,7 @@ pub fn demo_config(dir: &Path, seed: String) -> Result<(RawConfig, Config)> {
         hosts: vec!["127.0.0.1".into()],
         prefixes: vec![],
     }];
-    let cfg = Config::from_raw(raw.clone())?;
+    let cfg = Config::from_raw_in(raw.clone(), Some(dir))?;
     Ok((raw, cfg))
 }
 
@@ -224,6 +226,7 @@ fn report(
         group_by: Some(indexer::GroupBy::Topic),
         tz: indexer::Zone::Utc,
         fill_empty: false,
+        bounds: Default::default(),
     })?;
     println!("   bucket,group,count");
     for r in &rows {
@@ -249,4 +252,29 @@ fn report(
         cfg.packs
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 10 item 7: the demo wrote its (relative) `--dir` as `data_dir`,
+    /// which named another folder once paths follow the config file.
+    #[test]
+    fn the_demo_config_names_its_own_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let demo = dir.path().join("harvest-data").join("demo");
+        std::fs::create_dir_all(&demo).unwrap();
+        for arg in [PathBuf::from("harvest-data/demo"), demo.clone()] {
+            let (raw, cfg) = demo_config(&arg, "http://127.0.0.1:1/".into()).unwrap();
+            assert_eq!(cfg.data_dir, arg, "the demo itself uses --dir");
+            let file = demo.join("harvest.toml");
+            std::fs::write(&file, toml::to_string_pretty(&raw).unwrap()).unwrap();
+            let loaded = Config::load(Some(&file)).unwrap();
+            let abs = std::path::absolute(&demo).unwrap();
+            assert_eq!(loaded.data_dir, abs);
+            assert_eq!(loaded.packs, abs.join("packs").display().to_string());
+            assert_eq!(loaded.model, abs.join("models").join("topic.model"));
+        }
+    }
 }

@@ -136,6 +136,16 @@ fn parse_bound(
 }
 
 impl FilterSpec {
+    /// Which of `from` / `to` were given: statistics fill empty buckets out
+    /// to a given bound, and only between the first and last counted bucket
+    /// on an open side.
+    pub fn bounds(&self) -> indexer::Bounds {
+        indexer::Bounds {
+            from: self.from.is_some(),
+            to: self.to.is_some(),
+        }
+    }
+
     /// The index query the filters describe, and the zone of their dates.
     /// `limit` is checked against `max_limit`.
     pub fn build(
@@ -202,6 +212,107 @@ impl FilterSpec {
     }
 }
 
+/// Known values listed at most in a warning (media can be many).
+const MAX_KNOWN_LISTED: usize = 20;
+
+/// A filter value the index does not know: it matches no page, so the
+/// answer is empty (or narrower than asked) for that reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownValue {
+    /// The parameter without dashes: `source`, `topic` or `media`.
+    pub param: &'static str,
+    pub value: String,
+    /// The values the index has (of the sources in `within` for topics and
+    /// media), sorted.
+    pub known: Vec<String>,
+    /// The query's sources the value was looked for in (empty = all).
+    pub within: Vec<String>,
+}
+
+impl UnknownValue {
+    /// `no page has topic "x" (known: a, b)`, at most
+    /// [`MAX_KNOWN_LISTED`] known values named.
+    pub fn message(&self) -> String {
+        let mut known: Vec<&str> = self
+            .known
+            .iter()
+            .take(MAX_KNOWN_LISTED)
+            .map(String::as_str)
+            .collect();
+        let more = self.known.len().saturating_sub(MAX_KNOWN_LISTED);
+        let more = format!("and {more} more");
+        if self.known.len() > MAX_KNOWN_LISTED {
+            known.push(&more);
+        }
+        let known = if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        };
+        let within = match self.within.as_slice() {
+            [] => String::new(),
+            [one] => format!(" in source {one}"),
+            many => format!(" in sources {}", many.join(", ")),
+        };
+        format!(
+            "no page has {} {:?}{within} (known: {known})",
+            self.param, self.value
+        )
+    }
+
+    /// The message with the command-line spelling of the parameter.
+    pub fn cli(&self) -> String {
+        format!("--{}: {}", self.param, self.message())
+    }
+}
+
+/// The `--source` (when `sources` is set), `--topic` and `--media` values
+/// of `q` that no page of the index has. Each list of known values is read
+/// only when the query filters on that attribute (topics and media by a
+/// skip scan over their index rows, see [`indexer::Index::topics`]).
+pub fn unknown_values(
+    index: &indexer::Index,
+    q: &Query,
+    sources: bool,
+) -> Result<Vec<UnknownValue>> {
+    let mut out: Vec<UnknownValue> = Vec::new();
+    let mut check = |param: &'static str, wanted: &[String], known: Vec<String>| {
+        for v in wanted {
+            let reported = out.iter().any(|u| u.param == param && u.value == *v);
+            if known.binary_search(v).is_err() && !reported {
+                out.push(UnknownValue {
+                    param,
+                    value: v.clone(),
+                    within: if param == "source" {
+                        Vec::new()
+                    } else {
+                        q.sources.clone()
+                    },
+                    known: known.clone(),
+                });
+            }
+        }
+    };
+    if sources && !q.sources.is_empty() {
+        check("source", &q.sources, index.sources()?);
+    }
+    if !q.topics.is_empty() {
+        check("topic", &q.topics, index.topics(&q.sources)?);
+    }
+    if !q.media.is_empty() {
+        check("media", &q.media, index.media(&q.sources)?);
+    }
+    Ok(out)
+}
+
+/// Print the unknown filter values of `q` on stderr (the answer goes on).
+fn warn_unknown_values(stores: &Stores, q: &Query) -> Result<()> {
+    for u in unknown_values(&stores.index, q, true)? {
+        eprintln!("harvest: warning: {}", u.cli());
+    }
+    Ok(())
+}
+
 /// The index query the command-line filters describe.
 pub fn build_query(f: &FilterArgs, limit: Option<usize>) -> Result<Query> {
     FilterSpec::from(f)
@@ -230,6 +341,7 @@ pub fn search_all(stores: &Stores, mut q: Query, limit: usize) -> Result<Vec<ind
 pub fn run_query(stores: &Stores, args: &QueryArgs, out: &mut dyn Write) -> Result<()> {
     let mut q = build_query(&args.filters, Some(args.limit))?;
     q.sort = args.sort.into();
+    warn_unknown_values(stores, &q)?;
     let hits = search_all(stores, q, args.limit)?;
     match args.format {
         QueryFormat::Jsonl => {
@@ -275,7 +387,8 @@ fn clip(s: &str, n: usize) -> String {
 }
 
 pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
-    let (query, tz) = FilterSpec::from(&args.filters)
+    let spec = FilterSpec::from(&args.filters);
+    let (query, tz) = spec
         .build(None, MAX_LIMIT)
         .map_err(|e| anyhow::anyhow!(e.cli()))?;
     Ok(StatsQuery {
@@ -293,11 +406,13 @@ pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
         }),
         tz,
         fill_empty: !args.no_fill,
+        bounds: spec.bounds(),
     })
 }
 
 pub fn run_stats(stores: &Stores, args: &StatsArgs, out: &mut dyn Write) -> Result<()> {
     let q = stats_query(args)?;
+    warn_unknown_values(stores, &q.query)?;
     let rows = stores.index.stats(&q)?;
     if let Some(path) = &args.plot {
         let table = StatsTable::from_rows(&rows, q.group_by.is_some());

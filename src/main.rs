@@ -109,16 +109,30 @@ fn run(cli: Cli) -> Result<()> {
             ConfigCommand::Check { file } => {
                 let path = file.as_deref().or(config_path);
                 let cfg = Config::load(path)?;
+                let default_file = std::path::Path::new(config::DEFAULT_CONFIG_FILE);
+                let path = path.or_else(|| default_file.exists().then_some(default_file));
                 println!(
                     "config OK: {}",
                     path.map_or("(defaults, no harvest.toml)".to_string(), |p| p
                         .display()
                         .to_string())
                 );
-                println!("  packs    {}", cfg.packs);
-                println!("  index    {:?}", cfg.index);
+                let abs = |p: &std::path::Path| config::absolute(p).display().to_string();
+                println!("  data dir {}", abs(&cfg.data_dir));
+                let packs = if cfg.packs.contains("://") {
+                    cfg.packs.clone()
+                } else {
+                    abs(std::path::Path::new(&cfg.packs))
+                };
+                println!("  packs    {packs}");
+                match &cfg.index {
+                    config::IndexBackend::Embedded { path } => {
+                        println!("  index    embedded {}", abs(path))
+                    }
+                    other => println!("  index    {other:?}"),
+                }
                 println!("  buckets  {}", cfg.buckets);
-                println!("  model    {}", cfg.model.display());
+                println!("  model    {}", abs(&cfg.model));
                 println!("  seeds    {}", cfg.crawl.seeds.len());
                 println!("  sources  {}", cfg.sources.len());
                 Ok(())

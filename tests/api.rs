@@ -284,6 +284,80 @@ fn stats_fill_empty_buckets_and_export() {
     assert_eq!(m["tz"], "Asia/Shanghai");
 }
 
+/// Issue 10 item 7: `from=2025-01-01&to=2026-12-31&interval=day` gave 32
+/// buckets (from the first counted day on) when only this year's table
+/// existed; the given range is filled whole.
+#[test]
+fn stats_fill_out_to_given_bounds_over_years_without_a_table() {
+    use chrono::Datelike;
+    let app = app(None);
+    let f = fixture();
+    let year = chrono::Utc::now().year();
+    let first = chrono::NaiveDate::from_ymd_opt(year - 1, 1, 1).unwrap();
+    let last = chrono::NaiveDate::from_ymd_opt(year, 12, 31).unwrap();
+    let days = usize::try_from((last - first).num_days() + 1).unwrap();
+    let v = ok_json(
+        &app,
+        &format!("/api/stats?source={SOURCE}&from={first}&to={last}&interval=day"),
+    );
+    let buckets = v["buckets"].as_array().unwrap();
+    assert_eq!(buckets.len(), days, "every day of both years");
+    assert_eq!(buckets[0], first.to_string().as_str());
+    assert_eq!(buckets[days - 1], last.to_string().as_str());
+    assert_eq!(v["total"].as_u64(), Some(f.pages));
+    // One bound given: filled out to it, and to the last counted day.
+    let v = ok_json(
+        &app,
+        &format!("/api/stats?source={SOURCE}&from={first}&interval=month"),
+    );
+    let buckets = v["buckets"].as_array().unwrap();
+    assert_eq!(buckets[0], format!("{}-01", year - 1).as_str());
+    let this_month = chrono::Utc::now().format("%Y-%m").to_string();
+    assert_eq!(buckets.last().unwrap(), this_month.as_str());
+    // No bound: the first to the last counted bucket, as before.
+    let v = ok_json(&app, &format!("/api/stats?source={SOURCE}&interval=year"));
+    assert_eq!(v["buckets"], serde_json::json!([year.to_string()]));
+}
+
+/// Issue 10 item 7: a topic or media that no page has gave a silent 0; the
+/// answer now says so in `warnings` (unknown sources stay a 400).
+#[test]
+fn unknown_topics_and_media_are_named_in_warnings() {
+    let app = app(None);
+    let v = ok_json(&app, "/api/search?topic=nosuchtopic&limit=5");
+    assert_eq!(v["hits"].as_array().unwrap().len(), 0);
+    let w = v["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{v}");
+    assert_eq!(w[0]["param"], "topic");
+    assert_eq!(w[0]["value"], "nosuchtopic");
+    let known = ok_json(&app, "/api/topics");
+    let a_topic = known["topics"][0]["name"].as_str().unwrap();
+    let message = w[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("nosuchtopic") && message.contains(a_topic),
+        "{message}"
+    );
+
+    // A known topic beside an unknown media: one warning, for the media.
+    let v = ok_json(
+        &app,
+        &format!("/api/stats?source={SOURCE}&topic={a_topic}&media=nosuchmedia"),
+    );
+    let w = v["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{v}");
+    assert_eq!(w[0]["param"], "media");
+    assert!(w[0]["message"].as_str().unwrap().contains(SOURCE), "{v}");
+    let json = call(&app, "/api/stats.json?media=nosuchmedia").json();
+    assert_eq!(json["warnings"][0]["value"], "nosuchmedia");
+
+    // Known values: an empty list.
+    let v = ok_json(&app, &format!("/api/search?topic={a_topic}&limit=1"));
+    assert_eq!(v["warnings"], serde_json::json!([]));
+    assert_eq!(v["hits"].as_array().unwrap().len(), 1);
+    let v = ok_json(&app, &format!("/api/stats?source={SOURCE}&topic={a_topic}"));
+    assert_eq!(v["warnings"], serde_json::json!([]));
+}
+
 #[test]
 fn page_detail_and_the_sandboxed_original() {
     let app = app(None);

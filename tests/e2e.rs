@@ -5,6 +5,8 @@
 mod util;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Command, Output};
 
 use harvest::demo::{manifest_labels, DEMO_DEPTH, DEMO_ENTRY};
 use harvest::site::{SiteFiles, DEMO_SITE};
@@ -310,6 +312,163 @@ fn a_second_crawl_stores_revisits_and_loses_nothing() {
     drop(stores);
     let plain = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
     assert_eq!(plain.len(), 3);
+}
+
+/// Run the binary in `cwd`, asserting success.
+fn harvest_in(cwd: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .current_dir(cwd)
+        .env_remove("HARVEST_CONFIG")
+        .args(args)
+        .output()
+        .expect("run harvest");
+    assert!(
+        out.status.success(),
+        "harvest {args:?} in {} failed: {}",
+        cwd.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Issue 10 item 7: the demo's `harvest.toml` used from another folder
+/// opened an empty store: relative paths were taken from the working
+/// directory. They are the config file's folder's now; `config check`
+/// prints them resolved.
+#[test]
+fn relative_config_paths_follow_the_config_file() {
+    let (files, _) = duplicate_site();
+    let site = Site::serve(files);
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let conf = root.join("conf");
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir_all(&conf).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let config = conf.join("harvest.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"store\"\n[storage]\npacks = \"warc\"\n[index]\npath = \"store/idx\"\n\
+             [classifier]\nmodel = \"models/none.model\"\n\
+             [crawl]\nseeds = [\"{}\"]\npoliteness_delay_ms = 0\n\
+             [[sources]]\nname = \"rel\"\nhosts = [\"127.0.0.1\"]\n",
+            site.url("/index.html")
+        ),
+    )
+    .unwrap();
+    let config_arg = config.to_str().unwrap();
+    harvest_in(
+        &elsewhere,
+        &["-c", config_arg, "crawl", "--quiet", "--json"],
+    );
+    assert!(
+        std::fs::read_dir(&elsewhere).unwrap().next().is_none(),
+        "nothing is written to the working directory"
+    );
+    assert!(conf.join("warc").is_dir(), "packs beside the config");
+    assert!(
+        conf.join("store").join("idx").is_dir(),
+        "index beside the config"
+    );
+    // The same store from the config's folder, its parent, and elsewhere.
+    for (cwd, args) in [
+        (&conf, vec!["query", "--format", "jsonl"]),
+        (
+            &conf,
+            vec!["-c", "harvest.toml", "query", "--format", "jsonl"],
+        ),
+        (
+            &root.to_path_buf(),
+            vec!["-c", "conf/harvest.toml", "query", "--format", "jsonl"],
+        ),
+        (
+            &elsewhere,
+            vec!["-c", config_arg, "query", "--format", "jsonl"],
+        ),
+    ] {
+        let out = harvest_in(cwd, &args);
+        assert_eq!(jsonl(&out).len(), 3, "{args:?} in {}", cwd.display());
+    }
+    let out = harvest_in(&elsewhere, &["config", "check", config_arg]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        format!("data dir {}", conf.join("store").display()),
+        format!("packs    {}", conf.join("warc").display()),
+        format!(
+            "index    embedded {}",
+            conf.join("store").join("idx").display()
+        ),
+        format!(
+            "model    {}",
+            conf.join("models").join("none.model").display()
+        ),
+    ] {
+        assert!(text.contains(&line), "{line:?} missing from:\n{text}");
+    }
+}
+
+/// Issue 10 item 7: statistics over an explicit range stopped at the years
+/// that have tables (`--from 2025-01-01 --to 2026-12-31 --interval day` gave
+/// 32 rows in December 2026), and unknown filter values gave a silent 0.
+#[test]
+fn stats_fill_the_given_range_and_unknown_values_are_warned_about() {
+    use chrono::Datelike;
+    let (files, _) = duplicate_site();
+    let site = Site::serve(files);
+    let ws = Workspace::new(&site.url("/index.html"), "ranges", None);
+    ws.crawl();
+    let year = chrono::Utc::now().year();
+    let first = chrono::NaiveDate::from_ymd_opt(year - 1, 1, 1).unwrap();
+    let last = chrono::NaiveDate::from_ymd_opt(year, 12, 31).unwrap();
+    let stats = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec!["stats", "--format", "json"];
+        args.extend_from_slice(extra);
+        serde_json::from_slice(&ws.harvest(&args).stdout).unwrap()
+    };
+    let (from, to) = (first.to_string(), last.to_string());
+    let rows = stats(&["--from", &from, "--to", &to]);
+    assert_eq!(rows.len() as i64, (last - first).num_days() + 1);
+    assert_eq!(rows[0]["bucket"], from.as_str());
+    assert_eq!(rows[rows.len() - 1]["bucket"], to.as_str());
+    let total: u64 = rows.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+    assert_eq!(total, 3);
+    // --no-fill: the counted buckets only; no bound: first to last counted.
+    let counted = stats(&["--from", &from, "--to", &to, "--no-fill"]);
+    assert!(counted.iter().all(|r| r["count"].as_u64() > Some(0)));
+    assert_eq!(stats(&["--interval", "year"]).len(), 1);
+
+    // Unknown values: a warning on stderr naming the known ones, exit 0.
+    for (args, needle, known) in [
+        (
+            vec!["query", "--source", "nosuch"],
+            "--source: no page has source \"nosuch\"",
+            "ranges",
+        ),
+        (
+            vec!["query", "--topic", "nosuch"],
+            "--topic: no page has topic \"nosuch\"",
+            "unclassified",
+        ),
+        (
+            vec!["stats", "--source", "ranges", "--media", "nosuch"],
+            "--media: no page has media \"nosuch\" in source ranges",
+            "known:",
+        ),
+    ] {
+        let out = ws.harvest(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("warning") && err.contains(needle) && err.contains(known),
+            "{args:?}: {err}"
+        );
+    }
+    let out = ws.harvest(&["query", "--source", "ranges", "--topic", "unclassified"]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

@@ -36,7 +36,7 @@ pub use hbase::{HbaseOptions, HbaseStats, HbaseStore};
 pub use index::{Index, IndexOptions, PageKey, CLUSTERS_TABLE, DIGESTS_TABLE, URLS_TABLE};
 pub use keys::{table_name, DEFAULT_BUCKETS};
 pub use pages::{PageDetail, PageId};
-pub use query::{GroupBy, Interval, PageHit, Query, Sort, StatsQuery, StatsRow};
+pub use query::{Bounds, GroupBy, Interval, PageHit, Query, Sort, StatsQuery, StatsRow};
 pub use record::{DigestEntry, PackLocation, PageRecord, UrlState};
 pub use search::{Cursor, SearchPage, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_SORTED_MATCHES};
 pub use store::{

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::index::Index;
-use crate::keys::{self, ATTR_TOPIC};
+use crate::keys::{self, ATTR_MEDIA, ATTR_TOPIC};
 use crate::query::PageHit;
 use crate::record::{DigestEntry, PackLocation, UrlState};
 
@@ -157,6 +157,17 @@ impl Index {
     /// A skip scan over the topic index rows: one short scan per (bucket,
     /// topic), no data rows.
     pub fn topics(&self, sources: &[String]) -> Result<Vec<String>> {
+        self.attr_list(sources, ATTR_TOPIC)
+    }
+
+    /// Media present in the page tables of `sources` (empty = all), sorted;
+    /// the same skip scan as [`Index::topics`] over the media index rows.
+    pub fn media(&self, sources: &[String]) -> Result<Vec<String>> {
+        self.attr_list(sources, ATTR_MEDIA)
+    }
+
+    /// Distinct values of one index attribute in the tables of `sources`.
+    fn attr_list(&self, sources: &[String], attr: u8) -> Result<Vec<String>> {
         let mut units = Vec::new();
         for table in self.store.list_tables()? {
             let Some((source, _)) = keys::parse_table_name(&table) else {
@@ -174,7 +185,7 @@ impl Index {
         }
         let lists = units
             .par_iter()
-            .map(|(t, s)| self.attr_values(t, *s, ATTR_TOPIC))
+            .map(|(t, s)| self.attr_values(t, *s, attr))
             .collect::<Result<Vec<_>>>()?;
         let set: BTreeSet<String> = lists.into_iter().flatten().collect();
         Ok(set.into_iter().collect())

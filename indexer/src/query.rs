@@ -337,10 +337,27 @@ pub struct StatsQuery {
     #[serde(default)]
     pub tz: Zone,
     /// Also return a zero row for every bucket (and, when grouped, every
-    /// group seen) between `from` and `to` that has no page. The range is
-    /// clipped to the years that have page tables of the sources.
+    /// group seen) between `from` and `to` that has no page. On a side
+    /// named in `bounds` the filling reaches the bound, also over years
+    /// without a page table; on another side it stops at the tables' years
+    /// (and, when the bound lies beyond them, at the first / last counted
+    /// bucket).
     #[serde(default)]
     pub fill_empty: bool,
+    /// Which of `query.from` / `query.to` the asker gave (the others stand
+    /// for "no bound"). Default: neither.
+    #[serde(default)]
+    pub bounds: Bounds,
+}
+
+/// Which bounds of a statistics query were given explicitly (a `--from` /
+/// `--to`), as opposed to an open end standing for "no bound".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bounds {
+    /// `query.from` was given.
+    pub from: bool,
+    /// `query.to` was given.
+    pub to: bool,
 }
 
 impl StatsQuery {
@@ -352,6 +369,7 @@ impl StatsQuery {
             group_by,
             tz: Zone::Utc,
             fill_empty: false,
+            bounds: Bounds::default(),
         }
     }
 }
@@ -1255,6 +1273,42 @@ impl Index {
         Some((from, to))
     }
 
+    /// The buckets of a statistics call and its open sides: the years of
+    /// the selected tables clipped to `[from, to)`, and with `fill_empty`
+    /// out to a bound the asker gave (`sq.bounds`) even where no table
+    /// covers it. A side is open when its bound lies beyond the tables and
+    /// was not given. No tables and no given bounds: no buckets.
+    fn stats_plan(
+        sq: &StatsQuery,
+        q: &Query,
+        tasks: &[Task],
+    ) -> Result<(BucketPlan, (bool, bool))> {
+        let given = if sq.fill_empty {
+            sq.bounds
+        } else {
+            Bounds::default()
+        };
+        let extent = Self::extent(tasks);
+        let from = if given.from {
+            Some(q.from)
+        } else {
+            extent.map(|(f, _)| f)
+        };
+        let to = if given.to {
+            Some(q.to)
+        } else {
+            extent.map(|(_, t)| t)
+        };
+        let (Some(from), Some(to)) = (from, to) else {
+            return Ok((
+                BucketPlan::new(sq.interval, &sq.tz, q.to, q.to)?,
+                (true, true),
+            ));
+        };
+        let plan = BucketPlan::new(sq.interval, &sq.tz, from, to)?;
+        Ok((plan, (q.from < from, q.to > to)))
+    }
+
     /// Counts of one task, from index keys.
     fn stats_task(
         &self,
@@ -1352,10 +1406,10 @@ impl Index {
     pub fn stats(&self, sq: &StatsQuery) -> Result<Vec<StatsRow>> {
         let q = sq.query.normalised()?;
         let tasks = self.tasks(&q)?;
-        let Some((from, to)) = Self::extent(&tasks) else {
+        let (plan, open) = Self::stats_plan(sq, &q, &tasks)?;
+        if plan.labels.is_empty() {
             return Ok(Vec::new());
-        };
-        let plan = BucketPlan::new(sq.interval, &sq.tz, from, to)?;
+        }
         let mut years = HashMap::new();
         for task in &tasks {
             if let std::collections::hash_map::Entry::Vacant(v) = years.entry(task.year) {
@@ -1407,7 +1461,6 @@ impl Index {
             }
         }
         tracing::debug!(tasks = tasks.len(), rows = total.len(), "stats");
-        let open = (q.from < from, q.to > to);
         Ok(finish_stats(sq, &plan, total, open))
     }
 
@@ -1466,16 +1519,7 @@ impl Index {
         let hits = self.full_scan_search(&q)?;
         let nq = q.normalised()?;
         let tasks = self.tasks(&nq)?;
-        let (plan, open) = match Self::extent(&tasks) {
-            Some((from, to)) => (
-                BucketPlan::new(sq.interval, &sq.tz, from, to)?,
-                (nq.from < from, nq.to > to),
-            ),
-            None => (
-                BucketPlan::new(sq.interval, &sq.tz, q.to, q.to)?,
-                (true, true),
-            ),
-        };
+        let (plan, open) = Self::stats_plan(sq, &nq, &tasks)?;
         let mut counts = BTreeMap::new();
         for h in &hits {
             let key = (

@@ -187,6 +187,7 @@ fn index_on_hbase_answers_like_the_embedded_store() {
                 indexer::Zone::parse("Asia/Shanghai").expect("zone")
             },
             fill_empty: i % 3 == 0,
+            bounds: Default::default(),
         };
         let got = hbase.stats(&sq).expect("hbase stats");
         assert_eq!(

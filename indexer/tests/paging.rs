@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use indexer::{
-    ClusterRow, Cursor, EmbeddedStore, Error, GroupBy, Index, IndexOptions, Interval, PageHit,
-    PageRecord, Query, Scan, Sort, StatsQuery, UrlState, Zone,
+    Bounds, ClusterRow, Cursor, EmbeddedStore, Error, GroupBy, Index, IndexOptions, Interval,
+    PageHit, PageRecord, Query, Scan, Sort, StatsQuery, UrlState, Zone,
 };
 use util::{news_pages, SOURCE_ANGLO, SOURCE_INTL};
 
@@ -488,6 +488,24 @@ fn page_ids_details_and_lists() {
         f.index.topics(&["nowhere".into()]).expect("topics"),
         Vec::<String>::new()
     );
+    let mut media: Vec<String> = f.pages.iter().filter_map(|p| p.media.clone()).collect();
+    media.sort();
+    media.dedup();
+    assert!(!media.is_empty(), "the corpus names its media");
+    assert_eq!(f.index.media(&[]).expect("media"), media);
+    let mut anglo: Vec<String> = f
+        .pages
+        .iter()
+        .filter(|p| p.source == SOURCE_ANGLO)
+        .filter_map(|p| p.media.clone())
+        .collect();
+    anglo.sort();
+    anglo.dedup();
+    assert_eq!(f.index.media(&[SOURCE_ANGLO.into()]).expect("media"), anglo);
+    assert_eq!(
+        f.index.media(&["nowhere".into()]).expect("media"),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -565,4 +583,93 @@ fn open_ended_stats_fill_between_the_first_and_last_counted_bucket() {
     assert_eq!(rows.first().map(|r| r.bucket.clone()), Some(first));
     assert_eq!(rows.last().map(|r| r.bucket.as_str()), Some("2030-02"));
     assert_eq!(rows, f.index.full_scan_stats(&sq).expect("full scan"));
+}
+
+/// Issue 10 item 7: `from=2025-01-01&to=2026-12-31&interval=day` gave 32
+/// buckets (from the first counted day) when only a 2026 table existed.
+/// Given bounds are filled out to the bound, also over years without a table.
+#[test]
+fn given_bounds_fill_years_without_a_table() {
+    let f = fixture(4);
+    let years: std::collections::BTreeSet<i32> = f
+        .pages
+        .iter()
+        .map(|p| p.key_time().format("%Y").to_string().parse().expect("year"))
+        .collect();
+    let (first_year, last_year) = (
+        *years.first().expect("years"),
+        *years.last().expect("years"),
+    );
+    // Two years before the first table, one after the last one.
+    let (from, to) = (utc(first_year - 2, 1, 1), utc(last_year + 2, 1, 1));
+    let mut sq = StatsQuery::new(Query::new(&[], from, to), Interval::Month, None);
+    sq.fill_empty = true;
+    sq.bounds = Bounds {
+        from: true,
+        to: true,
+    };
+    let rows = f.index.stats(&sq).expect("stats");
+    let months = 12 * usize::try_from(last_year + 2 - (first_year - 2)).expect("years");
+    assert_eq!(rows.len(), months, "one row per month of the range");
+    assert_eq!(
+        rows.first().map(|r| r.bucket.clone()),
+        Some(format!("{}-01", first_year - 2))
+    );
+    assert_eq!(
+        rows.last().map(|r| r.bucket.clone()),
+        Some(format!("{}-12", last_year + 1))
+    );
+    let counted: u64 = rows.iter().map(|r| r.count).sum();
+    assert_eq!(
+        counted,
+        f.pages.iter().filter(|p| sq.query.matches(p)).count() as u64
+    );
+    assert_eq!(rows, f.index.full_scan_stats(&sq).expect("full scan"));
+
+    // Grouped, one given side: filled back to `from`, open after the last
+    // counted bucket; every group gets every bucket.
+    sq.bounds = Bounds {
+        from: true,
+        to: false,
+    };
+    sq.group_by = Some(GroupBy::Topic);
+    let rows = f.index.stats(&sq).expect("stats");
+    assert_eq!(
+        rows.first().map(|r| r.bucket.clone()),
+        Some(format!("{}-01", first_year - 2))
+    );
+    let last_page = f
+        .pages
+        .iter()
+        .map(|p| p.key_time())
+        .max()
+        .expect("pages")
+        .format("%Y-%m")
+        .to_string();
+    assert_eq!(rows.last().map(|r| r.bucket.clone()), Some(last_page));
+    assert_eq!(rows, f.index.full_scan_stats(&sq).expect("full scan"));
+
+    // No table of the source at all: zero rows over the given range
+    // (ungrouped), nothing to group by.
+    let mut none = StatsQuery::new(
+        Query::new(&["nowhere"], utc(2025, 1, 1), utc(2027, 1, 1)),
+        Interval::Day,
+        None,
+    );
+    none.fill_empty = true;
+    none.bounds = Bounds {
+        from: true,
+        to: true,
+    };
+    let rows = f.index.stats(&none).expect("stats");
+    assert_eq!(rows.len(), 730);
+    assert_eq!(rows[0].bucket, "2025-01-01");
+    assert!(rows.iter().all(|r| r.count == 0));
+    assert_eq!(rows, f.index.full_scan_stats(&none).expect("full scan"));
+    none.group_by = Some(GroupBy::Topic);
+    assert!(f.index.stats(&none).expect("stats").is_empty());
+    // Without `fill_empty` the bounds change nothing.
+    none.group_by = None;
+    none.fill_empty = false;
+    assert!(f.index.stats(&none).expect("stats").is_empty());
 }

@@ -588,6 +588,16 @@ fn check_sources(stores: &Stores, wanted: &[String]) -> anyhow::Result<Result<()
     Ok(Ok(()))
 }
 
+/// The `warnings` of an answer: topic and media values that no page of the
+/// selected sources has (unknown sources are a 400 instead), each as
+/// `{"param", "value", "message"}`.
+fn warnings_json(stores: &Stores, q: &indexer::Query) -> anyhow::Result<Vec<Value>> {
+    Ok(crate::filters::unknown_values(&stores.index, q, false)?
+        .iter()
+        .map(|u| json!({"param": u.param, "value": u.value, "message": u.message()}))
+        .collect())
+}
+
 fn parse_sort(v: Option<&str>) -> Result<Sort, ParamError> {
     match v {
         None => Ok(Sort::TimeDesc),
@@ -618,13 +628,13 @@ async fn search(
         q.cursor = Some(cursor);
     }
     let st = state.clone();
-    let page = blocking(move || {
+    let (page, warnings) = blocking(move || {
         if let Err(e) = check_sources(&st.stores, &q.sources)? {
             return Ok(Err(e));
         }
         match st.stores.index.search_page(&q) {
             Err(indexer::Error::BadCursor(m)) => Ok(Err(ParamError::new("cursor", m))),
-            r => Ok(Ok(r?)),
+            r => Ok(Ok((r?, warnings_json(&st.stores, &q)?))),
         }
     })
     .await??;
@@ -632,6 +642,7 @@ async fn search(
     Ok(Json(json!({
         "hits": page.hits.iter().map(hit_json).collect::<Vec<_>>(),
         "next_cursor": page.next_cursor,
+        "warnings": warnings,
         "took_ms": started.elapsed().as_secs_f64() * 1e3,
     })))
 }
@@ -639,7 +650,8 @@ async fn search(
 /// The statistics query of a request.
 fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
     let p = Params::parse(raw, &[FILTER_PARAMS, STATS_PARAMS])?;
-    let (query, tz) = p.filters()?.build(None, MAX_LIMIT)?;
+    let spec = p.filters()?;
+    let (query, tz) = spec.build(None, MAX_LIMIT)?;
     let interval = match p.one("interval").unwrap_or("day") {
         "day" => Interval::Day,
         "week" => Interval::Week,
@@ -670,24 +682,26 @@ fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
         group_by,
         tz,
         fill_empty: true,
+        bounds: spec.bounds(),
     })
 }
 
-async fn run_stats(
-    state: &Arc<AppState>,
-    raw: Option<String>,
-) -> ApiResult<(StatsQuery, Vec<StatsRow>)> {
+/// The statistics of a request and the warnings of its answer.
+type StatsAnswer = (StatsQuery, Vec<StatsRow>, Vec<Value>);
+
+async fn run_stats(state: &Arc<AppState>, raw: Option<String>) -> ApiResult<StatsAnswer> {
     let sq = stats_request(raw.as_deref())?;
     let st = state.clone();
     let sq2 = sq.clone();
-    let rows = blocking(move || {
+    let (rows, warnings) = blocking(move || {
         if let Err(e) = check_sources(&st.stores, &sq2.query.sources)? {
             return Ok(Err(e));
         }
-        Ok(Ok(st.stores.index.stats(&sq2)?))
+        let rows = st.stores.index.stats(&sq2)?;
+        Ok(Ok((rows, warnings_json(&st.stores, &sq2.query)?)))
     })
     .await??;
-    Ok((sq, rows))
+    Ok((sq, rows, warnings))
 }
 
 /// The JSON answer of `/api/stats`: buckets in order and one series per
@@ -719,8 +733,10 @@ async fn stats(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Json<Value>> {
     let started = Instant::now();
-    let (sq, rows) = run_stats(&state, raw).await?;
-    Ok(Json(stats_json_body(&sq, &rows, started.elapsed())))
+    let (sq, rows, warnings) = run_stats(&state, raw).await?;
+    let mut body = stats_json_body(&sq, &rows, started.elapsed());
+    body["warnings"] = json!(warnings);
+    Ok(Json(body))
 }
 
 fn attachment(mut resp: Response, content_type: &'static str, filename: &'static str) -> Response {
@@ -736,7 +752,7 @@ async fn stats_csv(
     State(state): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Response> {
-    let (_, rows) = run_stats(&state, raw).await?;
+    let (_, rows, _) = run_stats(&state, raw).await?;
     let csv = crate::filters::stats_csv(&rows);
     Ok(attachment(
         csv.into_response(),
@@ -750,8 +766,9 @@ async fn stats_json(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Response> {
     let started = Instant::now();
-    let (sq, rows) = run_stats(&state, raw).await?;
-    let body = stats_json_body(&sq, &rows, started.elapsed());
+    let (sq, rows, warnings) = run_stats(&state, raw).await?;
+    let mut body = stats_json_body(&sq, &rows, started.elapsed());
+    body["warnings"] = json!(warnings);
     Ok(attachment(
         Json(body).into_response(),
         "application/json",
@@ -908,6 +925,7 @@ async fn metrics_text(State(state): State<Arc<AppState>>) -> ApiResult<Response>
                     group_by: None,
                     tz,
                     fill_empty: false,
+                    bounds: Default::default(),
                 })?;
                 Ok(rows.iter().map(|r| r.count).sum::<u64>())
             })

@@ -210,13 +210,20 @@ fn schemas() -> Value {
             "links": {"type": "object", "properties": {"page": {"type": "string"}, "raw": {"type": "string"}}}
         }
     });
+    // Filter values no page of the selected sources has (topic, media): the
+    // answer is empty or narrower for that reason.
+    let warnings = json!({"type": "array", "items": {"$ref": "#/components/schemas/Warning"}});
     json!({
+        "Warning": {"type": "object", "required": ["param", "value", "message"], "properties": {
+            "param": {"type": "string", "enum": ["topic", "media"]}, "value": {"type": "string"}, "message": {"type": "string"}}},
         "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["message"], "properties": {"param": {"type": "string"}, "message": {"type": "string"}}}}},
         "Hit": hit,
-        "SearchPage": {"type": "object", "required": ["hits", "next_cursor"], "properties": {
+        "SearchPage": {"type": "object", "required": ["hits", "next_cursor", "warnings"], "properties": {
             "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
-            "next_cursor": {"type": "string", "nullable": true}, "took_ms": {"type": "number"}}},
-        "Stats": {"type": "object", "required": ["interval", "buckets", "series", "total"], "properties": {
+            "next_cursor": {"type": "string", "nullable": true},
+            "warnings": warnings.clone(), "took_ms": {"type": "number"}}},
+        "Stats": {"type": "object", "required": ["interval", "buckets", "series", "total", "warnings"], "properties": {
+            "warnings": warnings,
             "interval": {"type": "string"}, "group_by": {"type": "string", "nullable": true}, "tz": {"type": "string"},
             "buckets": {"type": "array", "items": {"type": "string"}},
             "series": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "counts": {"type": "array", "items": {"type": "integer"}}}}},
