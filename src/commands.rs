@@ -51,12 +51,14 @@ impl Command {
     }
 }
 
-/// Runs an archive command on `stores`, printing to `out`.
+/// Runs an archive command on `stores`, printing its answer to `out` and
+/// its warnings to `err`.
 pub async fn run(
     command: &Command,
     cfg: &Config,
     stores: &Stores,
     out: &mut (dyn Write + Send),
+    err: &mut (dyn Write + Send),
     progress: Progress,
 ) -> Result<()> {
     match command {
@@ -84,8 +86,8 @@ pub async fn run(
             write_report(out, &report, args.json)
         }
         Command::Jobs { command } => run_jobs(command, cfg, stores, out, progress).await,
-        Command::Query(args) => jobs::blocking(|| filters::run_query(stores, args, out)),
-        Command::Stats(args) => jobs::blocking(|| filters::run_stats(stores, args, out)),
+        Command::Query(args) => jobs::blocking(|| filters::run_query(stores, args, out, err)),
+        Command::Stats(args) => jobs::blocking(|| filters::run_stats(stores, args, out, err)),
         Command::Get(args) => {
             let bytes = jobs::blocking(|| filters::get_original(stores, &args.url, args.record))?;
             out.write_all(&bytes)?;

@@ -305,10 +305,10 @@ pub fn unknown_values(
     Ok(out)
 }
 
-/// Print the unknown filter values of `q` on stderr (the answer goes on).
-fn warn_unknown_values(stores: &Stores, q: &Query) -> Result<()> {
+/// Print the unknown filter values of `q` on `err` (the answer goes on).
+fn warn_unknown_values(stores: &Stores, q: &Query, err: &mut dyn Write) -> Result<()> {
     for u in unknown_values(&stores.index, q, true)? {
-        eprintln!("harvest: warning: {}", u.cli());
+        writeln!(err, "harvest: warning: {}", u.cli())?;
     }
     Ok(())
 }
@@ -338,10 +338,16 @@ pub fn search_all(stores: &Stores, mut q: Query, limit: usize) -> Result<Vec<ind
     Ok(hits)
 }
 
-pub fn run_query(stores: &Stores, args: &QueryArgs, out: &mut dyn Write) -> Result<()> {
+/// `harvest query`: results on `out`, warnings on `err`.
+pub fn run_query(
+    stores: &Stores,
+    args: &QueryArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
     let mut q = build_query(&args.filters, Some(args.limit))?;
     q.sort = args.sort.into();
-    warn_unknown_values(stores, &q)?;
+    warn_unknown_values(stores, &q, err)?;
     let hits = search_all(stores, q, args.limit)?;
     match args.format {
         QueryFormat::Jsonl => {
@@ -410,9 +416,15 @@ pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
     })
 }
 
-pub fn run_stats(stores: &Stores, args: &StatsArgs, out: &mut dyn Write) -> Result<()> {
+/// `harvest stats`: the table on `out`, warnings on `err`.
+pub fn run_stats(
+    stores: &Stores,
+    args: &StatsArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
     let q = stats_query(args)?;
-    warn_unknown_values(stores, &q.query)?;
+    warn_unknown_values(stores, &q.query, err)?;
     let rows = stores.index.stats(&q)?;
     if let Some(path) = &args.plot {
         let table = StatsTable::from_rows(&rows, q.group_by.is_some());

@@ -82,11 +82,13 @@ fn run(cli: Cli) -> Result<()> {
             let stores = stores::Stores::open(&cfg)?;
             let progress = pipeline::Progress::for_stderr(cli.command.quiet());
             let mut out = std::io::BufWriter::new(std::io::stdout());
+            let mut err = std::io::stderr();
             runtime()?.block_on(commands::run(
                 &cli.command,
                 &cfg,
                 &stores,
                 &mut out,
+                &mut err,
                 progress,
             ))?;
             out.flush()?;

@@ -468,18 +468,22 @@ async fn cli_command(
         )));
     }
     let mut out: Vec<u8> = Vec::new();
+    let mut err: Vec<u8> = Vec::new();
     let result = crate::commands::run(
         &parsed.command,
         &cfg,
         &state.stores,
         &mut out,
+        &mut err,
         crate::pipeline::Progress::Quiet,
     )
     .await;
+    let warnings = String::from_utf8_lossy(&err).into_owned();
     Ok(Json(match result {
-        Ok(()) => crate::remote::CliResponse::new(0, &out, String::new()),
+        Ok(()) => crate::remote::CliResponse::new(0, &out, warnings),
         Err(e) => {
-            let mut msg = format!("harvest: error: {e}\n");
+            let mut msg = warnings;
+            msg.push_str(&format!("harvest: error: {e}\n"));
             for cause in e.chain().skip(1) {
                 msg.push_str(&format!("  caused by: {cause}\n"));
             }
