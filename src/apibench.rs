@@ -229,6 +229,7 @@ impl Work {
         raw.classifier.model = Some(self.model());
         raw.crawl.seeds = seeds;
         raw.crawl.politeness_delay_ms = Some(0);
+        raw.crawl.allow_private = Some(true);
         raw.sources = sources;
         Config::from_raw(raw)
     }

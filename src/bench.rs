@@ -97,6 +97,7 @@ fn ingest(args: &BenchArgs) -> Result<()> {
         raw.crawl.seeds = vec![seed.clone()];
         raw.crawl.max_depth = depth;
         raw.crawl.politeness_delay_ms = Some(0);
+        raw.crawl.allow_private = Some(true);
         raw.sources = vec![RawSource {
             name: "bench".into(),
             hosts: vec!["127.0.0.1".into()],
@@ -346,6 +347,7 @@ fn locality(args: &BenchArgs) -> Result<()> {
             raw.classifier.model = Some(model_path.clone());
             raw.crawl.seeds = vec![seed.clone()];
             raw.crawl.politeness_delay_ms = Some(0);
+            raw.crawl.allow_private = Some(true);
             raw.packing.mode = Some(mode.into());
             raw.sources = news_sources(&server, &hosts);
             let cfg = Config::from_raw(raw)?;

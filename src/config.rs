@@ -137,6 +137,10 @@ pub struct RawCrawl {
     pub respect_robots: Option<bool>,
     /// Retries after connect errors and 5xx. Default 2.
     pub retries: Option<u32>,
+    /// Allow private, loopback and link-local addresses (the SSRF guard
+    /// refuses them by default; a crawl of a loopback test site sets it).
+    /// Default false.
+    pub allow_private: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -221,6 +225,8 @@ pub struct CrawlSettings {
     pub max_redirects: usize,
     pub respect_robots: bool,
     pub retries: u32,
+    /// Private, loopback and link-local addresses allowed.
+    pub allow_private: bool,
     /// Sitemaps read at the start of a run (jobs set them).
     pub sitemaps: Vec<String>,
     /// RSS / Atom feeds read at the start of a run (jobs set them).
@@ -385,6 +391,7 @@ impl Config {
             max_redirects: c.max_redirects.unwrap_or(10),
             respect_robots: c.respect_robots.unwrap_or(true),
             retries: c.retries.unwrap_or(2),
+            allow_private: c.allow_private.unwrap_or(false),
             sitemaps: Vec::new(),
             feeds: Vec::new(),
             robots_sitemaps: false,

@@ -67,6 +67,7 @@ pub fn demo_config(dir: &Path, seed: String) -> Result<(RawConfig, Config)> {
     raw.crawl.seeds = vec![seed];
     raw.crawl.max_depth = Some(DEMO_DEPTH);
     raw.crawl.politeness_delay_ms = Some(0);
+    raw.crawl.allow_private = Some(true);
     raw.sources = vec![RawSource {
         name: DEMO_SOURCE.into(),
         hosts: vec!["127.0.0.1".into()],

@@ -72,6 +72,9 @@ pub struct RawJob {
     pub concurrency: Option<usize>,
     /// Obey robots.txt; default: `[crawl]`'s.
     pub respect_robots: Option<bool>,
+    /// Allow private, loopback and link-local addresses; default: `[crawl]`'s
+    /// (false).
+    pub allow_private: Option<bool>,
     /// When the job runs by itself under `harvest serve`: a cron expression
     /// with seconds first (`sec min hour day-of-month month day-of-week`,
     /// e.g. `"0 0 */6 * * *"` every six hours). Default: only on request.
@@ -278,6 +281,9 @@ pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
         }
         if let Some(r) = j.respect_robots {
             crawl.respect_robots = r;
+        }
+        if let Some(a) = j.allow_private {
+            crawl.allow_private = a;
         }
         let r = &j.recrawl;
         let always = match r.mode.as_deref().unwrap_or("schedule") {

@@ -77,6 +77,7 @@ pub fn crawl_config(cfg: &Config) -> Result<crawler::CrawlConfig> {
         sitemaps: urls(&c.sitemaps, "sitemap")?,
         feeds: urls(&c.feeds, "feed")?,
         robots_sitemaps: c.robots_sitemaps,
+        allow_private: c.allow_private,
         seeds,
         scope,
         max_depth: c.max_depth,

@@ -351,7 +351,7 @@ fn relative_config_paths_follow_the_config_file() {
         format!(
             "data_dir = \"store\"\n[storage]\npacks = \"warc\"\n[index]\npath = \"store/idx\"\n\
              [classifier]\nmodel = \"models/none.model\"\n\
-             [crawl]\nseeds = [\"{}\"]\npoliteness_delay_ms = 0\n\
+             [crawl]\nseeds = [\"{}\"]\npoliteness_delay_ms = 0\nallow_private = true\n\
              [[sources]]\nname = \"rel\"\nhosts = [\"127.0.0.1\"]\n",
             site.url("/index.html")
         ),

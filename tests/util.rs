@@ -69,6 +69,8 @@ impl Workspace {
         raw.crawl.seeds = vec![seed.to_string()];
         raw.crawl.max_depth = max_depth;
         raw.crawl.politeness_delay_ms = Some(0);
+        // The test sites are on loopback.
+        raw.crawl.allow_private = Some(true);
         raw.sources = vec![RawSource {
             name: source.into(),
             hosts: vec!["127.0.0.1".into()],

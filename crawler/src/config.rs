@@ -26,6 +26,8 @@ pub const DEFAULT_RETRIES: u32 = 2;
 pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_millis(500);
 /// Default upper bound applied to a robots.txt `Crawl-delay`.
 pub const DEFAULT_MAX_CRAWL_DELAY: Duration = Duration::from_secs(60);
+/// Default longest `Retry-After` waited out before a retry.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// Default number of sitemap and feed documents read per crawl.
 pub const DEFAULT_MAX_DISCOVERY_DOCUMENTS: usize = 1_000;
 /// Default accepted media types.
@@ -106,6 +108,15 @@ pub struct CrawlConfig {
     /// Limits of one sitemap or feed document (bytes after decompression,
     /// URLs). Default 50 MiB, 50,000 URLs.
     pub discovery_limits: crate::discover::Limits,
+    /// Crawler-trap limits on queued URLs. Default [`crate::guard::TrapLimits::default`].
+    pub traps: crate::guard::TrapLimits,
+    /// Allow private, loopback and link-local addresses (SSRF guard off).
+    /// Default false: such URLs are refused, and names resolving only to such
+    /// addresses fail to connect.
+    pub allow_private: bool,
+    /// Longest `Retry-After` (429/503) waited out before a retry; a host that
+    /// asks for more is backed off for that long instead. Default 120 s.
+    pub max_retry_after: Duration,
 }
 
 impl Default for CrawlConfig {
@@ -135,6 +146,9 @@ impl Default for CrawlConfig {
             robots_sitemaps: false,
             max_discovery_documents: DEFAULT_MAX_DISCOVERY_DOCUMENTS,
             discovery_limits: crate::discover::Limits::default(),
+            traps: crate::guard::TrapLimits::default(),
+            allow_private: false,
+            max_retry_after: DEFAULT_MAX_RETRY_AFTER,
         }
     }
 }
@@ -164,6 +178,13 @@ impl CrawlConfig {
             return Err(Error::Config(format!(
                 "seed {bad} is not an http(s) URL with a host"
             )));
+        }
+        if !self.allow_private {
+            if let Some(bad) = self.seeds.iter().find(|u| !crate::guard::host_is_public(u)) {
+                return Err(Error::Config(format!(
+                    "seed {bad} is a private, loopback or link-local address: refused unless allow_private is set"
+                )));
+            }
         }
         if self.concurrency == 0 {
             return Err(Error::Config("concurrency must be at least 1".into()));
@@ -214,6 +235,18 @@ mod tests {
             seeds: CrawlConfig::parse_seeds(&["http://example.com/"]).unwrap_or_default(),
             ..CrawlConfig::default()
         };
+        assert!(c.validate().is_ok());
+        let private = CrawlConfig {
+            seeds: CrawlConfig::parse_seeds(&["http://127.0.0.1:8080/"]).unwrap_or_default(),
+            ..CrawlConfig::default()
+        };
+        assert!(matches!(private.validate(), Err(Error::Config(m)) if m.contains("allow_private")));
+        assert!(CrawlConfig {
+            allow_private: true,
+            ..private
+        }
+        .validate()
+        .is_ok());
         assert!(c.validate().is_ok());
         c.concurrency = 0;
         assert!(matches!(c.validate(), Err(Error::Config(_))));

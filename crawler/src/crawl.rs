@@ -28,6 +28,9 @@ use crate::politeness::Politeness;
 use crate::queue::{MemoryQueue, QueueError, UrlQueue};
 use crate::robots::{self, RobotsCache, RobotsRules};
 
+/// Pause of a host that answered 429/503 without `Retry-After`.
+const DEFAULT_PAUSE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// How many queued URLs the scheduler looks at to find one whose host is idle.
 pub const SCHEDULER_SCAN_LIMIT: usize = 1024;
 
@@ -211,7 +214,11 @@ pub async fn crawl_with_queue(
         ScopeMatcher::new(config.scope.clone(), &config.seeds),
         config.max_depth,
         config.max_pages,
-    );
+    )
+    .with_traps(crate::guard::TrapFilter::new(
+        config.traps,
+        config.allow_private,
+    ));
     for seed in &config.seeds {
         frontier.push_seed(seed)?;
     }
@@ -311,6 +318,12 @@ pub async fn crawl_with_queue(
     }
     let mut summary = shared.summary().clone();
     summary.cancelled = stopped;
+    summary.refused = shared
+        .frontier()
+        .refused()
+        .iter()
+        .map(|(k, v)| (k.to_string(), *v))
+        .collect();
     summary.elapsed = started.elapsed();
     tracing::info!(
         pages = summary.pages,
@@ -544,7 +557,16 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
                 return shared.fail(current.as_str(), kind, msg).await;
             }
         }
-        let permit = shared.politeness.acquire(&host_key(&current)).await;
+        if !cfg.allow_private && !crate::guard::host_is_public(&current) {
+            let msg = format!(
+                "{current} is a private, loopback or link-local address (allow_private is off)"
+            );
+            return shared
+                .fail(current.as_str(), FailureKind::Refused, msg)
+                .await;
+        }
+        let host = host_key(&current);
+        let permit = shared.politeness.acquire(&host).await;
         let validators = shared.history.validators(&current);
         let resp = match fetch::send(
             &shared.client,
@@ -557,10 +579,24 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
         .await
         {
             Ok(r) => r,
-            Err((kind, msg)) => return shared.fail(current.as_str(), kind, msg).await,
+            Err((kind, msg)) => {
+                if matches!(kind, FailureKind::Connect | FailureKind::Timeout) {
+                    if let Some(wait) = shared.politeness.connect_failed(&host) {
+                        tracing::warn!(host = %host, wait_s = wait.as_secs(), "host keeps failing, backing off");
+                    }
+                }
+                return shared.fail(current.as_str(), kind, msg).await;
+            }
         };
+        shared.politeness.answered(&host);
         let fetched_at = Utc::now();
         let status = resp.status();
+        if matches!(status.as_u16(), 429 | 503) {
+            // The server asks for a pause: every URL of the host waits.
+            let wait = fetch::retry_after(&resp).unwrap_or(DEFAULT_PAUSE);
+            tracing::warn!(host = %host, status = status.as_u16(), wait_s = wait.as_secs(), "host asked for a pause");
+            shared.politeness.pause(&host, wait);
+        }
         if status.is_redirection() && status.as_u16() != 304 {
             let location = resp
                 .headers()

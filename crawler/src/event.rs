@@ -150,6 +150,8 @@ pub enum FailureKind {
     Decode,
     /// A sitemap or feed could not be fetched or parsed.
     Discovery,
+    /// The URL's address is private, loopback or link-local (SSRF guard).
+    Refused,
     /// Anything else (redirect out of scope, bad Location, internal errors).
     Other,
 }
@@ -173,6 +175,7 @@ impl FailureKind {
             Self::Body => "body".into(),
             Self::Decode => "decode".into(),
             Self::Discovery => "discovery".into(),
+            Self::Refused => "refused".into(),
             Self::Other => "other".into(),
         }
     }
@@ -211,6 +214,9 @@ pub struct CrawlSummary {
     pub requests: u64,
     /// Redirects not followed because their target was already crawled or queued.
     pub duplicate_redirects: u64,
+    /// Discovered URLs not queued, by [`crate::guard::Refusal::label`]
+    /// (crawler traps, private addresses).
+    pub refused: BTreeMap<String, u64>,
     /// Sitemap and feed documents read.
     pub discovery_documents: u64,
     /// URLs listed by sitemaps and feeds (before scope and de-duplication).

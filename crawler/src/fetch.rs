@@ -23,16 +23,38 @@ pub const CONTENT_LENGTH: &str = "Content-Length";
 pub type Failed = (FailureKind, String);
 
 /// Builds the crawler's HTTP client.
+/// Names that resolve only to non-public addresses are refused unless
+/// `allow_private` ([`crate::guard::PublicResolver`]).
 pub fn build_client(cfg: &CrawlConfig) -> Result<Client> {
-    Ok(Client::builder()
+    let mut builder = Client::builder()
         .user_agent(cfg.user_agent.clone())
         .redirect(redirect::Policy::none())
         .timeout(cfg.request_timeout)
         .connect_timeout(cfg.connect_timeout)
         .gzip(true)
         .brotli(true)
-        .deflate(true)
-        .build()?)
+        .deflate(true);
+    if let Some(r) = crate::guard::resolver(cfg.allow_private) {
+        builder = builder.dns_resolver(r);
+    }
+    Ok(builder.build()?)
+}
+
+/// The wait a `Retry-After` header asks for (delta-seconds or an HTTP date).
+pub fn retry_after(resp: &Response) -> Option<std::time::Duration> {
+    let v = resp
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(std::time::Duration::from_secs(secs));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(v).ok()?;
+    (at.with_timezone(&chrono::Utc) - chrono::Utc::now())
+        .to_std()
+        .ok()
 }
 
 /// Maps a reqwest error to a failure kind by walking its source chain.
@@ -73,7 +95,7 @@ pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 
 /// Whether the status is worth retrying.
 fn retryable_status(status: u16) -> bool {
-    (500..600).contains(&status)
+    status == 429 || (500..600).contains(&status)
 }
 
 /// Whether the failure is worth retrying.
@@ -108,10 +130,13 @@ pub async fn send(
             Ok(resp) => retryable_status(resp.status().as_u16()),
             Err(e) => retryable_kind(classify(e)),
         };
-        if !retry || attempt >= cfg.retries {
+        // A server that names its wait (429/503 Retry-After) gets it, up to
+        // `max_retry_after`; a longer wait is not waited out here.
+        let asked = outcome.as_ref().ok().and_then(retry_after);
+        if !retry || attempt >= cfg.retries || asked.is_some_and(|a| a > cfg.max_retry_after) {
             return outcome.map_err(|e| (classify(&e), error_chain(&e)));
         }
-        let wait = backoff(cfg.retry_backoff, attempt);
+        let wait = asked.unwrap_or_else(|| backoff(cfg.retry_backoff, attempt));
         tracing::debug!(url = %url, attempt, backoff_ms = wait.as_millis() as u64, "retrying");
         drop(outcome);
         tokio::time::sleep(wait).await;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use url::Url;
 
 use crate::config::Scope;
+use crate::guard::{Refusal, TrapFilter};
 use crate::normalize::normalize;
 use crate::queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
 
@@ -100,6 +101,8 @@ pub enum Rejected {
     TooDeep,
     /// The queue's store failed.
     Queue(QueueError),
+    /// A crawler-trap limit or the private-address guard.
+    Refused(Refusal),
 }
 
 /// URLs the frontier keeps in memory; more are taken from the queue when
@@ -118,6 +121,8 @@ pub struct Frontier {
     max_depth: Option<u32>,
     max_pages: Option<u64>,
     dispatched: u64,
+    traps: TrapFilter,
+    refused: BTreeMap<&'static str, u64>,
 }
 
 impl std::fmt::Debug for Frontier {
@@ -151,7 +156,25 @@ impl Frontier {
             max_depth,
             max_pages,
             dispatched: 0,
+            traps: TrapFilter::default(),
+            refused: BTreeMap::new(),
         }
+    }
+
+    /// Applies crawler-trap limits and the private-address guard (without
+    /// this call: none, private addresses allowed).
+    pub fn with_traps(mut self, traps: TrapFilter) -> Self {
+        self.traps = traps;
+        self
+    }
+
+    /// URLs refused by the trap limits and the address guard, by reason.
+    pub fn refused(&self) -> &BTreeMap<&'static str, u64> {
+        &self.refused
+    }
+
+    fn refuse(&mut self, r: Refusal) {
+        *self.refused.entry(r.label()).or_default() += 1;
     }
 
     /// The queue under this frontier.
@@ -168,7 +191,13 @@ impl Frontier {
 
     /// Queues a discovered URL at `depth` if it is new, in scope and not too deep.
     pub fn push(&mut self, url: &Url, depth: u32) -> Result<(), Rejected> {
-        let url = self.admit(url, depth)?;
+        let url = match self.admit(url, depth) {
+            Err(Rejected::Refused(r)) => {
+                self.refuse(r);
+                return Err(Rejected::Refused(r));
+            }
+            other => other?,
+        };
         self.drained = false;
         match self.queue.push(vec![QueuedUrl { url, depth }]) {
             Ok(0) => Err(Rejected::Seen),
@@ -184,11 +213,14 @@ impl Frontier {
         urls: impl IntoIterator<Item = &'a Url>,
         depth: u32,
     ) -> Result<usize, QueueError> {
-        let batch: Vec<QueuedUrl> = urls
-            .into_iter()
-            .filter_map(|u| self.admit(u, depth).ok())
-            .map(|url| QueuedUrl { url, depth })
-            .collect();
+        let mut batch: Vec<QueuedUrl> = Vec::new();
+        for u in urls {
+            match self.admit(u, depth) {
+                Ok(url) => batch.push(QueuedUrl { url, depth }),
+                Err(Rejected::Refused(r)) => self.refuse(r),
+                Err(_) => {}
+            }
+        }
         if batch.is_empty() {
             return Ok(0);
         }
@@ -205,6 +237,7 @@ impl Frontier {
         if !self.scope.allows(&url) {
             return Err(Rejected::OutOfScope);
         }
+        self.traps.check(&url).map_err(Rejected::Refused)?;
         Ok(url)
     }
 
@@ -255,38 +288,47 @@ impl Frontier {
         max_scan: usize,
         ready: impl Fn(&Url) -> bool,
     ) -> Result<Option<(Url, u32)>, QueueError> {
-        if self.limit_reached() {
-            return Ok(None);
-        }
-        self.refill()?;
-        let mut scanned = 0usize;
-        let mut found = None;
-        'outer: for (&depth, queue) in self.window.iter() {
-            for (i, url) in queue.iter().enumerate() {
-                if scanned >= max_scan {
-                    break 'outer;
-                }
-                scanned += 1;
-                if ready(url) {
-                    found = Some((depth, i));
-                    break 'outer;
+        loop {
+            if self.limit_reached() {
+                return Ok(None);
+            }
+            self.refill()?;
+            let mut scanned = 0usize;
+            let mut found = None;
+            'outer: for (&depth, queue) in self.window.iter() {
+                for (i, url) in queue.iter().enumerate() {
+                    if scanned >= max_scan {
+                        break 'outer;
+                    }
+                    scanned += 1;
+                    if ready(url) {
+                        found = Some((depth, i));
+                        break 'outer;
+                    }
                 }
             }
+            let Some((depth, i)) = found else {
+                return Ok(None);
+            };
+            let Some(queue) = self.window.get_mut(&depth) else {
+                return Ok(None);
+            };
+            let url = queue.remove(i);
+            if queue.is_empty() {
+                self.window.remove(&depth);
+            }
+            let Some(url) = url else { return Ok(None) };
+            self.in_window -= 1;
+            // Per-run counters (pages per host, query strings per path): a
+            // URL over a limit leaves the queue unfetched.
+            if let Err(r) = self.traps.dispatch(&url) {
+                self.refuse(r);
+                self.queue.finish(&[url.to_string()])?;
+                continue;
+            }
+            self.dispatched += 1;
+            return Ok(Some((url, depth)));
         }
-        let Some((depth, i)) = found else {
-            return Ok(None);
-        };
-        let Some(queue) = self.window.get_mut(&depth) else {
-            return Ok(None);
-        };
-        let url = queue.remove(i);
-        if queue.is_empty() {
-            self.window.remove(&depth);
-        }
-        let Some(url) = url else { return Ok(None) };
-        self.in_window -= 1;
-        self.dispatched += 1;
-        Ok(Some((url, depth)))
     }
 
     /// URLs waiting in the in-memory window.

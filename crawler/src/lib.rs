@@ -23,6 +23,7 @@ pub mod event;
 pub mod extract;
 pub mod fetch;
 pub mod frontier;
+pub mod guard;
 pub mod normalize;
 pub mod politeness;
 pub mod queue;

@@ -241,6 +241,8 @@ pub fn test_config(seeds: Vec<Url>) -> CrawlConfig {
         retry_backoff: Duration::from_millis(10),
         request_timeout: Duration::from_secs(10),
         connect_timeout: Duration::from_secs(2),
+        // The test sites are on loopback.
+        allow_private: true,
         ..CrawlConfig::default()
     }
 }
