@@ -5,6 +5,11 @@
 //! the trend chart, whose buckets and bars are checked against /api/stats.
 //! A screenshot is left at `target/browser/harvest-ui.png`.
 //!
+//! A second server, configured with one `[[job]]` crawling the demo site,
+//! drives the crawl jobs panel: Run now, live progress, a 409 shown in the
+//! panel, the finished run and its history, polling that stops when the panel
+//! is folded (`target/browser/harvest-jobs.png`).
+//!
 //! Needs /usr/bin/chromium: `.ci/browser-deps.sh` installs it. Without it the
 //! test fails; it never skips.
 
@@ -16,7 +21,7 @@ mod cdp;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 use harvest::demo::{DEMO_DEPTH, DEMO_ENTRY, DEMO_SOURCE};
@@ -38,6 +43,21 @@ const UI_PAGE_LIMIT: usize = 20;
 const WINDOW: (u32, u32) = (1366, 1000);
 /// Bearer token of the second server.
 const TOKEN: &str = "browser-test-token";
+/// The crawl job of the jobs panel test, its schedule and time zone.
+const JOB: &str = "help";
+const JOB_SCHEDULE: &str = "0 0 3 * * *";
+const JOB_TZ: &str = "Asia/Shanghai";
+/// Pages per run and delay between two requests: the run lasts several
+/// seconds, long enough for the panel (polling every 3 s) to see it running.
+const JOB_PAGES: u64 = 20;
+const JOB_DELAY_MS: u64 = 600;
+/// Poll interval of the jobs panel (web/app.js JOBS_POLL_MS).
+const UI_JOBS_POLL_MS: u64 = 3000;
+/// A job run of the demo site ends well within this.
+const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+/// The tests of this file take turns: each crawls, serves and drives a
+/// Chromium, and two at once on a small machine make the timeouts flaky.
+static ONE_BROWSER_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// `harvest -c CONFIG serve --listen 127.0.0.1:0`, killed on drop.
 struct Serve {
@@ -467,6 +487,26 @@ fn drive_query(page: &mut Page, base: &str, q: &Query, shot: &Path) -> CdpResult
         shot.display()
     );
 
+    // Without [[job]] the jobs panel says so, and polls only while open.
+    fold_jobs(page, false)?;
+    // Opening it polls (`toggle` comes asynchronously, then a fresh call).
+    page.wait_for(
+        "the empty jobs panel",
+        "(j => j.dataset.polling === '1' && j.dataset.status === 'done' && !document.getElementById('jobs-empty').hidden)(document.getElementById('jobs'))",
+        UI_TIMEOUT,
+    )?;
+    let empty = text_of(page, "#jobs-empty")?;
+    ensure!(
+        empty == "No crawl jobs configured ([[job]] in harvest.toml)",
+        "#jobs-empty says {empty:?}"
+    );
+    fold_jobs(page, true)?;
+    page.wait_for(
+        "polling to stop",
+        "document.getElementById('jobs').dataset.polling === '0'",
+        UI_TIMEOUT,
+    )?;
+
     // An API error is shown next to the form, naming the parameter.
     page.eval("location.hash = '#tz=' + encodeURIComponent('Mars/Olympus')")?;
     let error = page.wait_for(
@@ -531,6 +571,230 @@ fn drive_token(page: &mut Page, base: &str) -> CdpResult<()> {
     Ok(())
 }
 
+/// Unfold (or fold) the jobs panel; returns once the UI has handled its
+/// `toggle` event (it fires asynchronously).
+fn fold_jobs(page: &mut Page, folded: bool) -> CdpResult<()> {
+    page.eval(&format!(
+        "new Promise(done => {{ const j = document.getElementById('jobs'); \
+           if (j.open === {open}) return done(); \
+           j.addEventListener('toggle', () => setTimeout(done, 0), {{once: true}}); j.open = {open}; }})",
+        open = !folded
+    ))?;
+    Ok(())
+}
+
+/// A job row's value: `cell` is a selector inside `tr.job[data-job=JOB]`.
+fn job_cell(page: &mut Page, cell: &str) -> CdpResult<String> {
+    text_of(page, &format!("#jobs-list tr.job[data-job={JOB}] {cell}"))
+}
+
+fn job_counter(page: &mut Page, counter: &str) -> CdpResult<u64> {
+    let text = job_cell(page, &format!("td[data-counter={counter}]"))?;
+    text.parse()
+        .map_err(|_| format!("counter {counter} of job {JOB} is {text:?}, not a number"))
+}
+
+/// The crawl jobs panel against a server with one job: schedule shown, Run
+/// now starts a run, the row shows it running with live counters and a
+/// disabled button, a second start is refused (409) in the panel, the
+/// finished run's counters are those of `/api/jobs`, the history lists it, and
+/// polling stops once the panel is folded with nothing running.
+fn drive_jobs(page: &mut Page, base: &str, shot: &Path) -> CdpResult<()> {
+    page.navigate(&format!("{base}/"), UI_TIMEOUT)?;
+    page.wait_for(
+        "the UI to start",
+        "document.body.dataset.ready === '1' && document.getElementById('jobs').dataset.status === 'done'",
+        UI_TIMEOUT,
+    )?;
+    // Folded and idle: one call for the title, no polling.
+    ensure!(
+        page.eval("document.getElementById('jobs').open")? == Value::Bool(false),
+        "the jobs panel starts unfolded"
+    );
+    ensure!(
+        page.eval("document.getElementById('jobs').dataset.polling")? == "0",
+        "the folded panel polls with no job running"
+    );
+    ensure!(
+        text_of(page, "#jobs-info")? == "(1 job)",
+        "#jobs-info: {:?}",
+        text_of(page, "#jobs-info")?
+    );
+
+    fold_jobs(page, false)?;
+    page.wait_for(
+        "the job row",
+        &format!(
+            "document.getElementById('jobs').dataset.polling === '1' && !!document.querySelector('#jobs-list tr.job[data-job={JOB}]')"
+        ),
+        UI_TIMEOUT,
+    )?;
+    let schedule = job_cell(page, ".schedule")?;
+    ensure!(
+        schedule == format!("{JOB_SCHEDULE} ({JOB_TZ})"),
+        "schedule cell {schedule:?}"
+    );
+    let next = job_cell(page, ".next")?;
+    ensure!(
+        next.len() > 10 && next.ends_with(" UTC"),
+        "next run cell {next:?} (a time in the form's time zone, UTC)"
+    );
+    ensure!(
+        job_cell(page, ".state")? == "never run",
+        "state before any run: {:?}",
+        job_cell(page, ".state")?
+    );
+    ensure!(
+        text_of(page, &format!("#jobs-list tr.job-runs[data-job={JOB}]"))? == "never run",
+        "the history of a job never run"
+    );
+
+    // Run now: the button is disabled at once, then the row shows the run.
+    let clicked = page.eval(&format!(
+        "(b => {{ b.click(); return {{disabled: b.disabled, text: b.textContent}}; }})         (document.querySelector('#jobs-list button.run-now[data-job={JOB}]'))"
+    ))?;
+    ensure!(
+        clicked["disabled"] == Value::Bool(true),
+        "Run now stays enabled after the click: {clicked}"
+    );
+    page.wait_for(
+        "the job running",
+        &format!(
+            "(r => r && (r.dataset.running === '1' || r.dataset.state === 'finished'))             (document.querySelector('#jobs-list tr.job[data-job={JOB}]'))"
+        ),
+        RUN_TIMEOUT,
+    )?;
+    let seen_running = page.eval(&format!(
+        "document.querySelector('#jobs-list tr.job[data-job={JOB}]').dataset.running === '1'"
+    ))? == Value::Bool(true);
+    ensure!(
+        seen_running,
+        "the run of {JOB_PAGES} pages {JOB_DELAY_MS} ms apart finished before the panel showed it running"
+    );
+    let row = page.eval(&format!(
+        "(r => ({{disabled: r.querySelector('button.run-now').disabled,                   live: r.querySelectorAll('td.live[data-counter]').length,                   state: r.querySelector('.state').textContent}}))         (document.querySelector('#jobs-list tr.job[data-job={JOB}]'))"
+    ))?;
+    ensure!(
+        row["disabled"] == Value::Bool(true) && row["state"] == "running",
+        "a running job's row: {row}"
+    );
+    ensure!(
+        row["live"] == 6,
+        "a running job shows its 6 live counters: {row}"
+    );
+
+    // A second start while it runs: the 409 is shown in the panel.
+    page.eval(&format!(
+        "(b => {{ b.disabled = false; b.click(); }})         (document.querySelector('#jobs-list button.run-now[data-job={JOB}]'))"
+    ))?;
+    let refused = page.wait_for(
+        "the 409 in the panel",
+        "document.getElementById('jobs-error').hidden ? '' : document.getElementById('jobs-error').textContent",
+        UI_TIMEOUT,
+    )?;
+    ensure!(
+        refused
+            .as_str()
+            .is_some_and(|t| t.contains("409") && t.contains(JOB)),
+        "#jobs-error after a second start: {refused}"
+    );
+
+    // Folded while the job runs: still polling (the title counts running jobs).
+    fold_jobs(page, true)?;
+    let folded = page.eval(
+        "({polling: document.getElementById('jobs').dataset.polling, running: document.getElementById('jobs').dataset.running})",
+    )?;
+    ensure!(
+        folded["polling"] == "1" || folded["running"] == "0",
+        "the folded panel stopped polling while a job runs: {folded}"
+    );
+    fold_jobs(page, false)?;
+
+    // The finished run, with the counters of /api/jobs.
+    page.wait_for(
+        "the finished run",
+        &format!(
+            "(r => r && r.dataset.state === 'finished')(document.querySelector('#jobs-list tr.job[data-job={JOB}]'))"
+        ),
+        RUN_TIMEOUT,
+    )?;
+    let api = page.eval("fetch('/api/jobs').then(r => r.json())")?;
+    let last = &api["jobs"][0]["last_runs"][0];
+    ensure!(last["status"] == "finished", "/api/jobs: {api}");
+    let pages = job_counter(page, "pages")?;
+    ensure!(pages > 0, "the finished run shows no pages");
+    ensure!(
+        pages <= JOB_PAGES,
+        "the run stored {pages} pages, more than max_pages {JOB_PAGES}"
+    );
+    for counter in ["pages", "new", "changed", "unchanged", "not_modified"] {
+        let shown = job_counter(page, counter)?;
+        ensure!(
+            Some(shown) == last["summary"][counter].as_u64(),
+            "{counter}: the panel shows {shown}, /api/jobs says {}",
+            last["summary"][counter]
+        );
+    }
+    ensure!(
+        job_counter(page, "new")? == pages,
+        "a first run into an empty archive: every page is new"
+    );
+    ensure!(
+        job_cell(page, ".state")? == "finished" && job_cell(page, ".when")?.contains(" – "),
+        "state {:?}, started – ended {:?}",
+        job_cell(page, ".state")?,
+        job_cell(page, ".when")?
+    );
+    let button = page.eval(&format!(
+        "(b => ({{disabled: b.disabled, text: b.textContent}}))(document.querySelector('#jobs-list button.run-now[data-job={JOB}]'))"
+    ))?;
+    ensure!(
+        button["disabled"] == Value::Bool(false) && button["text"] == "Run now",
+        "Run now after the run: {button}"
+    );
+
+    // The history: unfolded, it lists the run, and stays unfolded across polls.
+    page.eval(&format!(
+        "document.querySelector('#jobs-list tr.job-runs[data-job={JOB}] details.runs').open = true"
+    ))?;
+    let history = format!("#jobs-list tr.job-runs[data-job={JOB}] details.runs tr.run");
+    ensure!(
+        count(page, &history)? == 1,
+        "the history lists {} runs, not 1",
+        count(page, &history)?
+    );
+    ensure!(
+        text_of(page, &format!("{history} td[data-counter=pages]"))? == pages.to_string(),
+        "the history's pages differ from the row's"
+    );
+    let polling = page.eval("document.getElementById('jobs').dataset.polling")?;
+    ensure!(polling == "1", "the open panel does not poll");
+    page.eval(&format!(
+        "new Promise(r => setTimeout(r, {}))",
+        UI_JOBS_POLL_MS + 500
+    ))?;
+    ensure!(
+        page.eval(&format!(
+            "document.querySelector('#jobs-list tr.job-runs[data-job={JOB}] details.runs').open"
+        ))? == Value::Bool(true),
+        "a poll folded the run history"
+    );
+    page.screenshot(shot)?;
+    eprintln!(
+        "browser: job {JOB} ran {pages} pages, screenshot {}",
+        shot.display()
+    );
+
+    // Folded with nothing running: polling stops.
+    fold_jobs(page, true)?;
+    page.wait_for(
+        "polling to stop",
+        "document.getElementById('jobs').dataset.polling === '0'",
+        UI_TIMEOUT,
+    )?;
+    Ok(())
+}
+
 /// Run `steps`; on failure save a screenshot and panic with the server's and
 /// the browser's logs.
 fn run_or_panic(
@@ -558,6 +822,9 @@ fn run_or_panic(
 
 #[test]
 fn ui_queries_opens_a_page_and_charts_the_demo_crawl() {
+    let _turn = ONE_BROWSER_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
     let chromium = PathBuf::from(CHROMIUM);
     assert!(
         chromium.exists(),
@@ -594,5 +861,40 @@ fn ui_queries_opens_a_page_and_charts_the_demo_crawl() {
     let serve = Serve::start(&ws, &["--token", TOKEN]);
     run_or_panic("harvest-ui-token", &mut page, &serve, &browser, |page| {
         drive_token(page, &serve.base)
+    });
+}
+
+#[test]
+fn jobs_panel_runs_a_job_and_shows_its_progress_and_last_runs() {
+    let _turn = ONE_BROWSER_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let chromium = PathBuf::from(CHROMIUM);
+    assert!(
+        chromium.exists(),
+        "{CHROMIUM} is missing: run .ci/browser-deps.sh (installs Debian's chromium)"
+    );
+
+    let site = Site::demo();
+    let seed = site.url(DEMO_ENTRY);
+    let ws = Workspace::new(&seed, DEMO_SOURCE, Some(DEMO_DEPTH));
+    ws.configure(|raw| {
+        raw.jobs = vec![harvest::jobs::RawJob {
+            name: JOB.into(),
+            seeds: vec![seed.clone()],
+            max_pages: Some(JOB_PAGES),
+            politeness_delay_ms: Some(JOB_DELAY_MS),
+            schedule: Some(JOB_SCHEDULE.into()),
+            timezone: Some(JOB_TZ.into()),
+            ..Default::default()
+        }];
+    });
+
+    let browser = Chromium::launch(&chromium, WINDOW.0, WINDOW.1).unwrap_or_else(|e| panic!("{e}"));
+    let mut page = browser.open_page().unwrap_or_else(|e| panic!("{e}"));
+    let shot = target_dir().join("browser").join("harvest-jobs.png");
+    let serve = Serve::start(&ws, &[]);
+    run_or_panic("harvest-jobs", &mut page, &serve, &browser, |page| {
+        drive_jobs(page, &serve.base, &shot)
     });
 }

@@ -48,6 +48,13 @@
   ];
   /** Hash key of the page shown in the detail pane. */
   const HASH_PAGE = "page";
+  /** Poll interval of /api/jobs while the jobs panel is open or a job runs. */
+  const JOBS_POLL_MS = 3000;
+  /** How long a started job counts as busy before /api/jobs shows its run. */
+  const JOB_START_GRACE_MS = 30000;
+  /** Run counters shown per job (summary / progress keys), in column order. */
+  const JOB_COUNTERS = ["pages", "new", "changed", "unchanged", "not_modified", "failures"];
+  const NO_JOBS = "No crawl jobs configured ([[job]] in harvest.toml)";
 
   const $ = (id) => document.getElementById(id);
 
@@ -59,6 +66,17 @@
     lastHash: null, // the hash we wrote ourselves (its hashchange is ignored)
     seq: { search: 0, stats: 0, detail: 0 },
     frameUrl: null, // object URL shown in the iframe in token mode
+    jobs: {
+      seq: 0,
+      timer: null, // pending poll of /api/jobs
+      busy: 0, // jobs running or starting, as last rendered
+      list: [], // the last answer of /api/jobs
+      pending: new Map(), // job name -> {before: newest run's start, at: click time}
+      openRuns: new Set(), // jobs whose run history is unfolded
+      loadError: "",
+      actionError: null, // {job, text, conflict}: the last Run now that failed
+      stopped: false, // a 401: no polling until a token is given
+    },
   };
 
   class ApiError extends Error {
@@ -193,9 +211,21 @@
   /** GET an API path; JSON (or a Blob when `asBlob`), ApiError on failure. */
   async function api(path, params, asBlob) {
     const url = params && [...params].length ? path + "?" + params.toString() : path;
+    const resp = await send(url, "GET");
+    return asBlob ? resp.blob() : resp.json();
+  }
+
+  /** POST to an API path (no body); its JSON answer, ApiError on failure. */
+  async function apiPost(path) {
+    const resp = await send(path, "POST");
+    return resp.json();
+  }
+
+  /** One call with the token; the response when it is 2xx, ApiError otherwise. */
+  async function send(url, method) {
     let resp;
     try {
-      resp = await fetch(url, { headers: authHeaders(), credentials: "same-origin" });
+      resp = await fetch(url, { method, headers: authHeaders(), credentials: "same-origin" });
     } catch (e) {
       throw new ApiError(0, null, "the server cannot be reached (" + e.message + ")");
     }
@@ -217,7 +247,7 @@
       }
       throw new ApiError(resp.status, param, message);
     }
-    return asBlob ? resp.blob() : resp.json();
+    return resp;
   }
 
   /** A link the API gave us, or the documented route when it is missing or foreign. */
@@ -614,6 +644,230 @@
     }
   }
 
+  // ----------------------------------------------------------------------- jobs
+
+  /** "0 0 3 * * * (Asia/Shanghai)", or "on request" without a schedule. */
+  function scheduleText(job) {
+    if (!job.schedule) return "on request";
+    return job.schedule + " (" + (job.timezone || "UTC") + ")";
+  }
+
+  /** Failures as a number, whether the API gives a total or counts by kind. */
+  function failureTotal(f) {
+    if (typeof f === "number") return f;
+    if (f && typeof f === "object") return Object.values(f).reduce((a, n) => a + (Number(n) || 0), 0);
+    return 0;
+  }
+
+  function failureKinds(f) {
+    if (!f || typeof f !== "object") return "";
+    return Object.entries(f).map(([k, n]) => k + ": " + n).join(", ");
+  }
+
+  /** Start and end of a run; the end without its date when it is the same day. */
+  function spanText(started, ended) {
+    const a = formatTime(started);
+    if (!ended) return a + " – …";
+    const b = formatTime(ended);
+    return a + " – " + (a.slice(0, 10) === b.slice(0, 10) ? b.slice(11) : b);
+  }
+
+  /** Counter cells (`td[data-counter=…]`) of a summary or of live progress. */
+  function counterCells(counts, live) {
+    return JOB_COUNTERS.map((key) => {
+      const v = counts ? counts[key] : null;
+      const td = el("td", { class: "num" + (live ? " live" : ""), "data-counter": key });
+      if (key === "failures") {
+        const kinds = failureKinds(v);
+        td.textContent = counts ? String(failureTotal(v)) : "—";
+        if (kinds) td.setAttribute("title", kinds);
+        if (failureTotal(v) > 0) td.classList.add("bad");
+      } else {
+        td.textContent = v == null ? "—" : String(v);
+      }
+      return td;
+    });
+  }
+
+  /** True while a click on Run now has not yet shown up in /api/jobs. */
+  function startPending(job) {
+    const p = state.jobs.pending.get(job.name);
+    if (!p) return false;
+    const newest = (job.last_runs || [])[0];
+    const seen = job.running || (newest && newest.started !== p.before);
+    if (seen || Date.now() - p.at > JOB_START_GRACE_MS) {
+      state.jobs.pending.delete(job.name);
+      return false;
+    }
+    return true;
+  }
+
+  function runRow(run) {
+    const tr = el("tr", { class: "run", "data-started": run.started, "data-status": run.status });
+    tr.append(
+      el("td", { class: "state" }, run.state || run.status),
+      el("td", { class: "when" }, spanText(run.started, run.ended)),
+      ...counterCells(run.summary || null, false),
+      el("td", { class: "note" + (run.error ? " bad" : "") },
+        [run.resumed ? "resumed " + run.resumed + "×" : "", run.error || ""].filter(Boolean).join(" · ")),
+    );
+    return tr;
+  }
+
+  /** The unfoldable history of a job: its last runs, newest first. */
+  function runsRow(job) {
+    const runs = job.last_runs || [];
+    const details = el("details", { class: "runs", "data-job": job.name });
+    details.open = state.jobs.openRuns.has(job.name);
+    details.append(el("summary", null, "last " + runs.length + (runs.length === 1 ? " run" : " runs")));
+    const head = el("tr", null, ...["state", "started – ended"].concat(
+      JOB_COUNTERS.map((c) => c.replace("_", " ")), ["note"],
+    ).map((h) => el("th", { scope: "col" }, h)));
+    details.append(el("table", { class: "runs-table" }, el("thead", null, head),
+      el("tbody", null, ...runs.map(runRow))));
+    return el("tr", { class: "job-runs", "data-job": job.name },
+      el("td", { colspan: 12 }, runs.length ? details : el("span", { class: "muted" }, "never run")));
+  }
+
+  /** The last run's status; a run marked running that is not running was interrupted. */
+  function lastStatus(last) {
+    if (!last) return "never";
+    return last.status === "running" ? "interrupted" : last.status;
+  }
+
+  function jobRow(job) {
+    const starting = !job.running && startPending(job);
+    const last = (job.last_runs || [])[0] || null;
+    const tr = el("tr", {
+      class: "job" + (job.running ? " running" : ""),
+      "data-job": job.name,
+      "data-running": job.running ? "1" : "0",
+      "data-state": job.running ? "running" : starting ? "starting" : lastStatus(last),
+    });
+    const seeds = Array.isArray(job.seeds) ? job.seeds.join("\n") : "";
+    tr.append(
+      el("th", { scope: "row", class: "name", title: seeds || null }, job.name),
+      el("td", { class: "schedule" }, scheduleText(job)),
+      el("td", { class: "next" }, job.next_run ? formatTime(job.next_run) : "—"),
+    );
+    let stateText;
+    let counts;
+    if (job.running) {
+      stateText = "running";
+      counts = job.progress || {};
+    } else {
+      stateText = starting ? "starting…" : last ? last.state || last.status : "never run";
+      counts = last && !starting ? last.summary || {} : null;
+    }
+    const stateCell = el("td", { class: "state" }, stateText);
+    if (last && last.error && !job.running) stateCell.setAttribute("title", last.error);
+    tr.append(stateCell, el("td", { class: "when" }, last && !starting ? spanText(last.started, last.ended) : "—"));
+    tr.append(...counterCells(counts, job.running));
+    const button = el("button", { type: "button", class: "run-now", "data-job": job.name },
+      job.running ? "Running…" : starting ? "Starting…" : "Run now");
+    button.disabled = job.running || starting;
+    tr.append(el("td", { class: "action" }, button));
+    return { row: tr, busy: job.running || starting };
+  }
+
+  function renderJobsError() {
+    const box = $("jobs-error");
+    const action = state.jobs.actionError;
+    const text = [action && action.text, state.jobs.loadError].filter(Boolean).join(" · ");
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  function renderJobs(jobs) {
+    state.jobs.list = jobs;
+    const focused = document.activeElement && document.activeElement.matches(".run-now")
+      ? document.activeElement.dataset.job : null;
+    const body = document.createDocumentFragment();
+    let busy = 0;
+    let running = 0;
+    for (const job of jobs) {
+      const { row, busy: b } = jobRow(job);
+      busy += b ? 1 : 0;
+      running += job.running ? 1 : 0;
+      body.append(row, runsRow(job));
+    }
+    $("jobs-list").replaceChildren(body);
+    if (focused) {
+      const again = [...document.querySelectorAll("#jobs-list .run-now")].find((b) => b.dataset.job === focused);
+      if (again) again.focus();
+    }
+    $("jobs-table").hidden = jobs.length === 0;
+    $("jobs-empty").hidden = jobs.length !== 0;
+    $("jobs-empty").textContent = NO_JOBS;
+    $("jobs").dataset.running = String(running);
+    state.jobs.busy = busy;
+    // "It is running already" is stale once that run is over.
+    const action = state.jobs.actionError;
+    if (action && action.conflict && !jobs.some((j) => j.name === action.job && j.running)) {
+      state.jobs.actionError = null;
+    }
+    $("jobs-info").textContent = jobs.length
+      ? "(" + jobs.length + (jobs.length === 1 ? " job" : " jobs") + (running ? ", " + running + " running" : "") + ")"
+      : "(none)";
+  }
+
+  /** Poll only while someone looks at the panel or a job is going. */
+  function scheduleJobs() {
+    const jobs = state.jobs;
+    clearTimeout(jobs.timer);
+    jobs.timer = null;
+    const wanted = !jobs.stopped && !document.hidden && ($("jobs").open || jobs.busy > 0);
+    if (wanted) jobs.timer = setTimeout(loadJobs, JOBS_POLL_MS);
+    $("jobs").dataset.polling = wanted ? "1" : "0";
+  }
+
+  async function loadJobs() {
+    const seq = ++state.jobs.seq;
+    const panel = $("jobs");
+    clearTimeout(state.jobs.timer);
+    state.jobs.timer = null;
+    if (!panel.dataset.status) panel.dataset.status = "loading";
+    try {
+      const body = await api("/api/jobs");
+      if (seq !== state.jobs.seq) return;
+      state.jobs.loadError = "";
+      state.jobs.stopped = false;
+      renderJobs(Array.isArray(body.jobs) ? body.jobs : []);
+      panel.dataset.status = "done";
+    } catch (err) {
+      if (seq !== state.jobs.seq) return;
+      panel.dataset.status = "error";
+      state.jobs.stopped = err.status === 401;
+      state.jobs.loadError = err.status === 401 ? "" : "jobs: " + err.message;
+    }
+    renderJobsError();
+    scheduleJobs();
+  }
+
+  async function runJob(button) {
+    const name = button.dataset.job;
+    const job = state.jobs.list.find((j) => j.name === name);
+    const newest = job && (job.last_runs || [])[0];
+    button.disabled = true;
+    button.textContent = "Starting…";
+    state.jobs.actionError = null;
+    renderJobsError();
+    try {
+      await apiPost("/api/jobs/" + encodeURIComponent(name) + "/run");
+      state.jobs.pending.set(name, { before: newest ? newest.started : null, at: Date.now() });
+    } catch (err) {
+      if (err.status !== 401) {
+        const why = err.status === 409 ? "it is running already" : err.message;
+        state.jobs.actionError = {
+          job: name,
+          conflict: err.status === 409,
+          text: "Run now “" + name + "”: " + why + (err.status ? " (HTTP " + err.status + ")" : ""),
+        };
+      }
+    }
+    await loadJobs();
+  }
+
   // ------------------------------------------------------------------ wiring
 
   /** A new query: first page, new chart, shareable URL. */
@@ -665,6 +919,25 @@
       });
     }
     $("csv").addEventListener("click", downloadCsv);
+    $("jobs").addEventListener("toggle", () => {
+      if ($("jobs").open) loadJobs();
+      else scheduleJobs();
+    });
+    $("jobs-list").addEventListener("click", (e) => {
+      const button = e.target.closest(".run-now");
+      if (button && !button.disabled) runJob(button);
+    });
+    // `toggle` does not bubble: listen in the capture phase for the run histories.
+    $("jobs-list").addEventListener("toggle", (e) => {
+      const d = e.target;
+      if (!d.matches || !d.matches("details.runs")) return;
+      if (d.open) state.jobs.openRuns.add(d.dataset.job);
+      else state.jobs.openRuns.delete(d.dataset.job);
+    }, true);
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && ($("jobs").open || state.jobs.busy > 0)) loadJobs();
+      else scheduleJobs();
+    });
     $("auth-form").addEventListener("submit", async (e) => {
       e.preventDefault();
       sessionStorage.setItem(TOKEN_KEY, $("token").value.trim());
@@ -673,6 +946,7 @@
       await loadFacets();
       readHash();
       runAll(false);
+      loadJobs();
     });
     window.addEventListener("hashchange", () => {
       if (location.hash === state.lastHash) return;
@@ -690,6 +964,8 @@
     state.selected = selected;
     await runAll(false);
     if (selected) openDetail(selected);
+    // Once, for the count in the panel's title; then only while it is open or a job runs.
+    loadJobs();
     document.body.dataset.ready = "1";
   }
 
