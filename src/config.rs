@@ -632,6 +632,8 @@ mod tests {
         assert_eq!(raw, again);
         let c = Config::from_raw(raw).unwrap();
         assert_eq!(c.sources.len(), 1);
+        assert_eq!(c.jobs.len(), 1);
+        assert!(c.jobs[0].schedule.is_some() && !c.crawl.allow_private);
         assert_eq!(
             c.source_for("https://news.sina.com.cn/c/x.html"),
             "sina_news"

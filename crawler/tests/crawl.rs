@@ -627,3 +627,70 @@ async fn unresolvable_host_is_a_dns_failure() {
     );
     assert_eq!(summary.failures.get("dns"), Some(&1));
 }
+
+/// A 429 with `Retry-After: 1` is waited out and retried; the page arrives.
+#[tokio::test]
+async fn too_many_requests_is_retried_after_the_servers_wait() {
+    let calls = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let c2 = calls.clone();
+    let server = TestServer::start(move |req| match req.path.as_str() {
+        "/robots.txt" => Reply::status(404),
+        _ => {
+            if c2.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                Reply::Full {
+                    status: 429,
+                    headers: vec![("Retry-After".into(), "1".into())],
+                    body: b"slow down".to_vec(),
+                }
+            } else {
+                Reply::html("<p>ok</p>")
+            }
+        }
+    })
+    .await;
+    let mut cfg = test_config(vec![server.url("/")]);
+    cfg.retries = 1;
+    let started = std::time::Instant::now();
+    let (summary, _) = run(cfg).await;
+    assert_eq!(summary.pages, 1, "{summary:?}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "the Retry-After wait was honoured: {:?}",
+        started.elapsed()
+    );
+}
+
+/// The SSRF guard: without allow_private, links to loopback and private
+/// addresses are refused and counted; a loopback seed is a config error.
+#[tokio::test]
+async fn private_addresses_are_refused_unless_allowed() {
+    let mut cfg = test_config(vec![Url::parse("http://127.0.0.1:9/").unwrap_or_else(|_| unreachable!())]);
+    cfg.allow_private = false;
+    let (tx, _rx) = tokio::sync::mpsc::channel(4);
+    let err = crawler::crawl(cfg, Arc::new(crawler::NoHistory), tx).await;
+    assert!(
+        matches!(&err, Err(crawler::Error::Config(m)) if m.contains("allow_private")),
+        "{err:?}"
+    );
+    let seeds = [Url::parse("http://example.com/").unwrap_or_else(|_| unreachable!())];
+    let mut f = crawler::frontier::Frontier::new(
+        crawler::frontier::ScopeMatcher::new(crawler::Scope::Any, &seeds),
+        None,
+        None,
+    )
+    .with_traps(crawler::guard::TrapFilter::new(
+        crawler::guard::TrapLimits::default(),
+        false,
+    ));
+    let links: Vec<Url> = [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.7/admin",
+        "http://localhost/",
+        "http://example.com/ok",
+    ]
+    .iter()
+    .filter_map(|s| Url::parse(s).ok())
+    .collect();
+    assert_eq!(f.push_all(&links, 1), Ok(1));
+    assert_eq!(f.refused().get("private_address"), Some(&3));
+}
