@@ -374,6 +374,11 @@ impl TableQueue {
         self.not_due.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Writes the queue rows still buffered.
+    pub fn flush(&self) -> Result<()> {
+        self.table.flush().context("cannot write the crawl queue")
+    }
+
     /// Marks stored URLs done (called after their records are durable and indexed).
     pub fn finish_stored(&self, urls: &[String]) -> Result<()> {
         self.table

@@ -1103,6 +1103,12 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         }
         Ok(summary)
     });
+    if let Some(q) = &table_queue {
+        let q = q.clone();
+        if let Err(e) = tokio::task::spawn_blocking(move || q.flush()).await? {
+            tracing::warn!(error = %format!("{e:#}"), "cannot write the rest of the crawl queue");
+        }
+    }
     let not_due = table_queue.as_ref().map_or(0, |q| q.not_due());
     if let Some(a) = active.as_mut() {
         let (status, summary, error) = match &outcome {

@@ -86,7 +86,12 @@ pub struct FrontierTable {
     taken: Mutex<HashMap<String, Vec<u8>>>,
     pending: AtomicU64,
     seq: AtomicU64,
+    /// Rows pushed but not written yet (see [`FrontierTable::push`]).
+    buffered: Mutex<Vec<Row>>,
 }
+
+/// Buffered rows written in one call once this many have gathered.
+const FLUSH_ROWS: usize = 4096;
 
 impl std::fmt::Debug for FrontierTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -142,6 +147,7 @@ impl FrontierTable {
             taken: Mutex::new(HashMap::new()),
             pending: AtomicU64::new(queued),
             seq: AtomicU64::new(now),
+            buffered: Mutex::new(Vec::new()),
         })
     }
 
@@ -200,9 +206,15 @@ impl FrontierTable {
             .collect()
     }
 
-    /// Queues `entries` and records `skipped` as seen without queueing them,
-    /// in one write; URLs seen before are left out. Returns how many entries
-    /// were queued.
+    /// Queues `entries` and records `skipped` as seen without queueing them;
+    /// URLs seen before are left out. Returns how many entries were queued.
+    ///
+    /// The rows are buffered and written with the next [`FrontierTable::take`],
+    /// [`FrontierTable::finish`] or [`FrontierTable::flush`] (or once
+    /// 4,096 have gathered): a crawl finishes a page only after storing it,
+    /// and finishing writes the buffer first, so the links of a page are
+    /// durable before the page leaves the queue. A crash loses only links of
+    /// pages that are still queued (and are fetched again).
     pub fn push(&self, entries: &[FrontierEntry], skipped: &[&str]) -> Result<usize> {
         let mut rows = Vec::with_capacity(entries.len() * 2 + skipped.len());
         let mut hashes = Vec::with_capacity(entries.len() + skipped.len());
@@ -241,8 +253,15 @@ impl FrontierTable {
         if rows.is_empty() {
             return Ok(0);
         }
-        self.store.put(FRONTIER_TABLE, &rows)?;
         lock(&self.seen).extend(hashes);
+        let full = {
+            let mut b = lock(&self.buffered);
+            b.extend(rows);
+            b.len() >= FLUSH_ROWS
+        };
+        if full {
+            self.flush()?;
+        }
         self.pending.fetch_add(queued as u64, Ordering::Relaxed);
         if let Some(low) = lowest {
             let mut cursor = lock(&self.cursor);
@@ -259,14 +278,31 @@ impl FrontierTable {
         Row::new(key).with(FAMILY_ATTRS, Q_URL, url.as_bytes())
     }
 
-    /// Records `url` as seen; true when it had not been seen.
+    /// Records `url` as seen (buffered like [`FrontierTable::push`]); true
+    /// when it had not been seen.
     pub fn mark_seen(&self, url: &str) -> Result<bool> {
         let h = Self::hash(url);
-        if lock(&self.seen).contains(&h) {
+        if !lock(&self.seen).insert(h) {
             return Ok(false);
         }
-        self.store.put(FRONTIER_TABLE, &[self.seen_row(h, url)])?;
-        Ok(lock(&self.seen).insert(h))
+        lock(&self.buffered).push(self.seen_row(h, url));
+        Ok(true)
+    }
+
+    /// Writes the buffered rows.
+    pub fn flush(&self) -> Result<()> {
+        let rows = std::mem::take(&mut *lock(&self.buffered));
+        if rows.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = self.store.put(FRONTIER_TABLE, &rows) {
+            // Keep them for the next attempt.
+            let mut b = lock(&self.buffered);
+            let later = std::mem::replace(&mut *b, rows);
+            b.extend(later);
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Up to `max` queued URLs not handed out before, lowest depth first.
@@ -274,6 +310,7 @@ impl FrontierTable {
         if max == 0 {
             return Ok(Vec::new());
         }
+        self.flush()?;
         let mut cursor = lock(&self.cursor);
         let stop = prefix_end(&tagged(&self.job, QUEUE_TAG));
         let mut out = Vec::new();
@@ -330,6 +367,8 @@ impl FrontierTable {
     /// The URLs are done: their queue rows go. URLs not handed out by this
     /// process are ignored.
     pub fn finish(&self, urls: &[String]) -> Result<()> {
+        // Links found on these pages become durable before the pages go.
+        self.flush()?;
         let keys: Vec<Vec<u8>> = {
             let taken = lock(&self.taken);
             urls.iter().filter_map(|u| taken.get(u).cloned()).collect()
@@ -548,10 +587,35 @@ mod tests {
         // another job's queue is separate
         let other = FrontierTable::open(s.clone(), "blogs")?;
         assert_eq!(other.push(&[e("http://a/1", 1)], &[])?, 1);
+        other.flush()?;
         assert_eq!(FrontierTable::clear(&s, "news")?, 4);
         let q = FrontierTable::open(s.clone(), "news")?;
         assert_eq!((q.pending(), q.seen_count()), (0, 0));
         assert_eq!(FrontierTable::open(s, "blogs")?.pending(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn pushed_urls_are_durable_once_a_page_is_finished() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let s = store(dir.path());
+        {
+            let q = FrontierTable::open(s.clone(), "j")?;
+            q.push(&[e("http://a/", 0)], &[])?;
+            assert_eq!(q.take(1)?, vec![e("http://a/", 0)], "take writes the buffer");
+            // links of http://a/, buffered ...
+            q.push(&[e("http://a/x", 1), e("http://a/y", 1)], &[])?;
+            // ... a crash now loses them, but http://a/ is still queued
+        }
+        {
+            let q = FrontierTable::open(s.clone(), "j")?;
+            assert_eq!((q.pending(), q.seen_count()), (1, 1));
+            assert_eq!(q.take(5)?, vec![e("http://a/", 0)]);
+            q.push(&[e("http://a/x", 1), e("http://a/y", 1)], &[])?;
+            q.finish(&["http://a/".into()])?;
+        }
+        let q = FrontierTable::open(s, "j")?;
+        assert_eq!((q.pending(), q.seen_count()), (2, 3), "links written before the page went");
         Ok(())
     }
 
