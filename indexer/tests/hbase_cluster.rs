@@ -108,6 +108,14 @@ fn conformance_suite_passes_on_hbase() {
     indexer::conformance::run_all(&store, "hb_conf").expect("conformance suite on HBase");
 }
 
+/// The crawl queue and the runs table on HBase (issue 10: the frontier test
+/// also on HBase): same semantics as on the embedded store.
+#[test]
+fn crawl_state_survives_a_reopen_on_hbase() {
+    let job = format!("hb-{}", Utc::now().timestamp_micros());
+    indexer::conformance::crawl_state(Arc::new(store()), &job).expect("crawl state on HBase");
+}
+
 #[test]
 fn index_on_hbase_answers_like_the_embedded_store() {
     let pages = news_pages();
