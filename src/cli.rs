@@ -340,6 +340,10 @@ pub struct GetArgs {
     /// Print the whole WARC record (headers and block) instead of the body.
     #[arg(long)]
     pub record: bool,
+    /// The version in force at this time (RFC 3339, or YYYY-MM-DD = the end
+    /// of that day, UTC) instead of the latest: the last capture at or before it.
+    #[arg(long)]
+    pub at: Option<String>,
 }
 
 #[derive(Debug, Args)]

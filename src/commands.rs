@@ -89,7 +89,12 @@ pub async fn run(
         Command::Query(args) => jobs::blocking(|| filters::run_query(stores, args, out, err)),
         Command::Stats(args) => jobs::blocking(|| filters::run_stats(stores, args, out, err)),
         Command::Get(args) => {
-            let bytes = jobs::blocking(|| filters::get_original(stores, &args.url, args.record))?;
+            let bytes = jobs::blocking(|| match &args.at {
+                Some(at) => {
+                    filters::get_original_at(stores, &args.url, filters::parse_at(at)?, args.record)
+                }
+                None => filters::get_original(stores, &args.url, args.record),
+            })?;
             out.write_all(&bytes)?;
             out.flush()?;
             Ok(())

@@ -539,6 +539,89 @@ pub fn get_original(stores: &Stores, url: &str, whole_record: bool) -> Result<Ve
     Ok(original_response(stores, &page)?.body)
 }
 
+/// Parses `--at`: an RFC 3339 time, or a date meaning the end of that day (UTC).
+pub fn parse_at(text: &str) -> Result<chrono::DateTime<chrono::Utc>> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Ok(t.with_timezone(&chrono::Utc));
+    }
+    let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").with_context(|| {
+        format!("--at {text:?}: expected YYYY-MM-DD or an RFC 3339 time like 2026-11-30T08:00:00Z")
+    })?;
+    let next = day
+        .succ_opt()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .with_context(|| format!("--at {text:?}: out of range"))?;
+    Ok(next.and_utc() - chrono::Duration::microseconds(1))
+}
+
+/// The bytes of the capture of `url` in force at `at` (the last capture at or
+/// before it): the payload, or with `whole_record` its own WARC record. A
+/// revisit (identical payload or 304) gives the payload it stands for.
+pub fn get_original_at(
+    stores: &Stores,
+    url: &str,
+    at: chrono::DateTime<chrono::Utc>,
+    whole_record: bool,
+) -> Result<Vec<u8>> {
+    let history = stores.index.captures_of(url)?;
+    if history.is_empty() {
+        anyhow::bail!(
+            "{url} has no recorded capture history (not in the archive, or captured before harvest recorded captures); `harvest get URL` without --at gives the latest"
+        );
+    }
+    let Some(c) = history.iter().rev().find(|c| c.time <= at) else {
+        anyhow::bail!(
+            "{url} was first captured at {}, after {}",
+            history[0].time.to_rfc3339(),
+            at.to_rfc3339()
+        );
+    };
+    let read = |loc: &indexer::PackLocation| -> Result<packer::warc::WarcRecord> {
+        let raw = stores
+            .packs
+            .read_range(&loc.path, loc.offset, loc.length)
+            .with_context(|| format!("reading {} at {}+{}", loc.path, loc.offset, loc.length))?;
+        packer::warc::read_record(&raw).with_context(|| {
+            format!(
+                "the record at {}+{} is not valid WARC",
+                loc.path, loc.offset
+            )
+        })
+    };
+    if whole_record {
+        let record = read(&c.location)?;
+        let mut out = Vec::new();
+        out.extend_from_slice(b"WARC/1.1\r\n");
+        for (k, v) in &record.headers {
+            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&record.block);
+        return Ok(out);
+    }
+    let loc = match c.kind {
+        indexer::CaptureKind::Response => c.location.clone(),
+        indexer::CaptureKind::Revisit | indexer::CaptureKind::NotModified => {
+            let digest = c
+                .digest
+                .as_deref()
+                .with_context(|| format!("the revisit of {url} at {} names no payload", c.time))?;
+            stores
+                .index
+                .get_digest(digest)?
+                .with_context(|| format!("revisit of {url}: digest {digest} is not indexed"))?
+                .first_location
+        }
+    };
+    let http = read(&loc)?.http_response().with_context(|| {
+        format!(
+            "the record at {}+{} has no HTTP response",
+            loc.path, loc.offset
+        )
+    })?;
+    Ok(http.body)
+}
+
 /// The WARC record of `page`, read from its pack by path + offset + length;
 /// with `follow_revisit`, a revisit's first capture instead (which holds the
 /// payload).

@@ -206,6 +206,7 @@ fn arrival_batch(vectors: &[Vec<f32>], stored: &[Centre], per_pack: usize) -> Ba
 struct Pending {
     /// None for a re-capture of an unchanged page: no new index row.
     record: Option<PageRecord>,
+    capture: indexer::Capture,
     digest_update: DigestEntry,
     url_state: UrlState,
 }
@@ -403,13 +404,31 @@ impl Ingest {
                     }
                 }
             }
+            let capture = indexer::Capture {
+                url: p.page.url.clone(),
+                time: p.page.fetched_at,
+                kind: if p.revisit {
+                    indexer::CaptureKind::Revisit
+                } else {
+                    indexer::CaptureKind::Response
+                },
+                status: p.page.status,
+                digest: Some(p.digest.clone()),
+                record_id: p.encoded.record_id.clone(),
+                location: indexer::PackLocation {
+                    path: loc.path.clone(),
+                    offset: loc.offset,
+                    length: loc.length,
+                },
+            };
             pending.push(Pending {
+                capture,
                 record: (!p.recapture).then_some(record),
                 digest_update,
                 url_state,
             });
         }
-        let not_modified_states = self.write_not_modified(not_modified)?;
+        let (not_modified_states, not_modified_captures) = self.write_not_modified(not_modified)?;
         // Durability rule: nothing is indexed before its pack is synced.
         self.packer.sync_all().context("syncing packs")?;
 
@@ -435,6 +454,8 @@ impl Ingest {
         self.index
             .put_digests(&digests)
             .context("writing digests")?;
+        let pending_captures: Vec<indexer::Capture> =
+            pending.iter().map(|p| p.capture.clone()).collect();
         let mut urls = Vec::with_capacity(pending.len());
         for p in pending {
             let mut state = p.url_state;
@@ -447,6 +468,11 @@ impl Ingest {
         }
         urls.extend(not_modified_states);
         self.index.put_urls(&urls).context("writing url states")?;
+        let mut captures: Vec<indexer::Capture> = pending_captures;
+        captures.extend(not_modified_captures);
+        self.index
+            .put_captures(&captures)
+            .context("writing the capture history")?;
         let rows: Vec<ClusterRow> = placement
             .centres
             .into_iter()
@@ -566,8 +592,12 @@ impl Ingest {
     /// the pack of the capture it confirms; returns the URL states to write
     /// once the packs are synced. A 304 for a URL without a stored capture
     /// (validators from elsewhere) is only counted.
-    fn write_not_modified(&mut self, items: Vec<NotModifiedPage>) -> Result<Vec<UrlState>> {
+    fn write_not_modified(
+        &mut self,
+        items: Vec<NotModifiedPage>,
+    ) -> Result<(Vec<UrlState>, Vec<indexer::Capture>)> {
         let mut states = Vec::with_capacity(items.len());
+        let mut captures = Vec::with_capacity(items.len());
         for nm in items {
             self.summary.not_modified += 1;
             let Some(prev) = self.index.get_url(&nm.url)? else {
@@ -598,16 +628,29 @@ impl Ingest {
             if self.packs_seen.insert(loc.path.clone()) {
                 self.summary.packs += 1;
             }
-            let captures = prev.captures + 1;
+            captures.push(indexer::Capture {
+                url: nm.url.clone(),
+                time: nm.fetched_at,
+                kind: indexer::CaptureKind::NotModified,
+                status: 304,
+                digest: prev.digest.clone().or(Some(page.digest.clone())),
+                record_id: rec.record_id.clone(),
+                location: indexer::PackLocation {
+                    path: loc.path.clone(),
+                    offset: loc.offset,
+                    length: loc.length,
+                },
+            });
+            let count = prev.captures + 1;
             let (next_fetch, interval_secs) = if prev.article {
                 self.recrawl
-                    .next(captures, false, prev.interval_secs, nm.fetched_at)
+                    .next(count, false, prev.interval_secs, nm.fetched_at)
             } else {
                 (None, None)
             };
             let mut state = prev;
             state.last_capture = nm.fetched_at;
-            state.captures = captures;
+            state.captures = count;
             if let Some(etag) = header_value(&nm.headers, "etag") {
                 state.etag = Some(etag);
             }
@@ -618,7 +661,7 @@ impl Ingest {
             state.interval_secs = interval_secs;
             states.push(state);
         }
-        Ok(states)
+        Ok((states, captures))
     }
 
     /// The cluster (pack) of every page: per (topic, day), K-means against the

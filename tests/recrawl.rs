@@ -176,6 +176,7 @@ fn a_job_run_twice_archives_new_and_changed_pages_once_each() {
         (Some(4), Some(4)),
         "{first}"
     );
+    let between = chrono::Utc::now();
     // The site changes: a new article, a changed one (more comments).
     site.set("/index.html", section(&[1, 2, 3, 4]));
     site.set("/a1.html", article(1, 99));
@@ -220,6 +221,32 @@ fn a_job_run_twice_archives_new_and_changed_pages_once_each() {
     for pack in ws.packs() {
         assert_warcio_accepts(&pack);
     }
+
+    // Every version can be read back: a1 before and after its change, a2
+    // through its 304 revisit (the payload of the capture it confirms).
+    let a1 = format!("{}/a1.html", served.base);
+    let a2 = format!("{}/a2.html", served.base);
+    let at = between.to_rfc3339();
+    assert_eq!(
+        ws.harvest(&["get", &a1, "--at", &at]).stdout,
+        article(1, 10).into_bytes()
+    );
+    assert_eq!(
+        ws.harvest(&["get", &a1]).stdout,
+        article(1, 99).into_bytes()
+    );
+    let now = chrono::Utc::now().to_rfc3339();
+    assert_eq!(
+        ws.harvest(&["get", &a2, "--at", &now]).stdout,
+        article(2, 20).into_bytes()
+    );
+    let rec = ws.harvest(&["get", &a2, "--at", &now, "--record"]).stdout;
+    assert!(
+        String::from_utf8_lossy(&rec).contains("revisit/server-not-modified"),
+        "the 304's own record"
+    );
+    let early = ws.harvest_raw(&["get", &a1, "--at", "2001-01-01"]);
+    assert!(String::from_utf8_lossy(&early.stderr).contains("first captured"));
 
     assert_eq!(third["not_modified"].as_u64(), Some(1), "{third}");
     assert_eq!(third["not_due"].as_u64(), Some(4), "{third}");
@@ -433,6 +460,23 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
         .harvest(&["get", &format!("{}/a1.html", served.base)])
         .stdout;
     assert_eq!(got, article(1, 5).into_bytes());
+    // The page's capture history: the scheduled run and the crawl.
+    let search: serde_json::Value =
+        serde_json::from_str(&http_get(&base, "/api/search?limit=50")).expect("search json");
+    let id = search["hits"]
+        .as_array()
+        .and_then(|h| {
+            h.iter()
+                .find(|h| h["url"].as_str().is_some_and(|u| u.ends_with("/a1.html")))
+        })
+        .and_then(|h| h["id"].as_str())
+        .expect("a1 found")
+        .to_string();
+    let detail: serde_json::Value =
+        serde_json::from_str(&http_get(&base, &format!("/api/pages/{id}"))).expect("page json");
+    let history = detail["history"].as_array().expect("history");
+    assert!(history.len() >= 2, "{detail}");
+    assert_eq!(history[0]["kind"], "response", "{detail}");
     let status = ws.harvest(&["jobs", "status", "news"]);
     assert!(String::from_utf8_lossy(&status.stdout).contains("news"));
     // A bad command still fails with the server's message and exit code.

@@ -498,7 +498,10 @@ pub fn crawl_state(store: std::sync::Arc<dyn TableStore>, job: &str) -> Result<(
         q.finish(&["http://a/".to_owned()])?;
         check(q.take(1)? == vec![e("http://a/1", 1)], "lowest depth first")?;
         let o = FrontierTable::open(store.clone(), &other)?;
-        check(o.push(&[e("http://a/1", 1)], &[])? == 1, "jobs are separate")?;
+        check(
+            o.push(&[e("http://a/1", 1)], &[])? == 1,
+            "jobs are separate",
+        )?;
         o.flush()?;
         // "crash": http://a/1 is in flight, http://a/2 queued
     }
@@ -507,11 +510,26 @@ pub fn crawl_state(store: std::sync::Arc<dyn TableStore>, job: &str) -> Result<(
     check(q.seen_count() == 4, "seen URLs survive")?;
     let mut left: Vec<String> = q.take(10)?.into_iter().map(|x| x.url).collect();
     left.sort();
-    check(left == ["http://a/1", "http://a/2"], "in-flight and queued URLs come back")?;
-    check(q.push(&[e("http://a/", 0)], &[])? == 0, "a finished URL is not queued again")?;
-    check(FrontierTable::clear(&store, job)? == 6, "clear removes the run's rows")?;
-    check(FrontierTable::open(store.clone(), job)?.seen_count() == 0, "cleared")?;
-    check(FrontierTable::open(store.clone(), &other)?.pending() == 1, "the other job stays")?;
+    check(
+        left == ["http://a/1", "http://a/2"],
+        "in-flight and queued URLs come back",
+    )?;
+    check(
+        q.push(&[e("http://a/", 0)], &[])? == 0,
+        "a finished URL is not queued again",
+    )?;
+    check(
+        FrontierTable::clear(&store, job)? == 6,
+        "clear removes the run's rows",
+    )?;
+    check(
+        FrontierTable::open(store.clone(), job)?.seen_count() == 0,
+        "cleared",
+    )?;
+    check(
+        FrontierTable::open(store.clone(), &other)?.pending() == 1,
+        "the other job stays",
+    )?;
     FrontierTable::clear(&store, &other)?;
 
     let runs = RunsTable::open(store)?;

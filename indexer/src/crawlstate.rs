@@ -602,7 +602,11 @@ mod tests {
         {
             let q = FrontierTable::open(s.clone(), "j")?;
             q.push(&[e("http://a/", 0)], &[])?;
-            assert_eq!(q.take(1)?, vec![e("http://a/", 0)], "take writes the buffer");
+            assert_eq!(
+                q.take(1)?,
+                vec![e("http://a/", 0)],
+                "take writes the buffer"
+            );
             // links of http://a/, buffered ...
             q.push(&[e("http://a/x", 1), e("http://a/y", 1)], &[])?;
             // ... a crash now loses them, but http://a/ is still queued
@@ -615,7 +619,11 @@ mod tests {
             q.finish(&["http://a/".into()])?;
         }
         let q = FrontierTable::open(s, "j")?;
-        assert_eq!((q.pending(), q.seen_count()), (2, 3), "links written before the page went");
+        assert_eq!(
+            (q.pending(), q.seen_count()),
+            (2, 3),
+            "links written before the page went"
+        );
         Ok(())
     }
 

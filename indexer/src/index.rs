@@ -220,6 +220,7 @@ impl Index {
         store.create_table(URLS_TABLE, &[FAMILY_ATTRS], 1)?;
         store.create_table(DIGESTS_TABLE, &[FAMILY_ATTRS], 1)?;
         store.create_table(CLUSTERS_TABLE, &[FAMILY_ATTRS], 1)?;
+        store.create_table(crate::captures::CAPTURES_TABLE, &[FAMILY_ATTRS], 1)?;
         Ok(Index {
             store,
             options,

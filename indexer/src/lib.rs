@@ -6,6 +6,7 @@
 //! an [`Index`], call [`Index::index_pages`] once the pack records are
 //! durable, and ask [`Index::search`] / [`Index::stats`].
 
+pub mod captures;
 pub mod clusters;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
@@ -25,6 +26,7 @@ pub mod store;
 pub mod thrift2;
 pub mod zone;
 
+pub use captures::{Capture, CaptureKind, CAPTURES_TABLE};
 pub use clusters::ClusterRow;
 pub use crawlstate::{
     FrontierEntry, FrontierTable, RunRecord, RunStatus, RunsTable, FRONTIER_TABLE, RUNS_TABLE,

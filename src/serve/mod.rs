@@ -794,8 +794,15 @@ async fn page(
         .map_err(|e| ParamError::new("id", format!("{id:?} is not a page id: {e}")))?;
     let st = state.clone();
     let id2 = id.clone();
-    let detail = blocking(move || Ok(st.stores.index.page_detail(&id2)?)).await?;
-    let d = detail.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
+    let detail = blocking(move || {
+        let Some(d) = st.stores.index.page_detail(&id2)? else {
+            return Ok(None);
+        };
+        let history = st.stores.index.captures_of(&d.hit.page.url)?;
+        Ok(Some((d, history)))
+    })
+    .await?;
+    let (d, history) = detail.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
     let mut v = hit_json(&d.hit);
     let p = &d.hit.page;
     v["pack"] =
@@ -808,6 +815,18 @@ async fn page(
     v["near_duplicate_of"] = json!(p.near_duplicate_of);
     v["captures"] =
         json!({"count": d.captures, "first_seen": d.first_seen, "last_seen": d.last_seen});
+    // Every recorded version: `harvest get URL --at TIME` reads one back.
+    v["history"] = json!(history
+        .iter()
+        .map(|c| json!({
+            "time": c.time,
+            "kind": c.kind,
+            "status": c.status,
+            "digest": c.digest,
+            "record_id": c.record_id,
+            "pack": {"path": c.location.path, "offset": c.location.offset, "length": c.location.length},
+        }))
+        .collect::<Vec<_>>());
     if let Some(dg) = &d.digest {
         v["payload_captures"] = json!(dg.captures);
     }

@@ -1,0 +1,107 @@
+//! The `captures` table: every capture of every URL (a response, an
+//! identical-payload revisit, a 304), so that the capture history lists each
+//! version and any one can be read back from its pack.
+//!
+//! Row key: `[url-hash 8B][capture time, 8B ordered (record::encode_time)]`
+//! (one URL is one key prefix, in time order); family `a`, cell `c` = JSON
+//! of [`Capture`].
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::index::Index;
+use crate::keys::url_hash;
+use crate::record::{encode_time, PackLocation, FAMILY_ATTRS};
+use crate::store::{Cell, Row, Scan};
+
+/// Table of the captures.
+pub const CAPTURES_TABLE: &str = "captures";
+/// Qualifier of the capture cell.
+const Q_CAPTURE: &[u8] = b"c";
+
+/// What a capture's WARC record is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureKind {
+    /// A `response` record holding the payload.
+    Response,
+    /// A `revisit` record: the same payload as an earlier capture (digest).
+    Revisit,
+    /// A `revisit` record for a 304 Not Modified: the payload of the
+    /// capture before it.
+    NotModified,
+}
+
+/// One capture of a URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capture {
+    /// Normalised URL.
+    pub url: String,
+    /// When the answer arrived.
+    pub time: DateTime<Utc>,
+    /// Record kind.
+    pub kind: CaptureKind,
+    /// HTTP status.
+    pub status: u16,
+    /// Payload digest (for a 304: the unchanged payload's).
+    pub digest: Option<String>,
+    /// WARC-Record-ID of the record.
+    pub record_id: String,
+    /// Where the record is.
+    pub location: PackLocation,
+}
+
+fn key(url: &str, time: DateTime<Utc>) -> Vec<u8> {
+    let mut k = url_hash(url).to_vec();
+    k.extend_from_slice(&encode_time(time));
+    k
+}
+
+impl Index {
+    /// Records captures (after their records are durable).
+    pub fn put_captures(&self, captures: &[Capture]) -> Result<()> {
+        if captures.is_empty() {
+            return Ok(());
+        }
+        let rows = captures
+            .iter()
+            .map(|c| {
+                Ok(Row {
+                    key: key(&c.url, c.time),
+                    cells: vec![Cell::new(FAMILY_ATTRS, Q_CAPTURE, serde_json::to_vec(c)?)],
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.store.put(CAPTURES_TABLE, &rows)
+    }
+
+    /// Every recorded capture of `url`, oldest first.
+    pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
+        let prefix = url_hash(url);
+        let rows = self.store.scan(
+            CAPTURES_TABLE,
+            &Scan::prefix(&prefix).families(&[FAMILY_ATTRS]),
+        )?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            if let Some(v) = r.cell(FAMILY_ATTRS, Q_CAPTURE) {
+                let c: Capture = serde_json::from_slice(v)?;
+                // A hash shared by two URLs: keep this URL's rows only.
+                if c.url == url {
+                    out.push(c);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The capture of `url` in force at `at`: the last one at or before it.
+    pub fn capture_at(&self, url: &str, at: DateTime<Utc>) -> Result<Option<Capture>> {
+        Ok(self
+            .captures_of(url)?
+            .into_iter()
+            .rev()
+            .find(|c| c.time <= at))
+    }
+}
