@@ -526,15 +526,7 @@ pub fn get_original(stores: &Stores, url: &str, whole_record: bool) -> Result<Ve
         .get_page(&state.table, &state.row_key)?
         .with_context(|| format!("the index row of {url} is missing from {}", state.table))?;
     if whole_record {
-        let record = read_record(stores, &page, false)?;
-        let mut out = Vec::new();
-        out.extend_from_slice(b"WARC/1.1\r\n");
-        for (k, v) in &record.headers {
-            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
-        }
-        out.extend_from_slice(b"\r\n");
-        out.extend_from_slice(&record.block);
-        return Ok(out);
+        return Ok(record_bytes(&read_record(stores, &page, false)?));
     }
     Ok(original_response(stores, &page)?.body)
 }
@@ -576,28 +568,8 @@ pub fn get_original_at(
             at.to_rfc3339()
         );
     };
-    let read = |loc: &indexer::PackLocation| -> Result<packer::warc::WarcRecord> {
-        let raw = stores
-            .packs
-            .read_range(&loc.path, loc.offset, loc.length)
-            .with_context(|| format!("reading {} at {}+{}", loc.path, loc.offset, loc.length))?;
-        packer::warc::read_record(&raw).with_context(|| {
-            format!(
-                "the record at {}+{} is not valid WARC",
-                loc.path, loc.offset
-            )
-        })
-    };
     if whole_record {
-        let record = read(&c.location)?;
-        let mut out = Vec::new();
-        out.extend_from_slice(b"WARC/1.1\r\n");
-        for (k, v) in &record.headers {
-            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
-        }
-        out.extend_from_slice(b"\r\n");
-        out.extend_from_slice(&record.block);
-        return Ok(out);
+        return Ok(record_bytes(&read_at(stores, &c.location)?));
     }
     let loc = match c.kind {
         indexer::CaptureKind::Response => c.location.clone(),
@@ -613,7 +585,7 @@ pub fn get_original_at(
                 .first_location
         }
     };
-    let http = read(&loc)?.http_response().with_context(|| {
+    let http = read_at(stores, &loc)?.http_response().with_context(|| {
         format!(
             "the record at {}+{} has no HTTP response",
             loc.path, loc.offset
@@ -630,24 +602,24 @@ pub fn read_record(
     page: &indexer::PageRecord,
     follow_revisit: bool,
 ) -> Result<packer::warc::WarcRecord> {
-    let mut loc = packer::Location {
-        path: page.pack_path.clone(),
-        offset: page.offset,
-        length: page.length,
-    };
+    let mut loc = page.location();
     if page.revisit && follow_revisit {
-        let first = stores.index.get_digest(&page.digest)?.with_context(|| {
-            format!(
-                "revisit of {}: digest {} is not indexed",
-                page.url, page.digest
-            )
-        })?;
-        loc = packer::Location {
-            path: first.first_location.path,
-            offset: first.first_location.offset,
-            length: first.first_location.length,
-        };
+        loc = stores
+            .index
+            .get_digest(&page.digest)?
+            .with_context(|| {
+                format!(
+                    "revisit of {}: digest {} is not indexed",
+                    page.url, page.digest
+                )
+            })?
+            .first_location;
     }
+    read_at(stores, &loc)
+}
+
+/// The WARC record at a pack location.
+fn read_at(stores: &Stores, loc: &indexer::PackLocation) -> Result<packer::warc::WarcRecord> {
     let raw = stores
         .packs
         .read_range(&loc.path, loc.offset, loc.length)
@@ -658,6 +630,18 @@ pub fn read_record(
             loc.path, loc.offset
         )
     })
+}
+
+/// A record as WARC text: version line, headers, blank line, block.
+fn record_bytes(record: &packer::warc::WarcRecord) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(b"WARC/1.1\r\n");
+    for (k, v) in &record.headers {
+        out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&record.block);
+    out
 }
 
 /// The archived HTTP response of `page` (revisits followed to the payload).

@@ -403,6 +403,24 @@ async fn discover_all(shared: &Arc<Shared>) {
     }
 }
 
+/// The body of a sitemap or feed (politely, decompressed, within the size
+/// limit), or why not.
+async fn fetch_document(shared: &Arc<Shared>, doc: &Url) -> std::result::Result<Vec<u8>, String> {
+    let cfg = &shared.cfg;
+    let _permit = shared.politeness.acquire(&host_key(doc)).await;
+    let resp = fetch::send(&shared.client, cfg, doc, None, ACCEPT_DISCOVERY, || {
+        shared.count_request()
+    })
+    .await
+    .map_err(|(_, msg)| msg)?;
+    if !resp.status().is_success() {
+        return Err(format!("HTTP status {}", resp.status()));
+    }
+    fetch::read_body(resp, cfg.discovery_limits.max_bytes)
+        .await
+        .map_err(|(_, msg)| msg)
+}
+
 /// Fetches and parses one sitemap or feed, queues its URLs; returns the
 /// child sitemaps of a sitemap index (`None` when it failed).
 async fn discover_one(shared: &Arc<Shared>, doc: &Url, is_feed: bool) -> Option<Vec<Url>> {
@@ -418,41 +436,11 @@ async fn discover_one(shared: &Arc<Shared>, doc: &Url, is_feed: bool) -> Option<
             .await;
         return None;
     }
-    let permit = shared.politeness.acquire(&host_key(doc)).await;
-    let resp = fetch::send(&shared.client, cfg, doc, None, ACCEPT_DISCOVERY, || {
-        shared.count_request()
-    })
-    .await;
-    let resp = match resp {
-        Ok(r) if r.status().is_success() => r,
-        Ok(r) => {
-            let msg = format!("{what} {doc}: HTTP status {}", r.status());
-            shared.fail(doc.as_str(), FailureKind::Discovery, msg).await;
-            return None;
-        }
-        Err((_, msg)) => {
-            shared
-                .fail(
-                    doc.as_str(),
-                    FailureKind::Discovery,
-                    format!("{what} {doc}: {msg}"),
-                )
-                .await;
-            return None;
-        }
-    };
-    let body = fetch::read_body(resp, cfg.discovery_limits.max_bytes).await;
-    drop(permit);
-    let body = match body {
+    let body = match fetch_document(shared, doc).await {
         Ok(b) => b,
-        Err((_, msg)) => {
-            shared
-                .fail(
-                    doc.as_str(),
-                    FailureKind::Discovery,
-                    format!("{what} {doc}: {msg}"),
-                )
-                .await;
+        Err(msg) => {
+            let msg = format!("{what} {doc}: {msg}");
+            shared.fail(doc.as_str(), FailureKind::Discovery, msg).await;
             return None;
         }
     };
