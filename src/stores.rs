@@ -22,11 +22,29 @@ impl Stores {
         let packs = packer::open_store(&cfg.packs)
             .with_context(|| format!("cannot open the pack store {:?}", cfg.packs))?;
         let tables: Arc<dyn TableStore> = match &cfg.index {
-            IndexBackend::Embedded { path } => {
-                Arc::new(indexer::EmbeddedStore::open(path).with_context(|| {
-                    format!("cannot open the embedded index at {}", path.display())
-                })?)
-            }
+            IndexBackend::Embedded { path } => match indexer::EmbeddedStore::open(path) {
+                Ok(store) => Arc::new(store),
+                Err(e) if format!("{e:#}").contains("Locked") => {
+                    let owner = match crate::remote::find(cfg) {
+                        Some(info) => {
+                            format!("`harvest serve` (pid {}) at {} has it", info.pid, info.url)
+                        }
+                        None => "another harvest process has it".to_string(),
+                    };
+                    bail!(
+                        "the embedded index at {} is in use: {owner}. One process owns an embedded store; \
+                         while `harvest serve` runs, crawl, jobs, query, stats and get go through it. \
+                         Wait for the other process or stop it.",
+                        path.display()
+                    );
+                }
+                Err(e) => {
+                    return Err(anyhow::Error::new(e).context(format!(
+                        "cannot open the embedded index at {}",
+                        path.display()
+                    )))
+                }
+            },
             IndexBackend::Hbase {
                 thrift, thrift2, ..
             } => Arc::new(
