@@ -664,7 +664,9 @@ async fn too_many_requests_is_retried_after_the_servers_wait() {
 /// addresses are refused and counted; a loopback seed is a config error.
 #[tokio::test]
 async fn private_addresses_are_refused_unless_allowed() {
-    let mut cfg = test_config(vec![Url::parse("http://127.0.0.1:9/").unwrap_or_else(|_| unreachable!())]);
+    let mut cfg = test_config(vec![
+        Url::parse("http://127.0.0.1:9/").unwrap_or_else(|_| unreachable!())
+    ]);
     cfg.allow_private = false;
     let (tx, _rx) = tokio::sync::mpsc::channel(4);
     let err = crawler::crawl(cfg, Arc::new(crawler::NoHistory), tx).await;
