@@ -1,11 +1,19 @@
-//! `harvest bench ingest`: the whole pipeline (crawl → classify → pack →
-//! index) on a loopback site, beside `wget --recursive --warc-file` on the
-//! same site in the same run.
+//! `harvest bench ...`: programs that print harvest's figure beside a peer's
+//! from the same run.
+//!
+//! The crawl benchmarks (`ingest`, `resume`, `recrawl`) run harvest as the
+//! user does, as a child process `harvest -c CONFIG crawl --quiet --json`
+//! (durable queue in the `frontier` table included), on a loopback site
+//! served by nginx when it is installed (else the built-in `SiteServer`,
+//! said in the output); peak RSS is the child's VmHWM polled from /proc.
+//! `frontier` queues 1,000,000 URLs into the durable and the in-memory
+//! queue, each in its own child process.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -19,6 +27,9 @@ use crate::stores::Stores;
 pub fn run(args: &BenchArgs) -> Result<()> {
     match args.kind {
         BenchKind::Ingest => ingest(args),
+        BenchKind::Resume => resume(args),
+        BenchKind::Recrawl => recrawl(args),
+        BenchKind::Frontier => frontier(args),
         BenchKind::Locality => locality(args),
         BenchKind::Api => crate::apibench::run(args),
         BenchKind::Kmeans => {
@@ -46,56 +57,340 @@ fn load_site(path: Option<&Path>) -> Result<SiteFiles> {
     }
 }
 
-/// Figures of one crawler on one site.
-struct Run {
-    pages: u64,
-    bytes: u64,
+// ---- Continuous archiving: harvest as a child process (`harvest -c CONFIG
+// crawl --quiet --json`, durable queue included) on a loopback site served by
+// nginx when it is installed. ----
+
+/// Env var that turns `harvest bench frontier` into one of its child
+/// processes (`table` or `memory`).
+const FRONTIER_CHILD_ENV: &str = "HARVEST_BENCH_FRONTIER_CHILD";
+/// URLs queued by `harvest bench frontier` (default 1,000,000).
+const FRONTIER_URLS_ENV: &str = "HARVEST_BENCH_URLS";
+/// Poll period of a child's /proc status (peak RSS, kill trigger, exit).
+const POLL: Duration = Duration::from_millis(20);
+
+/// A site served on 127.0.0.1 for the crawl benchmarks.
+struct Served {
+    base: String,
+    /// Who serves it (printed with the results).
+    what: String,
+    nginx: Option<Nginx>,
+    /// The fallback server and the runtime it runs on (in that drop order).
+    builtin: Option<SiteServer>,
+    _rt: Option<tokio::runtime::Runtime>,
+}
+
+impl Served {
+    /// nginx when the site is a folder and nginx is installed, else the
+    /// built-in [`SiteServer`] (the reason is in `what`).
+    fn start(site: Option<&Path>, dir: &Path) -> Result<Served> {
+        let nginx_bin = which("nginx").or_else(|| {
+            let p = PathBuf::from("/usr/sbin/nginx");
+            p.is_file().then_some(p)
+        });
+        let why_not = match (site, &nginx_bin) {
+            (Some(root), Some(bin)) if root.is_dir() => {
+                let nginx = Nginx::start(bin, &root.canonicalize()?, &dir.join("nginx"))?;
+                return Ok(Served {
+                    base: format!("http://127.0.0.1:{}", nginx.port),
+                    what: format!("{} (1 worker, access log per request)", nginx.version),
+                    nginx: Some(nginx),
+                    builtin: None,
+                    _rt: None,
+                });
+            }
+            (_, None) => "nginx is not installed (apt-get install nginx-light)",
+            _ => "the site is not a folder",
+        };
+        let files = load_site(site)?;
+        let rt = crate::runtime()?;
+        let server = rt.block_on(SiteServer::start(files))?;
+        Ok(Served {
+            base: server.url(""),
+            what: format!("the built-in SiteServer ({why_not})"),
+            nginx: None,
+            builtin: Some(server),
+            _rt: Some(rt),
+        })
+    }
+
+    /// Requests answered so far.
+    fn requests(&self) -> Result<u64> {
+        match (&self.nginx, &self.builtin) {
+            (Some(n), _) => Ok(n.log()?.len() as u64),
+            (_, Some(s)) => Ok(s.requests()),
+            _ => Ok(0),
+        }
+    }
+
+    /// (status, path) of the requests answered since request number `from`
+    /// (nginx only).
+    fn log_since(&self, from: u64) -> Result<Option<Vec<(u16, String)>>> {
+        let Some(n) = &self.nginx else {
+            return Ok(None);
+        };
+        Ok(Some(n.log()?.into_iter().skip(from as usize).collect()))
+    }
+}
+
+/// nginx on a free loopback port, in the foreground, with a generated
+/// config; stopped (SIGQUIT, then SIGKILL) when dropped.
+struct Nginx {
+    child: std::process::Child,
+    port: u16,
+    access_log: PathBuf,
+    version: String,
+}
+
+impl Nginx {
+    fn start(bin: &Path, root: &Path, dir: &Path) -> Result<Nginx> {
+        std::fs::create_dir_all(dir.join("tmp"))?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
+        let access_log = dir.join("access.log");
+        let d = dir.display();
+        let conf = format!(
+            r#"daemon off;
+worker_processes 1;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    types {{ text/html html htm; text/css css; application/javascript js; image/svg+xml svg; image/png png; text/plain txt; }}
+    default_type application/octet-stream;
+    log_format bench '$status $request_uri';
+    access_log {log} bench;
+    client_body_temp_path {d}/tmp/body;
+    proxy_temp_path {d}/tmp/proxy;
+    fastcgi_temp_path {d}/tmp/fastcgi;
+    sendfile on;
+    keepalive_requests 100000;
+    server {{
+        listen 127.0.0.1:{port};
+        root {root};
+    }}
+}}
+"#,
+            log = access_log.display(),
+            root = root.display(),
+        );
+        let conf_path = dir.join("nginx.conf");
+        std::fs::write(&conf_path, conf)?;
+        let version = Command::new(bin)
+            .arg("-v")
+            .output()
+            .map(|o| {
+                String::from_utf8_lossy(&o.stderr)
+                    .trim()
+                    .replace("nginx version: ", "")
+            })
+            .unwrap_or_else(|_| "nginx".into());
+        let child = Command::new(bin)
+            .arg("-p")
+            .arg(dir)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .arg("-c")
+            .arg(&conf_path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot start {}", bin.display()))?;
+        let mut nginx = Nginx {
+            child,
+            port,
+            access_log,
+            version,
+        };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if nginx.child.try_wait()?.is_some() || started.elapsed() > Duration::from_secs(10) {
+                let log = std::fs::read_to_string(dir.join("error.log")).unwrap_or_default();
+                bail!("nginx did not start on 127.0.0.1:{port}: {log}");
+            }
+            std::thread::sleep(POLL);
+        }
+        Ok(nginx)
+    }
+
+    /// The access log: (status, path) per request, in order.
+    fn log(&self) -> Result<Vec<(u16, String)>> {
+        let text = std::fs::read_to_string(&self.access_log).unwrap_or_default();
+        Ok(text
+            .lines()
+            .filter_map(|l| {
+                let (status, path) = l.split_once(' ')?;
+                Some((status.parse().ok()?, path.to_string()))
+            })
+            .collect())
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        // SIGQUIT: the master stops its worker and exits.
+        let _ = Command::new("kill")
+            .arg("-QUIT")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(POLL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A child process's run: wall time, peak RSS, output.
+struct ChildRun {
     secs: f64,
+    /// Peak resident set (VmHWM), kB.
+    peak_rss_kb: u64,
+    killed: bool,
+    status: std::process::ExitStatus,
+    stdout: String,
+    stderr: String,
 }
 
-impl Run {
-    fn line(&self, name: &str) -> String {
-        format!(
-            "{name:<28} {:>7} pages {:>9.2} MB {:>8.2} s {:>9.1} pages/s {:>7.2} MB/s",
-            self.pages,
-            self.bytes as f64 / 1e6,
-            self.secs,
-            self.pages as f64 / self.secs.max(1e-9),
-            self.bytes as f64 / 1e6 / self.secs.max(1e-9)
-        )
-    }
+/// Peak resident set size of `pid` so far (VmHWM, kB).
+fn peak_rss_kb(pid: u32) -> Option<u64> {
+    proc_status_kb(&format!("/proc/{pid}/status"), "VmHWM:")
 }
 
-fn ingest(args: &BenchArgs) -> Result<()> {
-    let wget = which("wget").context(
-        "the peer `wget` is not installed (apt-get install wget); the benchmark needs it",
-    )?;
-    if args.dir.exists() {
-        std::fs::remove_dir_all(&args.dir)?;
-    }
-    std::fs::create_dir_all(&args.dir)?;
-    let dir = args.dir.canonicalize()?;
-    let site = load_site(args.site.as_deref())?;
-    let pages_on_site = site.html_paths().count();
-    let entry = args.entry.clone().unwrap_or_else(|| DEMO_ENTRY.to_string());
-    let depth = if args.site.is_none() {
-        Some(DEMO_DEPTH)
-    } else {
-        None
+fn proc_status_kb(path: &str, key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(path).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Runs `cmd`, polling its peak RSS every [`POLL`]; SIGKILLs it as soon as
+/// `kill_when()` is true.
+fn run_child(mut cmd: Command, mut kill_when: impl FnMut() -> bool) -> Result<ChildRun> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("cannot start {cmd:?}"))?;
+    let pid = child.id();
+    let mut out = child.stdout.take().context("no stdout pipe")?;
+    let mut err = child.stderr.take().context("no stderr pipe")?;
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let (mut peak, mut killed) = (0u64, false);
+    let status = loop {
+        if let Some(kb) = peak_rss_kb(pid) {
+            peak = peak.max(kb);
+        }
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if !killed && kill_when() {
+            child.kill()?; // SIGKILL
+            killed = true;
+        }
+        std::thread::sleep(POLL);
     };
-    let rt = crate::runtime()?;
-    rt.block_on(async {
-        let server = SiteServer::start(site).await?;
-        let seed = server.url(&entry);
-        println!("site: {pages_on_site} HTML pages on {seed}, depth {depth:?}");
+    let secs = started.elapsed().as_secs_f64();
+    Ok(ChildRun {
+        secs,
+        peak_rss_kb: peak,
+        killed,
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
 
-        // harvest: the whole pipeline, model included when the demo's is there.
+/// The loopback site and the harvest configs of one benchmark.
+struct CrawlBench {
+    served: Served,
+    seed: String,
+    depth: Option<u32>,
+    model: PathBuf,
+    dir: PathBuf,
+    pages_on_site: u64,
+}
+
+/// One `harvest crawl` child process.
+struct HarvestRun {
+    run: ChildRun,
+    /// None when it was killed.
+    summary: Option<pipeline::IngestSummary>,
+    /// Times the run was taken up after an interruption (report field).
+    resumed: u64,
+}
+
+impl HarvestRun {
+    fn summary(&self) -> pipeline::IngestSummary {
+        self.summary.clone().unwrap_or_default()
+    }
+}
+
+impl CrawlBench {
+    /// Wipes `args.dir`, serves the site, trains the demo topic model once.
+    fn start(args: &BenchArgs) -> Result<CrawlBench> {
+        if args.dir.exists() {
+            std::fs::remove_dir_all(&args.dir)?;
+        }
+        std::fs::create_dir_all(&args.dir)?;
+        let dir = args.dir.canonicalize()?;
+        let served = Served::start(args.site.as_deref(), &dir)?;
+        let pages_on_site = match args.site.as_deref() {
+            Some(p) if p.is_dir() => count_html_files(p)?.0,
+            other => load_site(other)?.html_paths().count() as u64,
+        };
+        let entry = args.entry.clone().unwrap_or_else(|| DEMO_ENTRY.to_string());
+        let depth = args.site.is_none().then_some(DEMO_DEPTH);
+        let model = dir.join("topic.model");
+        crate::demo::train_demo_model(&model)?;
+        let seed = format!("{}{entry}", served.base);
+        println!(
+            "site: {pages_on_site} HTML files, seed {seed}, depth {}, served by {}",
+            depth.map_or("unlimited".to_string(), |d| d.to_string()),
+            served.what
+        );
+        Ok(CrawlBench {
+            served,
+            seed,
+            depth,
+            model,
+            dir,
+            pages_on_site,
+        })
+    }
+
+    /// Writes `{dir}/{name}.toml` for a data dir `{dir}/{name}`: the user's
+    /// config of a loopback crawl (no delay, private addresses allowed).
+    fn config(&self, name: &str) -> Result<(PathBuf, PathBuf)> {
+        let data = self.dir.join(name);
         let mut raw = RawConfig {
-            data_dir: Some(dir.join("harvest")),
+            data_dir: Some(data.clone()),
             ..Default::default()
         };
-        raw.crawl.seeds = vec![seed.clone()];
-        raw.crawl.max_depth = depth;
+        raw.classifier.model = Some(self.model.clone());
+        raw.crawl.seeds = vec![self.seed.clone()];
+        raw.crawl.max_depth = self.depth;
         raw.crawl.politeness_delay_ms = Some(0);
         raw.crawl.allow_private = Some(true);
         raw.sources = vec![RawSource {
@@ -103,46 +398,608 @@ fn ingest(args: &BenchArgs) -> Result<()> {
             hosts: vec!["127.0.0.1".into()],
             prefixes: vec![],
         }];
-        let cfg = Config::from_raw(raw)?;
-        crate::demo::train_demo_model(&cfg.model)?;
-        let (stores, summary, secs) = crawl_quietly(&cfg).await?;
-        let ours = Run {
-            pages: summary.pages,
-            bytes: summary.bytes,
-            secs,
-        };
-        drop(stores);
+        Config::from_raw(raw.clone())?;
+        let path = self.dir.join(format!("{name}.toml"));
+        std::fs::write(&path, toml::to_string(&raw)?)?;
+        Ok((path, data))
+    }
 
-        // wget: same site, same robots.txt, same depth, WARC output.
-        let wget_dir = dir.join("wget");
-        std::fs::create_dir_all(&wget_dir)?;
-        let mut cmd = Command::new(&wget);
-        cmd.current_dir(&wget_dir)
-            .args(["--recursive", "--no-verbose"])
-            .arg(format!("--level={}", depth.map_or("inf".to_string(), |d| d.to_string())))
-            .args(["--warc-file=wget", "--no-warc-keep-log", "--warc-cdx"])
-            .args(["--reject-regex", r"\.(png|css|js|svg|gif|jpg)$"])
-            .arg(&seed);
-        let started = Instant::now();
-        let out = tokio::task::spawn_blocking(move || cmd.output()).await??;
-        let secs = started.elapsed().as_secs_f64();
-        // wget exits 8 when some links were 404: that is a result, not a failure.
-        if !out.status.success() && out.status.code() != Some(8) {
-            bail!("wget failed: {}", String::from_utf8_lossy(&out.stderr));
+    /// `harvest -c CONFIG crawl --quiet --json` as a child process.
+    fn crawl(&self, config: &Path, kill_when: impl FnMut() -> bool) -> Result<HarvestRun> {
+        let mut cmd = Command::new(std::env::current_exe()?);
+        cmd.arg("-c")
+            .arg(config)
+            .args(["crawl", "--quiet", "--json"]);
+        let run = run_child(cmd, kill_when)?;
+        if run.killed {
+            return Ok(HarvestRun {
+                run,
+                summary: None,
+                resumed: 0,
+            });
         }
-        let (pages, bytes) = count_html_files(&wget_dir.join(server.addr.to_string()))?;
-        let theirs = Run { pages, bytes, secs };
+        if !run.status.success() {
+            bail!("harvest crawl failed ({}): {}", run.status, run.stderr);
+        }
+        let report: serde_json::Value = serde_json::from_str(&run.stdout)
+            .with_context(|| format!("harvest crawl printed no JSON: {}", run.stdout))?;
+        let resumed = report["resumed"].as_u64().unwrap_or(0);
+        let summary = serde_json::from_value(report)?;
+        Ok(HarvestRun {
+            run,
+            summary: Some(summary),
+            resumed,
+        })
+    }
+}
 
-        println!("{}", ours.line("harvest (full pipeline)"));
-        println!("{}", theirs.line("wget --recursive --warc-file"));
+/// Records in the packs under `root` (a killed run may leave a torn tail:
+/// counted, not an error).
+#[derive(Default)]
+struct PackWalk {
+    bytes: u64,
+    responses: u64,
+    revisits: u64,
+    torn: u64,
+    /// Response records per target URI.
+    per_uri: HashMap<String, u32>,
+}
+
+impl PackWalk {
+    fn read(root: &Path) -> Result<PackWalk> {
+        let mut w = PackWalk::default();
+        for pack in files_under(root) {
+            if !pack.to_string_lossy().ends_with(".warc.gz") {
+                continue;
+            }
+            let bytes = std::fs::read(&pack)?;
+            w.bytes += bytes.len() as u64;
+            for item in packer::warc::RecordIter::new(&bytes) {
+                let Ok((_, _, rec)) = item else {
+                    w.torn += 1;
+                    break;
+                };
+                match rec.record_type() {
+                    Some("response") => {
+                        w.responses += 1;
+                        *w.per_uri
+                            .entry(rec.target_uri().unwrap_or_default().to_string())
+                            .or_default() += 1;
+                    }
+                    Some("revisit") => w.revisits += 1,
+                    _ => {}
+                }
+            }
+        }
+        Ok(w)
+    }
+
+    /// URIs with more than one response record.
+    fn archived_twice(&self) -> u64 {
+        self.per_uri.values().filter(|&&n| n > 1).count() as u64
+    }
+}
+
+fn files_under(root: &Path) -> Vec<PathBuf> {
+    let mut stack = vec![root.to_path_buf()];
+    let mut out = Vec::new();
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn dir_bytes(root: &Path) -> u64 {
+    files_under(root)
+        .iter()
+        .filter_map(|p| p.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Bytes allocated on disk under `root` (what `du` says: the embedded
+/// store preallocates sparse journal files).
+fn disk_bytes(root: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    files_under(root)
+        .iter()
+        .filter_map(|p| p.metadata().ok())
+        .map(|m| m.blocks() * 512)
+        .sum()
+}
+
+fn mb(kb_or_bytes: u64, unit: f64) -> f64 {
+    kb_or_bytes as f64 * unit / 1e6
+}
+
+fn rate(n: u64, secs: f64) -> f64 {
+    n as f64 / secs.max(1e-9)
+}
+
+/// Issue item 1: the first full crawl (child process, durable queue) beside
+/// `wget --recursive --warc-file`: pages/s and peak RSS.
+fn ingest(args: &BenchArgs) -> Result<()> {
+    let wget = which("wget").context(
+        "the peer `wget` is not installed (apt-get install wget); the benchmark needs it",
+    )?;
+    let bench = CrawlBench::start(args)?;
+    let (config, _) = bench.config("harvest")?;
+    let before = bench.served.requests()?;
+    let ours = bench.crawl(&config, || false)?;
+    let our_requests = bench.served.requests()? - before;
+    let s = ours.summary();
+
+    // wget: same site, same robots.txt, same depth, WARC output.
+    let wget_dir = bench.dir.join("wget");
+    std::fs::create_dir_all(&wget_dir)?;
+    let mut cmd = Command::new(&wget);
+    cmd.current_dir(&wget_dir)
+        .args(["--recursive", "--no-verbose"])
+        .arg(format!(
+            "--level={}",
+            bench.depth.map_or("inf".to_string(), |d| d.to_string())
+        ))
+        .args(["--warc-file=wget", "--no-warc-keep-log", "--warc-cdx"])
+        .args(["--reject-regex", r"\.(png|css|js|svg|gif|jpg|woff2?|ttf)$"])
+        .arg(&bench.seed);
+    let before = bench.served.requests()?;
+    let theirs = run_child(cmd, || false)?;
+    let their_requests = bench.served.requests()? - before;
+    // wget exits 8 when some links were 404: that is a result, not a failure.
+    if !theirs.status.success() && theirs.status.code() != Some(8) {
+        bail!("wget failed: {}", theirs.stderr);
+    }
+    let host_dir = bench.seed.trim_start_matches("http://");
+    let host_dir = host_dir.split('/').next().unwrap_or_default();
+    let (wget_pages, wget_bytes) = count_html_files(&wget_dir.join(host_dir))?;
+    let warc_bytes = dir_bytes(&wget_dir) - wget_bytes;
+
+    println!(
+        "{:<34} {:>7} {:>9} {:>8} {:>9} {:>9} {:>10} {:>9}",
+        "crawler", "pages", "MB", "s", "pages/s", "requests", "archive MB", "peak RSS"
+    );
+    let row = |name: &str, pages: u64, bytes: u64, secs: f64, req: u64, arch: u64, rss_kb: u64| {
         println!(
-            "ratio harvest/wget: {:.2}x pages/s, {:.2}x MB/s  (harvest also classifies, dedups and indexes; failures: {})",
-            (ours.pages as f64 / ours.secs) / (theirs.pages as f64 / theirs.secs).max(1e-9),
-            (ours.bytes as f64 / ours.secs) / (theirs.bytes as f64 / theirs.secs).max(1e-9),
-            summary.failures_total()
+            "{name:<34} {pages:>7} {:>9.1} {secs:>8.1} {:>9.1} {req:>9} {:>10.1} {:>6.0} MB",
+            mb(bytes, 1.0),
+            rate(pages, secs),
+            mb(arch, 1.0),
+            mb(rss_kb, 1e3)
         );
-        Ok(())
-    })
+    };
+    row(
+        "harvest crawl (child, durable q)",
+        s.pages,
+        s.bytes,
+        ours.run.secs,
+        our_requests,
+        s.pack_bytes,
+        ours.run.peak_rss_kb,
+    );
+    row(
+        "wget --recursive --warc-file",
+        wget_pages,
+        wget_bytes,
+        theirs.secs,
+        their_requests,
+        warc_bytes,
+        theirs.peak_rss_kb,
+    );
+    let ratio = rate(s.pages, ours.run.secs) / rate(wget_pages, theirs.secs).max(1e-9);
+    println!(
+        "harvest/wget: {ratio:.2}x pages/s (goal >= 3x: {}), harvest peak RSS {:.0} MB (goal < 500 MB: {}) = {:.1}x wget's; harvest also classifies, dedups and indexes; failures {}, site {} HTML files",
+        if ratio >= 3.0 { "met" } else { "missed" },
+        mb(ours.run.peak_rss_kb, 1e3),
+        if ours.run.peak_rss_kb < 500_000 { "met" } else { "missed" },
+        ours.run.peak_rss_kb as f64 / theirs.peak_rss_kb.max(1) as f64,
+        s.failures_total(),
+        bench.pages_on_site,
+    );
+    Ok(())
+}
+
+/// Issue item 2: the same crawl SIGKILLed at about half its pages, then `harvest crawl`
+/// again, beside the uninterrupted crawl.
+fn resume(args: &BenchArgs) -> Result<()> {
+    let bench = CrawlBench::start(args)?;
+    let (config, data) = bench.config("uninterrupted")?;
+    let r0 = bench.served.requests()?;
+    let full = bench.crawl(&config, || false)?;
+    let fs = full.summary();
+    let full_walk = PackWalk::read(&data.join("packs"))?;
+
+    let (config, data) = bench.config("resumed")?;
+    let packs = data.join("packs");
+    let half = fs.pack_bytes / 2;
+    let r1 = bench.served.requests()?;
+    let killed = bench.crawl(&config, || dir_bytes(&packs) >= half)?;
+    if !killed.run.killed {
+        bail!("the crawl ended before it reached half its packs: nothing to resume");
+    }
+    let at_kill = PackWalk::read(&packs)?;
+    let r2 = bench.served.requests()?;
+    let taken_up = bench.crawl(&config, || false)?;
+    let ts = taken_up.summary();
+    let r3 = bench.served.requests()?;
+    let after = PackWalk::read(&packs)?;
+    let index = index_pages(&config)?;
+
+    // "response records" are counted in the packs (the taken-up run's JSON
+    // counters continue those of the killed run's last heartbeat).
+    println!(
+        "{:<30} {:>8} {:>9} {:>17} {:>10}",
+        "run", "s", "requests", "response records", "peak RSS"
+    );
+    let row = |name: &str, secs: f64, req: u64, stored: u64, rss: u64| {
+        println!(
+            "{name:<30} {secs:>8.1} {req:>9} {stored:>17} {:>7.0} MB",
+            mb(rss, 1e3)
+        );
+    };
+    row(
+        "uninterrupted",
+        full.run.secs,
+        r1 - r0,
+        full_walk.responses,
+        full.run.peak_rss_kb,
+    );
+    row(
+        "killed (SIGKILL)",
+        killed.run.secs,
+        r2 - r1,
+        at_kill.responses,
+        killed.run.peak_rss_kb,
+    );
+    row(
+        "taken up",
+        taken_up.run.secs,
+        r3 - r2,
+        after.responses - at_kill.responses,
+        taken_up.run.peak_rss_kb,
+    );
+    let both = killed.run.secs + taken_up.run.secs;
+    row(
+        "killed + taken up",
+        both,
+        r3 - r1,
+        after.responses,
+        killed.run.peak_rss_kb.max(taken_up.run.peak_rss_kb),
+    );
+    let ratio = both / full.run.secs.max(1e-9);
+    println!(
+        "killed + taken up / uninterrupted: {ratio:.2}x wall time (goal <= 1.1x: {}); taken up as an interrupted run: {} time(s), its report counts {} pages; torn pack tails after the kill: {}",
+        if ratio <= 1.1 { "met" } else { "missed" },
+        taken_up.resumed,
+        ts.pages,
+        at_kill.torn,
+    );
+    println!(
+        "archived: {} distinct URLs in response records (uninterrupted {}), {} URLs with more than one response record (goal 0); index: {} pages, {} distinct URLs (harvest query --format jsonl)",
+        after.per_uri.len(),
+        full_walk.per_uri.len(),
+        after.archived_twice(),
+        index.0,
+        index.1,
+    );
+    match bench.served.log_since(r1)? {
+        Some(log) => {
+            let (a, b) = log.split_at(((r2 - r1) as usize).min(log.len()));
+            let before: HashSet<&str> = a
+                .iter()
+                .filter(|(st, _)| *st == 200)
+                .map(|(_, p)| p.as_str())
+                .collect();
+            let twice = b
+                .iter()
+                .filter(|(st, p)| *st == 200 && before.contains(p.as_str()))
+                .count();
+            println!(
+                "fetched twice (nginx access log, 200 before and after the kill): {twice} pages; {} pages were stored before the kill, {} requests more than the uninterrupted crawl",
+                at_kill.responses,
+                (r3 - r1) as i64 - (r1 - r0) as i64
+            );
+        }
+        None => println!(
+            "fetched twice: {} requests more than the uninterrupted crawl (the built-in server keeps no per-URL log)",
+            (r3 - r1) as i64 - (r1 - r0) as i64
+        ),
+    }
+    Ok(())
+}
+
+/// Pages in the index and their distinct URLs, through
+/// `harvest query --format jsonl --limit 100000`.
+fn index_pages(config: &Path) -> Result<(u64, u64)> {
+    let out = Command::new(std::env::current_exe()?)
+        .arg("-c")
+        .arg(config)
+        .args(["query", "--format", "jsonl", "--limit", "100000"])
+        .output()?;
+    if !out.status.success() {
+        bail!(
+            "harvest query failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut urls = HashSet::new();
+    let mut rows = 0u64;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        rows += 1;
+        urls.insert(v["url"].as_str().unwrap_or_default().to_string());
+    }
+    Ok((rows, urls.len() as u64))
+}
+
+/// Issue item 3: a second `harvest crawl` of the unchanged site on the first crawl's
+/// data dir, beside the first crawl.
+fn recrawl(args: &BenchArgs) -> Result<()> {
+    let bench = CrawlBench::start(args)?;
+    let (config, data) = bench.config("harvest")?;
+    let packs = data.join("packs");
+    let r0 = bench.served.requests()?;
+    let first = bench.crawl(&config, || false)?;
+    let w1 = PackWalk::read(&packs)?;
+    let r1 = bench.served.requests()?;
+    let second = bench.crawl(&config, || false)?;
+    let w2 = PackWalk::read(&packs)?;
+    let r2 = bench.served.requests()?;
+    let statuses = bench.served.log_since(r1)?.map(|log| {
+        let mut by: BTreeMap<u16, u64> = BTreeMap::new();
+        for (st, _) in log {
+            *by.entry(st).or_default() += 1;
+        }
+        by
+    });
+    println!(
+        "{:<22} {:>7} {:>9} {:>7} {:>7} {:>7} {:>9} {:>7} {:>10} {:>9} {:>11} {:>9}",
+        "run",
+        "s",
+        "URLs/s",
+        "pages",
+        "new",
+        "changed",
+        "unchanged",
+        "304",
+        "responses+",
+        "revisits+",
+        "pack bytes+",
+        "peak RSS"
+    );
+    let mut prev = PackWalk::default();
+    for (name, run, walk) in [
+        ("first crawl", &first, &w1),
+        ("recrawl (unchanged)", &second, &w2),
+    ] {
+        let s = run.summary();
+        println!(
+            "{name:<22} {:>7.1} {:>9.1} {:>7} {:>7} {:>7} {:>9} {:>7} {:>10} {:>9} {:>11} {:>6.0} MB",
+            run.run.secs,
+            rate(s.pages + s.not_modified, run.run.secs),
+            s.pages,
+            s.new,
+            s.changed,
+            s.unchanged,
+            s.not_modified,
+            walk.responses - prev.responses,
+            walk.revisits - prev.revisits,
+            walk.bytes - prev.bytes,
+            mb(run.run.peak_rss_kb, 1e3),
+        );
+        prev = PackWalk {
+            bytes: walk.bytes,
+            responses: walk.responses,
+            revisits: walk.revisits,
+            ..Default::default()
+        };
+    }
+    let (s1, s2) = (first.summary(), second.summary());
+    let added = w2.responses - w1.responses;
+    println!(
+        "recrawl/first: {:.2}x wall time, {:.2}x URLs/s, {:.4}x pack bytes; new response records {added} (goal 0: {}); requests {} vs {}{}",
+        second.run.secs / first.run.secs.max(1e-9),
+        rate(s2.pages + s2.not_modified, second.run.secs) / rate(s1.pages, first.run.secs).max(1e-9),
+        (w2.bytes - w1.bytes) as f64 / w1.bytes.max(1) as f64,
+        if added == 0 { "met" } else { "missed" },
+        r2 - r1,
+        r1 - r0,
+        statuses.map_or(String::new(), |by| format!(
+            "; recrawl answers by status (nginx): {}",
+            by.iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    );
+    Ok(())
+}
+
+/// Issue item 4: 1,000,000 queued URLs: the durable `frontier` table (TableQueue on the
+/// embedded store) beside the in-memory MemoryQueue, each in its own child
+/// process: peak RSS, push rate, store size.
+fn frontier(args: &BenchArgs) -> Result<()> {
+    let n: u64 = match std::env::var(FRONTIER_URLS_ENV) {
+        Ok(v) => v
+            .parse()
+            .with_context(|| format!("{FRONTIER_URLS_ENV}={v}: not a number"))?,
+        Err(_) => 1_000_000,
+    };
+    if let Ok(variant) = std::env::var(FRONTIER_CHILD_ENV) {
+        return frontier_child(&variant, &args.dir, n);
+    }
+    if args.dir.exists() {
+        std::fs::remove_dir_all(&args.dir)?;
+    }
+    std::fs::create_dir_all(&args.dir)?;
+    let dir = args.dir.canonicalize()?;
+    println!(
+        "{n} distinct news-like URLs (e.g. {}), pushed {FRONTIER_BATCH} at a time through crawler::UrlQueue, one child process per queue",
+        news_url(0)
+    );
+    println!(
+        "{:<34} {:>9} {:>8} {:>10} {:>11} {:>10} {:>10} {:>9}",
+        "queue", "queued", "push s", "URLs/s", "RSS before", "peak RSS", "disk MB", "pending"
+    );
+    let mut rows = Vec::new();
+    for (variant, name) in [
+        ("table", "TableQueue (frontier table)"),
+        ("memory", "MemoryQueue (in memory)"),
+    ] {
+        let data = dir.join(variant);
+        let mut cmd = Command::new(std::env::current_exe()?);
+        cmd.args(["bench", "frontier", "--dir"])
+            .arg(&data)
+            .env(FRONTIER_CHILD_ENV, variant)
+            .env(FRONTIER_URLS_ENV, n.to_string());
+        let run = run_child(cmd, || false)?;
+        if !run.status.success() {
+            bail!(
+                "frontier child {variant} failed ({}): {}",
+                run.status,
+                run.stderr
+            );
+        }
+        let v: serde_json::Value = serde_json::from_str(&run.stdout)
+            .with_context(|| format!("frontier child printed no JSON: {}", run.stdout))?;
+        let queued = v["queued"].as_u64().unwrap_or(0);
+        let secs = v["push_secs"].as_f64().unwrap_or(0.0);
+        let store = disk_bytes(&data);
+        println!(
+            "{name:<34} {queued:>9} {secs:>8.1} {:>10.0} {:>8.0} MB {:>7.0} MB {:>10.1} {:>9}",
+            rate(queued, secs),
+            mb(v["rss_before_kb"].as_u64().unwrap_or(0), 1e3),
+            mb(run.peak_rss_kb, 1e3),
+            mb(store, 1.0),
+            v["pending"].as_u64().unwrap_or(0),
+        );
+        rows.push((rate(queued, secs), run.peak_rss_kb, store));
+    }
+    let (t, m) = (&rows[0], &rows[1]);
+    println!(
+        "table/memory: {:.2}x push rate, {:.2}x peak RSS; the table holds the queue on disk ({:.0} MB, survives kill -9), the memory queue loses it",
+        t.0 / m.0.max(1e-9),
+        t.1 as f64 / m.1.max(1) as f64,
+        mb(t.2, 1.0),
+    );
+    Ok(())
+}
+
+/// Links pushed per call, as the crawler pushes a page's links.
+const FRONTIER_BATCH: usize = 25;
+
+fn frontier_child(variant: &str, dir: &Path, n: u64) -> Result<()> {
+    use crawler::{MemoryQueue, QueuedUrl, UrlQueue};
+    std::fs::create_dir_all(dir)?;
+    let (queue, _stores): (Box<dyn UrlQueue>, Option<Stores>) = match variant {
+        "table" => {
+            let cfg = Config::from_raw(RawConfig {
+                data_dir: Some(dir.to_path_buf()),
+                ..Default::default()
+            })?;
+            let stores = Stores::open(&cfg)?;
+            let q = crate::jobs::TableQueue::open(
+                stores.index.clone(),
+                "bench",
+                crate::jobs::Recrawl::always(),
+            )?;
+            (Box::new(q), Some(stores))
+        }
+        "memory" => (Box::new(MemoryQueue::new()), None),
+        other => bail!("{FRONTIER_CHILD_ENV}={other}: expected table or memory"),
+    };
+    let rss_before_kb = proc_status_kb("/proc/self/status", "VmRSS:").unwrap_or(0);
+    let (mut queued, mut push) = (0u64, Duration::ZERO);
+    let mut i = 0u64;
+    while i < n {
+        let end = (i + FRONTIER_BATCH as u64).min(n);
+        let depth = 1 + (i / FRONTIER_BATCH as u64 % 4) as u32;
+        let batch: Vec<QueuedUrl> = (i..end)
+            .map(|k| -> Result<QueuedUrl> {
+                Ok(QueuedUrl {
+                    url: url::Url::parse(&news_url(k))?,
+                    depth,
+                })
+            })
+            .collect::<Result<_>>()?;
+        let started = Instant::now();
+        queued += queue.push(batch)? as u64;
+        push += started.elapsed();
+        i = end;
+    }
+    println!(
+        "{}",
+        serde_json::json!({
+            "queued": queued,
+            "push_secs": push.as_secs_f64(),
+            "rss_before_kb": rss_before_kb,
+            "pending": queue.pending(),
+        })
+    );
+    Ok(())
+}
+
+/// A distinct, realistic news article URL for `i`.
+fn news_url(i: u64) -> String {
+    const HOSTS: [&str; 12] = [
+        "www.bbc.com",
+        "edition.cnn.com",
+        "www.theguardian.com",
+        "www.reuters.com",
+        "www.nytimes.com",
+        "www.aljazeera.com",
+        "tass.com",
+        "abcnews.go.com",
+        "www.lemonde.fr",
+        "www.spiegel.de",
+        "www.chinadaily.com.cn",
+        "www.washingtonpost.com",
+    ];
+    const SECTIONS: [&str; 10] = [
+        "world",
+        "politics",
+        "business",
+        "technology",
+        "science",
+        "health",
+        "sport",
+        "culture",
+        "opinion",
+        "world/europe",
+    ];
+    const WORDS: [&str; 32] = [
+        "trump", "brexit", "election", "minister", "talks", "trade", "deal", "china", "russia",
+        "syria", "iran", "vote", "court", "police", "market", "crisis", "climate", "summit",
+        "border", "protest", "economy", "oil", "prices", "report", "says", "after", "new",
+        "attack", "war", "plan", "urges", "warns",
+    ];
+    // splitmix64: a fixed, well-spread sequence.
+    let mut x = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    let host = HOSTS[(x % 12) as usize];
+    let section = SECTIONS[(x >> 4) as usize % SECTIONS.len()];
+    let day = (x >> 8) % 730;
+    let (y, m, d) = (2017 + day / 365, 1 + day % 365 / 31 % 12, 1 + day % 28);
+    let words = 4 + (x >> 20) as usize % 6;
+    let slug: Vec<&str> = (0..words)
+        .map(|k| WORDS[(x >> (24 + 5 * k)) as usize % WORDS.len()])
+        .collect();
+    format!(
+        "https://{host}/{section}/{y}/{m:02}/{d:02}/{}-{i}",
+        slug.join("-")
+    )
 }
 
 /// Sources of the news site served by `server`: one per outlet, by URL prefix.

@@ -408,8 +408,20 @@ pub enum ModelCommand {
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum BenchKind {
-    /// Full pipeline on a loopback site vs `wget --recursive --warc-file`.
+    /// First full crawl (`harvest crawl` as a child process, durable queue)
+    /// on a loopback site vs `wget --recursive --warc-file`: pages/s, peak RSS.
     Ingest,
+    /// The same crawl SIGKILLed at about half its pages and taken up by a
+    /// second `harvest crawl`, vs the uninterrupted crawl: wall time, pages
+    /// archived once, pages fetched twice.
+    Resume,
+    /// A second `harvest crawl` of the unchanged site on the first crawl's
+    /// data dir vs the first crawl: URLs/s, new records, pack bytes added.
+    Recrawl,
+    /// 1,000,000 queued URLs (env HARVEST_BENCH_URLS): the durable frontier
+    /// table vs the in-memory queue, each in a child process: peak RSS, push
+    /// rate, store size.
+    Frontier,
     /// Packs touched by analysts' queries: K-means cluster packing vs
     /// arrival-order packing, on the real news articles crawled as a site.
     Locality,
