@@ -709,8 +709,106 @@ fn extract_links(doc: &Html, base: &Url) -> Vec<String> {
     out
 }
 
+/// Pages longer than this (bytes of decoded HTML) are not parsed into one
+/// DOM: their attributes come from their first [`LARGE_PAGE_BYTES`] and their
+/// links from a streaming tokenizer over the whole page. A DOM of a 10 MB page
+/// (rust-doc's generated sources) took ~500 MB; a crawl of rust-doc peaked
+/// at 976 MB resident with whole-page DOMs, 517 MB with a 1 MiB cut.
+pub const LARGE_PAGE_BYTES: usize = 512 * 1024;
+
 /// Extracts all attributes of a decoded HTML page fetched from `url`.
 pub fn extract(html: &str, url: &Url) -> Extracted {
+    if html.len() <= LARGE_PAGE_BYTES {
+        return extract_dom(html, url).0;
+    }
+    let mut cut = LARGE_PAGE_BYTES;
+    while !html.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let (mut x, base) = extract_dom(&html[..cut], url);
+    x.links = stream_links(html, &base);
+    x
+}
+
+/// Links of `html` (`a[href]`, `area[href]`, `link[rel~=next][href]`, in
+/// order, each once) found by the HTML tokenizer alone: memory stays flat
+/// whatever the page's size.
+pub fn stream_links(html: &str, base: &Url) -> Vec<String> {
+    use html5ever::tendril::StrTendril;
+    use html5ever::tokenizer::states::RawKind;
+    use html5ever::tokenizer::{
+        BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+    };
+
+    struct Links<'a> {
+        base: &'a Url,
+        seen: std::cell::RefCell<HashSet<String>>,
+        out: std::cell::RefCell<Vec<String>>,
+    }
+
+    impl TokenSink for Links<'_> {
+        type Handle = ();
+
+        fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+            let Token::TagToken(tag) = token else {
+                return TokenSinkResult::Continue;
+            };
+            if tag.kind != TagKind::StartTag {
+                return TokenSinkResult::Continue;
+            }
+            let attr = |name: &str| {
+                tag.attrs
+                    .iter()
+                    .find(|a| &*a.name.local == name)
+                    .map(|a| a.value.to_string())
+            };
+            match &*tag.name {
+                // Their content is text, not markup.
+                "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
+                "style" | "xmp" | "iframe" | "noembed" | "noframes" => {
+                    return TokenSinkResult::RawData(RawKind::Rawtext)
+                }
+                "textarea" | "title" => return TokenSinkResult::RawData(RawKind::Rcdata),
+                "a" | "area" => {}
+                "link" => {
+                    let next = attr("rel").is_some_and(|r| {
+                        r.split_ascii_whitespace()
+                            .any(|t| t.eq_ignore_ascii_case("next"))
+                    });
+                    if !next {
+                        return TokenSinkResult::Continue;
+                    }
+                }
+                _ => return TokenSinkResult::Continue,
+            }
+            if let Some(href) = attr("href") {
+                if let Some(u) = parse_normalized(&href, Some(self.base)) {
+                    let s = u.to_string();
+                    if self.seen.borrow_mut().insert(s.clone()) {
+                        self.out.borrow_mut().push(s);
+                    }
+                }
+            }
+            TokenSinkResult::Continue
+        }
+    }
+
+    let sink = Links {
+        base,
+        seen: Default::default(),
+        out: Default::default(),
+    };
+    let tok = Tokenizer::new(sink, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    let _ = tok.feed(&input);
+    tok.end();
+    tok.sink.out.take()
+}
+
+/// Extracts the attributes of `html` through its DOM; also the base URL of
+/// its links.
+fn extract_dom(html: &str, url: &Url) -> (Extracted, Url) {
     let doc = Html::parse_document(html);
     let metas = meta_pairs(&doc);
     let ld = jsonld(&doc);
@@ -728,7 +826,7 @@ pub fn extract(html: &str, url: &Url) -> Extracted {
     let language = detect_language(&body_text, html_lang);
     let (comments, participants) = extract_counts(&doc, &ld, &body_text);
     let chinese = language.as_deref() == Some("zh");
-    Extracted {
+    let extracted = Extracted {
         title: extract_title(&doc, &metas),
         published: extract_published(&doc, &metas, &ld, url),
         media: extract_media(&metas, &ld, url),
@@ -738,6 +836,53 @@ pub fn extract(html: &str, url: &Url) -> Extracted {
         links: extract_links(&doc, &base),
         language,
         body_text,
+    };
+    (extracted, base)
+}
+
+#[cfg(test)]
+mod large_page_tests {
+    use super::*;
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap_or_else(|_| Url::parse("http://x.invalid/").expect("url"))
+    }
+
+    #[test]
+    fn streamed_links_match_the_dom_links() {
+        let html = r#"<html><head><base href="/docs/"><link rel="next" href="p2.html">
+            <link rel="stylesheet" href="s.css"><script>var s = '<a href="/not-a-link">';</script>
+            <style>a[href="/nor-this"] {}</style></head>
+            <body><a href="a.html">A</a> <a href='a.html#frag'>again</a> <area href="/map">
+            <a href="mailto:x@y">mail</a> <a>no href</a> <A HREF="UP.html">up</A></body></html>"#;
+        let base = u("http://e.com/docs/");
+        let (x, dom_base) = extract_dom(html, &u("http://e.com/index.html"));
+        assert_eq!(dom_base, base);
+        assert_eq!(stream_links(html, &base), x.links);
+        assert!(!x
+            .links
+            .iter()
+            .any(|l| l.contains("not-a-link") || l.contains("nor-this")));
+    }
+
+    #[test]
+    fn a_large_page_keeps_its_title_and_every_link() {
+        let mut html = String::from("<html><head><title>Big page</title></head><body>");
+        let mut n = 0;
+        while html.len() <= LARGE_PAGE_BYTES + 100_000 {
+            html.push_str(&format!(
+                "<p><span class=k>fn</span> item {n} <a href=\"/i{n}.html\">i{n}</a></p>"
+            ));
+            n += 1;
+        }
+        html.push_str("<a href=\"/the-last.html\">last</a></body></html>");
+        let x = extract(&html, &u("http://e.com/"));
+        assert_eq!(x.title.as_deref(), Some("Big page"));
+        assert_eq!(x.links.len(), n + 1);
+        assert_eq!(
+            x.links.last().map(String::as_str),
+            Some("http://e.com/the-last.html")
+        );
     }
 }
 

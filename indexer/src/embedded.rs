@@ -19,6 +19,13 @@ use std::path::Path;
 use std::sync::{Mutex, RwLock};
 
 use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
+
+/// Memtable size at which a keyspace is flushed to disk.
+pub const MAX_MEMTABLE_BYTES: u64 = 8 * 1024 * 1024;
+
+fn keyspace_options() -> KeyspaceCreateOptions {
+    KeyspaceCreateOptions::default().max_memtable_size(MAX_MEMTABLE_BYTES)
+}
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -275,6 +282,10 @@ impl EmbeddedStore {
     }
 
     /// Opens (or creates) a store with explicit options.
+    ///
+    /// Every keyspace's memtable is flushed at [`MAX_MEMTABLE_BYTES`]: fjall's
+    /// default (64 MiB a keyspace, a table family each) let a long crawl hold
+    /// every rewritten version of its posting rows in memory.
     pub fn open_with(path: impl AsRef<Path>, options: EmbeddedOptions) -> Result<Self> {
         let path = path.as_ref();
         let db = Database::builder(path)
@@ -307,7 +318,7 @@ impl EmbeddedStore {
         let mut families = BTreeMap::new();
         for f in &meta.families {
             let ks = db
-                .keyspace(&keyspace_name(table, f), KeyspaceCreateOptions::default)
+                .keyspace(&keyspace_name(table, f), keyspace_options)
                 .map_err(|e| Error::backend(format!("open keyspace for {table}:{f}"), e))?;
             families.insert(f.clone(), ks);
         }
