@@ -86,10 +86,10 @@ pub async fn run(
             write_report(out, &report, args.json)
         }
         Command::Jobs { command } => run_jobs(command, cfg, stores, out, progress).await,
-        Command::Query(args) => jobs::blocking(|| filters::run_query(stores, args, out, err)),
-        Command::Stats(args) => jobs::blocking(|| filters::run_stats(stores, args, out, err)),
+        Command::Query(args) => jobs::off_runtime(|| filters::run_query(stores, args, out, err)),
+        Command::Stats(args) => jobs::off_runtime(|| filters::run_stats(stores, args, out, err)),
         Command::Get(args) => {
-            let bytes = jobs::blocking(|| match &args.at {
+            let bytes = jobs::off_runtime(|| match &args.at {
                 Some(at) => {
                     filters::get_original_at(stores, &args.url, filters::parse_at(at)?, args.record)
                 }

@@ -330,6 +330,18 @@ pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
     Ok(out)
 }
 
+/// Runs `f` on a plain thread (no tokio context) and waits for it: for work
+/// that reads packs, since the HDFS pack store refuses calls made inside a
+/// tokio runtime (its blocking pool and `block_in_place` included).
+pub fn off_runtime<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(f)
+            .join()
+            .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?
+    })
+}
+
 /// Runs a blocking store call from async code without stalling the runtime.
 pub fn blocking<T>(f: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current() {

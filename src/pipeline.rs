@@ -817,25 +817,37 @@ impl crawler::UrlHistory for IndexHistory {
     }
 
     fn stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
-        blocking(|| {
-            let state = self.0.index.get_url(url.as_str()).ok().flatten()?;
-            let page = self
-                .0
-                .index
-                .get_page(&state.table, &state.row_key)
+        // A plain thread, not a tokio one: the HDFS pack store refuses calls
+        // made inside a runtime (its blocking pool included).
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| self.read_stored_copy(url))
+                .join()
                 .ok()
-                .flatten()?;
-            match crate::filters::original_response(&self.0, &page) {
-                Ok(http) => Some(crawler::StoredCopy {
-                    content_type: header_value(&http.headers, "content-type").unwrap_or_default(),
-                    body: http.body,
-                }),
-                Err(e) => {
-                    tracing::warn!(url = %url, error = %format!("{e:#}"), "cannot read the stored copy");
-                    None
-                }
-            }
+                .flatten()
         })
+    }
+}
+
+impl IndexHistory {
+    fn read_stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
+        let state = self.0.index.get_url(url.as_str()).ok().flatten()?;
+        let page = self
+            .0
+            .index
+            .get_page(&state.table, &state.row_key)
+            .ok()
+            .flatten()?;
+        match crate::filters::original_response(&self.0, &page) {
+            Ok(http) => Some(crawler::StoredCopy {
+                content_type: header_value(&http.headers, "content-type").unwrap_or_default(),
+                body: http.body,
+            }),
+            Err(e) => {
+                tracing::warn!(url = %url, error = %format!("{e:#}"), "cannot read the stored copy");
+                None
+            }
+        }
     }
 }
 
@@ -1010,7 +1022,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let storage = std::thread::Builder::new()
         .name("harvest-storage".into())
         .spawn(
-            move || -> (Result<()>, Ingest, Option<crate::jobs::ActiveRun>) {
+            move || -> (Result<IngestSummary>, Option<crate::jobs::ActiveRun>) {
                 let mut batch: Vec<FetchedPage> = Vec::with_capacity(batch_pages);
                 let mut not_modified: Vec<NotModifiedPage> = Vec::new();
                 let mut done: Vec<String> = Vec::new();
@@ -1107,7 +1119,11 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                     }
                     store(&mut ingest, &mut batch, &mut not_modified, &mut done)
                 })();
-                (result, ingest, active)
+                // Packs are closed here, on a plain thread: a store may be a
+                // blocking client of a remote file system (HDFS refuses
+                // calls from inside a tokio runtime, its blocking pool too).
+                let finished = result.and_then(|()| ingest.finish(start.elapsed()));
+                (finished, active)
             },
         )
         .context("cannot start the storage thread")?;
@@ -1119,7 +1135,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         crawler::CancellationToken::new(),
     )
     .await;
-    let (stored, ingest, active) = tokio::task::spawn_blocking(move || storage.join())
+    let (finished, active) = tokio::task::spawn_blocking(move || storage.join())
         .await
         .context("waiting for the storage thread")?
         .map_err(|_| anyhow::anyhow!("the storage thread panicked"))?;
@@ -1127,14 +1143,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         bar.finish_and_clear();
     }
     let mut active = active;
-    // Packs are closed here, off the async runtime: a store may be a
-    // blocking client of a remote file system.
-    let finished = tokio::task::spawn_blocking(move || -> Result<IngestSummary> {
-        stored?;
-        ingest.finish(start.elapsed())
-    })
-    .await
-    .context("closing packs")?;
+    let finished = finished.context("storing pages");
     let outcome = finished.and_then(|mut summary| {
         let crawl_summary = crawl_result.context("crawl failed")?;
         summary.discovery_documents += crawl_summary.discovery_documents;

@@ -192,7 +192,9 @@ type ApiResult<T> = std::result::Result<T, ApiError>;
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
 ) -> ApiResult<T> {
-    tokio::task::spawn_blocking(f)
+    // On a plain thread below the blocking pool: the HDFS pack store refuses
+    // calls made with a tokio context.
+    tokio::task::spawn_blocking(move || crate::jobs::off_runtime(f))
         .await
         .map_err(|e| ApiError::internal(anyhow::anyhow!("worker failed: {e}")))?
         .map_err(ApiError::internal)
