@@ -1045,61 +1045,31 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                 };
                 let result = (|| -> Result<()> {
                     loop {
-                        // Wait for the next event, but not past the batch's deadline.
-                        let event = match batch_started {
-                            None => {
-                                match handle.block_on(async {
-                                    tokio::time::timeout(PROGRESS_EVERY, rx.recv()).await
-                                }) {
-                                    Ok(e) => e,
-                                    Err(_) => {
-                                        report(
-                                            &ingest,
-                                            &storage_queue,
-                                            &mut active,
-                                            &bar2,
-                                            lines,
-                                            start,
-                                            &mut last_report,
-                                        );
-                                        continue;
-                                    }
-                                }
-                            }
-                            Some(t0) => {
-                                let left = max_wait.saturating_sub(t0.elapsed());
-                                match handle
-                                    .block_on(async { tokio::time::timeout(left, rx.recv()).await })
-                                {
-                                    Ok(e) => e,
-                                    Err(_) => {
-                                        store(
-                                            &mut ingest,
-                                            &mut batch,
-                                            &mut not_modified,
-                                            &mut done,
-                                        )?;
-                                        batch_started = None;
-                                        continue;
-                                    }
-                                }
-                            }
+                        // Wait for the next event, but not past the batch's
+                        // deadline (or the next progress report when idle).
+                        let wait = match batch_started {
+                            None => PROGRESS_EVERY,
+                            Some(t0) => max_wait.saturating_sub(t0.elapsed()),
                         };
-                        let Some(event) = event else { break };
+                        let event =
+                            handle.block_on(async { tokio::time::timeout(wait, rx.recv()).await });
                         match event {
-                            CrawlEvent::Page(page) => {
+                            Ok(None) => break,
+                            Ok(Some(CrawlEvent::Page(page))) => {
                                 batch_started.get_or_insert_with(Instant::now);
                                 done.push(page.requested_url.clone());
                                 batch.push(*page);
                             }
-                            CrawlEvent::NotModified(nm) => {
+                            Ok(Some(CrawlEvent::NotModified(nm))) => {
                                 batch_started.get_or_insert_with(Instant::now);
                                 done.push(nm.requested_url.clone());
                                 not_modified.push(*nm);
                             }
-                            other => ingest.note_event(&other),
+                            Ok(Some(other)) => ingest.note_event(&other),
+                            Err(_) => {} // timed out: the checks below
                         }
-                        if batch.len() + not_modified.len() >= batch_pages {
+                        let due = batch_started.is_some_and(|t0| t0.elapsed() >= max_wait);
+                        if batch.len() + not_modified.len() >= batch_pages || due {
                             store(&mut ingest, &mut batch, &mut not_modified, &mut done)?;
                             batch_started = None;
                         }
