@@ -117,6 +117,10 @@ pub struct CrawlConfig {
     /// Longest `Retry-After` (429/503) waited out before a retry; a host that
     /// asks for more is backed off for that long instead. Default 120 s.
     pub max_retry_after: Duration,
+    /// Zone of publish times that pages state without an offset. Default
+    /// `None`: by site (`.cn` hosts and Chinese pages Asia/Shanghai, see
+    /// [`crate::extract::page_zone`]), else UTC.
+    pub time_zone: Option<chrono_tz::Tz>,
 }
 
 impl Default for CrawlConfig {
@@ -149,6 +153,7 @@ impl Default for CrawlConfig {
             traps: crate::guard::TrapLimits::default(),
             allow_private: false,
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
+            time_zone: None,
         }
     }
 }

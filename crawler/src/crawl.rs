@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::event::{
     CrawlEvent, CrawlSummary, FailureKind, FetchedPage, NotModifiedPage, UrlHistory,
 };
-use crate::extract;
+use crate::extract::{self, PublishedFrom};
 use crate::fetch::{self, RobotsFetch};
 use crate::frontier::{Frontier, ScopeMatcher};
 use crate::normalize::{host_key, parse_normalized};
@@ -46,7 +46,7 @@ struct Shared {
     queue: Arc<dyn UrlQueue>,
     queue_error: Mutex<Option<QueueError>>,
     /// Publish times given by feeds and news sitemaps, by URL (normalised).
-    hints: Mutex<HashMap<String, chrono::DateTime<Utc>>>,
+    hints: Mutex<HashMap<String, (chrono::DateTime<Utc>, PublishedFrom)>>,
     events: Sender<CrawlEvent>,
     summary: Mutex<CrawlSummary>,
     cancel: CancellationToken,
@@ -481,13 +481,17 @@ async fn discover_one(shared: &Arc<Shared>, doc: &Url, is_feed: bool) -> Option<
             children.into_iter().map(|c| c.url).collect()
         }
         document => {
+            let from = match document {
+                crate::discover::Document::Feed { .. } => PublishedFrom::Feed,
+                _ => PublishedFrom::Sitemap,
+            };
             let entries = document.into_urls();
             summary_urls = entries.len() as u64;
             {
                 let mut hints = shared.hints.lock().unwrap_or_else(|p| p.into_inner());
                 for e in &entries {
                     if let Some(t) = e.published {
-                        hints.insert(crate::normalize::normalize(&e.url).to_string(), t);
+                        hints.insert(crate::normalize::normalize(&e.url).to_string(), (t, from));
                     }
                 }
             }
@@ -716,13 +720,23 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
         let stored_headers = fetch::stored_headers(&headers, body.len());
         let page_url = current.clone();
         let header_charset = charset::charset_from_content_type(&content_type_header);
+        let time_ctx = extract::TimeContext {
+            fetched: fetched_at,
+            zone: cfg.time_zone,
+            hint: shared
+                .hints
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(current.as_str())
+                .copied(),
+        };
         let analysed = tokio::task::spawn_blocking(move || {
             let decoded = charset::decode(&body, header_charset.as_deref());
-            let extracted = extract::extract(&decoded.text, &page_url);
+            let extracted = extract::extract_with(&decoded.text, &page_url, &time_ctx);
             (body, decoded.encoding.name(), decoded.source, extracted)
         })
         .await;
-        let (body, charset_name, charset_source, mut extracted) = match analysed {
+        let (body, charset_name, charset_source, extracted) = match analysed {
             Ok(a) => a,
             Err(e) => {
                 let msg = format!("extraction task failed: {e}");
@@ -731,15 +745,6 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
         };
         if !shared.queue_links(&extracted.links, depth) {
             return false;
-        }
-        if extracted.published.is_none() {
-            let hint = shared
-                .hints
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(current.as_str())
-                .copied();
-            extracted.published = hint;
         }
         {
             let mut s = shared.summary();

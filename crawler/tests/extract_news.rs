@@ -97,6 +97,18 @@ fn exact_times_media_language_and_keywords() {
 
     let (html, want) = load("chinese_article_002");
     let xinhua = extract(&html, &want.url);
-    assert_eq!(xinhua.media.as_deref(), Some("新华社"));
+    // The visible byline `来源：新华网` names the media; the page's meta
+    // `source` (新华社, the agency) only counts when the text names none.
+    assert_eq!(xinhua.media.as_deref(), Some("新华网"));
+    assert_eq!(
+        xinhua.published_local.map(|d| d.to_rfc3339()).as_deref(),
+        Some("2023-11-17T20:52:15+08:00")
+    );
+    assert_eq!(
+        xinhua.published_from,
+        Some(crawler::extract::PublishedFrom::Text)
+    );
+    assert!(xinhua.article_text.contains("短缺药品"));
+    assert!(!xinhua.media_from_host);
     assert!(xinhua.body_text.contains("短缺药品"));
 }

@@ -1,13 +1,24 @@
-//! Attribute extraction from an HTML page: title, publish time, media source,
-//! comment and participant counts, visible body text, keywords, language, links.
+//! Attribute extraction from an HTML page: title, publish time (and where it
+//! came from), media source, author, comment and participant counts, visible
+//! body text, article text, keywords, language, links.
 //!
 //! Uses scraper (html5ever), which accepts any input the way browsers do, so
-//! malformed markup never fails; every field is best-effort and optional.
+//! malformed markup never fails; every field is best-effort and optional: a
+//! missing attribute rather than a wrong one.
+//!
+//! Parts: [`time`] (publish time candidates and the decision, time zones),
+//! [`title`] (headline and site-name stripping), [`media`] (media and author),
+//! [`text`] (article text, readability-style).
+
+pub mod media;
+pub mod text;
+pub mod time;
+pub mod title;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use jieba_rs::{Jieba, KeywordExtract, TfIdf};
 use regex::Regex;
 use scraper::{ElementRef, Html, Node, Selector};
@@ -15,6 +26,8 @@ use serde_json::Value;
 use url::Url;
 
 use crate::normalize::parse_normalized;
+pub use time::{page_zone, parse_date, Published, PublishedFrom, TimeContext};
+use time::{score, Candidate};
 
 /// Number of keywords extracted per page.
 pub const KEYWORD_COUNT: usize = 10;
@@ -23,34 +36,60 @@ pub const CJK_SHARE_ZH: f64 = 0.30;
 /// At most this many characters of body text go to keyword extraction.
 const KEYWORD_TEXT_CHARS: usize = 50_000;
 
-/// Meta names/properties/itemprops giving the publish time, in priority order.
-pub const PUBLISHED_META_KEYS: [&str; 14] = [
+/// Meta names/properties/itemprops that name the publish time.
+pub const PUBLISHED_META_KEYS: [&str; 30] = [
     "article:published_time",
     "og:published_time",
+    "og:article:published_time",
+    "article:published",
     "datepublished",
     "pubdate",
     "publishdate",
+    "publish_date",
+    "publish-date",
+    "publishtime",
+    "publish_time",
+    "pubtime",
     "parsely-pub-date",
     "sailthru.date",
     "dc.date.issued",
-    "dc.date",
-    "dcterms.created",
-    "date",
+    "dcterms.issued",
+    "article.published",
+    "og:pubdate",
+    "bytedance:published_time",
+    "weibo:article:create_at",
+    "apub:time",
+    "og:release_date",
+    "release_date",
+    "firstpublishedtime",
+    "citation_publication_date",
+    "originalpublicationdate",
     "article_date_original",
-    "publish-date",
-    "pubtime",
+    "publication_date",
+    "date_published",
+    "cxenseparse:recs:publishtime",
+];
+
+/// Meta keys holding a date that is usually, not surely, the publish time.
+pub const DATE_META_KEYS: [&str; 6] = [
+    "date",
+    "dc.date",
+    "dcterms.date",
+    "dcterms.created",
+    "created",
+    "citation_date",
 ];
 
 /// Elements whose content is not body text. `footer` is page chrome; on the
 /// LibreOffice help pages it also holds a CSS-hidden block naming the source
 /// file, which is not text a reader sees.
-const SKIPPED_ELEMENTS: [&str; 12] = [
+pub(crate) const SKIPPED_ELEMENTS: [&str; 12] = [
     "script", "style", "nav", "noscript", "template", "svg", "iframe", "head", "object", "canvas",
     "select", "footer",
 ];
 
 /// Elements that start a new line of body text.
-const BLOCK_ELEMENTS: [&str; 31] = [
+pub(crate) const BLOCK_ELEMENTS: [&str; 31] = [
     "p",
     "div",
     "br",
@@ -121,22 +160,36 @@ const STOP_WORDS: [&str; 119] = [
 /// What [`extract`] finds in a page.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extracted {
-    /// `og:title`, else `<title>` without a site-name suffix, else the first `<h1>`.
+    /// The headline: `<h1>` confirmed by `<title>`/`og:title`/JSON-LD, else
+    /// `og:title`, JSON-LD `headline`, `<title>` without the site name (see
+    /// [`title::choose`]).
     pub title: Option<String>,
-    /// Publish time (meta tags, JSON-LD `datePublished`, `<time datetime>`, then a
-    /// date in the URL path), in UTC; times without a zone are taken as UTC.
+    /// Publish time in UTC (see [`time`]): `None` when the page states none
+    /// that passes the checks.
     pub published: Option<DateTime<Utc>>,
-    /// Media source: `og:site_name`, JSON-LD publisher, meta `source` (the
-    /// Chinese-press convention, e.g. 新华社), meta `author`, `application-name`,
-    /// else the host.
+    /// Where [`Extracted::published`] came from (`None` with it).
+    pub published_from: Option<PublishedFrom>,
+    /// The publish time at the offset the page stated or was read in.
+    pub published_local: Option<DateTime<FixedOffset>>,
+    /// Media source: labelled in the text (`来源：新华社`, `Source: AP`), meta
+    /// `source`, JSON-LD publisher, `og:site_name`, `application-name`, else
+    /// the host (then [`Extracted::media_from_host`] is set).
     pub media: Option<String>,
+    /// The media is only the host name: the page names no outlet.
+    pub media_from_host: bool,
+    /// Author: JSON-LD `author`, meta `author`, a byline, `作者：`.
+    pub author: Option<String>,
     /// Comment count when the markup states one.
     pub comments: Option<u64>,
     /// Participant count when the markup states one.
     pub participants: Option<u64>,
     /// Visible text without script/style/nav/footer, one line per block element.
     pub body_text: String,
-    /// Top keywords (jieba TF-IDF for Chinese, term frequency otherwise).
+    /// Main content without navigation, comments and boilerplate (see
+    /// [`text::article_text`]); empty when the page has no article.
+    pub article_text: String,
+    /// Top keywords of [`Extracted::main_text`] (jieba TF-IDF for Chinese,
+    /// term frequency otherwise).
     pub keywords: Vec<String>,
     /// Absolute, normalised http(s) links (`<a href>`, `<area href>`, `<link rel=next>`),
     /// first occurrence order, no duplicates.
@@ -144,6 +197,18 @@ pub struct Extracted {
     /// `zh` when CJK share is above 30 %, else the `<html lang>` primary subtag,
     /// else `en` for mostly-Latin text.
     pub language: Option<String>,
+}
+
+impl Extracted {
+    /// The article text, or the whole visible text when no article was found:
+    /// the text for keywords, the classifier and near-duplicate detection.
+    pub fn main_text(&self) -> &str {
+        if self.article_text.is_empty() {
+            &self.body_text
+        } else {
+            &self.article_text
+        }
+    }
 }
 
 fn sel(s: &str) -> Selector {
@@ -157,7 +222,12 @@ static SEL_BASE: LazyLock<Selector> = LazyLock::new(|| sel("base[href]"));
 static SEL_LINKS: LazyLock<Selector> = LazyLock::new(|| sel("a[href], area[href], link[href]"));
 static SEL_JSONLD: LazyLock<Selector> =
     LazyLock::new(|| sel(r#"script[type="application/ld+json"]"#));
-static SEL_TIME: LazyLock<Selector> = LazyLock::new(|| sel("time[datetime]"));
+static SEL_TIME: LazyLock<Selector> = LazyLock::new(|| sel("time"));
+static SEL_ITEMPROP_PUBLISHED: LazyLock<Selector> =
+    LazyLock::new(|| sel(r#"[itemprop="datePublished"]:not(meta)"#));
+static SEL_BYLINE: LazyLock<Selector> = LazyLock::new(|| {
+    sel(r#"[rel="author"], [itemprop="author"], .byline, .author, .article-author, .author-name"#)
+});
 static SEL_HTML: LazyLock<Selector> = LazyLock::new(|| sel("html[lang]"));
 static SEL_ITEMPROP_COMMENTS: LazyLock<Selector> =
     LazyLock::new(|| sel(r#"[itemprop="commentCount"]"#));
@@ -182,20 +252,13 @@ static RE_ZH_PARTICIPANTS: LazyLock<[Regex; 2]> = LazyLock::new(|| {
         re(r"(\d[\d,]*(?:\.\d+)?\s*万?)\s*人参与"),
     ]
 });
-static RE_URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?:^|[^0-9])((?:19|20)\d{2})[-/_]?(0[1-9]|1[0-2])[-/_]?(0[1-9]|[12]\d|3[01])(?:[^0-9]|$)")
-});
-static RE_ZH_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日(?:\s*(\d{1,2})\s*[:：时]\s*(\d{1,2}))?")
-});
-
 /// The jieba segmenter with its default dictionary, built on first use.
 static JIEBA: LazyLock<Jieba> = LazyLock::new(Jieba::new);
 /// TF-IDF keyword extractor with jieba's default IDF table.
 static TFIDF: LazyLock<TfIdf> = LazyLock::new(TfIdf::default);
 
 /// Collapses runs of whitespace into one space and trims.
-fn squash(s: &str) -> String {
+pub(crate) fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -230,71 +293,6 @@ fn meta_value<'a>(metas: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.trim())
 }
 
-/// Parses the date formats found in news pages; zone-less times are UTC.
-pub fn parse_date(input: &str) -> Option<DateTime<Utc>> {
-    let s = input.trim();
-    if s.is_empty() {
-        return None;
-    }
-    if let Ok(d) = DateTime::parse_from_rfc3339(s) {
-        return Some(d.with_timezone(&Utc));
-    }
-    if let Ok(d) = DateTime::parse_from_rfc2822(s) {
-        return Some(d.with_timezone(&Utc));
-    }
-    const ZONED: [&str; 4] = [
-        "%Y-%m-%dT%H:%M:%S%z",
-        "%Y-%m-%dT%H:%M:%S%.f%z",
-        "%Y-%m-%d %H:%M:%S%z",
-        "%Y-%m-%dT%H:%M%z",
-    ];
-    for f in ZONED {
-        if let Ok(d) = DateTime::parse_from_str(s, f) {
-            return Some(d.with_timezone(&Utc));
-        }
-    }
-    const NAIVE: [&str; 9] = [
-        "%Y-%m-%dT%H:%M:%S",
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%d %H:%M:%S",
-        "%Y-%m-%d %H:%M",
-        "%Y/%m/%d %H:%M:%S",
-        "%Y/%m/%d %H:%M",
-        "%A, %B %d, %Y, %I:%M %p",
-        "%B %d, %Y %I:%M %p",
-    ];
-    for f in NAIVE {
-        if let Ok(d) = NaiveDateTime::parse_from_str(s, f) {
-            return Some(Utc.from_utc_datetime(&d));
-        }
-    }
-    let trimmed_z = s.trim_end_matches('Z').trim_end_matches(" UTC");
-    if trimmed_z != s {
-        return parse_date(trimmed_z);
-    }
-    const DATES: [&str; 6] = [
-        "%Y-%m-%d",
-        "%Y/%m/%d",
-        "%Y.%m.%d",
-        "%Y%m%d",
-        "%B %d, %Y",
-        "%d %B %Y",
-    ];
-    for f in DATES {
-        if let Ok(d) = NaiveDate::parse_from_str(s, f) {
-            return d.and_hms_opt(0, 0, 0).map(|dt| Utc.from_utc_datetime(&dt));
-        }
-    }
-    if let Some(c) = RE_ZH_DATE.captures(s) {
-        let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-        let date = NaiveDate::from_ymd_opt(num(1)? as i32, num(2)?, num(3)?)?;
-        let dt = date.and_hms_opt(num(4).unwrap_or(0), num(5).unwrap_or(0), 0)?;
-        return Some(Utc.from_utc_datetime(&dt));
-    }
-    None
-}
-
 /// Parses "1,234", "1.2万", "3k" into a count.
 pub fn parse_count(s: &str) -> Option<u64> {
     let c = RE_COUNT.captures(s)?;
@@ -312,9 +310,38 @@ pub fn parse_count(s: &str) -> Option<u64> {
 /// Facts gathered from JSON-LD blocks.
 #[derive(Default)]
 struct JsonLd {
+    /// `datePublished` of an article-typed object.
     published: Option<String>,
+    /// `datePublished` of any other object (a web page, a list item).
+    published_other: Option<String>,
     publisher: Option<String>,
+    headline: Option<String>,
+    author: Option<String>,
     comments: Option<u64>,
+}
+
+/// Whether a JSON-LD object is an article (`NewsArticle`, `BlogPosting`, ...).
+fn article_typed(map: &serde_json::Map<String, Value>) -> bool {
+    let is_article = |t: &str| t.ends_with("Article") || t.ends_with("Posting") || t == "Report";
+    match map.get("@type") {
+        Some(Value::String(t)) => is_article(t),
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).any(is_article),
+        _ => false,
+    }
+}
+
+/// Names of a JSON-LD `author`: a string, a Person/Organization, or a list.
+fn jsonld_names(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => vec![s.clone()],
+        Value::Object(o) => o
+            .get("name")
+            .and_then(Value::as_str)
+            .map(|n| vec![n.to_string()])
+            .unwrap_or_default(),
+        Value::Array(a) => a.iter().take(8).flat_map(jsonld_names).collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn json_count(v: &Value) -> Option<u64> {
@@ -332,9 +359,33 @@ fn walk_jsonld(v: &Value, out: &mut JsonLd, depth: usize) {
     match v {
         Value::Array(items) => items.iter().for_each(|i| walk_jsonld(i, out, depth + 1)),
         Value::Object(map) => {
-            if out.published.is_none() {
-                if let Some(Value::String(s)) = map.get("datePublished") {
-                    out.published = Some(s.clone());
+            let article = article_typed(map);
+            if let Some(Value::String(s)) = map.get("datePublished") {
+                let slot = if article {
+                    &mut out.published
+                } else {
+                    &mut out.published_other
+                };
+                if slot.is_none() {
+                    *slot = Some(s.clone());
+                }
+            }
+            if article && out.headline.is_none() {
+                out.headline = map
+                    .get("headline")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+            }
+            if article && out.author.is_none() {
+                let names: Vec<String> = map
+                    .get("author")
+                    .map(jsonld_names)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|n| media::author_value(&n))
+                    .collect();
+                if !names.is_empty() {
+                    out.author = Some(names.join(", "));
                 }
             }
             if out.publisher.is_none() {
@@ -390,112 +441,142 @@ fn jsonld(doc: &Html) -> JsonLd {
     out
 }
 
-fn has_cjk(s: &str) -> bool {
-    s.chars().any(is_han)
-}
-
 fn is_han(c: char) -> bool {
     matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF)
 }
 
-/// Removes a trailing " - Site" / "_新华网" style suffix from a `<title>`.
-pub fn clean_title(title: &str, h1s: &[String]) -> String {
-    let title = squash(title);
-    for h in h1s {
-        if h.chars().count() >= 4 && title.starts_with(h.as_str()) {
-            return h.clone();
-        }
-    }
-    const SPACED: [&str; 6] = [" | ", " - ", " – ", " — ", " :: ", " _ "];
-    if let Some((pos, sep)) = SPACED
+/// Lines searched around the title for bylines (date, source, author).
+const HEADER_LINES_AFTER: usize = 10;
+/// Lines at the head and foot of the article searched for source and author.
+const ARTICLE_EDGE_LINES: usize = 4;
+
+/// Index of the line of `lines` that shows the title (`<h1>` first).
+fn title_line(lines: &[&str], title: Option<&str>, h1s: &[String]) -> Option<usize> {
+    let norm = |s: &str| s.split_whitespace().collect::<String>();
+    let wanted: Vec<String> = h1s
         .iter()
-        .filter_map(|sep| title.rfind(sep).map(|p| (p, *sep)))
-        .max_by_key(|(p, _)| *p)
-    {
-        let (head, tail) = (&title[..pos], &title[pos + sep.len()..]);
-        if !head.trim().is_empty() && tail.chars().count() < head.chars().count() {
-            return head.trim().to_string();
-        }
-    }
-    if has_cjk(&title) {
-        if let Some(pos) = title.rfind(['-', '_', '|']) {
-            let (head, tail) = (&title[..pos], &title[pos + 1..]);
-            let tail_len = tail.chars().count();
-            if tail_len > 0
-                && tail_len <= 12
-                && !tail.contains(' ')
-                && head.chars().count() > tail_len
-            {
-                return head.trim().to_string();
-            }
-        }
-    }
-    title
-}
-
-fn extract_title(doc: &Html, metas: &[(String, String)]) -> Option<String> {
-    if let Some(t) = meta_value(metas, "og:title")
-        .map(squash)
-        .filter(|t| !t.is_empty())
-    {
-        return Some(t);
-    }
-    let h1s: Vec<String> = doc
-        .select(&SEL_H1)
-        .map(|e| element_text(&e))
-        .filter(|t| !t.is_empty())
+        .map(|h| norm(h))
+        .chain(title.map(norm))
+        .filter(|t| t.chars().count() >= 2)
         .collect();
-    if let Some(t) = doc
-        .select(&SEL_TITLE)
-        .map(|e| element_text(&e))
-        .find(|t| !t.is_empty())
-    {
-        return Some(clean_title(&t, &h1s));
-    }
-    h1s.into_iter().next()
-}
-
-fn extract_published(
-    doc: &Html,
-    metas: &[(String, String)],
-    ld: &JsonLd,
-    url: &Url,
-) -> Option<DateTime<Utc>> {
-    for key in PUBLISHED_META_KEYS {
-        if let Some(d) = metas
-            .iter()
-            .filter(|(k, _)| k == key)
-            .find_map(|(_, v)| parse_date(v))
-        {
-            return Some(d);
+    for w in &wanted {
+        if let Some(i) = lines.iter().position(|l| norm(l) == *w) {
+            return Some(i);
         }
     }
-    if let Some(d) = ld.published.as_deref().and_then(parse_date) {
-        return Some(d);
+    let t = norm(title?);
+    if t.chars().count() < 6 {
+        return None;
     }
-    if let Some(d) = doc
-        .select(&SEL_TIME)
-        .filter_map(|t| t.value().attr("datetime"))
-        .find_map(parse_date)
-    {
-        return Some(d);
-    }
-    let c = RE_URL_DATE.captures(url.path())?;
-    let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-    let date = NaiveDate::from_ymd_opt(num(1)? as i32, num(2)?, num(3)?)?;
-    date.and_hms_opt(0, 0, 0)
-        .map(|dt| Utc.from_utc_datetime(&dt))
+    lines.iter().position(|l| {
+        let l = norm(l);
+        l.contains(&t) && l.chars().count() < t.chars().count() * 2
+    })
 }
 
-fn extract_media(metas: &[(String, String)], ld: &JsonLd, url: &Url) -> Option<String> {
-    meta_value(metas, "og:site_name")
-        .map(squash)
-        .or_else(|| ld.publisher.as_deref().map(squash))
-        .or_else(|| meta_value(metas, "source").map(squash))
-        .or_else(|| meta_value(metas, "author").map(squash))
-        .or_else(|| meta_value(metas, "application-name").map(squash))
-        .filter(|s| !s.is_empty())
-        .or_else(|| url.host_str().map(str::to_string))
+/// Publish-time candidates from the markup: meta tags, microdata, JSON-LD, `<time>`.
+fn markup_time_candidates(doc: &Html, metas: &[(String, String)], ld: &JsonLd) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for (keys, sc) in [
+        (&PUBLISHED_META_KEYS[..], score::META_PUBLISHED),
+        (&DATE_META_KEYS[..], score::META_WEAK),
+    ] {
+        out.extend(
+            metas
+                .iter()
+                .filter(|(k, _)| keys.contains(&k.as_str()))
+                .find_map(|(_, v)| time::parsed_candidate(v, PublishedFrom::Meta, sc)),
+        );
+    }
+    out.extend(doc.select(&SEL_ITEMPROP_PUBLISHED).find_map(|e| {
+        let v = e.value();
+        let from = if v.name() == "time" {
+            PublishedFrom::Time
+        } else {
+            PublishedFrom::Meta
+        };
+        let value = v
+            .attr("content")
+            .or_else(|| v.attr("datetime"))
+            .map(str::to_string)
+            .unwrap_or_else(|| element_text(&e));
+        time::parsed_candidate(&value, from, score::META_PUBLISHED)
+    }));
+    out.extend(
+        ld.published
+            .as_deref()
+            .and_then(|v| time::parsed_candidate(v, PublishedFrom::Jsonld, score::JSONLD)),
+    );
+    out.extend(
+        ld.published_other
+            .as_deref()
+            .and_then(|v| time::parsed_candidate(v, PublishedFrom::Jsonld, score::META_WEAK)),
+    );
+    let times: Vec<ElementRef<'_>> = doc.select(&SEL_TIME).take(200).collect();
+    let mut unmarked_taken = false;
+    for t in &times {
+        let v = t.value();
+        let marks = format!(
+            "{} {} {}",
+            v.attr("class").unwrap_or_default(),
+            v.attr("itemprop").unwrap_or_default(),
+            v.attr("id").unwrap_or_default()
+        )
+        .to_ascii_lowercase();
+        if marks.contains("updat") || marks.contains("modif") {
+            continue;
+        }
+        let marked = v.attr("pubdate").is_some() || marks.contains("pub") || marks.contains("post");
+        let sc = match (marked, unmarked_taken) {
+            (true, _) => score::TIME_MARKED,
+            (false, true) => continue,
+            (false, false) if times.len() <= 3 => score::TIME_FIRST,
+            (false, false) => score::TIME_OTHER,
+        };
+        let value = v
+            .attr("datetime")
+            .map(str::to_string)
+            .unwrap_or_else(|| element_text(t));
+        if let Some(c) = time::parsed_candidate(&value, PublishedFrom::Time, sc) {
+            unmarked_taken |= !marked;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Author from the byline elements of the markup.
+fn byline_author(doc: &Html) -> Option<String> {
+    doc.select(&SEL_BYLINE).take(20).find_map(|e| {
+        let v = e
+            .value()
+            .attr("content")
+            .map(str::to_string)
+            .unwrap_or_else(|| element_text(&e));
+        let v = v
+            .trim_start_matches(|c: char| c.is_whitespace())
+            .trim_start_matches("作者")
+            .trim_start_matches([':', '：', ' ']);
+        media::author_value(v)
+    })
+}
+
+/// Site names the title may carry: `og:site_name`, `application-name`,
+/// JSON-LD publisher, host labels.
+fn site_names(metas: &[(String, String)], ld: &JsonLd, url: &Url) -> Vec<String> {
+    let mut names: Vec<String> = [
+        "og:site_name",
+        "application-name",
+        "apple-mobile-web-app-title",
+    ]
+    .iter()
+    .filter_map(|k| meta_value(metas, k))
+    .map(squash)
+    .chain(ld.publisher.iter().map(|p| squash(p)))
+    .filter(|n| !n.is_empty() && n.chars().count() <= 60)
+    .collect();
+    names.extend(title::host_names(url.host_str()));
+    names
 }
 
 fn marked(e: &ElementRef<'_>, markers: &[&str]) -> bool {
@@ -717,15 +798,24 @@ fn extract_links(doc: &Html, base: &Url) -> Vec<String> {
 pub const LARGE_PAGE_BYTES: usize = 512 * 1024;
 
 /// Extracts all attributes of a decoded HTML page fetched from `url`.
+/// Times are checked against the current time, read in the zone the site
+/// implies; [`extract_with`] takes the fetch time, a configured zone and a
+/// feed hint.
 pub fn extract(html: &str, url: &Url) -> Extracted {
+    extract_with(html, url, &TimeContext::default())
+}
+
+/// Extracts all attributes of a decoded HTML page fetched from `url`, with
+/// the fetch time, the configured zone and the feed or sitemap hint of `ctx`.
+pub fn extract_with(html: &str, url: &Url, ctx: &TimeContext) -> Extracted {
     if html.len() <= LARGE_PAGE_BYTES {
-        return extract_dom(html, url).0;
+        return extract_dom(html, url, ctx).0;
     }
     let mut cut = LARGE_PAGE_BYTES;
     while !html.is_char_boundary(cut) {
         cut -= 1;
     }
-    let (mut x, base) = extract_dom(&html[..cut], url);
+    let (mut x, base) = extract_dom(&html[..cut], url, ctx);
     x.links = stream_links(html, &base);
     x
 }
@@ -808,7 +898,7 @@ pub fn stream_links(html: &str, base: &Url) -> Vec<String> {
 
 /// Extracts the attributes of `html` through its DOM; also the base URL of
 /// its links.
-fn extract_dom(html: &str, url: &Url) -> (Extracted, Url) {
+fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
     let doc = Html::parse_document(html);
     let metas = meta_pairs(&doc);
     let ld = jsonld(&doc);
@@ -826,16 +916,119 @@ fn extract_dom(html: &str, url: &Url) -> (Extracted, Url) {
     let language = detect_language(&body_text, html_lang);
     let (comments, participants) = extract_counts(&doc, &ld, &body_text);
     let chinese = language.as_deref() == Some("zh");
+    let article_text = text::article_text(&doc);
+
+    // Title.
+    let names = site_names(&metas, &ld, url);
+    let h1s: Vec<String> = doc
+        .select(&SEL_H1)
+        .take(8)
+        .map(|e| element_text(&e))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let title_tag = doc
+        .select(&SEL_TITLE)
+        .map(|e| element_text(&e))
+        .find(|t| !t.is_empty());
+    let og_title = meta_value(&metas, "og:title").or_else(|| meta_value(&metas, "twitter:title"));
+    let title = title::choose(
+        title_tag.as_deref(),
+        og_title,
+        ld.headline.as_deref(),
+        &h1s,
+        &names,
+    );
+
+    // The lines around the title and at the edges of the article: bylines.
+    let lines: Vec<&str> = body_text.lines().collect();
+    let at_title = title_line(&lines, title.as_deref(), &h1s);
+    let header: &[&str] = match at_title {
+        Some(i) => &lines[i.saturating_sub(2)..(i + 1 + HEADER_LINES_AFTER).min(lines.len())],
+        None => &[],
+    };
+    let article_lines: Vec<&str> = article_text.lines().collect();
+    let edges: Vec<&str> = article_lines
+        .iter()
+        .take(ARTICLE_EDGE_LINES)
+        .chain(article_lines.iter().rev().take(ARTICLE_EDGE_LINES))
+        .copied()
+        .collect();
+
+    // Publish time.
+    let zone = page_zone(ctx.zone, url.host_str(), language.as_deref());
+    let mut cands = markup_time_candidates(&doc, &metas, &ld);
+    if let Some(i) = at_title {
+        cands.extend(time::near_title_candidates(
+            &lines,
+            i,
+            ctx,
+            zone,
+            time::url_year(url.path()),
+        ));
+    }
+    cands.extend(time::labelled_candidates(&lines));
+    cands.extend(time::article_edge_candidates(&article_text));
+    cands.extend(time::url_candidate(url.path()));
+    if let Some((t, from)) = ctx.hint {
+        cands.push(Candidate {
+            stated: time::Stated::Zoned(t.fixed_offset()),
+            has_time: true,
+            from,
+            score: score::FEED,
+            near_title: false,
+        });
+    }
+    let published = time::decide(&cands, ctx, zone);
+
+    // Media and author.
+    let named_media = media::labelled_media(header.iter().chain(edges.iter()).copied())
+        .or_else(|| {
+            media::MEDIA_META_KEYS
+                .iter()
+                .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
+        })
+        .or_else(|| ld.publisher.as_deref().and_then(media::name_value))
+        .or_else(|| {
+            media::SITE_META_KEYS
+                .iter()
+                .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
+        });
+    let media_from_host = named_media.is_none() && url.host_str().is_some();
+    let media = named_media.or_else(|| url.host_str().map(str::to_string));
+    let author = ld
+        .author
+        .clone()
+        .or_else(|| {
+            media::AUTHOR_META_KEYS
+                .iter()
+                .find_map(|k| meta_value(&metas, k).and_then(media::author_value))
+        })
+        .or_else(|| byline_author(&doc))
+        .or_else(|| media::labelled_author(header.iter().chain(edges.iter()).copied()));
+
+    let keywords = keywords(
+        if article_text.is_empty() {
+            &body_text
+        } else {
+            &article_text
+        },
+        chinese,
+    );
     let extracted = Extracted {
-        title: extract_title(&doc, &metas),
-        published: extract_published(&doc, &metas, &ld, url),
-        media: extract_media(&metas, &ld, url),
+        title,
+        published: published.map(|p| p.utc),
+        published_from: published.map(|p| p.from),
+        published_local: published.map(|p| p.local),
+        media,
+        media_from_host,
+        author,
         comments,
         participants,
-        keywords: keywords(&body_text, chinese),
+        keywords,
         links: extract_links(&doc, &base),
         language,
         body_text,
+        article_text,
     };
     (extracted, base)
 }
@@ -856,7 +1049,8 @@ mod large_page_tests {
             <body><a href="a.html">A</a> <a href='a.html#frag'>again</a> <area href="/map">
             <a href="mailto:x@y">mail</a> <a>no href</a> <A HREF="UP.html">up</A></body></html>"#;
         let base = u("http://e.com/docs/");
-        let (x, dom_base) = extract_dom(html, &u("http://e.com/index.html"));
+        let (x, dom_base) =
+            extract_dom(html, &u("http://e.com/index.html"), &TimeContext::default());
         assert_eq!(dom_base, base);
         assert_eq!(stream_links(html, &base), x.links);
         assert!(!x

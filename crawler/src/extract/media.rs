@@ -1,0 +1,164 @@
+//! Media (the originating outlet) and author.
+//!
+//! Media: a labelled source in the text near the title or at the edges of the
+//! article (`来源：新华社`, `Source: AP`), else meta `source`, JSON-LD
+//! `publisher`, `og:site_name`, `application-name`; the host only as a
+//! fallback, flagged. Author: JSON-LD `author`, meta `author` and its kin,
+//! a byline element (`rel=author`, `itemprop=author`, `.byline`), a labelled
+//! name in the text (`作者：`, `记者 王希`, `By Jane Doe`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::squash;
+
+/// A media or author value longer than this (characters) is not one.
+const MAX_NAME_CHARS: usize = 60;
+
+/// Meta keys naming the originating media, by priority.
+pub const MEDIA_META_KEYS: [&str; 5] = [
+    "source",
+    "article:source",
+    "og:article:source",
+    "mediaid",
+    "dc.source",
+];
+/// Meta keys naming the site, after JSON-LD publisher.
+pub const SITE_META_KEYS: [&str; 4] = [
+    "og:site_name",
+    "application-name",
+    "publisher",
+    "dc.publisher",
+];
+/// Meta keys naming the author, by priority.
+pub const AUTHOR_META_KEYS: [&str; 8] = [
+    "author",
+    "article:author",
+    "og:article:author",
+    "dc.creator",
+    "parsely-author",
+    "sailthru.author",
+    "byl",
+    "citation_author",
+];
+
+fn re(s: &str) -> Regex {
+    Regex::new(s).expect("static regex is valid")
+}
+
+/// `来源：新华社`, `稿源: 人民网`, `Source: AP`.
+static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:文章来源|本文来源|信息来源|来源|稿源|出处|(?i:\bsource))\s*[:：]\s*([^\s|｜/,，;；:：()（）\[\]【】]{2,40})",
+    )
+});
+
+/// `作者：王希`, `记者 王希`, `（记者王希）`, `撰文 | 王希`.
+static RE_AUTHOR_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:作者|记者|撰文|撰稿|文\s*[/|｜])\s*[:：|｜/]?\s*([\p{Han}·]{2,8}(?:、[\p{Han}·]{2,4}){0,3})",
+    )
+});
+
+/// `By Jane Doe` at the start of a line.
+static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^(?:By|BY|by)\s+(\p{Lu}[\p{L}.'-]+(?:(?:\s+|\s+and\s+)(?:\p{Lu}[\p{L}.'-]*|de|van|von|da|del|la)){0,7})",
+    )
+});
+
+/// A usable name: trimmed, not a URL, not too long.
+pub fn name_value(s: &str) -> Option<String> {
+    let t = squash(s);
+    let t = t.trim_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '|' | '-' | ',' | '，' | '：' | ':')
+    });
+    let n = t.chars().count();
+    let url_like = t.starts_with("http") || t.starts_with("www.") || t.contains("://");
+    ((1..=MAX_NAME_CHARS).contains(&n) && !url_like).then(|| t.to_string())
+}
+
+/// The labelled media in `lines`, first found.
+pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    lines.into_iter().find_map(|l| {
+        let c = RE_MEDIA_LABEL.captures(l)?;
+        let v = c.get(1)?.as_str();
+        // `来源：2023-11-17`, `来源：网络` are not outlets.
+        if v.chars().all(|c| c.is_ascii_digit() || c == '-')
+            || matches!(v, "网络" | "互联网" | "网友" | "未知")
+        {
+            return None;
+        }
+        name_value(v)
+    })
+}
+
+/// The labelled author in `lines`, first found.
+pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    lines.into_iter().find_map(|l| {
+        if let Some(c) = RE_BYLINE.captures(l.trim()) {
+            return name_value(c.get(1)?.as_str());
+        }
+        let c = RE_AUTHOR_LABEL.captures(l)?;
+        name_value(c.get(1)?.as_str())
+    })
+}
+
+/// An author meta value: `By ` prefix removed, URLs (Facebook profile links
+/// in `article:author`) refused.
+pub fn author_value(s: &str) -> Option<String> {
+    let t = squash(s);
+    let t = t
+        .strip_prefix("By ")
+        .or_else(|| t.strip_prefix("by "))
+        .or_else(|| t.strip_prefix("BY "))
+        .unwrap_or(&t);
+    name_value(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_labels() {
+        assert_eq!(
+            labelled_media(["2023-11-17 20:52:15 来源：新华社"]).as_deref(),
+            Some("新华社")
+        );
+        assert_eq!(
+            labelled_media(["来源: 人民网－人民日报 作者：张三"]).as_deref(),
+            Some("人民网－人民日报")
+        );
+        assert_eq!(labelled_media(["Source: AP"]).as_deref(), Some("AP"));
+        assert_eq!(
+            labelled_media(["（来源：经济日报）"]).as_deref(),
+            Some("经济日报")
+        );
+        assert_eq!(labelled_media(["来源：网络"]), None);
+        assert_eq!(labelled_media(["open source software"]), None);
+    }
+
+    #[test]
+    fn author_labels_and_bylines() {
+        assert_eq!(
+            labelled_author(["作者：王希 来源：新华社"]).as_deref(),
+            Some("王希")
+        );
+        assert_eq!(
+            labelled_author(["新华社北京11月17日电（记者王希）"]).as_deref(),
+            Some("王希")
+        );
+        assert_eq!(
+            labelled_author(["By Jane Doe and John Roe, CNN"]).as_deref(),
+            Some("Jane Doe and John Roe")
+        );
+        assert_eq!(labelled_author(["Stand by me"]), None);
+        assert_eq!(author_value("https://www.facebook.com/cnn"), None);
+        assert_eq!(
+            author_value("By Eric Bradner").as_deref(),
+            Some("Eric Bradner")
+        );
+    }
+}

@@ -1,0 +1,1131 @@
+//! Publish time: candidates from every source a page offers (meta tags,
+//! JSON-LD, `<time>`, visible text near the title and at the head and foot of
+//! the article, the URL, a feed or sitemap hint), then one decision.
+//!
+//! Every candidate is read in the page's time zone unless it states its own
+//! offset ([`page_zone`]), checked against the fetch time (no future times, none
+//! before [`EARLIEST_YEAR`]) and scored by how surely it is *this* page's
+//! publish time: a labelled publish time next to the title beats a meta tag,
+//! a meta tag beats an unlabelled date in the body, modified/updated times
+//! and times of other items (related links, comments) are never taken. A
+//! day-precise winner takes the minutes of another candidate of the same day.
+
+use std::sync::LazyLock;
+
+use chrono::{
+    DateTime, Datelike, Duration, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime,
+    Offset, TimeZone, Utc,
+};
+use chrono_tz::Tz;
+use regex::Regex;
+
+/// Times before this year are rejected (the web's news began later).
+pub const EARLIEST_YEAR: i32 = 1995;
+
+/// A candidate later than the fetch time by more than this is rejected.
+const FUTURE_SLACK_MINUTES: i64 = 10;
+
+/// Characters of text after the title line searched for the byline date.
+const HEADER_ZONE_CHARS: usize = 600;
+/// Lines before the title line searched (some sites put the date above).
+const HEADER_ZONE_LINES_BEFORE: usize = 2;
+/// Characters at the head and at the foot of the article text searched.
+const ARTICLE_EDGE_CHARS: usize = 300;
+/// Characters before a date searched for its label.
+const LABEL_WINDOW_CHARS: usize = 24;
+
+/// Where the publish time of a page came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PublishedFrom {
+    /// A `<meta>` tag or microdata (`itemprop=datePublished`).
+    Meta,
+    /// JSON-LD `datePublished`.
+    Jsonld,
+    /// A `<time>` element.
+    Time,
+    /// Visible text (near the title, labelled, or at the edges of the article).
+    Text,
+    /// A date in the URL path.
+    Url,
+    /// A feed entry's publication time (RSS `pubDate`, Atom `published`).
+    Feed,
+    /// A news sitemap's `publication_date`.
+    Sitemap,
+    /// No publish time: the fetch time stands in for it.
+    Fetch,
+}
+
+impl PublishedFrom {
+    /// Every value, in the order of the docs.
+    pub const ALL: [PublishedFrom; 8] = [
+        Self::Meta,
+        Self::Jsonld,
+        Self::Time,
+        Self::Text,
+        Self::Url,
+        Self::Feed,
+        Self::Sitemap,
+        Self::Fetch,
+    ];
+
+    /// Lower-case name as stored and as filters accept it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Meta => "meta",
+            Self::Jsonld => "jsonld",
+            Self::Time => "time",
+            Self::Text => "text",
+            Self::Url => "url",
+            Self::Feed => "feed",
+            Self::Sitemap => "sitemap",
+            Self::Fetch => "fetch",
+        }
+    }
+
+    /// Parses [`PublishedFrom::as_str`] (case-insensitive).
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+impl std::fmt::Display for PublishedFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the time decision knows besides the page.
+#[derive(Debug, Clone)]
+pub struct TimeContext {
+    /// Fetch time: relative times count back from it, later times are rejected.
+    pub fetched: DateTime<Utc>,
+    /// Configured zone of the job or source for times without an offset.
+    pub zone: Option<Tz>,
+    /// Publication time from the feed or sitemap that listed the page.
+    pub hint: Option<(DateTime<Utc>, PublishedFrom)>,
+}
+
+impl Default for TimeContext {
+    fn default() -> Self {
+        Self {
+            fetched: Utc::now(),
+            zone: None,
+            hint: None,
+        }
+    }
+}
+
+/// The decided publish time. A page that states only a day gets 00:00 UTC
+/// of that day (the day stays the stated one in UTC row keys and filters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Published {
+    /// The instant, in UTC.
+    pub utc: DateTime<Utc>,
+    /// The same instant at the offset the page stated or was read in.
+    pub local: DateTime<FixedOffset>,
+    /// Whether the page gave a time of day (else midnight of the day).
+    pub has_time: bool,
+    /// Where it came from.
+    pub from: PublishedFrom,
+}
+
+/// Zone for times without an offset: the configured one, else by site
+/// (`.cn`/`.hk`/`.tw`/`.mo` hosts or Chinese pages: Asia/Shanghai; `.jp` or
+/// Japanese: Asia/Tokyo; `.kr` or Korean: Asia/Seoul), else UTC.
+pub fn page_zone(configured: Option<Tz>, host: Option<&str>, language: Option<&str>) -> Tz {
+    if let Some(z) = configured {
+        return z;
+    }
+    let tld = host
+        .map(|h| h.trim_end_matches('.').rsplit('.').next().unwrap_or(""))
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match (tld.as_str(), language) {
+        ("cn" | "hk" | "tw" | "mo", _) | (_, Some("zh")) => chrono_tz::Asia::Shanghai,
+        ("jp", _) | (_, Some("ja")) => chrono_tz::Asia::Tokyo,
+        ("kr", _) | (_, Some("ko")) => chrono_tz::Asia::Seoul,
+        _ => chrono_tz::UTC,
+    }
+}
+
+/// A time as a page states it: with its own offset, or wall-clock only.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stated {
+    /// Explicit offset.
+    Zoned(DateTime<FixedOffset>),
+    /// No offset: read in the page zone.
+    Local(NaiveDateTime),
+}
+
+impl Stated {
+    /// The instant in `zone` (zoned times keep their own offset).
+    pub fn resolve(self, zone: Tz) -> Option<DateTime<FixedOffset>> {
+        match self {
+            Stated::Zoned(d) => Some(d),
+            Stated::Local(n) => {
+                let d = match zone.from_local_datetime(&n) {
+                    LocalResult::Single(d) => d,
+                    LocalResult::Ambiguous(d, _) => d,
+                    LocalResult::None => zone
+                        .from_local_datetime(&(n + Duration::hours(1)))
+                        .earliest()?,
+                };
+                Some(d.with_timezone(&d.offset().fix()))
+            }
+        }
+    }
+}
+
+fn re(s: &str) -> Regex {
+    Regex::new(s).expect("static regex is valid")
+}
+
+/// `YYYY-MM-DD`, `YYYY/M/D`, `YYYY.MM.DD`, `YYYY年M月D日`, each with an optional
+/// time `H:MM[:SS]` (also `10时20分`, `下午3:05`) and an optional offset.
+static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?x)
+        ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日)?
+        (?:
+            (?:\s*[T\s,]\s*|\s*)
+            (上午|下午|早上|晚上|凌晨|中午)? \s*
+            (\d{1,2}) \s* [:：时] \s* (\d{2}) (?: \s*[:：分]\s* (\d{2}) (?:\.\d+)? )? (?:\s*秒)?
+            \s* ([aApP]\.?[mM]\.?)?
+            (?: \s* (Z | [+-]\d{2}:?\d{2} | (?:GMT|UTC)\s*[+-]\s*\d{1,2}(?::?\d{2})? ) )?
+        )?")
+});
+
+/// `M月D日 [H:MM]` without a year (the year comes from the context).
+static RE_MONTH_DAY_ZH: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(\d{1,2})\s*月\s*(\d{1,2})\s*日(?:\s*(\d{1,2})\s*[:：时]\s*(\d{2}))?"));
+
+const MONTHS: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
+const EN_TIME: &str =
+    r"(?:,?\s*(?:at\s+)?(\d{1,2})[:.](\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*([a-z]{2,4})\b)?)?";
+
+/// `November 17, 2023 [8:52 PM ET]`.
+static RE_EN_MDY: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b{MONTHS}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d{{2}})\b{EN_TIME}"
+    ))
+});
+
+/// `17 November 2023 [20:52]`.
+static RE_EN_DMY: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{MONTHS}\.?,?\s+((?:19|20)\d{{2}})\b{EN_TIME}"
+    ))
+});
+
+/// `10:20 AM ET, Mon November 27, 2013` (time before the date).
+static RE_EN_TIME_FIRST: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b(\d{{1,2}}):(\d{{2}})\s*([ap]\.?m\.?)\s*([a-z]{{2,4}})?,?\s*(?:[a-z]{{3,9}},?\s+)?{MONTHS}\.?\s+(\d{{1,2}}),?\s+((?:19|20)\d{{2}})\b"
+    ))
+});
+
+/// `3小时前`, `5 minutes ago`, `刚刚`, `昨天 10:20`, `前天`, `今天 08:00`.
+static RE_RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)(\d{1,3})\s*(秒|分钟|小时|天)前|(\d{1,3})\s+(second|minute|hour|day)s?\s+ago|(刚刚|just now)|(今天|昨天|前天)\s*(?:(\d{1,2})[:：](\d{2}))?",
+    )
+});
+
+/// A date in a URL path: `/2019/09/07/`, `/20190907/`, `/2023-11/17/`, `/202311/17/`.
+static RE_URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?:^|[^0-9])((?:19|20)\d{2})[-/_]?(0[1-9]|1[0-2])[-/_]?(0[1-9]|[12]\d|3[01])(?:[^0-9]|$)")
+});
+
+/// Labels that say the date after them is the publish time.
+const PUBLISH_LABELS: [&str; 22] = [
+    "发布时间",
+    "发布日期",
+    "发表时间",
+    "发表日期",
+    "发表于",
+    "发布于",
+    "发稿时间",
+    "上线时间",
+    "时间",
+    "日期",
+    "来源",
+    "稿源",
+    "published",
+    "posted",
+    "publish date",
+    "pubdate",
+    "date",
+    "created",
+    "erstellt",
+    "publié",
+    "publicado",
+    "first published",
+];
+
+/// Labels that say the date after them is not the publish time.
+const OTHER_LABELS: [&str; 16] = [
+    "更新时间",
+    "更新于",
+    "更新",
+    "修改时间",
+    "修改于",
+    "最后修改",
+    "编辑于",
+    "updated",
+    "update",
+    "modified",
+    "edited",
+    "last reviewed",
+    "评论",
+    "回复",
+    "reply",
+    "comment",
+];
+
+/// What a label before a date says about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Label {
+    Publish,
+    Other,
+    None,
+}
+
+/// A date found in text, with its position.
+#[derive(Debug, Clone, Copy)]
+struct TextDate {
+    start: usize,
+    stated: Stated,
+    has_time: bool,
+}
+
+fn num<T: std::str::FromStr>(c: &regex::Captures<'_>, i: usize) -> Option<T> {
+    c.get(i).and_then(|m| m.as_str().parse().ok())
+}
+
+fn month_number(name: &str) -> Option<u32> {
+    const NAMES: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let lower = name.to_ascii_lowercase();
+    NAMES
+        .iter()
+        .position(|m| lower.starts_with(m))
+        .map(|i| i as u32 + 1)
+}
+
+/// Offset of a zone abbreviation common in English bylines; `None` for
+/// unknown or ambiguous ones (CST, IST).
+fn abbreviation_offset(abbr: &str, date: NaiveDate) -> Option<FixedOffset> {
+    let named = |tz: Tz| {
+        tz.from_local_datetime(&date.and_hms_opt(12, 0, 0)?)
+            .earliest()
+            .map(|d| d.offset().fix())
+    };
+    let hours = match abbr.to_ascii_uppercase().as_str() {
+        "ET" => return named(chrono_tz::America::New_York),
+        "PT" => return named(chrono_tz::America::Los_Angeles),
+        "CT" => return named(chrono_tz::America::Chicago),
+        "UTC" | "GMT" | "Z" => 0,
+        "EST" => -5,
+        "EDT" | "CDT" => {
+            if abbr.eq_ignore_ascii_case("EDT") {
+                -4
+            } else {
+                -5
+            }
+        }
+        "PST" => -8,
+        "PDT" | "MST" => -7,
+        "MDT" => -6,
+        "BST" | "CET" => 1,
+        "CEST" | "EET" => 2,
+        "EEST" | "MSK" => 3,
+        "HKT" | "SGT" | "AWST" => 8,
+        "JST" | "KST" => 9,
+        "AEST" => 10,
+        "AEDT" => 11,
+        _ => return None,
+    };
+    FixedOffset::east_opt(hours * 3600)
+}
+
+fn parse_offset(s: &str) -> Option<FixedOffset> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("z") {
+        return FixedOffset::east_opt(0);
+    }
+    let s = s
+        .trim_start_matches("GMT")
+        .trim_start_matches("UTC")
+        .replace([' ', ':'], "");
+    let (sign, digits) = match s.chars().next()? {
+        '+' => (1, &s[1..]),
+        '-' => (-1, &s[1..]),
+        _ => return None,
+    };
+    let (h, m): (i32, i32) = match digits.len() {
+        1 | 2 => (digits.parse().ok()?, 0),
+        3 => (digits[..1].parse().ok()?, digits[1..].parse().ok()?),
+        4 => (digits[..2].parse().ok()?, digits[2..].parse().ok()?),
+        _ => return None,
+    };
+    if h > 14 || m > 59 {
+        return None;
+    }
+    FixedOffset::east_opt(sign * (h * 3600 + m * 60))
+}
+
+/// 12-hour clock and Chinese day-part words to a 24-hour hour.
+fn hour24(hour: u32, ampm: Option<&str>, part: Option<&str>) -> Option<u32> {
+    let pm = match (ampm.map(|s| s.to_ascii_lowercase()), part) {
+        (Some(a), _) => Some(a.starts_with('p')),
+        (None, Some("下午" | "晚上")) => Some(true),
+        (None, Some("上午" | "早上" | "凌晨")) => Some(false),
+        (None, Some("中午")) => Some(hour < 11),
+        _ => None,
+    };
+    match pm {
+        None => (hour < 24).then_some(hour),
+        Some(_) if hour == 0 || hour > 12 => (hour < 24).then_some(hour),
+        Some(true) => Some(if hour == 12 { 12 } else { hour + 12 }),
+        Some(false) => Some(if hour == 12 { 0 } else { hour }),
+    }
+}
+
+fn stated(
+    date: NaiveDate,
+    time: Option<NaiveTime>,
+    offset: Option<FixedOffset>,
+) -> Option<(Stated, bool)> {
+    let has_time = time.is_some();
+    let naive = date.and_time(time.unwrap_or(NaiveTime::MIN));
+    let s = match offset {
+        Some(o) => Stated::Zoned(o.from_local_datetime(&naive).single()?),
+        None => Stated::Local(naive),
+    };
+    Some((s, has_time))
+}
+
+/// Every absolute date in `text` (numeric, Chinese and English forms), in order.
+fn text_dates(text: &str) -> Vec<TextDate> {
+    let mut out: Vec<TextDate> = Vec::new();
+    for c in RE_NUMERIC.captures_iter(text) {
+        let Some(m) = c.get(0) else { continue };
+        // Not part of a longer number (an ID, a phone number).
+        if text[..m.start()].ends_with(|ch: char| ch.is_ascii_digit())
+            || text[m.end()..].starts_with(|ch: char| ch.is_ascii_digit())
+        {
+            continue;
+        }
+        let Some(date) = NaiveDate::from_ymd_opt(
+            num(&c, 1).unwrap_or(0),
+            num(&c, 2).unwrap_or(0),
+            num(&c, 3).unwrap_or(0),
+        ) else {
+            continue;
+        };
+        let time = match num::<u32>(&c, 5) {
+            Some(h) => hour24(
+                h,
+                c.get(8).map(|m| m.as_str()),
+                c.get(4).map(|m| m.as_str()),
+            )
+            .and_then(|h| NaiveTime::from_hms_opt(h, num(&c, 6)?, num(&c, 7).unwrap_or(0))),
+            None => None,
+        };
+        let offset = c.get(9).and_then(|m| parse_offset(m.as_str()));
+        if let Some((s, has_time)) = stated(date, time, offset) {
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    let english = |c: &regex::Captures<'_>, month: usize, day: usize, year: usize, t: usize| {
+        let date = NaiveDate::from_ymd_opt(
+            num(c, year)?,
+            month_number(c.get(month)?.as_str())?,
+            num(c, day)?,
+        )?;
+        let time = match num::<u32>(c, t) {
+            Some(h) => hour24(h, c.get(t + 3).map(|m| m.as_str()), None).and_then(|h| {
+                NaiveTime::from_hms_opt(h, num(c, t + 1)?, num(c, t + 2).unwrap_or(0))
+            }),
+            None => None,
+        };
+        let offset = time
+            .and(c.get(t + 4))
+            .and_then(|m| abbreviation_offset(m.as_str(), date));
+        stated(date, time, offset)
+    };
+    for c in RE_EN_MDY.captures_iter(text) {
+        if let (Some(m), Some((s, has_time))) = (c.get(0), english(&c, 1, 2, 3, 4)) {
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    for c in RE_EN_DMY.captures_iter(text) {
+        if let (Some(m), Some((s, has_time))) = (c.get(0), english(&c, 2, 1, 3, 4)) {
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    for c in RE_EN_TIME_FIRST.captures_iter(text) {
+        let parsed = (|| {
+            let date = NaiveDate::from_ymd_opt(
+                num(&c, 7)?,
+                month_number(c.get(5)?.as_str())?,
+                num(&c, 6)?,
+            )?;
+            let h = hour24(num(&c, 1)?, c.get(3).map(|m| m.as_str()), None)?;
+            let time = NaiveTime::from_hms_opt(h, num(&c, 2)?, 0)?;
+            let offset = c.get(4).and_then(|m| abbreviation_offset(m.as_str(), date));
+            stated(date, Some(time), offset)
+        })();
+        if let (Some(m), Some((s, has_time))) = (c.get(0), parsed) {
+            // The same date matched without its time by RE_EN_MDY: keep this one.
+            out.retain(|d| !(d.start > m.start() && d.start < m.end()));
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    out.sort_by_key(|d| d.start);
+    out
+}
+
+/// Dates without a year (`11月17日 20:52`) and relative times (`3小时前`,
+/// `昨天 10:20`), resolved against the fetch time in `zone`; only searched
+/// near the title.
+fn contextual_dates(
+    text: &str,
+    fetched: DateTime<Utc>,
+    zone: Tz,
+    year: Option<i32>,
+) -> Vec<TextDate> {
+    let now_local = fetched.with_timezone(&zone).naive_local();
+    let mut out = Vec::new();
+    for c in RE_MONTH_DAY_ZH.captures_iter(text) {
+        let Some(m) = c.get(0) else { continue };
+        // Part of a full date (`2023年11月17日`): found by text_dates already.
+        if text[..m.start()].trim_end().ends_with('年') {
+            continue;
+        }
+        let (Some(month), Some(day)) = (num::<u32>(&c, 1), num::<u32>(&c, 2)) else {
+            continue;
+        };
+        let time = match num::<u32>(&c, 3) {
+            Some(h) => NaiveTime::from_hms_opt(h, num(&c, 4).unwrap_or(0), 0),
+            None => None,
+        };
+        let mut y = year.unwrap_or(now_local.date().year());
+        let mut date = NaiveDate::from_ymd_opt(y, month, day);
+        if year.is_none() && date.is_some_and(|d| d > now_local.date()) {
+            y -= 1;
+            date = NaiveDate::from_ymd_opt(y, month, day);
+        }
+        if let Some((s, has_time)) = date.and_then(|d| stated(d, time, None)) {
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    for c in RE_RELATIVE.captures_iter(text) {
+        let Some(m) = c.get(0) else { continue };
+        let ago = |n: i64, unit: &str| -> Option<Duration> {
+            Some(match unit {
+                "秒" | "second" => Duration::seconds(n),
+                "分钟" | "minute" => Duration::minutes(n),
+                "小时" | "hour" => Duration::hours(n),
+                "天" | "day" => Duration::days(n),
+                _ => return None,
+            })
+        };
+        let resolved: Option<(Stated, bool)> =
+            if let (Some(n), Some(u)) = (num::<i64>(&c, 1), c.get(2)) {
+                ago(n, u.as_str()).map(|d| {
+                    (
+                        Stated::Zoned((fetched - d).fixed_offset()),
+                        u.as_str() != "天",
+                    )
+                })
+            } else if let (Some(n), Some(u)) = (num::<i64>(&c, 3), c.get(4)) {
+                let unit = u.as_str().to_ascii_lowercase();
+                ago(n, &unit).map(|d| (Stated::Zoned((fetched - d).fixed_offset()), unit != "day"))
+            } else if c.get(5).is_some() {
+                Some((Stated::Zoned(fetched.fixed_offset()), true))
+            } else if let Some(word) = c.get(6) {
+                let back = match word.as_str() {
+                    "今天" => 0,
+                    "昨天" => 1,
+                    _ => 2,
+                };
+                let date = now_local.date() - Duration::days(back);
+                let time = match num::<u32>(&c, 7) {
+                    Some(h) => NaiveTime::from_hms_opt(h, num(&c, 8).unwrap_or(0), 0),
+                    None => None,
+                };
+                stated(date, time, None)
+            } else {
+                None
+            };
+        if let Some((s, has_time)) = resolved {
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    out.sort_by_key(|d| d.start);
+    out
+}
+
+/// The label nearest before byte `start` of `line`.
+fn label_before(line: &str, start: usize) -> Label {
+    let mut from = start;
+    for _ in 0..LABEL_WINDOW_CHARS {
+        match line[..from].char_indices().next_back() {
+            Some((i, _)) => from = i,
+            None => break,
+        }
+    }
+    let window = line[from..start].to_lowercase();
+    let last = |labels: &[&str]| {
+        labels
+            .iter()
+            .filter_map(|l| window.rfind(l).map(|p| p + l.len()))
+            .max()
+    };
+    match (last(&PUBLISH_LABELS), last(&OTHER_LABELS)) {
+        (Some(p), Some(o)) if o >= p => Label::Other,
+        (Some(_), _) => Label::Publish,
+        (None, Some(_)) => Label::Other,
+        (None, None) => Label::None,
+    }
+}
+
+/// Parses a machine-readable date (meta content, JSON-LD, `<time datetime>`):
+/// RFC 3339 / ISO 8601 with or without offset, RFC 2822, Unix seconds or
+/// milliseconds, and the text forms of [`text_dates`].
+pub fn parse_stated(input: &str) -> Option<(Stated, bool)> {
+    let s = input.trim();
+    if s.is_empty() || s.len() > 200 {
+        return None;
+    }
+    if let Ok(d) = DateTime::parse_from_rfc3339(s) {
+        return Some((Stated::Zoned(d), true));
+    }
+    if let Ok(d) = DateTime::parse_from_rfc2822(s) {
+        return Some((Stated::Zoned(d), true));
+    }
+    const ZONED: [&str; 6] = [
+        "%Y-%m-%dT%H:%M:%S%z",
+        "%Y-%m-%dT%H:%M:%S%.f%z",
+        "%Y-%m-%d %H:%M:%S%z",
+        "%Y-%m-%d %H:%M:%S %z",
+        "%Y-%m-%dT%H:%M%z",
+        "%Y-%m-%dT%H:%M%:z",
+    ];
+    for f in ZONED {
+        if let Ok(d) = DateTime::parse_from_str(s, f) {
+            return Some((Stated::Zoned(d), true));
+        }
+    }
+    if s.len() >= 9 && s.len() <= 13 && s.bytes().all(|b| b.is_ascii_digit()) {
+        let n: i64 = s.parse().ok()?;
+        let d = if s.len() == 13 {
+            DateTime::from_timestamp_millis(n)
+        } else if s.len() == 10 {
+            DateTime::from_timestamp(n, 0)
+        } else {
+            None
+        };
+        if let Some(d) = d {
+            return Some((Stated::Zoned(d.fixed_offset()), true));
+        }
+    }
+    if let Ok(d) = NaiveDate::parse_from_str(s, "%Y%m%d") {
+        return stated(d, None, None);
+    }
+    let first = text_dates(s).into_iter().next()?;
+    Some((first.stated, first.has_time))
+}
+
+/// One time found on the page.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Candidate {
+    pub stated: Stated,
+    pub has_time: bool,
+    pub from: PublishedFrom,
+    /// How surely this is the publish time (higher wins).
+    pub score: i32,
+    /// Found in the lines around the title.
+    pub near_title: bool,
+}
+
+/// Scores of the sources.
+pub(crate) mod score {
+    pub const TEXT_LABELLED_NEAR_TITLE: i32 = 95;
+    pub const META_PUBLISHED: i32 = 90;
+    pub const JSONLD: i32 = 90;
+    pub const TIME_MARKED: i32 = 85;
+    pub const TEXT_NEAR_TITLE: i32 = 80;
+    pub const FEED: i32 = 75;
+    pub const TIME_FIRST: i32 = 65;
+    pub const META_WEAK: i32 = 60;
+    pub const TEXT_LABELLED: i32 = 55;
+    pub const URL: i32 = 50;
+    pub const TEXT_ARTICLE_EDGE: i32 = 40;
+    pub const TIME_OTHER: i32 = 30;
+}
+
+/// Dates of the text around the title (`title_line` indexes `lines`):
+/// labelled publish dates first, then the first unlabelled one; dates
+/// labelled as updates or comments are dropped.
+pub(crate) fn near_title_candidates(
+    lines: &[&str],
+    title_line: usize,
+    ctx: &TimeContext,
+    zone: Tz,
+    year: Option<i32>,
+) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let first = title_line.saturating_sub(HEADER_ZONE_LINES_BEFORE);
+    let mut chars = 0usize;
+    let mut unlabelled_taken = false;
+    for (i, line) in lines.iter().enumerate().skip(first) {
+        if i > title_line {
+            if chars > HEADER_ZONE_CHARS {
+                break;
+            }
+            chars += line.chars().count();
+        }
+        if i == title_line {
+            continue;
+        }
+        let mut dates = text_dates(line);
+        if dates.is_empty() {
+            dates = contextual_dates(line, ctx.fetched, zone, year);
+        }
+        for d in dates {
+            let label = label_before(line, d.start);
+            let score = match label {
+                Label::Other => continue,
+                Label::Publish => score::TEXT_LABELLED_NEAR_TITLE,
+                Label::None if unlabelled_taken => continue,
+                Label::None => score::TEXT_NEAR_TITLE - i32::from(i < title_line) * 5,
+            };
+            unlabelled_taken |= label == Label::None;
+            out.push(Candidate {
+                stated: d.stated,
+                has_time: d.has_time,
+                from: PublishedFrom::Text,
+                score,
+                near_title: true,
+            });
+        }
+    }
+    out
+}
+
+/// Labelled publish dates anywhere in the page text (`发布时间：…`): the
+/// first counts, and only when few dates are labelled so (not a list or a
+/// comment thread).
+pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
+    let mut found = Vec::new();
+    for line in lines {
+        for d in text_dates(line) {
+            if label_before(line, d.start) == Label::Publish {
+                found.push(d);
+            }
+        }
+        if found.len() > 3 {
+            return Vec::new();
+        }
+    }
+    found
+        .into_iter()
+        .take(1)
+        .map(|d| Candidate {
+            stated: d.stated,
+            has_time: d.has_time,
+            from: PublishedFrom::Text,
+            score: score::TEXT_LABELLED,
+            near_title: false,
+        })
+        .collect()
+}
+
+/// The first unlabelled date at the head and at the foot of the article text.
+pub(crate) fn article_edge_candidates(article: &str) -> Vec<Candidate> {
+    let chars: Vec<(usize, char)> = article.char_indices().collect();
+    if chars.is_empty() {
+        return Vec::new();
+    }
+    let head_end = chars
+        .get(ARTICLE_EDGE_CHARS)
+        .map_or(article.len(), |(i, _)| *i);
+    let foot_start = chars
+        .len()
+        .checked_sub(ARTICLE_EDGE_CHARS)
+        .and_then(|i| chars.get(i))
+        .map_or(0, |(i, _)| *i);
+    let mut out = Vec::new();
+    for part in [&article[..head_end], &article[foot_start.max(head_end)..]] {
+        let dates = text_dates(part);
+        // Many dates at an edge: a list, not a dateline.
+        if dates.len() > 2 {
+            continue;
+        }
+        if let Some(d) = dates.into_iter().find(|d| {
+            let line_start = part[..d.start].rfind('\n').map_or(0, |p| p + 1);
+            label_before(&part[line_start..], d.start - line_start) != Label::Other
+        }) {
+            out.push(Candidate {
+                stated: d.stated,
+                has_time: d.has_time,
+                from: PublishedFrom::Text,
+                score: score::TEXT_ARTICLE_EDGE,
+                near_title: false,
+            });
+        }
+    }
+    out
+}
+
+/// The date in the URL path, if any (day precision).
+pub(crate) fn url_candidate(path: &str) -> Option<Candidate> {
+    let c = RE_URL_DATE.captures(path)?;
+    let date = NaiveDate::from_ymd_opt(num(&c, 1)?, num(&c, 2)?, num(&c, 3)?)?;
+    let (stated, has_time) = stated(date, None, None)?;
+    Some(Candidate {
+        stated,
+        has_time,
+        from: PublishedFrom::Url,
+        score: score::URL,
+        near_title: false,
+    })
+}
+
+/// The year of the URL's date, context for dates without a year.
+pub(crate) fn url_year(path: &str) -> Option<i32> {
+    RE_URL_DATE.captures(path).and_then(|c| num(&c, 1))
+}
+
+/// A candidate from a machine-readable value.
+pub(crate) fn parsed_candidate(value: &str, from: PublishedFrom, score: i32) -> Option<Candidate> {
+    let (stated, has_time) = parse_stated(value)?;
+    Some(Candidate {
+        stated,
+        has_time,
+        from,
+        score,
+        near_title: false,
+    })
+}
+
+/// The decision over all candidates.
+pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option<Published> {
+    let earliest = Utc
+        .with_ymd_and_hms(EARLIEST_YEAR, 1, 1, 0, 0, 0)
+        .single()?;
+    let latest = ctx.fetched + Duration::minutes(FUTURE_SLACK_MINUTES);
+    let fetched_day = ctx.fetched.with_timezone(&zone).date_naive();
+    let mut valid: Vec<(Candidate, DateTime<FixedOffset>)> = cands
+        .iter()
+        .filter_map(|c| {
+            let local = c.stated.resolve(zone)?;
+            let utc = local.with_timezone(&Utc);
+            let in_future = if c.has_time {
+                utc > latest
+            } else {
+                local.date_naive() > fetched_day
+            };
+            (utc >= earliest && !in_future).then_some((*c, local))
+        })
+        .collect();
+    // Highest score first; the first found among equals.
+    valid.sort_by_key(|(c, _)| std::cmp::Reverse(c.score));
+    let (mut best, mut best_local) = *valid.first()?;
+    // A structured time disagreeing with the byline next to the title: the
+    // byline is the visible publish time unless it is the later of the two
+    // (then the structured one is the first publication, the byline an update).
+    if matches!(
+        best.from,
+        PublishedFrom::Meta | PublishedFrom::Jsonld | PublishedFrom::Time
+    ) {
+        if let Some((c, l)) = valid
+            .iter()
+            .find(|(c, _)| c.near_title && c.from == PublishedFrom::Text)
+        {
+            let same_day = l.date_naive() == best_local.date_naive();
+            if !same_day && *l < best_local {
+                (best, best_local) = (*c, *l);
+            }
+        }
+    }
+    // A day-precise winner takes the time of day from a candidate of that day.
+    if !best.has_time {
+        if let Some((c, l)) = valid.iter().find(|(c, l)| {
+            c.has_time
+                && c.score >= score::TEXT_ARTICLE_EDGE
+                && l.date_naive() == best_local.date_naive()
+        }) {
+            (best, best_local) = (*c, *l);
+        }
+    }
+    if !best.has_time {
+        // A day without a time: 00:00 UTC of that day, so that the day in the
+        // row key and in date filters is the day the page states.
+        let midnight = Utc.from_utc_datetime(&best_local.date_naive().and_time(NaiveTime::MIN));
+        best_local = midnight.fixed_offset();
+    }
+    Some(Published {
+        utc: best_local.with_timezone(&Utc),
+        local: best_local,
+        has_time: best.has_time,
+        from: best.from,
+    })
+}
+
+/// Parses the date formats found in news pages; zone-less times are UTC.
+pub fn parse_date(input: &str) -> Option<DateTime<Utc>> {
+    let (s, _) = parse_stated(input)?;
+    s.resolve(chrono_tz::UTC).map(|d| d.with_timezone(&Utc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fetched() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2024, 3, 10, 4, 0, 0)
+            .single()
+            .expect("valid")
+    }
+
+    fn first(text: &str) -> Option<String> {
+        let d = text_dates(text).into_iter().next()?;
+        let local = d
+            .stated
+            .resolve(chrono_tz::Asia::Shanghai)?
+            .with_timezone(&chrono_tz::Asia::Shanghai);
+        Some(
+            local
+                .format(if d.has_time {
+                    "%Y-%m-%d %H:%M %:z"
+                } else {
+                    "%Y-%m-%d"
+                })
+                .to_string(),
+        )
+    }
+
+    #[test]
+    fn text_date_forms() {
+        assert_eq!(
+            first("2023-11-17 20:52:15").as_deref(),
+            Some("2023-11-17 20:52 +08:00")
+        );
+        assert_eq!(
+            first("2023年11月17日 20:52").as_deref(),
+            Some("2023-11-17 20:52 +08:00")
+        );
+        assert_eq!(
+            first("2023年1月7日08:05 来源：人民网").as_deref(),
+            Some("2023-01-07 08:05 +08:00")
+        );
+        assert_eq!(
+            first("2023-1-7 8:05:09").as_deref(),
+            Some("2023-01-07 08:05 +08:00")
+        );
+        assert_eq!(first("2019/9/7").as_deref(), Some("2019-09-07"));
+        assert_eq!(
+            first("2019.09.07 下午3:05").as_deref(),
+            Some("2019-09-07 15:05 +08:00")
+        );
+        assert_eq!(
+            first("2013-11-27T08:36:32Z").as_deref(),
+            Some("2013-11-27 16:36 +08:00")
+        );
+        assert_eq!(
+            first("Updated 10:20 AM ET, Wed November 27, 2013").as_deref(),
+            Some("2013-11-27 23:20 +08:00")
+        );
+        assert_eq!(
+            first("Published December 27, 2014 at 12:06 PM").as_deref(),
+            Some("2014-12-27 12:06 +08:00")
+        );
+        assert_eq!(first("17 November 2023").as_deref(), Some("2023-11-17"));
+        assert_eq!(
+            first("ID 120231117093000"),
+            None,
+            "digits of a longer number"
+        );
+        assert_eq!(first("0000-00-00 00:00"), None);
+        assert_eq!(first("2023-13-45"), None);
+    }
+
+    #[test]
+    fn relative_and_yearless_dates_count_from_the_fetch_time() {
+        let zone = chrono_tz::Asia::Shanghai;
+        let one = |t: &str, year| {
+            let d = contextual_dates(t, fetched(), zone, year)
+                .into_iter()
+                .next()?;
+            Some(
+                d.stated
+                    .resolve(zone)?
+                    .with_timezone(&zone)
+                    .format("%Y-%m-%d %H:%M")
+                    .to_string(),
+            )
+        };
+        // Fetched 2024-03-10 12:00 in Shanghai.
+        assert_eq!(one("3小时前", None).as_deref(), Some("2024-03-10 09:00"));
+        assert_eq!(
+            one("25 minutes ago", None).as_deref(),
+            Some("2024-03-10 11:35")
+        );
+        assert_eq!(one("昨天 10:20", None).as_deref(), Some("2024-03-09 10:20"));
+        assert_eq!(
+            one("3月8日 07:15", None).as_deref(),
+            Some("2024-03-08 07:15")
+        );
+        assert_eq!(
+            one("12月31日 07:15", None).as_deref(),
+            Some("2023-12-31 07:15"),
+            "a later month is last year"
+        );
+        assert_eq!(
+            one("12月31日", Some(2019)).as_deref(),
+            Some("2019-12-31 00:00")
+        );
+    }
+
+    #[test]
+    fn labels_before_a_date() {
+        assert_eq!(
+            label_before("发布时间：2023-11-17", "发布时间：".len()),
+            Label::Publish
+        );
+        assert_eq!(
+            label_before("更新时间：2023-11-17", "更新时间：".len()),
+            Label::Other
+        );
+        let line = "发布时间：2023-11-17 10:00 更新时间：2023-11-18";
+        let second = line.rfind("2023").unwrap_or(0);
+        assert_eq!(label_before(line, second), Label::Other);
+        assert_eq!(label_before("Updated: Nov 18, 2023", 9), Label::Other);
+        assert_eq!(
+            label_before("严玉洁 2023-11-17", "严玉洁 ".len()),
+            Label::None
+        );
+    }
+
+    #[test]
+    fn zones_by_configuration_site_and_language() {
+        let tz = |c, h, l| page_zone(c, h, l).name().to_string();
+        assert_eq!(
+            tz(None, Some("news.sina.com.cn"), Some("zh")),
+            "Asia/Shanghai"
+        );
+        assert_eq!(tz(None, Some("www.bbc.com"), Some("zh")), "Asia/Shanghai");
+        assert_eq!(tz(None, Some("www.cnn.com"), Some("en")), "UTC");
+        assert_eq!(tz(None, Some("www.nikkei.com"), Some("ja")), "Asia/Tokyo");
+        assert_eq!(
+            tz(
+                Some(chrono_tz::Europe::Berlin),
+                Some("news.sina.com.cn"),
+                Some("zh")
+            ),
+            "Europe/Berlin"
+        );
+    }
+
+    fn cand(value: &str, from: PublishedFrom, score: i32, near_title: bool) -> Candidate {
+        let (stated, has_time) = parse_stated(value).expect("parses");
+        Candidate {
+            stated,
+            has_time,
+            from,
+            score,
+            near_title,
+        }
+    }
+
+    #[test]
+    fn decision_rejects_future_and_ancient_and_refines_the_day() {
+        let ctx = TimeContext {
+            fetched: fetched(),
+            zone: None,
+            hint: None,
+        };
+        let z = chrono_tz::Asia::Shanghai;
+        let got = |c: &[Candidate]| {
+            decide(c, &ctx, z).map(|p| (p.local.format("%Y-%m-%d %H:%M").to_string(), p.from))
+        };
+        assert_eq!(
+            got(&[cand("2099-01-01", PublishedFrom::Meta, 90, false)]),
+            None
+        );
+        assert_eq!(
+            got(&[cand("1990-05-01", PublishedFrom::Meta, 90, false)]),
+            None
+        );
+        assert!(parse_stated("0000-00-00").is_none());
+        assert_eq!(
+            got(&[
+                cand("2024-03-01", PublishedFrom::Meta, 90, false),
+                cand("2024-03-01 15:13", PublishedFrom::Text, 80, true),
+            ]),
+            Some(("2024-03-01 15:13".into(), PublishedFrom::Text))
+        );
+        // An update time in a meta tag later than the visible byline loses.
+        assert_eq!(
+            got(&[
+                cand("2024-03-05T10:00:00+08:00", PublishedFrom::Meta, 90, false),
+                cand("2024-03-01 15:13", PublishedFrom::Text, 80, true),
+            ]),
+            Some(("2024-03-01 15:13".into(), PublishedFrom::Text))
+        );
+        // The same day: the zoned meta time stands.
+        assert_eq!(
+            got(&[
+                cand("2024-03-01T15:13:00+08:00", PublishedFrom::Meta, 90, false),
+                cand("2024-03-01 15:13", PublishedFrom::Text, 80, true),
+            ]),
+            Some(("2024-03-01 15:13".into(), PublishedFrom::Meta))
+        );
+    }
+
+    #[test]
+    fn parse_stated_forms() {
+        let p = |s: &str| parse_date(s).map(|d| d.format("%Y-%m-%d %H:%M").to_string());
+        assert_eq!(p("1700000000").as_deref(), Some("2023-11-14 22:13"));
+        assert_eq!(p("1700000000000").as_deref(), Some("2023-11-14 22:13"));
+        assert_eq!(p("20231117").as_deref(), Some("2023-11-17 00:00"));
+        assert_eq!(
+            p("2023-11-17 20:52:00 +0800").as_deref(),
+            Some("2023-11-17 12:52")
+        );
+        assert_eq!(
+            p("Saturday, December 27, 2014, 12:06 PM").as_deref(),
+            Some("2014-12-27 12:06")
+        );
+        assert_eq!(p("nonsense"), None);
+    }
+}

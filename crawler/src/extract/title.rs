@@ -1,0 +1,361 @@
+//! Title: the full headline from `<title>`, `og:title`, JSON-LD `headline`
+//! and the article's `<h1>`, without the site name around it.
+//!
+//! The `<h1>` is the headline as the reader sees it: when it agrees with one
+//! of the other sources it is taken as is. Otherwise `og:title` (cut at an
+//! unescaped `"` by broken markup on some sites, so a longer `<title>` that
+//! starts with it wins), JSON-LD, then `<title>` with the site suffix or
+//! prefix removed. Titles longer than [`MAX_TITLE_CHARS`] are not titles.
+
+use super::squash;
+
+/// A candidate longer than this (characters) is rejected.
+pub const MAX_TITLE_CHARS: usize = 400;
+
+/// Separators between a headline and a site name, spaced (any script).
+const SPACED_SEPARATORS: [&str; 11] = [
+    " | ", " - ", " – ", " — ", " :: ", " · ", " _ ", " ｜ ", " » ", " / ", " : ",
+];
+/// Separators used without spaces (CJK titles).
+const TIGHT_SEPARATORS: [char; 8] = ['_', '|', '｜', '-', '－', '—', '–', '：'];
+
+/// Longest site-name segment cut without knowing the site's name.
+const SITE_SEGMENT_CHARS: usize = 24;
+
+/// Decodes the entities that survived one round of decoding (`&amp;quot;` in
+/// the source gives `&quot;` after parsing).
+pub fn decode_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(pos) = rest.find('&') {
+        out.push_str(&rest[..pos]);
+        rest = &rest[pos..];
+        let end = rest[..rest.len().min(10)].find(';');
+        let decoded = end.and_then(|e| {
+            let name = &rest[1..e];
+            let c = match name {
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "nbsp" => Some(' '),
+                "ldquo" => Some('“'),
+                "rdquo" => Some('”'),
+                "lsquo" => Some('‘'),
+                "rsquo" => Some('’'),
+                "mdash" => Some('—'),
+                "ndash" => Some('–'),
+                _ => {
+                    let n = name.strip_prefix('#')?;
+                    let code = match n.strip_prefix(['x', 'X']) {
+                        Some(h) => u32::from_str_radix(h, 16).ok()?,
+                        None => n.parse().ok()?,
+                    };
+                    char::from_u32(code)
+                }
+            }?;
+            Some((c, e + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Comparison form: lower case, one kind of quote and dash, no spaces.
+fn norm(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| match c {
+            '“' | '”' | '„' | '«' | '»' | '「' | '」' | '＂' => '"',
+            '‘' | '’' | '`' => '\'',
+            '–' | '—' | '－' => '-',
+            c => c,
+        })
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+}
+
+fn clean(s: &str) -> Option<String> {
+    let t = squash(&decode_entities(s));
+    let n = t.chars().count();
+    (n > 0 && n <= MAX_TITLE_CHARS).then_some(t)
+}
+
+/// Whether `segment` names the site: it contains one of `site_names` (the
+/// page's own site name, labels of its host) or they contain it, or it is a
+/// domain name (`CNN.com`) or a short Chinese site name (`新浪网`, `网易新闻`).
+fn names_site(segment: &str, site_names: &[String]) -> bool {
+    let seg = norm(segment);
+    let domain = seg.contains('.')
+        && !seg.contains(' ')
+        && seg.rsplit('.').next().is_some_and(|tld| {
+            (2..=6).contains(&tld.len()) && tld.chars().all(|c| c.is_ascii_alphabetic())
+        });
+    const CJK_SITE_ENDINGS: [&str; 8] = [
+        "网",
+        "新闻",
+        "频道",
+        "日报",
+        "晚报",
+        "在线",
+        "客户端",
+        "官网",
+    ];
+    let cjk_site = seg.chars().count() <= 10
+        && seg.chars().all(is_cjk)
+        && CJK_SITE_ENDINGS.iter().any(|e| seg.ends_with(e));
+    if domain || cjk_site {
+        return true;
+    }
+    !seg.is_empty()
+        && site_names.iter().any(|s| {
+            let s = norm(s);
+            s.chars().count() >= 2
+                && (seg.contains(&s) || (seg.chars().count() >= 2 && s.contains(&seg)))
+        })
+}
+
+/// Splits `title` at its last (or first, `from_end = false`) separator:
+/// (headline part, site part).
+fn split_at_separator(title: &str, from_end: bool) -> Option<(String, String)> {
+    let spaced = SPACED_SEPARATORS
+        .iter()
+        .filter_map(|sep| {
+            let p = if from_end {
+                title.rfind(sep)
+            } else {
+                title.find(sep)
+            }?;
+            Some((p, sep.len()))
+        })
+        .reduce(|a, b| if (b.0 > a.0) == from_end { b } else { a });
+    let found = spaced.or_else(|| {
+        if !title.chars().any(is_cjk) {
+            return None;
+        }
+        let p = if from_end {
+            title.rfind(TIGHT_SEPARATORS)
+        } else {
+            title.find(TIGHT_SEPARATORS)
+        }?;
+        let len = title[p..].chars().next()?.len_utf8();
+        Some((p, len))
+    })?;
+    let (before, after) = (title[..found.0].trim(), title[found.0 + found.1..].trim());
+    if before.is_empty() || after.is_empty() {
+        return None;
+    }
+    Some(if from_end {
+        (before.to_string(), after.to_string())
+    } else {
+        (after.to_string(), before.to_string())
+    })
+}
+
+/// `<title>` without the site name: segments that name the site (or are
+/// short next to the rest) are cut from the end, then from the start.
+pub fn strip_site(title: &str, site_names: &[String]) -> String {
+    let mut t = squash(title);
+    for from_end in [true, false] {
+        for _ in 0..3 {
+            let Some((head, site)) = split_at_separator(&t, from_end) else {
+                break;
+            };
+            let (hn, sn) = (head.chars().count(), site.chars().count());
+            let known = names_site(&site, site_names);
+            // Without a known site name, only the end is cut, and only a
+            // short part next to a long headline.
+            let short = from_end
+                && sn <= SITE_SEGMENT_CHARS
+                && sn * 2 <= hn
+                && site.split_whitespace().count() <= 4;
+            if !(known && hn >= 2 || short) {
+                break;
+            }
+            t = head;
+        }
+    }
+    t
+}
+
+/// Site names usable to recognise a suffix: labels of the host (`reuters`
+/// of www.reuters.com), besides what the page says.
+pub fn host_names(host: Option<&str>) -> Vec<String> {
+    const GENERIC: [&str; 10] = [
+        "www", "com", "cn", "net", "org", "news", "co", "uk", "html", "m",
+    ];
+    host.map(|h| {
+        h.split('.')
+            .filter(|l| l.len() >= 3 && !GENERIC.contains(l))
+            .map(str::to_string)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// The headline from the page's sources; `site_names`: `og:site_name`,
+/// `application-name`, host labels.
+pub fn choose(
+    title_tag: Option<&str>,
+    og: Option<&str>,
+    headline: Option<&str>,
+    h1s: &[String],
+    site_names: &[String],
+) -> Option<String> {
+    let title_tag = title_tag.and_then(clean);
+    let stripped = title_tag.as_deref().map(|t| strip_site(t, site_names));
+    let og = og.and_then(clean);
+    let headline = headline.and_then(clean);
+    let h1s: Vec<String> = h1s.iter().take(4).filter_map(|h| clean(h)).collect();
+
+    // The visible headline, when another source confirms it.
+    for h in &h1s {
+        let hn = norm(h);
+        if hn.chars().count() < 2 || names_site(h, site_names) && hn.chars().count() < 12 {
+            continue;
+        }
+        let same = |o: &Option<String>| o.as_deref().is_some_and(|o| norm(o) == hn);
+        let in_title = title_tag.as_deref().is_some_and(|t| {
+            let tn = norm(t);
+            let sn = stripped.as_deref().map(norm).unwrap_or_default();
+            tn.contains(&hn) && hn.chars().count() * 5 >= sn.chars().count() * 3
+        });
+        if same(&og) || same(&headline) || same(&stripped) || in_title {
+            return Some(h.clone());
+        }
+    }
+    let og = og.map(|o| strip_site(&o, site_names));
+    if let Some(o) = og {
+        // og:title cut short (an unescaped quote ends the attribute): the
+        // longer <title> or headline that starts with it is the full one.
+        let on = norm(&o);
+        let longer = [headline.as_deref(), stripped.as_deref()]
+            .into_iter()
+            .flatten()
+            .find(|t| {
+                let tn = norm(t);
+                tn.len() > on.len() && tn.starts_with(&on)
+            });
+        return Some(longer.map_or(o, str::to_string));
+    }
+    headline
+        .map(|h| strip_site(&h, site_names))
+        .or(stripped)
+        .filter(|t| !t.is_empty())
+        .or_else(|| h1s.into_iter().next())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn site_suffixes_and_prefixes_go() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            strip_site("暴雨来袭 多地停课 - 网易新闻", &none),
+            "暴雨来袭 多地停课"
+        );
+        assert_eq!(
+            strip_site("央行宣布降准0.5个百分点_新浪财经_新浪网", &names(&["sina"])),
+            "央行宣布降准0.5个百分点"
+        );
+        assert_eq!(
+            strip_site(
+                "Oil prices rise on supply fears | Reuters",
+                &names(&["reuters"])
+            ),
+            "Oil prices rise on supply fears"
+        );
+        assert_eq!(
+            strip_site(
+                "Reuters | Oil prices rise on supply fears",
+                &names(&["reuters"])
+            ),
+            "Oil prices rise on supply fears"
+        );
+        assert_eq!(
+            strip_site("短缺药品保供稳价 全力保障临床用药需求-新华网", &none),
+            "短缺药品保供稳价 全力保障临床用药需求"
+        );
+        // A dash inside the headline stays.
+        assert_eq!(
+            strip_site("Biden - Trump debate draws record audience", &none),
+            "Biden - Trump debate draws record audience"
+        );
+        assert_eq!(
+            strip_site("COVID-19疫情最新情况", &none),
+            "COVID-19疫情最新情况"
+        );
+    }
+
+    #[test]
+    fn a_headline_with_ascii_quotes_is_not_cut() {
+        // <meta property="og:title" content="He said "no" to the plan"> gives og = `He said `.
+        let t = choose(
+            Some(r#"He said "no" to the plan - Example News"#),
+            Some("He said "),
+            None,
+            &[],
+            &names(&["example"]),
+        );
+        assert_eq!(t.as_deref(), Some(r#"He said "no" to the plan"#));
+        let t = choose(
+            Some(r#"外交部："不接受"所谓裁决_新闻_腾讯网"#),
+            None,
+            None,
+            &[r#"外交部："不接受"所谓裁决"#.to_string()],
+            &names(&["qq"]),
+        );
+        assert_eq!(t.as_deref(), Some(r#"外交部："不接受"所谓裁决"#));
+    }
+
+    #[test]
+    fn h1_confirmed_by_title_wins_and_entities_decode() {
+        let t = choose(
+            Some("Storm passes &amp; snow falls - CNN.com"),
+            None,
+            None,
+            &["CNN".into(), "Storm passes &amp; snow falls".into()],
+            &names(&["cnn"]),
+        );
+        assert_eq!(t.as_deref(), Some("Storm passes & snow falls"));
+        assert_eq!(
+            decode_entities("a &quot;b&quot; &#27979;&#x8BD5; &bogus; &"),
+            "a \"b\" 测试 &bogus; &"
+        );
+    }
+
+    #[test]
+    fn absurd_titles_are_missing() {
+        let long = "x".repeat(10_000);
+        assert_eq!(choose(Some(&long), Some(&long), None, &[], &[]), None);
+        assert_eq!(
+            choose(Some(&long), None, None, &["Real headline".into()], &[]).as_deref(),
+            Some("Real headline")
+        );
+        assert_eq!(choose(None, None, None, &[], &[]), None);
+    }
+}
