@@ -50,7 +50,7 @@ fn re(s: &str) -> Regex {
 /// `来源：新华社`, `稿源: 人民网`, `Source: AP`.
 static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:文章来源|本文来源|信息来源|来源|稿源|出处|(?i:\bsource))\s*[:：]\s*([^\s|｜/,，;；:：()（）\[\]【】]{2,40})",
+        r"(?:文章来源|本文来源|信息来源|来源|来自|稿源|出处|(?i:\bsource))\s*[:：]\s*([^\s|｜/,，;；:：()（）\[\]【】]{2,40})",
     )
 });
 
@@ -68,9 +68,14 @@ static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// A usable name: trimmed, not a URL, not too long.
+/// A usable name: trimmed, without a `来源：` label, not a URL, not too long.
 pub fn name_value(s: &str) -> Option<String> {
     let t = squash(s);
+    let t = ["来源", "来自", "稿源", "出处", "Source", "source"]
+        .iter()
+        .find_map(|l| t.strip_prefix(l))
+        .map(|rest| rest.trim_start_matches([':', '：', ' ']).to_string())
+        .unwrap_or(t);
     let t = t.trim_matches(|c: char| {
         c.is_whitespace() || matches!(c, '|' | '-' | ',' | '，' | '：' | ':')
     });
@@ -91,6 +96,17 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
             return None;
         }
         name_value(v)
+    })
+}
+
+/// The media named by a source element (`<a class="source">中国证券报</a>`,
+/// `<span class="source">来源：X</span>`): short text that is not a date.
+pub fn source_element_media(texts: impl IntoIterator<Item = String>) -> Option<String> {
+    texts.into_iter().take(20).find_map(|t| {
+        let v = name_value(&t)?;
+        let n = v.chars().count();
+        let datelike = v.chars().filter(|c| c.is_ascii_digit()).count() >= 4;
+        ((2..=30).contains(&n) && !datelike && !v.contains(['：', ':'])).then_some(v)
     })
 }
 

@@ -225,6 +225,8 @@ static SEL_JSONLD: LazyLock<Selector> =
 static SEL_TIME: LazyLock<Selector> = LazyLock::new(|| sel("time"));
 static SEL_ITEMPROP_PUBLISHED: LazyLock<Selector> =
     LazyLock::new(|| sel(r#"[itemprop="datePublished"]:not(meta)"#));
+static SEL_SOURCE: LazyLock<Selector> =
+    LazyLock::new(|| sel(r#"[class*="source"], [id*="source"], [class*="Source"]"#));
 static SEL_BYLINE: LazyLock<Selector> = LazyLock::new(|| {
     sel(r#"[rel="author"], [itemprop="author"], .byline, .author, .article-author, .author-name"#)
 });
@@ -982,6 +984,13 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
 
     // Media and author.
     let named_media = media::labelled_media(header.iter().chain(edges.iter()).copied())
+        .or_else(|| {
+            media::source_element_media(
+                doc.select(&SEL_SOURCE)
+                    .filter(|e| e.children().filter(|c| c.value().is_element()).count() <= 2)
+                    .map(|e| element_text(&e)),
+            )
+        })
         .or_else(|| {
             media::MEDIA_META_KEYS
                 .iter()

@@ -29,6 +29,8 @@ const FUTURE_SLACK_MINUTES: i64 = 10;
 const HEADER_ZONE_CHARS: usize = 600;
 /// Lines before the title line searched (some sites put the date above).
 const HEADER_ZONE_LINES_BEFORE: usize = 2;
+/// More unlabelled dates than this near the title: a list, none is taken.
+const MAX_HEADER_DATES: usize = 4;
 /// Characters at the head and at the foot of the article text searched.
 const ARTICLE_EDGE_CHARS: usize = 300;
 /// Characters before a date searched for its label.
@@ -194,6 +196,12 @@ static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
             \s* ([aApP]\.?[mM]\.?)?
             (?: \s* (Z | [+-]\d{2}:?\d{2} | (?:GMT|UTC)\s*[+-]\s*\d{1,2}(?::?\d{2})? ) )?
         )?")
+});
+
+/// `2024 02/29 21:03:47`: the year apart from month/day (news.cn's byline
+/// spans), with an optional time.
+static RE_YEAR_APART: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"((?:19|20)\d{2})\s+(\d{1,2})\s*/\s*(\d{1,2})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?")
 });
 
 /// `M月D日 [H:MM]` without a year (the year comes from the context).
@@ -436,6 +444,30 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         };
         let offset = c.get(9).and_then(|m| parse_offset(m.as_str()));
         if let Some((s, has_time)) = stated(date, time, offset) {
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    for c in RE_YEAR_APART.captures_iter(text) {
+        let Some(m) = c.get(0) else { continue };
+        if text[..m.start()].ends_with(|ch: char| ch.is_ascii_digit())
+            || text[m.end()..].starts_with(|ch: char| ch.is_ascii_digit())
+        {
+            continue;
+        }
+        let Some(date) = NaiveDate::from_ymd_opt(
+            num(&c, 1).unwrap_or(0),
+            num(&c, 2).unwrap_or(0),
+            num(&c, 3).unwrap_or(0),
+        ) else {
+            continue;
+        };
+        let time = num::<u32>(&c, 4)
+            .and_then(|h| NaiveTime::from_hms_opt(h, num(&c, 5)?, num(&c, 6).unwrap_or(0)));
+        if let Some((s, has_time)) = stated(date, time, None) {
             out.push(TextDate {
                 start: m.start(),
                 stated: s,
@@ -705,7 +737,18 @@ pub(crate) fn near_title_candidates(
     let mut out = Vec::new();
     let first = title_line.saturating_sub(HEADER_ZONE_LINES_BEFORE);
     let mut chars = 0usize;
-    let mut unlabelled_taken = false;
+    // Many dates around the title: a list (an archive, related items), whose
+    // unlabelled dates belong to other pages.
+    let mut zone_dates = 0usize;
+    let mut zone_chars = 0usize;
+    for line in lines.iter().skip(first) {
+        if zone_chars > HEADER_ZONE_CHARS {
+            break;
+        }
+        zone_chars += line.chars().count();
+        zone_dates += text_dates(line).len();
+    }
+    let mut unlabelled_taken = zone_dates > MAX_HEADER_DATES;
     for (i, line) in lines.iter().enumerate().skip(first) {
         if i > title_line {
             if chars > HEADER_ZONE_CHARS {

@@ -238,7 +238,20 @@ pub fn choose(
             let sn = stripped.as_deref().map(norm).unwrap_or_default();
             tn.contains(&hn) && hn.chars().count() * 5 >= sn.chars().count() * 3
         });
-        if same(&og) || same(&headline) || same(&stripped) || in_title {
+        // The title starts or ends with the headline, a separator next to it.
+        let framed = title_tag.as_deref().is_some_and(|t| {
+            let sep = |rest: &str| {
+                let r = rest.trim();
+                r.is_empty()
+                    || r.starts_with(TIGHT_SEPARATORS)
+                    || r.starts_with(['|', '-', '–', '—', ':', '·', '»', '/'])
+            };
+            let h = h.as_str();
+            t.strip_prefix(h).is_some_and(sep)
+                || t.strip_suffix(h)
+                    .is_some_and(|r| sep(&r.chars().rev().collect::<String>()))
+        });
+        if same(&og) || same(&headline) || same(&stripped) || in_title || framed {
             return Some(h.clone());
         }
     }

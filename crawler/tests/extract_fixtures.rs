@@ -1,0 +1,120 @@
+//! Extraction on small labelled pages written for each Chinese date, title,
+//! media and author pattern of issue 11 (markup shapes of the portals that
+//! use them) and on bad input (dozens of dates, nonsense dates, a 10 KB
+//! title, no `<head>`, a page labelled GBK that is UTF-8). Labels:
+//! `fixtures/extract/labels.json`; a label left out is not checked, a `null`
+//! label must come out missing.
+
+mod util;
+
+use chrono::{DateTime, FixedOffset, Utc};
+use crawler::extract::{extract_with, TimeContext};
+use crawler::Url;
+use serde_json::Value;
+
+fn labels() -> Vec<Value> {
+    let path = util::fixtures().join("extract/labels.json");
+    let text = std::fs::read_to_string(&path).expect("labels.json");
+    match serde_json::from_str(&text).expect("valid json") {
+        Value::Array(a) => a,
+        other => panic!("labels.json is not a list: {other}"),
+    }
+}
+
+fn text_of(label: &Value, key: &str) -> Option<String> {
+    label.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+#[test]
+fn every_labelled_attribute_comes_out_right() {
+    let mut failures = Vec::new();
+    let labels = labels();
+    assert!(labels.len() >= 15, "fixtures missing");
+    for label in &labels {
+        let file = text_of(label, "file").expect("file");
+        let bytes =
+            std::fs::read(util::fixtures().join("extract").join(&file)).expect("fixture file");
+        let text = crawler::charset::decode(&bytes, None).text;
+        let url = Url::parse(&text_of(label, "url").expect("url")).expect("fixture url");
+        let fetched: DateTime<Utc> = text_of(label, "fetched")
+            .and_then(|f| DateTime::parse_from_rfc3339(&f).ok())
+            .expect("fetched")
+            .with_timezone(&Utc);
+        let ctx = TimeContext {
+            fetched,
+            zone: None,
+            hint: None,
+        };
+        let got = extract_with(&text, &url, &ctx);
+        let mut check = |what: &str, want: Option<String>, got: Option<String>| {
+            if want != got {
+                failures.push(format!("{file} {what}: want {want:?}, got {got:?}"));
+            }
+        };
+        if label.get("title").is_some() {
+            check("title", text_of(label, "title"), got.title.clone());
+        }
+        if label.get("published").is_some() {
+            let want = text_of(label, "published")
+                .map(|p| DateTime::parse_from_rfc3339(&p).expect("label time"));
+            let as_utc =
+                |d: Option<DateTime<FixedOffset>>| d.map(|d| d.with_timezone(&Utc).to_rfc3339());
+            check(
+                "published",
+                as_utc(want),
+                got.published.map(|d| d.to_rfc3339()),
+            );
+        }
+        if label.get("published_from").is_some() {
+            check(
+                "published_from",
+                text_of(label, "published_from"),
+                got.published_from.map(|p| p.to_string()),
+            );
+        }
+        if label.get("media").is_some() {
+            check("media", text_of(label, "media"), got.media.clone());
+        }
+        if label.get("author").is_some() {
+            check("author", text_of(label, "author"), got.author.clone());
+        }
+        if got.published.is_none() && got.published_from.is_some() {
+            failures.push(format!("{file}: a provenance without a time"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_page_that_names_no_media_gets_its_host_flagged() {
+    let bytes = std::fs::read(util::fixtures().join("extract/discuz_forum.html")).expect("fixture");
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let url = Url::parse("https://bbs.example.com/thread-1001-1-1.html").expect("url");
+    let got = crawler::extract::extract(&text, &url);
+    assert_eq!(got.media.as_deref(), Some("bbs.example.com"));
+    assert!(got.media_from_host);
+}
+
+#[test]
+fn a_configured_zone_reads_times_without_an_offset() {
+    let bytes = std::fs::read(util::fixtures().join("extract/chinanews.html")).expect("fixture");
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let url = Url::parse("https://www.chinanews.com.cn/cj/2024/04-12/10198765.shtml").expect("url");
+    let ctx = TimeContext {
+        fetched: DateTime::parse_from_rfc3339("2024-04-13T00:00:00Z")
+            .expect("time")
+            .with_timezone(&Utc),
+        zone: Some(chrono_tz::Europe::Berlin),
+        hint: None,
+    };
+    let got = extract_with(&text, &url, &ctx);
+    assert_eq!(
+        got.published_local.map(|d| d.to_rfc3339()).as_deref(),
+        Some("2024-04-12T14:20:00+02:00")
+    );
+}
