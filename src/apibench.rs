@@ -971,6 +971,9 @@ mod tests {
             status: 200,
             source: "bbc".into(),
             revisit: false,
+            published_from: Some("meta".into()),
+            author: None,
+            media_from_host: false,
         }
     }
 

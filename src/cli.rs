@@ -53,6 +53,10 @@ pub enum Command {
     Stats(StatsArgs),
     /// Print the original page bytes of a URL, read back from its pack.
     Get(GetArgs),
+    /// Extract the attributes of the selected pages again from their
+    /// archived responses (title, publish time and its source, media,
+    /// author, keywords...) and update their index rows.
+    Reextract(ReextractArgs),
     /// Serve the query API and the web UI (127.0.0.1:8080 by default).
     Serve(ServeArgs),
     /// Serve the bundled real site on 127.0.0.1, crawl it, and query it.
@@ -207,6 +211,11 @@ pub struct FilterArgs {
     /// Leave out pages known to nearly duplicate another.
     #[arg(long)]
     pub collapse: bool,
+    /// Only pages whose publish time came from one of these (comma-separated
+    /// or repeated): meta, jsonld, time, text, url, feed, sitemap, fetch
+    /// (`fetch`: no publish time, filed under the capture time).
+    #[arg(long = "published-from", value_delimiter = ',')]
+    pub published_from: Vec<String>,
 }
 
 /// Order of `harvest query` results.
@@ -347,6 +356,18 @@ pub struct GetArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ReextractArgs {
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Count what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also print the summary as one JSON line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Where the demo keeps its data (wiped at start).
     #[arg(long, default_value = "harvest-data/demo")]
@@ -430,6 +451,10 @@ pub enum BenchKind {
     /// /api/search and /api/stats latency at 1,000,000 pages (env
     /// HARVEST_BENCH_PAGES) vs a full scan, and requests/s under wrk.
     Api,
+    /// Title, publish time (minute, day) and media accuracy of attribute
+    /// extraction on the dev set (newspaper4k test pages + harvest's labelled
+    /// pages) vs trafilatura on the same pages.
+    Extract,
 }
 
 #[derive(Debug, Args)]
@@ -449,9 +474,17 @@ pub struct BenchArgs {
     /// NewsArticles.csv (locality, kmeans; fetched by indexer/tests/fetch-news.sh).
     #[arg(long, default_value = "deploy/cache/NewsArticles.csv")]
     pub news: PathBuf,
-    /// Python with scikit-learn for the peer (kmeans; set up by deploy/data/setup-peers.sh).
+    /// Python with scikit-learn for the peer (kmeans; set up by deploy/data/setup-peers.sh),
+    /// or with trafilatura (extract).
     #[arg(long, default_value = "deploy/cache/venv/bin/python")]
     pub python: PathBuf,
+    /// newspaper4k test pages with their metadata (extract; fetched by
+    /// deploy/data/fetch-extract-devset.sh).
+    #[arg(long, default_value = "deploy/cache/newspaper4k")]
+    pub devset: PathBuf,
+    /// harvest's labelled extraction pages (extract).
+    #[arg(long, default_value = "crawler/tests/fixtures/extract")]
+    pub fixtures: PathBuf,
 }
 
 #[cfg(test)]

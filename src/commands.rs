@@ -1,5 +1,5 @@
 //! The commands that read or write the archive (`crawl`, `jobs`, `query`,
-//! `stats`, `get`), written once and run either by the command line on a
+//! `stats`, `get`, `reextract`), written once and run either by the command line on a
 //! store it opened itself, or inside `harvest serve` for a command line that
 //! found the store owned by the server ([`crate::remote`]).
 
@@ -47,6 +47,7 @@ impl Command {
                 | Command::Query(_)
                 | Command::Stats(_)
                 | Command::Get(_)
+                | Command::Reextract(_)
         )
     }
 }
@@ -96,6 +97,11 @@ pub async fn run(
                 None => filters::get_original(stores, &args.url, args.record),
             })?;
             out.write_all(&bytes)?;
+            out.flush()?;
+            Ok(())
+        }
+        Command::Reextract(args) => {
+            jobs::off_runtime(|| crate::reextract::run_command(stores, cfg, args, out))?;
             out.flush()?;
             Ok(())
         }

@@ -141,6 +141,11 @@ pub struct RawCrawl {
     /// refuses them by default; a crawl of a loopback test site sets it).
     /// Default false.
     pub allow_private: Option<bool>,
+    /// Zone of publish times that pages state without an offset: an IANA
+    /// name (`Asia/Shanghai`). Default: by site (`.cn`/`.hk`/`.tw` hosts and
+    /// Chinese pages Asia/Shanghai, `.jp`/Japanese Asia/Tokyo, `.kr`/Korean
+    /// Asia/Seoul), else UTC. An offset stated by the page always wins.
+    pub publish_time_zone: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -233,6 +238,8 @@ pub struct CrawlSettings {
     pub feeds: Vec<String>,
     /// Read the sitemaps named by the seed hosts' robots.txt.
     pub robots_sitemaps: bool,
+    /// Zone of publish times without an offset (`None`: by site).
+    pub publish_time_zone: Option<chrono_tz::Tz>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -240,6 +247,13 @@ pub struct Source {
     pub name: String,
     pub hosts: Vec<String>,
     pub prefixes: Vec<String>,
+}
+
+/// A zone for publish times without an offset: an IANA name.
+pub fn parse_publish_zone(name: &str) -> Result<chrono_tz::Tz> {
+    name.trim()
+        .parse::<chrono_tz::Tz>()
+        .map_err(|_| anyhow::anyhow!("{name:?}: expected an IANA zone name such as Asia/Shanghai"))
 }
 
 /// A crawl scope by name.
@@ -395,6 +409,11 @@ impl Config {
             sitemaps: Vec::new(),
             feeds: Vec::new(),
             robots_sitemaps: false,
+            publish_time_zone: c
+                .publish_time_zone
+                .as_deref()
+                .map(|z| parse_publish_zone(z).context("[crawl] publish_time_zone"))
+                .transpose()?,
         };
 
         let mut seen = BTreeSet::new();

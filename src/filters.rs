@@ -66,6 +66,8 @@ pub struct FilterSpec {
     pub max_comments: Option<u64>,
     pub include_revisits: bool,
     pub collapse: bool,
+    /// Provenance of the publish time, any of (`meta`, `text`, ..., `fetch`).
+    pub published_from: Vec<String>,
 }
 
 impl From<&FilterArgs> for FilterSpec {
@@ -83,6 +85,7 @@ impl From<&FilterArgs> for FilterSpec {
             max_comments: f.max_comments,
             include_revisits: f.include_revisits,
             collapse: f.collapse,
+            published_from: f.published_from.clone(),
         }
     }
 }
@@ -207,9 +210,36 @@ impl FilterSpec {
         q.max_comments = self.max_comments;
         q.include_revisits = self.include_revisits;
         q.collapse_near_duplicates = self.collapse;
+        q.published_from = parse_published_from(&self.published_from)?;
         q.limit = limit;
         Ok((q, tz))
     }
+}
+
+/// Checks and lower-cases `published_from` values (`text,meta` split by the
+/// caller or here).
+pub fn parse_published_from(values: &[String]) -> std::result::Result<Vec<String>, ParamError> {
+    let mut out = Vec::new();
+    for v in values.iter().flat_map(|v| v.split(',')) {
+        let v = v.trim();
+        if v.is_empty() {
+            continue;
+        }
+        let Some(p) = crawler::extract::PublishedFrom::parse(v) else {
+            let known: Vec<&str> = crawler::extract::PublishedFrom::ALL
+                .iter()
+                .map(|p| p.as_str())
+                .collect();
+            return Err(ParamError::new(
+                "published_from",
+                format!("{v:?}: expected one of {}", known.join(", ")),
+            ));
+        };
+        out.push(p.as_str().to_string());
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// Known values listed at most in a warning (media can be many).
@@ -661,6 +691,25 @@ pub fn original_response(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn published_from_values_are_checked_and_normalised() {
+        let v =
+            |s: &[&str]| parse_published_from(&s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            v(&["text,meta", "TEXT", " fetch "]).unwrap(),
+            ["fetch", "meta", "text"]
+        );
+        assert_eq!(v(&[]).unwrap(), Vec::<String>::new());
+        let e = v(&["text,guess"]).unwrap_err();
+        assert_eq!(e.param, "published_from");
+        assert!(
+            e.message.contains("guess") && e.message.contains("sitemap"),
+            "{}",
+            e.message
+        );
+        assert!(e.cli().starts_with("--published-from"));
+    }
 
     #[test]
     fn plain_to_date_covers_the_whole_day_in_its_zone() {

@@ -81,6 +81,9 @@ pub struct RawJob {
     pub schedule: Option<String>,
     /// Time zone of `schedule`: an IANA name (`Asia/Shanghai`). Default `UTC`.
     pub timezone: Option<String>,
+    /// Zone of publish times that this job's pages state without an offset
+    /// (IANA name); default: `[crawl] publish_time_zone`.
+    pub publish_time_zone: Option<String>,
     /// Revisit policy.
     pub recrawl: RawRecrawl,
 }
@@ -284,6 +287,12 @@ pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
         }
         if let Some(a) = j.allow_private {
             crawl.allow_private = a;
+        }
+        if let Some(z) = &j.publish_time_zone {
+            crawl.publish_time_zone = Some(
+                crate::config::parse_publish_zone(z)
+                    .with_context(|| format!("[[job]] {name:?}: publish_time_zone"))?,
+            );
         }
         let r = &j.recrawl;
         let always = match r.mode.as_deref().unwrap_or("schedule") {

@@ -8,11 +8,13 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod demo;
+pub mod extractbench;
 pub mod filters;
 pub mod jobs;
 pub mod newssite;
 pub mod pipeline;
 pub mod plot;
+pub mod reextract;
 pub mod remote;
 pub mod serve;
 pub mod site;
@@ -90,6 +92,7 @@ pub fn crawl_config(cfg: &Config) -> Result<crawler::CrawlConfig> {
         max_redirects: u32::try_from(c.max_redirects).unwrap_or(u32::MAX),
         respect_robots: c.respect_robots,
         retries: c.retries,
+        time_zone: c.publish_time_zone,
         ..crawler::CrawlConfig::default()
     })
 }

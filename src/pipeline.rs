@@ -256,7 +256,7 @@ impl Ingest {
         };
         let mut text = page.extract.title.clone().unwrap_or_default();
         text.push('\n');
-        text.extend(page.extract.body_text.chars().take(CLASSIFY_CHARS));
+        text.extend(page.extract.main_text().chars().take(CLASSIFY_CHARS));
         let p = model.predict(&text);
         (p.topic, p.score)
     }
@@ -779,6 +779,13 @@ fn page_record(
         status: page.status,
         source: source.to_string(),
         revisit,
+        published_from: Some(
+            x.published_from
+                .map_or(indexer::PUBLISHED_FROM_FETCH, |p| p.as_str())
+                .to_string(),
+        ),
+        author: x.author.clone(),
+        media_from_host: x.media_from_host,
     }
 }
 

@@ -218,6 +218,64 @@ fn filters_combine_like_the_command_line() {
     assert!(ids(&all).contains(first));
 }
 
+/// Issue 11: every hit says where its publish time came from, and the
+/// `published_from` filter selects exactly the pages with those sources, in
+/// search and in statistics (whose counts over all sources add up).
+#[test]
+fn published_from_is_shown_and_filters_search_and_stats() {
+    let f = fixture();
+    let app = app(None);
+    const FROM: [&str; 8] = [
+        "meta", "jsonld", "time", "text", "url", "feed", "sitemap", "fetch",
+    ];
+    let hits = ok_json(&app, "/api/search?limit=200")["hits"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(!hits.is_empty());
+    for h in &hits {
+        let from = h["published_from"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no published_from: {h}"));
+        assert!(FROM.contains(&from), "{from}");
+        // A page filed under its fetch time has no publish time, and back.
+        assert_eq!(from == "fetch", h["published"].is_null(), "{h}");
+    }
+    let mut sum = 0;
+    for from in FROM {
+        let total = ok_json(&app, &format!("/api/stats.json?published_from={from}"))["total"]
+            .as_u64()
+            .unwrap();
+        sum += total;
+        let got = ok_json(&app, &format!("/api/search?limit=50&published_from={from}"));
+        let got = got["hits"].as_array().unwrap();
+        assert_eq!(got.len() as u64, total.min(50), "{from}");
+        assert!(got.iter().all(|h| h["published_from"] == from), "{from}");
+    }
+    assert_eq!(
+        sum, f.pages,
+        "every page has exactly one source of its time"
+    );
+    let two = ok_json(&app, "/api/stats.json?published_from=fetch,text")["total"]
+        .as_u64()
+        .unwrap();
+    let fetch = ok_json(&app, "/api/stats.json?published_from=fetch")["total"]
+        .as_u64()
+        .unwrap();
+    let text = ok_json(&app, "/api/stats.json?published_from=text")["total"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(two, fetch + text);
+    // The page detail shows it too, with the author and the media flag.
+    let id = hits[0]["id"].as_str().unwrap();
+    let page = ok_json(&app, &format!("/api/pages/{id}"));
+    assert_eq!(page["published_from"], hits[0]["published_from"]);
+    assert!(
+        page.get("author").is_some() && page["media_from_host"].is_boolean(),
+        "{page}"
+    );
+}
+
 #[test]
 fn stats_fill_empty_buckets_and_export() {
     let app = app(None);
@@ -446,6 +504,7 @@ fn sample(param: &str) -> String {
         "min_comments" => "0".into(),
         "max_comments" => "100000".into(),
         "collapse" | "revisits" => "true".into(),
+        "published_from" => "fetch,text".into(),
         "sort" => "time".into(),
         "limit" => "5".into(),
         "interval" => "week".into(),
@@ -532,6 +591,8 @@ fn bad_requests_name_the_parameter() {
         ("/api/search?min_comments=5&max_comments=1", "min_comments"),
         ("/api/search?min_comments=-1", "min_comments"),
         ("/api/search?collapse=perhaps", "collapse"),
+        ("/api/search?published_from=guess", "published_from"),
+        ("/api/stats?published_from=meta,somewhere", "published_from"),
         ("/api/search?from=2017-01-01&from=2017-01-02", "from"),
         ("/api/stats?interval=hour", "interval"),
         ("/api/stats?group_by=colour", "group_by"),

@@ -39,6 +39,7 @@
     { param: "max_comments", kind: "text" },
     { param: "collapse", kind: "flag" },
     { param: "revisits", kind: "flag" },
+    { param: "published_from", kind: "multi" },
   ];
   /** Fields that only one of the two calls takes (the API rejects unknown parameters). */
   const SEARCH_ONLY = [{ param: "sort", kind: "select", fallback: DEFAULT_SORT }];
@@ -358,7 +359,9 @@
     for (const hit of body.hits || []) {
       const li = el("li", { tabindex: "0", "data-id": hit.id });
       if (hit.id === state.selected) li.classList.add("selected");
-      const when = hit.published ? "published" : "fetched";
+      const when = hit.published
+        ? "published (from " + (hit.published_from || "unknown") + ")"
+        : "fetched (no publish time)";
       li.append(
         el("span", { class: "title", lang: hit.language || null }, hit.title || hit.url || hit.id),
         el("span", { class: "meta" },
@@ -416,9 +419,11 @@
       ["title", p.title],
       ["url", p.url],
       ["source", p.source],
-      ["media", p.media],
+      ["media", p.media == null ? null : p.media + (p.media_from_host ? " (host name: the page names no media)" : "")],
+      ["author", p.author],
       ["topic", p.topic == null ? null : p.topic + (p.topic_score == null ? "" : " (" + Number(p.topic_score).toFixed(2) + ")")],
       ["published", p.published ? formatTime(p.published) : null],
+      ["published from", p.published_from],
       ["fetched", p.fetched ? formatTime(p.fetched) : null],
       ["comments", p.comments],
       ["participants", p.participants],

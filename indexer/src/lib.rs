@@ -39,7 +39,7 @@ pub use index::{Index, IndexOptions, PageKey, CLUSTERS_TABLE, DIGESTS_TABLE, URL
 pub use keys::{table_name, DEFAULT_BUCKETS};
 pub use pages::{PageDetail, PageId};
 pub use query::{Bounds, GroupBy, Interval, PageHit, Query, Sort, StatsQuery, StatsRow};
-pub use record::{DigestEntry, PackLocation, PageRecord, UrlState};
+pub use record::{DigestEntry, PackLocation, PageRecord, UrlState, PUBLISHED_FROM_FETCH};
 pub use search::{Cursor, SearchPage, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_SORTED_MATCHES};
 pub use store::{
     bucket_regions, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore,

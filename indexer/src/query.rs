@@ -162,6 +162,11 @@ pub struct Query {
     /// Continue after this position ([`Index::search_page`] only).
     #[serde(default)]
     pub cursor: Option<Cursor>,
+    /// The publish time came from one of these (`meta`, `jsonld`, `time`,
+    /// `text`, `url`, `feed`, `sitemap`, `fetch`; empty = any). Checked on the
+    /// data row ([`PageRecord::published_source`]).
+    #[serde(default)]
+    pub published_from: Vec<String>,
 }
 
 impl Query {
@@ -182,15 +187,20 @@ impl Query {
             collapse_near_duplicates: false,
             sort: Sort::default(),
             cursor: None,
+            published_from: Vec::new(),
         }
     }
 
     /// The conditions that are checked on the data row once it is read:
-    /// comments, revisit and near-duplicate.
+    /// comments, revisit, near-duplicate and publish-time provenance.
     pub(crate) fn row_match(&self, page: &PageRecord) -> bool {
         self.comments_match(page)
             && (self.include_revisits || !page.revisit)
             && !(self.collapse_near_duplicates && page.near_duplicate_of.is_some())
+            && (self.published_from.is_empty()
+                || page
+                    .published_source()
+                    .is_some_and(|f| self.published_from.iter().any(|w| w == f)))
     }
 
     /// Number of distinct query keywords (`keywords` and `keywords_any`) the
@@ -260,7 +270,7 @@ impl Query {
         let mut q = self.clone();
         q.from = truncate(q.from);
         q.to = truncate(q.to);
-        for list in [&mut q.keywords, &mut q.keywords_any] {
+        for list in [&mut q.keywords, &mut q.keywords_any, &mut q.published_from] {
             let mut v: Vec<String> = list.iter().map(|k| k.to_lowercase()).collect();
             v.sort();
             v.dedup();
@@ -692,7 +702,10 @@ pub(crate) fn verdict(q: &Query, e: &Entry, checks: Checks, labels: &Labels) -> 
         return Verdict::No;
     }
     // A legacy value cannot decide near-duplicate or comment conditions.
-    let unknown = e.flags & FLAG_EXT == 0 && (q.collapse_near_duplicates || q.has_comment_filter());
+    // Index values do not record the publish-time provenance: the data row decides.
+    let unknown = (e.flags & FLAG_EXT == 0
+        && (q.collapse_near_duplicates || q.has_comment_filter()))
+        || !q.published_from.is_empty();
     if checks.topic || checks.media {
         if !e.attrs_known() {
             return Verdict::Unknown;

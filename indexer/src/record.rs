@@ -100,6 +100,13 @@ pub mod q {
     pub const INTERVAL: &[u8] = b"interval";
     /// Page: first capture time of the URL (the key time without a publish time).
     pub const FIRST_SEEN: &[u8] = b"first_seen";
+    /// Page: where the publish time came from (meta, jsonld, time, text, url,
+    /// feed, sitemap, fetch).
+    pub const PUBLISHED_FROM: &[u8] = b"published_from";
+    /// Page: author.
+    pub const AUTHOR: &[u8] = b"author";
+    /// Page: one byte 1 when the media is only the host name (absent = 0).
+    pub const MEDIA_FROM_HOST: &[u8] = b"media_from_host";
 }
 
 /// Encodes a timestamp so that byte order is time order (microsecond precision).
@@ -115,6 +122,9 @@ pub fn decode_time(b: &[u8]) -> Option<DateTime<Utc>> {
     }
     DateTime::from_timestamp_micros((raw ^ (1u64 << 63)) as i64)
 }
+
+/// [`PageRecord::published_from`] of a page without a publish time.
+pub const PUBLISHED_FROM_FETCH: &str = "fetch";
 
 /// Every attribute of one archived page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -170,6 +180,18 @@ pub struct PageRecord {
     pub source: String,
     /// Whether the record is a revisit (payload seen before).
     pub revisit: bool,
+    /// Where the publish time came from: `meta`, `jsonld`, `time`, `text`,
+    /// `url`, `feed`, `sitemap`, or `fetch` (no publish time: the key time is
+    /// the capture time). `None` for rows written before harvest recorded it
+    /// (see [`PageRecord::published_source`]).
+    #[serde(default)]
+    pub published_from: Option<String>,
+    /// Author named by the page.
+    #[serde(default)]
+    pub author: Option<String>,
+    /// `media` is only the host name: the page names no outlet.
+    #[serde(default)]
+    pub media_from_host: bool,
 }
 
 impl PageRecord {
@@ -186,6 +208,14 @@ impl PageRecord {
     /// capture, else fetch time.
     pub fn key_time(&self) -> DateTime<Utc> {
         self.published.or(self.first_seen).unwrap_or(self.fetched)
+    }
+
+    /// Where the publish time came from; for rows written before it was
+    /// recorded, `fetch` when the page has no publish time (else `None`).
+    pub fn published_source(&self) -> Option<&str> {
+        self.published_from
+            .as_deref()
+            .or_else(|| self.published.is_none().then_some(PUBLISHED_FROM_FETCH))
     }
 
     /// Keywords as indexed: lowercased, deduplicated, sorted.
@@ -226,6 +256,11 @@ impl PageRecord {
         c.bytes(q::STATUS, self.status.to_be_bytes().to_vec());
         c.str(q::SOURCE, &self.source);
         c.bytes(q::REVISIT, vec![u8::from(self.revisit)]);
+        c.opt_str(q::PUBLISHED_FROM, self.published_from.as_deref());
+        c.opt_str(q::AUTHOR, self.author.as_deref());
+        if self.media_from_host {
+            c.bytes(q::MEDIA_FROM_HOST, vec![1]);
+        }
         Ok(c.0)
     }
 
@@ -257,6 +292,9 @@ impl PageRecord {
             status: u16::from_be_bytes(r.fixed::<2>(q::STATUS)?),
             source: r.str(q::SOURCE)?,
             revisit: r.fixed::<1>(q::REVISIT)? != [0],
+            published_from: r.opt_str(q::PUBLISHED_FROM)?,
+            author: r.opt_str(q::AUTHOR)?,
+            media_from_host: r.opt(q::MEDIA_FROM_HOST).is_some_and(|b| b != [0]),
         })
     }
 }
@@ -520,6 +558,9 @@ mod tests {
             status: 200,
             source: "anglo_news".into(),
             revisit: false,
+            published_from: Some("meta".into()),
+            author: Some("Laura Kuenssberg".into()),
+            media_from_host: true,
         }
     }
 
@@ -536,6 +577,32 @@ mod tests {
             row.cell(FAMILY_ATTRS, q::COMMENTS),
             Some(&1234u64.to_be_bytes()[..])
         );
+    }
+
+    /// Rows written before issue 11 have no provenance, author or host flag:
+    /// they still decode, and a page without a publish time reads as `fetch`.
+    #[test]
+    fn rows_without_the_issue_11_cells_still_decode() {
+        let mut p = sample();
+        p.published_from = None;
+        p.author = None;
+        p.media_from_host = false;
+        let mut cells = p.to_cells().expect("cells");
+        cells.retain(|c| {
+            ![q::PUBLISHED_FROM, q::AUTHOR, q::MEDIA_FROM_HOST].contains(&c.qualifier.as_slice())
+        });
+        let row = Row {
+            key: b"k".to_vec(),
+            cells,
+        };
+        let back = PageRecord::from_row(&row).expect("decode");
+        assert_eq!(back, p);
+        assert_eq!(back.published_source(), None);
+        let undated = PageRecord {
+            published: None,
+            ..back
+        };
+        assert_eq!(undated.published_source(), Some(PUBLISHED_FROM_FETCH));
     }
 
     #[test]

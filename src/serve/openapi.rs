@@ -40,6 +40,10 @@ fn param_doc(name: &str) -> (Value, &'static str) {
             "Leave out known near-duplicates",
         ),
         "revisits" => (json!({"type": "boolean"}), "Include revisit captures"),
+        "published_from" => (
+            json!({"type": "array", "items": {"type": "string", "enum": ["meta", "jsonld", "time", "text", "url", "feed", "sitemap", "fetch"]}}),
+            "The publish time came from any of these (fetch: no publish time, filed under the capture time)",
+        ),
         "sort" => (
             json!({"type": "string", "enum": ["time", "time_asc", "comments", "relevance"], "default": "time"}),
             "Order: newest first, oldest first, most comments, most matched keywords",

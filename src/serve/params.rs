@@ -19,6 +19,7 @@ pub const FILTER_PARAMS: &[&str] = &[
     "max_comments",
     "collapse",
     "revisits",
+    "published_from",
 ];
 /// Extra parameters of `/api/search`.
 pub const SEARCH_PARAMS: &[&str] = &["sort", "limit", "cursor"];
@@ -37,7 +38,14 @@ pub struct Params {
 }
 
 /// Parameters that may be given several times or as a comma list.
-const REPEATABLE: &[&str] = &["source", "topic", "media", "keyword", "any"];
+const REPEATABLE: &[&str] = &[
+    "source",
+    "topic",
+    "media",
+    "keyword",
+    "any",
+    "published_from",
+];
 
 impl Params {
     /// Parse `raw` (the query string), accepting only names in `allowed`.
@@ -122,6 +130,7 @@ impl Params {
             max_comments: self.number("max_comments")?,
             include_revisits: self.flag("revisits")?,
             collapse: self.flag("collapse")?,
+            published_from: self.list("published_from"),
         })
     }
 }

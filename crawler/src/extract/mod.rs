@@ -171,7 +171,7 @@ pub struct Extracted {
     pub published_from: Option<PublishedFrom>,
     /// The publish time at the offset the page stated or was read in.
     pub published_local: Option<DateTime<FixedOffset>>,
-    /// Media source: labelled in the text (`来源：新华社`, `Source: AP`), meta
+    /// Media source: labelled in the text (`来源：新华社`, `Source: AP`), a source element, meta
     /// `source`, JSON-LD publisher, `og:site_name`, `application-name`, else
     /// the host (then [`Extracted::media_from_host`] is set).
     pub media: Option<String>,
@@ -225,6 +225,12 @@ static SEL_JSONLD: LazyLock<Selector> =
 static SEL_TIME: LazyLock<Selector> = LazyLock::new(|| sel("time"));
 static SEL_ITEMPROP_PUBLISHED: LazyLock<Selector> =
     LazyLock::new(|| sel(r#"[itemprop="datePublished"]:not(meta)"#));
+/// Elements whose class or id marks the publish time.
+static SEL_DATE_MARKED: LazyLock<Selector> = LazyLock::new(|| {
+    sel(
+        r#"[class*="publish"], [class*="pubdate"], [class*="pub-date"], [class*="pub_date"], [class*="pubtime"], [class*="pub-time"], [class*="pub_time"], [class*="post-date"], [class*="post_date"], [class*="post_time"], [class*="post-time"], [class*="article-date"], [class*="article-time"], [class*="date-source"], [class*="time-source"], [id*="pubtime"], [id*="publish"], [id*="pub_date"]"#,
+    )
+});
 static SEL_SOURCE: LazyLock<Selector> =
     LazyLock::new(|| sel(r#"[class*="source"], [id*="source"], [class*="Source"]"#));
 static SEL_BYLINE: LazyLock<Selector> = LazyLock::new(|| {
@@ -969,6 +975,22 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
         ));
     }
     cands.extend(time::labelled_candidates(&lines));
+    let marked: Vec<String> = doc
+        .select(&SEL_DATE_MARKED)
+        .filter(|e| {
+            let c = format!(
+                "{} {}",
+                e.value().attr("class").unwrap_or_default(),
+                e.value().attr("id").unwrap_or_default()
+            )
+            .to_ascii_lowercase();
+            !(c.contains("updat") || c.contains("modif"))
+        })
+        .take(50)
+        .map(|e| element_text(&e))
+        .filter(|t| t.chars().count() <= 120)
+        .collect();
+    cands.extend(time::marked_element_candidate(&marked));
     cands.extend(time::article_edge_candidates(&article_text));
     cands.extend(time::url_candidate(url.path()));
     if let Some((t, from)) = ctx.hint {
@@ -996,6 +1018,7 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
                 .iter()
                 .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
         })
+        .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value))
         .or_else(|| ld.publisher.as_deref().and_then(media::name_value))
         .or_else(|| {
             media::SITE_META_KEYS

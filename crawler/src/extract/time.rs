@@ -716,6 +716,7 @@ pub(crate) mod score {
     pub const TIME_MARKED: i32 = 85;
     pub const TEXT_NEAR_TITLE: i32 = 80;
     pub const FEED: i32 = 75;
+    pub const TEXT_MARKED: i32 = 70;
     pub const TIME_FIRST: i32 = 65;
     pub const META_WEAK: i32 = 60;
     pub const TEXT_LABELLED: i32 = 55;
@@ -812,6 +813,30 @@ pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
         .collect()
 }
 
+/// The date in the first element marked as the publish time by its class
+/// (`class="publish-date"`, `pubtime`, `post_time_source`, ...): `texts` in
+/// document order; none when several such elements carry dates (a list).
+pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
+    let dated: Vec<TextDate> = texts
+        .iter()
+        .filter_map(|t| {
+            let d = text_dates(t).into_iter().next()?;
+            (label_before(t, d.start) != Label::Other).then_some(d)
+        })
+        .collect();
+    if dated.len() > 3 {
+        return None;
+    }
+    let d = dated.into_iter().next()?;
+    Some(Candidate {
+        stated: d.stated,
+        has_time: d.has_time,
+        from: PublishedFrom::Text,
+        score: score::TEXT_MARKED,
+        near_title: false,
+    })
+}
+
 /// The first unlabelled date at the head and at the foot of the article text.
 pub(crate) fn article_edge_candidates(article: &str) -> Vec<Candidate> {
     let chars: Vec<(usize, char)> = article.char_indices().collect();
@@ -906,13 +931,23 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
     // A structured time disagreeing with the byline next to the title: the
     // byline is the visible publish time unless it is the later of the two
     // (then the structured one is the first publication, the byline an update).
-    if matches!(
-        best.from,
-        PublishedFrom::Meta | PublishedFrom::Jsonld | PublishedFrom::Time
-    ) {
+    // Only a byline with a time of day counts (a bare date near the title is
+    // as often a photo caption), and not against two structured sources that
+    // agree with each other.
+    let structured = |c: &Candidate| {
+        matches!(
+            c.from,
+            PublishedFrom::Meta | PublishedFrom::Jsonld | PublishedFrom::Time
+        )
+    };
+    let agreeing = valid
+        .iter()
+        .filter(|(c, l)| structured(c) && l.date_naive() == best_local.date_naive())
+        .count();
+    if structured(&best) && agreeing < 2 {
         if let Some((c, l)) = valid
             .iter()
-            .find(|(c, _)| c.near_title && c.from == PublishedFrom::Text)
+            .find(|(c, _)| c.near_title && c.has_time && c.from == PublishedFrom::Text)
         {
             let same_day = l.date_naive() == best_local.date_naive();
             if !same_day && *l < best_local {

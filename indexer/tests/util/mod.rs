@@ -338,6 +338,16 @@ fn load_pages() -> Vec<PageRecord> {
             }
             .to_owned(),
             revisit,
+            published_from: Some(
+                if id.is_multiple_of(10) {
+                    "fetch"
+                } else {
+                    "meta"
+                }
+                .into(),
+            ),
+            author: None,
+            media_from_host: true,
         });
     }
     assert_eq!(pages.len(), ARTICLES, "corpus size");

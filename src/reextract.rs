@@ -1,0 +1,195 @@
+//! `harvest reextract [FILTERS]`: reads the archived responses of the
+//! selected pages back from their packs, extracts the attributes again with
+//! the current code and rewrites the index rows, so that an archive improves
+//! without a recrawl.
+//!
+//! Per page: the record at the row's pack location (a revisit's first
+//! capture, which holds the payload) -> HTTP body -> charset decode (the
+//! archived Content-Type first) -> [`crawler::extract::extract_with`] with the
+//! capture's fetch time and the configured publish-time zone. Title, publish
+//! time and its provenance, media, author, comments, participants, keywords
+//! and language are replaced; the topic, cluster, pack location, digest and
+//! near-duplicate link stay. A publish time that came from a feed or a
+//! sitemap (not stored in the page) is kept when the page itself gives none.
+//! When the key time moves, the page is indexed under its new key, the old
+//! row and its index entries are deleted, and the URL's `urls` row follows
+//! it when it pointed at the old row.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use crawler::extract::{extract_with, PublishedFrom, TimeContext};
+use indexer::{PageHit, PageRecord};
+
+use crate::cli::ReextractArgs;
+use crate::config::Config;
+use crate::filters::{self, FilterSpec, MAX_LIMIT};
+use crate::stores::Stores;
+
+/// Pages written to the index per batch.
+const BATCH: usize = 256;
+
+/// What a re-extraction did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ReextractSummary {
+    /// Pages selected by the filters.
+    pub pages: u64,
+    /// Pages whose attributes changed.
+    pub changed: u64,
+    /// Of those, pages filed under a new key (the key time moved).
+    pub moved: u64,
+    /// Pages whose record could not be read or decoded (left as they were).
+    pub failed: u64,
+}
+
+/// The page's attributes extracted again from its archived response.
+pub fn reextract_page(stores: &Stores, cfg: &Config, page: &PageRecord) -> Result<PageRecord> {
+    let response = filters::original_response(stores, page)?;
+    let content_type = response
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let header_charset = crawler::charset::charset_from_content_type(&content_type);
+    let decoded = crawler::charset::decode(&response.body, header_charset.as_deref());
+    let url = url::Url::parse(&page.url).with_context(|| format!("stored URL {:?}", page.url))?;
+    let ctx = TimeContext {
+        fetched: page.fetched,
+        zone: cfg.crawl.publish_time_zone,
+        hint: None,
+    };
+    let x = extract_with(&decoded.text, &url, &ctx);
+    let mut new = page.clone();
+    new.title = x.title.clone().unwrap_or_default();
+    let from_hint = matches!(
+        page.published_from
+            .as_deref()
+            .and_then(PublishedFrom::parse),
+        Some(PublishedFrom::Feed | PublishedFrom::Sitemap)
+    );
+    if x.published.is_some() || !from_hint {
+        new.published = x.published;
+        new.published_from = Some(
+            x.published_from
+                .map_or(indexer::PUBLISHED_FROM_FETCH, |p| p.as_str())
+                .to_string(),
+        );
+    }
+    new.media = x.media.clone();
+    new.media_from_host = x.media_from_host;
+    new.author = x.author.clone();
+    new.comments = x.comments;
+    new.participants = x.participants;
+    new.keywords = x.keywords.clone();
+    new.language = x.language.clone();
+    Ok(new)
+}
+
+/// Re-extracts every page `spec` selects; with `dry_run`, only counts.
+pub fn run(
+    stores: &Stores,
+    cfg: &Config,
+    spec: &FilterSpec,
+    dry_run: bool,
+    out: &mut dyn Write,
+) -> Result<ReextractSummary> {
+    let (mut q, _) = spec
+        .build(None, MAX_LIMIT)
+        .map_err(|e| anyhow::anyhow!(e.cli()))?;
+    // Revisit rows are pages too (their payload is the first capture's).
+    q.include_revisits = true;
+    let hits = stores.index.search(&q)?;
+    let mut summary = ReextractSummary::default();
+    let mut batch: Vec<(PageHit, PageRecord)> = Vec::new();
+    for hit in hits {
+        summary.pages += 1;
+        let new = match reextract_page(stores, cfg, &hit.page) {
+            Ok(n) => n,
+            Err(e) => {
+                summary.failed += 1;
+                tracing::warn!(url = %hit.page.url, error = %format!("{e:#}"), "re-extraction failed; page left as it was");
+                continue;
+            }
+        };
+        if new == hit.page {
+            continue;
+        }
+        summary.changed += 1;
+        batch.push((hit, new));
+        if batch.len() >= BATCH {
+            summary.moved += write(stores, &batch, dry_run)?;
+            batch.clear();
+        }
+    }
+    summary.moved += write(stores, &batch, dry_run)?;
+    writeln!(
+        out,
+        "reextract{}: {} page(s), {} changed, {} under a new key (publish time moved), {} failed",
+        if dry_run {
+            " (dry run, nothing written)"
+        } else {
+            ""
+        },
+        summary.pages,
+        summary.changed,
+        summary.moved,
+        summary.failed
+    )?;
+    Ok(summary)
+}
+
+/// Writes changed pages; returns how many moved to a new key.
+fn write(stores: &Stores, batch: &[(PageHit, PageRecord)], dry_run: bool) -> Result<u64> {
+    let mut moved = Vec::new();
+    let mut pages = Vec::with_capacity(batch.len());
+    let mut url_moves = Vec::new();
+    for (hit, new) in batch {
+        let key = stores.index.page_key(new)?;
+        if key.table != hit.table || key.row_key != hit.row_key {
+            moved.push(indexer::PageKey {
+                table: hit.table.clone(),
+                row_key: hit.row_key.clone(),
+            });
+            url_moves.push((new.url.clone(), hit.table.clone(), hit.row_key.clone(), key));
+        }
+        pages.push(new.clone());
+    }
+    if dry_run || pages.is_empty() {
+        return Ok(moved.len() as u64);
+    }
+    // New rows first: a crash in between leaves a duplicate, never a loss.
+    stores.index.index_pages(&pages)?;
+    if !moved.is_empty() {
+        stores.index.delete_pages(&moved)?;
+    }
+    let mut states = Vec::new();
+    for (url, old_table, old_key, new_key) in url_moves {
+        if let Some(mut st) = stores.index.get_url(&url)? {
+            if st.table == old_table && st.row_key == old_key {
+                st.table = new_key.table;
+                st.row_key = new_key.row_key;
+                states.push(st);
+            }
+        }
+    }
+    if !states.is_empty() {
+        stores.index.put_urls(&states)?;
+    }
+    Ok(moved.len() as u64)
+}
+
+/// `harvest reextract`.
+pub fn run_command(
+    stores: &Stores,
+    cfg: &Config,
+    args: &ReextractArgs,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let spec = FilterSpec::from(&args.filters);
+    let summary = run(stores, cfg, &spec, args.dry_run, out)?;
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&summary)?)?;
+    }
+    Ok(())
+}
