@@ -29,6 +29,8 @@ const FUTURE_SLACK_MINUTES: i64 = 10;
 const HEADER_ZONE_CHARS: usize = 600;
 /// Lines before the title line searched (some sites put the date above).
 const HEADER_ZONE_LINES_BEFORE: usize = 2;
+/// Longest line taken as a dateline for dates without a year or relative ones.
+const MAX_DATELINE_CHARS: usize = 30;
 /// More unlabelled dates than this near the title: a list, none is taken.
 const MAX_HEADER_DATES: usize = 4;
 /// Characters at the head and at the foot of the article text searched.
@@ -236,7 +238,7 @@ static RE_EN_TIME_FIRST: LazyLock<Regex> = LazyLock::new(|| {
 /// `3小时前`, `5 minutes ago`, `刚刚`, `昨天 10:20`, `前天`, `今天 08:00`.
 static RE_RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)(\d{1,3})\s*(秒|分钟|小时|天)前|(\d{1,3})\s+(second|minute|hour|day)s?\s+ago|(刚刚|just now)|(今天|昨天|前天)\s*(?:(\d{1,2})[:：](\d{2}))?",
+        r"(?i)(\d{1,3})\s*(秒|分钟|小时|天)前|(\d{1,3})\s+(second|minute|hour|day)s?\s+ago|(刚刚|just now)|(今天|昨天|前天)\s*(\d{1,2})[:：](\d{2})",
     )
 });
 
@@ -761,11 +763,18 @@ pub(crate) fn near_title_candidates(
             continue;
         }
         let mut dates = text_dates(line);
+        let mut contextual = false;
         if dates.is_empty() {
             dates = contextual_dates(line, ctx.fetched, zone, year);
+            contextual = true;
         }
         for d in dates {
             let label = label_before(line, d.start);
+            // `3小时前`, `昨天 10:20`, `11月17日` in running text are not a
+            // dateline: only on a short line or after a publish label.
+            if contextual && label != Label::Publish && line.chars().count() > MAX_DATELINE_CHARS {
+                continue;
+            }
             let score = match label {
                 Label::Other => continue,
                 Label::Publish => score::TEXT_LABELLED_NEAR_TITLE,
