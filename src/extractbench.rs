@@ -271,6 +271,9 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// One row of the table: a name and how to read it from [`Scores`].
+type Metric = fn(&Scores) -> Tally;
+
 #[derive(Default)]
 struct Scores {
     title: Tally,
@@ -404,7 +407,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         "{:<34} {:>22} {:>22}",
         "metric", "harvest", "trafilatura 2.3.1"
     );
-    let rows: [(&str, fn(&Scores) -> Tally); 5] = [
+    let rows: [(&str, Metric); 5] = [
         ("title", |s| s.title),
         ("publish time (minute)", |s| s.minute),
         ("publish time (day)", |s| s.day),
