@@ -696,3 +696,56 @@ async fn private_addresses_are_refused_unless_allowed() {
     assert_eq!(f.push_all(&links, 1), Ok(1));
     assert_eq!(f.refused().get("private_address"), Some(&3));
 }
+
+/// Issue 11: a feed's pubDate is the publish time of a page that states
+/// none (provenance `feed`), and a sitemap's news publication_date likewise
+/// (`sitemap`); a page's own byline wins over the feed; the configured zone
+/// reads a byline without an offset.
+#[tokio::test]
+async fn feed_and_sitemap_times_are_candidates_with_their_provenance() {
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/feed.xml" => Reply::with_type(
+            "application/rss+xml",
+            r#"<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+            <item><title>a</title><link>/a.html</link><pubDate>Mon, 03 Jun 2024 08:15:00 +0800</pubDate></item>
+            <item><title>b</title><link>/b.html</link><pubDate>Mon, 03 Jun 2024 08:15:00 +0800</pubDate></item>
+            </channel></rss>"#,
+        ),
+        "/sitemap.xml" => Reply::with_type(
+            "application/xml",
+            r#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+              xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
+            <url><loc>/c.html</loc><news:news><news:publication><news:name>X</news:name><news:language>en</news:language></news:publication>
+            <news:publication_date>2024-06-02T10:00:00Z</news:publication_date><news:title>c</news:title></news:news></url>
+            </urlset>"#,
+        ),
+        "/" => Reply::html("<html><body><p>The hub links nothing: the pages come from the feed and the sitemap.</p></body></html>"),
+        "/a.html" => Reply::html("<html><head><title>A page without a date</title></head><body><h1>A page without a date</h1><p>Text of a page that states no time at all, long enough to be an article body.</p></body></html>"),
+        "/b.html" => Reply::html("<html><head><title>B page</title></head><body><h1>B page</h1><p class=\"byline\">Published: 2024-06-01 09:30</p><p>Text of a page that states its own publish time in its byline.</p></body></html>"),
+        "/c.html" => Reply::html("<html><head><title>C page</title></head><body><h1>C page</h1><p>No date on this page either, only in the news sitemap that lists it.</p></body></html>"),
+        _ => Reply::status(404),
+    })
+    .await;
+    let mut cfg = test_config(vec![server.url("/")]);
+    cfg.feeds = vec![server.url("/feed.xml")];
+    cfg.sitemaps = vec![server.url("/sitemap.xml")];
+    cfg.time_zone = Some(chrono_tz::Europe::Berlin);
+    let (_, events) = run(cfg).await;
+    let got: HashMap<String, (Option<String>, Option<String>)> = pages(&events)
+        .into_iter()
+        .map(|p| {
+            (
+                p.url.rsplit('/').next().unwrap_or_default().to_string(),
+                (
+                    p.extract.published.map(|t| t.to_rfc3339()),
+                    p.extract.published_from.map(|f| f.to_string()),
+                ),
+            )
+        })
+        .collect();
+    let want = |t: &str, f: &str| (Some(t.to_string()), Some(f.to_string()));
+    assert_eq!(got["a.html"], want("2024-06-03T00:15:00+00:00", "feed"));
+    // 09:30 in Berlin (summer time, +02:00).
+    assert_eq!(got["b.html"], want("2024-06-01T07:30:00+00:00", "text"));
+    assert_eq!(got["c.html"], want("2024-06-02T10:00:00+00:00", "sitemap"));
+}
