@@ -289,7 +289,9 @@ fn meta_pairs(doc: &Html) -> Vec<(String, String)> {
                 .or_else(|| v.attr("name"))
                 .or_else(|| v.attr("itemprop"))
                 .or_else(|| v.attr("http-equiv"))?;
-            Some((key.trim().to_ascii_lowercase(), content.to_string()))
+            // `weibo: article:create_at`, `og:time `: spaces are typos.
+            let key: String = key.chars().filter(|c| !c.is_whitespace()).collect();
+            Some((key.to_ascii_lowercase(), content.to_string()))
         })
         .collect()
 }
@@ -1175,6 +1177,17 @@ mod tests {
             Some("2023-11-17")
         );
         assert!(extract("<p>none</p>", &u).published.is_none());
+        // Sina writes this key with a space; a .cn page without an offset is
+        // read in Asia/Shanghai.
+        let e = extract(
+            r#"<meta name="weibo: article:create_at" content="2024-03-08 10:25:44">"#,
+            &url("https://news.sina.com.cn/c/2024-03-08/doc-x.shtml"),
+        );
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2024-03-08T02:25:44+00:00")
+        );
+        assert_eq!(e.published_from, Some(PublishedFrom::Meta));
     }
 
     #[test]

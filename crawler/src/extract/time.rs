@@ -829,7 +829,16 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
     let dated: Vec<TextDate> = texts
         .iter()
         .filter_map(|t| {
-            let d = text_dates(t).into_iter().next()?;
+            let Some(d) = text_dates(t).into_iter().next() else {
+                // `<textarea class="article-time">1709864700000</textarea>`.
+                let (stated, has_time) =
+                    parse_stated(t).filter(|_| t.trim().bytes().all(|b| b.is_ascii_digit()))?;
+                return Some(TextDate {
+                    start: 0,
+                    stated,
+                    has_time,
+                });
+            };
             (label_before(t, d.start) != Label::Other).then_some(d)
         })
         .collect();
@@ -1197,6 +1206,30 @@ mod tests {
             ]),
             Some(("2024-03-01 15:13".into(), PublishedFrom::Meta))
         );
+    }
+
+    #[test]
+    fn elements_marked_as_the_publish_time() {
+        let texts = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let at = |c: Option<Candidate>| {
+            c.and_then(|c| c.stated.resolve(chrono_tz::UTC))
+                .map(|d| d.with_timezone(&Utc).to_rfc3339())
+        };
+        assert_eq!(
+            at(marked_element_candidate(&texts(&["1709864700000"]))).as_deref(),
+            Some("2024-03-08T02:25:00+00:00")
+        );
+        assert_eq!(
+            at(marked_element_candidate(&texts(&[
+                "更新于 2024-03-09",
+                "2024/6/19 5:50"
+            ])))
+            .as_deref(),
+            Some("2024-06-19T05:50:00+00:00")
+        );
+        let list = texts(&["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]);
+        assert!(marked_element_candidate(&list).is_none(), "a list of posts");
+        assert!(marked_element_candidate(&texts(&["12345"])).is_none());
     }
 
     #[test]
