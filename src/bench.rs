@@ -398,6 +398,7 @@ impl CrawlBench {
             name: "bench".into(),
             hosts: vec!["127.0.0.1".into()],
             prefixes: vec![],
+            ..RawSource::default()
         }];
         Config::from_raw(raw.clone())?;
         let path = self.dir.join(format!("{name}.toml"));
@@ -1014,6 +1015,7 @@ pub fn news_sources<'a>(
             name: crate::newssite::source_name(h),
             hosts: vec![],
             prefixes: vec![server.url(&format!("/{h}/"))],
+            ..RawSource::default()
         })
         .collect()
 }

@@ -159,6 +159,10 @@ pub struct RawSource {
     /// URL prefixes that belong to this source.
     #[serde(default)]
     pub prefixes: Vec<String>,
+    /// Zone of publish times that this source's pages state without an
+    /// offset (IANA name). Default: the job's / `[crawl]`'s, else by site.
+    #[serde(default)]
+    pub publish_time_zone: Option<String>,
 }
 
 /// Crawl scope, validated.
@@ -247,6 +251,8 @@ pub struct Source {
     pub name: String,
     pub hosts: Vec<String>,
     pub prefixes: Vec<String>,
+    /// Zone of publish times without an offset on this source's pages.
+    pub publish_time_zone: Option<chrono_tz::Tz>,
 }
 
 /// A zone for publish times without an offset: an IANA name.
@@ -435,6 +441,14 @@ impl Config {
                 name: s.name.clone(),
                 hosts: s.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
                 prefixes: s.prefixes.clone(),
+                publish_time_zone: s
+                    .publish_time_zone
+                    .as_deref()
+                    .map(|z| {
+                        parse_publish_zone(z)
+                            .with_context(|| format!("[[sources]] {:?}: publish_time_zone", s.name))
+                    })
+                    .transpose()?,
             });
         }
         let namenode_http = match (&raw.storage.namenode_http, packs.strip_prefix("hdfs://")) {
@@ -573,6 +587,39 @@ fn authority_host(authority: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 11: publish times without an offset are read in the zone of the
+    /// page's source, else of `[crawl]`; a zone name that does not exist is
+    /// an error naming where it was given.
+    #[test]
+    fn publish_time_zones_by_source_and_crawl() {
+        let mut raw = RawConfig::default();
+        raw.crawl.publish_time_zone = Some("Asia/Shanghai".into());
+        raw.sources = vec![RawSource {
+            name: "dw".into(),
+            hosts: vec!["www.DW.com".into()],
+            prefixes: vec!["https://p.dw.example/zh/".into()],
+            publish_time_zone: Some("Europe/Berlin".into()),
+        }];
+        let c = Config::from_raw(raw.clone()).unwrap();
+        assert_eq!(c.crawl.publish_time_zone, Some(chrono_tz::Asia::Shanghai));
+        let crawl = crate::crawl_config(&c).unwrap();
+        assert_eq!(crawl.time_zone, Some(chrono_tz::Asia::Shanghai));
+        assert_eq!(
+            crawl.host_time_zones,
+            vec![
+                ("www.dw.com".to_string(), chrono_tz::Europe::Berlin),
+                ("p.dw.example".to_string(), chrono_tz::Europe::Berlin)
+            ]
+        );
+        raw.sources[0].publish_time_zone = Some("Mars/Olympus".into());
+        let e = format!("{:#}", Config::from_raw(raw.clone()).unwrap_err());
+        assert!(e.contains("\"dw\"") && e.contains("Mars/Olympus"), "{e}");
+        raw.sources.clear();
+        raw.crawl.publish_time_zone = Some("UTC+8".into());
+        let e = format!("{:#}", Config::from_raw(raw).unwrap_err());
+        assert!(e.contains("[crawl] publish_time_zone"), "{e}");
+    }
 
     #[test]
     fn defaults_are_embedded_under_harvest_data() {

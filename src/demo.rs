@@ -72,6 +72,7 @@ pub fn demo_config(dir: &Path, seed: String) -> Result<(RawConfig, Config)> {
         name: DEMO_SOURCE.into(),
         hosts: vec!["127.0.0.1".into()],
         prefixes: vec![],
+        ..RawSource::default()
     }];
     let cfg = Config::from_raw_in(raw.clone(), Some(dir))?;
     Ok((raw, cfg))

@@ -93,6 +93,31 @@ pub fn crawl_config(cfg: &Config) -> Result<crawler::CrawlConfig> {
         respect_robots: c.respect_robots,
         retries: c.retries,
         time_zone: c.publish_time_zone,
+        host_time_zones: source_zones(&cfg.sources),
         ..crawler::CrawlConfig::default()
     })
+}
+
+/// Per-host publish-time zones of the sources that set one (hosts, and the
+/// hosts of prefixes).
+fn source_zones(sources: &[config::Source]) -> Vec<(String, chrono_tz::Tz)> {
+    let mut out = Vec::new();
+    for s in sources {
+        let Some(z) = s.publish_time_zone else {
+            continue;
+        };
+        out.extend(s.hosts.iter().map(|h| (h.to_ascii_lowercase(), z)));
+        out.extend(
+            s.prefixes
+                .iter()
+                .filter_map(|p| {
+                    url::Url::parse(p)
+                        .ok()?
+                        .host_str()
+                        .map(str::to_ascii_lowercase)
+                })
+                .map(|h| (h, z)),
+        );
+    }
+    out
 }

@@ -6,7 +6,8 @@
 //! Per page: the record at the row's pack location (a revisit's first
 //! capture, which holds the payload) -> HTTP body -> charset decode (the
 //! archived Content-Type first) -> [`crawler::extract::extract_with`] with the
-//! capture's fetch time and the configured publish-time zone. Title, publish
+//! capture's fetch time and the configured publish-time zone (the page's
+//! source's, else `[crawl]`'s). Title, publish
 //! time and its provenance, media, author, comments, participants, keywords
 //! and language are replaced; the topic, cluster, pack location, digest and
 //! near-duplicate link stay. A publish time that came from a feed or a
@@ -56,7 +57,12 @@ pub fn reextract_page(stores: &Stores, cfg: &Config, page: &PageRecord) -> Resul
     let url = url::Url::parse(&page.url).with_context(|| format!("stored URL {:?}", page.url))?;
     let ctx = TimeContext {
         fetched: page.fetched,
-        zone: cfg.crawl.publish_time_zone,
+        zone: cfg
+            .sources
+            .iter()
+            .find(|s| s.name == page.source)
+            .and_then(|s| s.publish_time_zone)
+            .or(cfg.crawl.publish_time_zone),
         hint: None,
     };
     let x = extract_with(&decoded.text, &url, &ctx);

@@ -157,6 +157,7 @@ fn demo_site_is_archived_once_and_answers_match_the_packs() {
                 .map(|k| k.as_str().unwrap().to_string())
         }));
         if let Some((kw, _)) = kw_counts.iter().max_by_key(|(_, c)| **c) {
+            // Keyword conditions are case-insensitive (the index lowercases).
             let want: BTreeSet<String> = rows
                 .iter()
                 .filter(|r| {
@@ -164,7 +165,7 @@ fn demo_site_is_archived_once_and_answers_match_the_packs() {
                         .as_array()
                         .unwrap()
                         .iter()
-                        .any(|k| k == kw.as_str())
+                        .any(|k| k.as_str().unwrap().to_lowercase() == kw.to_lowercase())
                 })
                 .map(|r| r["url"].as_str().unwrap().to_string())
                 .collect();

@@ -75,6 +75,7 @@ impl Workspace {
             name: source.into(),
             hosts: vec!["127.0.0.1".into()],
             prefixes: vec![],
+            ..RawSource::default()
         }];
         let config = dir.path().join("harvest.toml");
         std::fs::write(&config, toml::to_string(&raw).expect("toml")).expect("write config");

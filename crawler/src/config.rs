@@ -121,6 +121,9 @@ pub struct CrawlConfig {
     /// `None`: by site (`.cn` hosts and Chinese pages Asia/Shanghai, see
     /// [`crate::extract::page_zone`]), else UTC.
     pub time_zone: Option<chrono_tz::Tz>,
+    /// Zones by host (lower case) that win over [`CrawlConfig::time_zone`]
+    /// (the binary's per-source zones). Default empty.
+    pub host_time_zones: Vec<(String, chrono_tz::Tz)>,
 }
 
 impl Default for CrawlConfig {
@@ -154,6 +157,7 @@ impl Default for CrawlConfig {
             allow_private: false,
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             time_zone: None,
+            host_time_zones: Vec::new(),
         }
     }
 }

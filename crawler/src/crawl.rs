@@ -722,7 +722,15 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
         let header_charset = charset::charset_from_content_type(&content_type_header);
         let time_ctx = extract::TimeContext {
             fetched: fetched_at,
-            zone: cfg.time_zone,
+            zone: current
+                .host_str()
+                .and_then(|h| {
+                    cfg.host_time_zones
+                        .iter()
+                        .find(|(host, _)| host.eq_ignore_ascii_case(h))
+                        .map(|(_, z)| *z)
+                })
+                .or(cfg.time_zone),
             hint: shared
                 .hints
                 .lock()
