@@ -33,7 +33,7 @@ impl Stores {
                     };
                     bail!(
                         "the embedded index at {} is in use: {owner}. One process owns an embedded store; \
-                         while `harvest serve` runs, crawl, jobs, query, stats and get go through it. \
+                         while `harvest serve` runs, crawl, jobs, query, stats, get and reextract go through it. \
                          Wait for the other process or stop it.",
                         path.display()
                     );

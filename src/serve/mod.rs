@@ -86,7 +86,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     (
         "post",
         "/api/cli",
-        "Run a command line (crawl, jobs, query, stats, get) on the server's store",
+        "Run a command line (crawl, jobs, query, stats, get, reextract) on the server's store",
     ),
     ("get", "/api/sources", "Sources and their years"),
     ("get", "/api/openapi.json", "This document"),
@@ -465,7 +465,7 @@ async fn cli_command(
         return Ok(Json(crate::remote::CliResponse::new(
             2,
             &[],
-            "harvest: error: only crawl, jobs, query, stats and get run through the server\n"
+            "harvest: error: only crawl, jobs, query, stats, get and reextract run through the server\n"
                 .into(),
         )));
     }
