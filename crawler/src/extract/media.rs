@@ -17,14 +17,16 @@ use super::squash;
 const MAX_NAME_CHARS: usize = 60;
 
 /// Meta keys naming the originating media, by priority.
-pub const MEDIA_META_KEYS: [&str; 5] = [
+pub const MEDIA_META_KEYS: [&str; 6] = [
     "source",
+    // TRS, the CMS of many Chinese government and press sites.
+    "contentsource",
     "article:source",
     "og:article:source",
     "mediaid",
     "dc.source",
 ];
-/// Meta keys naming the site, after JSON-LD publisher.
+/// Meta keys naming the site (`og:site_name` is also asked before JSON-LD publisher).
 pub const SITE_META_KEYS: [&str; 4] = [
     "og:site_name",
     "application-name",
@@ -153,6 +155,10 @@ mod tests {
             Some("经济日报")
         );
         assert_eq!(labelled_media(["来源：网络"]), None);
+        assert_eq!(
+            name_value("来源：人民网－人民日报").as_deref(),
+            Some("人民网－人民日报")
+        );
         assert_eq!(labelled_media(["open source software"]), None);
     }
 

@@ -37,8 +37,9 @@ pub const CJK_SHARE_ZH: f64 = 0.30;
 const KEYWORD_TEXT_CHARS: usize = 50_000;
 
 /// Meta names/properties/itemprops that name the publish time.
-pub const PUBLISHED_META_KEYS: [&str; 30] = [
+pub const PUBLISHED_META_KEYS: [&str; 31] = [
     "article:published_time",
+    "publishedtime",
     "og:published_time",
     "og:article:published_time",
     "article:published",
