@@ -56,13 +56,21 @@ static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// `作者：王希`, `记者 王希`, `（记者王希）`, `撰文 | 王希`.
+/// `作者：王希`, `撰文 | 王希`, `文/王希`: a labelled name of 2-4 characters
+/// (several joined by `、`), ending where the Chinese text ends.
 static RE_AUTHOR_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:作者|记者|撰文|撰稿|文\s*[/|｜])\s*[:：|｜/]?\s*([\p{Han}·]{2,8}(?:、[\p{Han}·]{2,4}){0,3})",
+        r"(?:作者|记者|撰文|撰稿|编译|文)\s*[:：/|｜]\s*([\p{Han}·]{2,4}(?:、[\p{Han}·]{2,4}){0,3})(?:[^\p{Han}·]|$)",
     )
 });
 
+/// `（记者王希）`, `（本报记者 李国利、黄一宸）`, `本报记者 王希 `: a reporter named
+/// in brackets or after `本报记者` (`记者从…获悉` is a sentence, not a byline).
+static RE_AUTHOR_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"[（(]\s*(?:本报|新华社|中新社)?记者\s*([\p{Han}·]{2,4}(?:、[\p{Han}·]{2,4}){0,3})\s*[）)]|本报记者\s*([\p{Han}·]{2,4})(?:[\s，,。]|$)",
+    )
+});
 /// `By Jane Doe` at the start of a line.
 static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -118,8 +126,11 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         if let Some(c) = RE_BYLINE.captures(l.trim()) {
             return name_value(c.get(1)?.as_str());
         }
-        let c = RE_AUTHOR_LABEL.captures(l)?;
-        name_value(c.get(1)?.as_str())
+        if let Some(c) = RE_AUTHOR_LABEL.captures(l) {
+            return name_value(c.get(1)?.as_str());
+        }
+        let c = RE_AUTHOR_REPORTER.captures(l)?;
+        name_value(c.get(1).or_else(|| c.get(2))?.as_str())
     })
 }
 
@@ -177,6 +188,22 @@ mod tests {
             Some("Jane Doe and John Roe")
         );
         assert_eq!(labelled_author(["Stand by me"]), None);
+        assert_eq!(
+            labelled_author(["新华社西昌2月29日电（记者李国利、黄一宸）2月29日21时03分"])
+                .as_deref(),
+            Some("李国利、黄一宸")
+        );
+        assert_eq!(
+            labelled_author(["本报记者 王洲 报道"]).as_deref(),
+            Some("王洲")
+        );
+        assert_eq!(labelled_author(["文/张三"]).as_deref(), Some("张三"));
+        // A sentence, not a byline.
+        assert_eq!(
+            labelled_author(["记者从国家粮食和物资储备局获悉，目前主产区秋粮收购进度已经过半"]),
+            None
+        );
+        assert_eq!(labelled_author(["作者：王希希希希希希"]), None);
         assert_eq!(author_value("https://www.facebook.com/cnn"), None);
         assert_eq!(
             author_value("By Eric Bradner").as_deref(),
