@@ -96,16 +96,27 @@ pub fn name_value(s: &str) -> Option<String> {
 
 /// The labelled media in `lines`, first found.
 pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    /// What a source label names when these words come before it: a picture,
+    /// a video, data; not the article.
+    const NOT_ARTICLE: [&str; 10] = [
+        "图片", "图", "照片", "视频", "数据", "资料", "photo", "image", "video", "data",
+    ];
     lines.into_iter().find_map(|l| {
-        let c = RE_MEDIA_LABEL.captures(l)?;
-        let v = c.get(1)?.as_str();
-        // `来源：2023-11-17`, `来源：网络` are not outlets.
-        if v.chars().all(|c| c.is_ascii_digit() || c == '-')
-            || matches!(v, "网络" | "互联网" | "网友" | "未知")
-        {
-            return None;
-        }
-        name_value(v)
+        RE_MEDIA_LABEL.captures_iter(l).find_map(|c| {
+            let whole = c.get(0)?;
+            let before = l[..whole.start()].trim_end().to_lowercase();
+            if NOT_ARTICLE.iter().any(|w| before.ends_with(w)) {
+                return None;
+            }
+            let v = c.get(1)?.as_str();
+            // `来源：2023-11-17`, `来源：网络` are not outlets.
+            if v.chars().all(|c| c.is_ascii_digit() || c == '-')
+                || matches!(v, "网络" | "互联网" | "网友" | "未知")
+            {
+                return None;
+            }
+            name_value(v)
+        })
     })
 }
 
@@ -166,6 +177,12 @@ mod tests {
             Some("经济日报")
         );
         assert_eq!(labelled_media(["来源：网络"]), None);
+        assert_eq!(labelled_media(["图片来源：视觉中国"]), None);
+        assert_eq!(labelled_media(["Photo source: Getty Images"]), None);
+        assert_eq!(
+            labelled_media(["图片来源：视觉中国 本文来源：经济日报"]).as_deref(),
+            Some("经济日报")
+        );
         assert_eq!(
             name_value("来源：人民网－人民日报").as_deref(),
             Some("人民网－人民日报")
