@@ -118,3 +118,44 @@ fn a_configured_zone_reads_times_without_an_offset() {
         Some("2024-04-12T14:20:00+02:00")
     );
 }
+
+/// Bad input: every labelled page and every newspaper4k page cut at many
+/// points (unclosed tags, half a date, half a JSON-LD block, no body) and
+/// with its markup doubled extracts without a panic, and a time it finds is
+/// never after the fetch time or before 1995.
+#[test]
+fn truncated_and_doubled_pages_never_panic_nor_give_absurd_times() {
+    let mut pages: Vec<String> = Vec::new();
+    for dir in ["extract", "news"] {
+        for entry in std::fs::read_dir(util::fixtures().join(dir)).expect("fixture dir") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "html") {
+                let bytes = std::fs::read(&path).expect("page");
+                pages.push(crawler::charset::decode(&bytes, None).text);
+            }
+        }
+    }
+    assert!(pages.len() >= 25, "{} pages", pages.len());
+    let url = Url::parse("https://news.example.cn/2024/0301/a.html").expect("url");
+    let fetched: DateTime<Utc> = "2024-06-30T00:00:00Z".parse().expect("time");
+    let ctx = TimeContext {
+        fetched,
+        zone: None,
+        hint: None,
+    };
+    let earliest: DateTime<Utc> = "1995-01-01T00:00:00Z".parse().expect("time");
+    for page in &pages {
+        let n = page.chars().count();
+        let mut variants: Vec<String> = (1..12)
+            .map(|k| page.chars().take(n * k / 12).collect())
+            .collect();
+        variants.push(format!("{page}{page}"));
+        for v in &variants {
+            let x = extract_with(v, &url, &ctx);
+            if let Some(t) = x.published {
+                assert!(t <= fetched && t >= earliest, "absurd time {t}");
+            }
+            assert!(x.title.as_ref().is_none_or(|t| t.chars().count() <= 400));
+        }
+    }
+}
