@@ -387,18 +387,20 @@ pub fn run_query(
             }
         }
         QueryFormat::Table => {
+            // FROM: where the time came from (`fetch`: the page gave none).
             writeln!(
                 out,
-                "{:<20} {:<16} {:<12} {:>8}  {:<40}  URL",
-                "TIME (UTC)", "SOURCE", "TOPIC", "COMMENTS", "TITLE"
+                "{:<20} {:<7} {:<16} {:<12} {:>8}  {:<40}  URL",
+                "TIME (UTC)", "FROM", "SOURCE", "TOPIC", "COMMENTS", "TITLE"
             )?;
             for h in &hits {
                 let p = &h.page;
                 let t = p.published.unwrap_or(p.fetched);
                 writeln!(
                     out,
-                    "{:<20} {:<16} {:<12} {:>8}  {:<40}  {}",
+                    "{:<20} {:<7} {:<16} {:<12} {:>8}  {:<40}  {}",
                     t.format("%Y-%m-%d %H:%M:%S"),
+                    p.published_source().unwrap_or("-"),
                     clip(&p.source, 16),
                     clip(&p.topic, 12),
                     p.comments.map_or("-".to_string(), |c| c.to_string()),

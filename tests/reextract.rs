@@ -157,6 +157,19 @@ fn publish_times_are_stored_with_their_source_and_reextract_repairs_old_rows() {
     let url = site.url("/news/people.html");
     let got = ws.harvest(&["get", &url]);
     assert!(String::from_utf8_lossy(&got.stdout).contains("政府工作报告"));
+    // The table shows where each time came from.
+    let table = String::from_utf8_lossy(&ws.harvest(&["query"]).stdout).into_owned();
+    assert!(
+        table.lines().next().unwrap_or_default().contains("FROM"),
+        "{table}"
+    );
+    let rows: Vec<&str> = table.lines().filter(|l| l.contains("/news/")).collect();
+    assert_eq!(rows.len(), PAGES.len(), "{table}");
+    assert!(
+        rows.iter()
+            .all(|l| l.split_whitespace().nth(2) == Some("text")),
+        "{table}"
+    );
     // Nothing left to do.
     let again = ws.harvest(&["reextract", "--json"]);
     let again: Value = serde_json::from_str(
