@@ -37,6 +37,12 @@ impl Command {
         }
     }
 
+    /// Whether the command may write to the archive (crawls and job runs);
+    /// the others only read it and need an existing archive.
+    pub fn writes_archive(&self) -> bool {
+        matches!(self, Command::Crawl(_) | Command::Jobs { .. })
+    }
+
     /// Whether the command works on the archive (and so may go through a
     /// running server).
     pub fn uses_archive(&self) -> bool {
