@@ -258,6 +258,7 @@ impl Work {
             Stores {
                 packs,
                 index: Arc::new(index),
+                read_only_copy: None,
             },
             store,
         ))

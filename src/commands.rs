@@ -37,6 +37,17 @@ impl Command {
         }
     }
 
+    /// Whether the command may write to the archive (crawls, job runs and
+    /// a `reextract` that is not a dry run); the others only read it and
+    /// need an existing archive.
+    pub fn writes_archive(&self) -> bool {
+        match self {
+            Command::Crawl(_) | Command::Jobs { .. } => true,
+            Command::Reextract(a) => !a.dry_run,
+            _ => false,
+        }
+    }
+
     /// Whether the command works on the archive (and so may go through a
     /// running server).
     pub fn uses_archive(&self) -> bool {

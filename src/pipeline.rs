@@ -124,11 +124,91 @@ pub struct Ingest {
     cfg: Config,
     packer: Packer,
     index: Arc<Index>,
-    model: Option<classifier::Model>,
+    analyser: Analyser,
     summary: IngestSummary,
     packs_seen: std::collections::HashSet<String>,
-    encoder: AttributeEncoder,
     recrawl: Recrawl,
+}
+
+/// The per-page work that needs no store: source, topic, payload digest,
+/// the response record (compressed) and the attribute vector. Done by
+/// [`Analyser::analyse`] on the blocking pool as pages arrive, several at a
+/// time, so the storage thread is left with what must be serial.
+pub struct Analysed {
+    page: FetchedPage,
+    source: String,
+    topic: String,
+    topic_score: f32,
+    digest: String,
+    /// The page's record if it is new (unused when it turns out a revisit).
+    response: EncodedRecord,
+    /// The page's K-means attribute vector.
+    vector: Vec<f32>,
+    classify_secs: f64,
+}
+
+/// Everything [`Analysed`] needs, shareable across threads.
+#[derive(Clone)]
+pub struct Analyser {
+    cfg: Arc<Config>,
+    model: Option<Arc<classifier::Model>>,
+    encoder: Arc<AttributeEncoder>,
+}
+
+impl Analyser {
+    fn new(cfg: &Config, model: Option<classifier::Model>) -> Analyser {
+        Analyser {
+            cfg: Arc::new(cfg.clone()),
+            model: model.map(Arc::new),
+            encoder: Arc::new(AttributeEncoder::new(&cfg.packing.kmeans)),
+        }
+    }
+
+    fn classify(&self, page: &FetchedPage) -> (String, f32) {
+        let Some(model) = &self.model else {
+            return (UNCLASSIFIED.to_string(), 0.0);
+        };
+        let mut text = page.extract.title.clone().unwrap_or_default();
+        text.push('\n');
+        text.extend(page.extract.main_text().chars().take(CLASSIFY_CHARS));
+        let p = model.predict(&text);
+        (p.topic, p.score)
+    }
+
+    /// The store-independent work on one page.
+    pub fn analyse(&self, page: FetchedPage) -> Analysed {
+        let source = self.cfg.source_for(&page.url);
+        let t0 = Instant::now();
+        let (topic, topic_score) = self.classify(&page);
+        let classify_secs = t0.elapsed().as_secs_f64();
+        let digest = warc::payload_digest(&page.body);
+        let response = warc::encode_response(&ResponseInput {
+            target_uri: &page.url,
+            date: page.fetched_at,
+            ip_address: page.ip_address.as_deref(),
+            warcinfo_id: None,
+            status_line: &page.status_line,
+            headers: &page.headers,
+            payload: &page.body,
+        });
+        let x = &page.extract;
+        let vector = self.encoder.encode(&PageAttributes {
+            media: x.media.as_deref().unwrap_or(""),
+            comments: x.comments,
+            participants: x.participants,
+            keywords: &x.keywords,
+        });
+        Analysed {
+            page,
+            source,
+            topic,
+            topic_score,
+            digest,
+            response,
+            vector,
+            classify_secs,
+        }
+    }
 }
 
 /// A page of a batch, decided but not yet written.
@@ -138,6 +218,7 @@ struct Prepared {
     topic: String,
     topic_score: f32,
     digest: String,
+    vector: Vec<f32>,
     /// Day of the key time (published, else fetched), UTC.
     day: chrono::NaiveDate,
     previous: Option<UrlState>,
@@ -242,23 +323,16 @@ impl Ingest {
             cfg: cfg.clone(),
             packer,
             index: stores.index.clone(),
-            model,
+            analyser: Analyser::new(cfg, model),
             summary: IngestSummary::default(),
             packs_seen: Default::default(),
-            encoder: AttributeEncoder::new(&cfg.packing.kmeans),
             recrawl: Recrawl::default(),
         })
     }
 
-    fn classify(&self, page: &FetchedPage) -> (String, f32) {
-        let Some(model) = &self.model else {
-            return (UNCLASSIFIED.to_string(), 0.0);
-        };
-        let mut text = page.extract.title.clone().unwrap_or_default();
-        text.push('\n');
-        text.extend(page.extract.main_text().chars().take(CLASSIFY_CHARS));
-        let p = model.predict(&text);
-        (p.topic, p.score)
+    /// The per-page work that can run on other threads (see [`Analysed`]).
+    pub fn analyser(&self) -> Analyser {
+        self.analyser.clone()
     }
 
     /// The revisit schedule used for the URL states written from now on.
@@ -292,7 +366,7 @@ impl Ingest {
     /// index pages, digests, URLs and centres.
     pub fn store_batch(
         &mut self,
-        pages: Vec<FetchedPage>,
+        pages: Vec<Analysed>,
         not_modified: Vec<NotModifiedPage>,
     ) -> Result<()> {
         if pages.is_empty() && not_modified.is_empty() {
@@ -496,16 +570,22 @@ impl Ingest {
     }
 
     /// First pass over a batch: source, topic, digest, response or revisit.
-    fn prepare(&mut self, pages: Vec<FetchedPage>) -> Result<Vec<Prepared>> {
+    fn prepare(&mut self, pages: Vec<Analysed>) -> Result<Vec<Prepared>> {
         let mut out: Vec<Prepared> = Vec::with_capacity(pages.len());
         // Digests first captured inside this batch are not in the table yet.
         let mut batch_digests: HashMap<String, usize> = HashMap::new();
-        for page in pages {
-            let source = self.cfg.source_for(&page.url);
-            let t0 = Instant::now();
-            let (topic, topic_score) = self.classify(&page);
-            self.summary.classify_secs += t0.elapsed().as_secs_f64();
-            let digest = warc::payload_digest(&page.body);
+        for analysed in pages {
+            let Analysed {
+                page,
+                source,
+                topic,
+                topic_score,
+                digest,
+                response,
+                vector,
+                classify_secs,
+            } = analysed;
+            self.summary.classify_secs += classify_secs;
             let day = page
                 .extract
                 .published
@@ -548,15 +628,7 @@ impl Ingest {
                     (rec, first)
                 }
                 None => {
-                    let rec = warc::encode_response(&ResponseInput {
-                        target_uri: &page.url,
-                        date: page.fetched_at,
-                        ip_address: page.ip_address.as_deref(),
-                        warcinfo_id: None,
-                        status_line: &page.status_line,
-                        headers: &page.headers,
-                        payload: &page.body,
-                    });
+                    let rec = response;
                     let entry = DigestEntry {
                         digest: digest.clone(),
                         first_url: page.url.clone(),
@@ -577,6 +649,7 @@ impl Ingest {
                 topic,
                 topic_score,
                 digest,
+                vector,
                 day,
                 previous,
                 recapture,
@@ -677,15 +750,7 @@ impl Ingest {
         for ((topic, day), members) in groups {
             let vectors: Vec<Vec<f32>> = members
                 .iter()
-                .map(|&i| {
-                    let x = &prepared[i].page.extract;
-                    self.encoder.encode(&PageAttributes {
-                        media: x.media.as_deref().unwrap_or(""),
-                        comments: x.comments,
-                        participants: x.participants,
-                        keywords: &x.keywords,
-                    })
-                })
+                .map(|&i| prepared[i].vector.clone())
                 .collect();
             let stored: Vec<Centre> = self
                 .index
@@ -941,6 +1006,47 @@ fn progress_line(s: &IngestSummary, queued: u64, elapsed: Duration) -> String {
     )
 }
 
+/// Pages analysed at the same time (the blocking pool's threads).
+const ANALYSE_PARALLEL: usize = 4;
+
+/// A crawler event on its way to the storage thread: a page being analysed
+/// (awaited in arrival order), or an event that needs no analysis.
+enum Staged {
+    Page(tokio::task::JoinHandle<Analysed>),
+    Other(CrawlEvent),
+}
+
+/// Hands each page to the blocking pool for [`Analyser::analyse`] (at most
+/// [`ANALYSE_PARALLEL`] at a time) and passes the handles on in arrival
+/// order. Ends when the crawler closes its channel or the storage thread
+/// stops reading.
+async fn analyse_stage(
+    analyser: Analyser,
+    mut events: mpsc::Receiver<CrawlEvent>,
+    staged: mpsc::Sender<Staged>,
+) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(ANALYSE_PARALLEL));
+    while let Some(event) = events.recv().await {
+        let next = match event {
+            CrawlEvent::Page(page) => {
+                let Ok(slot) = slots.clone().acquire_owned().await else {
+                    break;
+                };
+                let analyser = analyser.clone();
+                Staged::Page(tokio::task::spawn_blocking(move || {
+                    let analysed = analyser.analyse(*page);
+                    drop(slot);
+                    analysed
+                }))
+            }
+            other => Staged::Other(other),
+        };
+        if staged.send(next).await.is_err() {
+            break;
+        }
+    }
+}
+
 /// Crawl with the configured seeds and store everything.
 pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<IngestSummary> {
     Ok(run_job(cfg, stores, run).await?.summary)
@@ -1011,7 +1117,12 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let start = Instant::now();
     let batch_pages = cfg.packing.batch_pages;
     let max_wait = cfg.packing.max_batch_wait;
-    let (tx, mut rx) = mpsc::channel::<CrawlEvent>(batch_pages.clamp(64, 4096));
+    let capacity = batch_pages.clamp(64, 4096);
+    let (tx, rx) = mpsc::channel::<CrawlEvent>(capacity);
+    // Pages are analysed (classified, hashed, encoded) on the blocking pool
+    // as they arrive, in order, then handed to the storage thread.
+    let (staged_tx, mut staged_rx) = mpsc::channel::<Staged>(capacity);
+    let analyse_stage = tokio::spawn(analyse_stage(ingest.analyser(), rx, staged_tx));
     let bar = (run.progress == Progress::Bar).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
@@ -1030,13 +1141,13 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         .name("harvest-storage".into())
         .spawn(
             move || -> (Result<IngestSummary>, Option<crate::jobs::ActiveRun>) {
-                let mut batch: Vec<FetchedPage> = Vec::with_capacity(batch_pages);
+                let mut batch: Vec<Analysed> = Vec::with_capacity(batch_pages);
                 let mut not_modified: Vec<NotModifiedPage> = Vec::new();
                 let mut done: Vec<String> = Vec::new();
                 let mut batch_started: Option<Instant> = None;
                 let mut last_report = Instant::now();
                 let store = |ingest: &mut Ingest,
-                             batch: &mut Vec<FetchedPage>,
+                             batch: &mut Vec<Analysed>,
                              nm: &mut Vec<NotModifiedPage>,
                              done: &mut Vec<String>|
                  -> Result<()> {
@@ -1058,21 +1169,23 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                             None => PROGRESS_EVERY,
                             Some(t0) => max_wait.saturating_sub(t0.elapsed()),
                         };
-                        let event =
-                            handle.block_on(async { tokio::time::timeout(wait, rx.recv()).await });
+                        let event = handle
+                            .block_on(async { tokio::time::timeout(wait, staged_rx.recv()).await });
                         match event {
                             Ok(None) => break,
-                            Ok(Some(CrawlEvent::Page(page))) => {
+                            Ok(Some(Staged::Page(analysing))) => {
+                                let page =
+                                    handle.block_on(analysing).context("analysing a page")?;
                                 batch_started.get_or_insert_with(Instant::now);
-                                done.push(page.requested_url.clone());
-                                batch.push(*page);
+                                done.push(page.page.requested_url.clone());
+                                batch.push(page);
                             }
-                            Ok(Some(CrawlEvent::NotModified(nm))) => {
+                            Ok(Some(Staged::Other(CrawlEvent::NotModified(nm)))) => {
                                 batch_started.get_or_insert_with(Instant::now);
                                 done.push(nm.requested_url.clone());
                                 not_modified.push(*nm);
                             }
-                            Ok(Some(other)) => ingest.note_event(&other),
+                            Ok(Some(Staged::Other(other))) => ingest.note_event(&other),
                             Err(_) => {} // timed out: the checks below
                         }
                         let due = batch_started.is_some_and(|t0| t0.elapsed() >= max_wait);
@@ -1116,6 +1229,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         .await
         .context("waiting for the storage thread")?
         .map_err(|_| anyhow::anyhow!("the storage thread panicked"))?;
+    analyse_stage.await.context("the analysing stage failed")?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

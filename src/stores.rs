@@ -1,5 +1,6 @@
 //! Opening the configured backends behind the two storage traits.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use std::time::{Duration, Instant};
@@ -15,36 +16,128 @@ use crate::config::{Config, IndexBackend};
 pub struct Stores {
     pub packs: Arc<dyn PackStore>,
     pub index: Arc<Index>,
+    /// Set when the embedded index is on read-only media and was opened
+    /// from a temporary copy (removed when the last clone is dropped):
+    /// nothing written to it lasts.
+    pub read_only_copy: Option<Arc<tempfile::TempDir>>,
+}
+
+/// What a command does with the archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Crawls and jobs: the store is created if it is not there.
+    Write,
+    /// Query, stats, get, serve: the archive must exist; on read-only
+    /// media its embedded index is opened from a temporary copy.
+    Read,
+}
+
+/// Whether files can be created in `dir` (false on read-only media or
+/// without write permission).
+fn writable(dir: &Path) -> bool {
+    let probe = dir.join(format!(".harvest-write-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            true
+        }
+        Err(e) => !matches!(
+            e.kind(),
+            std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied
+        ),
+    }
+}
+
+/// Copies a directory tree (files and folders only).
+fn copy_tree(from: &Path, to: &Path) -> Result<u64> {
+    let mut bytes = 0;
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            bytes += copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            bytes += std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(bytes)
 }
 
 impl Stores {
+    /// Opens the stores for writing (creating them when absent).
     pub fn open(cfg: &Config) -> Result<Stores> {
+        Stores::open_for(cfg, Access::Write)
+    }
+
+    pub fn open_for(cfg: &Config, access: Access) -> Result<Stores> {
+        let mut read_only_copy = None;
+        let mut embedded_path = None;
+        if let IndexBackend::Embedded { path } = &cfg.index {
+            embedded_path = Some(path.clone());
+            if access == Access::Read {
+                if !path.is_dir() {
+                    bail!(
+                        "no archive at {}: the index folder does not exist (data_dir {}). \
+                         Crawl first, or point `data_dir` in the config at an existing archive.",
+                        path.display(),
+                        crate::config::absolute(&cfg.data_dir).display()
+                    );
+                }
+                if !writable(path) {
+                    let copy = tempfile::Builder::new()
+                        .prefix("harvest-read-only-index-")
+                        .tempdir()
+                        .context("cannot make a temporary folder for the read-only index")?;
+                    let bytes = copy_tree(path, copy.path()).with_context(|| {
+                        format!("cannot copy the read-only index at {}", path.display())
+                    })?;
+                    eprintln!(
+                        "harvest: the archive at {} is on read-only media: its index ({:.1} MB) was copied to {} for this run; nothing is written to the archive",
+                        path.display(),
+                        bytes as f64 / 1e6,
+                        copy.path().display()
+                    );
+                    embedded_path = Some(copy.path().to_path_buf());
+                    read_only_copy = Some(Arc::new(copy));
+                }
+            }
+        }
         let packs = packer::open_store(&cfg.packs)
             .with_context(|| format!("cannot open the pack store {:?}", cfg.packs))?;
         let tables: Arc<dyn TableStore> = match &cfg.index {
-            IndexBackend::Embedded { path } => match indexer::EmbeddedStore::open(path) {
-                Ok(store) => Arc::new(store),
-                Err(e) if format!("{e:#}").contains("Locked") => {
-                    let owner = match crate::remote::find(cfg) {
-                        Some(info) => {
-                            format!("`harvest serve` (pid {}) at {} has it", info.pid, info.url)
-                        }
-                        None => "another harvest process has it".to_string(),
-                    };
-                    bail!(
+            IndexBackend::Embedded { .. } => {
+                let path = embedded_path.as_deref().unwrap_or(Path::new("."));
+                match indexer::EmbeddedStore::open(path) {
+                    Ok(store) => Arc::new(store),
+                    Err(e) if format!("{e:#}").contains("Locked") => {
+                        let owner = match crate::remote::find(cfg) {
+                            Some(info) => {
+                                format!("`harvest serve` (pid {}) at {} has it", info.pid, info.url)
+                            }
+                            None => "another harvest process has it".to_string(),
+                        };
+                        bail!(
                         "the embedded index at {} is in use: {owner}. One process owns an embedded store; \
                          while `harvest serve` runs, crawl, jobs, query, stats, get and reextract go through it. \
                          Wait for the other process or stop it.",
                         path.display()
                     );
+                    }
+                    Err(e) => {
+                        return Err(anyhow::Error::new(e).context(format!(
+                            "cannot open the embedded index at {}",
+                            path.display()
+                        )))
+                    }
                 }
-                Err(e) => {
-                    return Err(anyhow::Error::new(e).context(format!(
-                        "cannot open the embedded index at {}",
-                        path.display()
-                    )))
-                }
-            },
+            }
             IndexBackend::Hbase {
                 thrift, thrift2, ..
             } => Arc::new(
@@ -71,6 +164,7 @@ impl Stores {
         Ok(Stores {
             packs,
             index: Arc::new(index),
+            read_only_copy,
         })
     }
 }

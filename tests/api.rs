@@ -81,7 +81,13 @@ fn call_with(app: &Router, uri: &str, token: Option<&str>) -> Answer {
     rt.block_on(async {
         let mut req = Request::builder().uri(uri);
         if let Some(t) = token {
-            req = req.header(header::AUTHORIZATION, format!("Bearer {t}"));
+            // A whole header value ("scheme token") is sent as it is.
+            let value = if t.contains(' ') {
+                t.to_string()
+            } else {
+                format!("Bearer {t}")
+            };
+            req = req.header(header::AUTHORIZATION, value);
         }
         let resp = app
             .clone()
@@ -636,6 +642,20 @@ fn a_token_protects_the_api_but_not_health() {
         call_with(&app, "/api/search?limit=1", Some(token)).status,
         StatusCode::OK
     );
+    // The scheme name is case-insensitive (RFC 9110, 11.1); another scheme
+    // or an empty token is not a bearer token.
+    for (value, status) in [
+        ("bearer s3cret", StatusCode::OK),
+        ("BEARER  s3cret ", StatusCode::OK),
+        ("Basic s3cret", StatusCode::UNAUTHORIZED),
+        ("Bearer  ", StatusCode::UNAUTHORIZED),
+    ] {
+        assert_eq!(
+            call_with(&app, "/api/search?limit=1", Some(value)).status,
+            status,
+            "Authorization: {value:?}"
+        );
+    }
     assert_eq!(call(&app, "/metrics").status, StatusCode::UNAUTHORIZED);
     assert_eq!(call(&app, "/healthz").status, StatusCode::OK);
 }

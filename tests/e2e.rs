@@ -5,7 +5,7 @@
 mod util;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use harvest::demo::{manifest_labels, DEMO_DEPTH, DEMO_ENTRY};
@@ -504,4 +504,156 @@ fn unreachable_seed_is_a_counted_failure_not_a_crash() {
         .map(|v| v.as_u64().unwrap())
         .sum();
     assert_eq!(failures, 1, "{summary}");
+}
+
+/// A read-only bind mount of `dir` (needs root, as in CI); unmounted on drop.
+struct ReadOnlyMount(PathBuf);
+
+impl ReadOnlyMount {
+    fn new(dir: &Path, at: &Path) -> ReadOnlyMount {
+        std::fs::create_dir_all(at).unwrap();
+        let run = |args: &[&str]| {
+            let out = Command::new("mount")
+                .args(args)
+                .output()
+                .expect("run mount");
+            assert!(
+                out.status.success(),
+                "mount {args:?} failed (this test mounts a read-only bind mount and needs root): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run(&["--bind", dir.to_str().unwrap(), at.to_str().unwrap()]);
+        let mount = ReadOnlyMount(at.to_path_buf());
+        run(&["-o", "remount,bind,ro", at.to_str().unwrap()]);
+        mount
+    }
+}
+
+impl Drop for ReadOnlyMount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Issue 13 item 7: an archive on read-only media answers query, stats, get
+/// and serve (its index is opened from a temporary copy); a missing data dir
+/// is an error naming the path, and nothing is created.
+#[test]
+fn a_read_only_archive_answers_and_a_missing_one_is_an_error() {
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(1));
+    ws.crawl();
+    let before = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
+    assert!(!before.is_empty() && before.len() < 200, "{}", before.len());
+    let url = before[0]["url"].as_str().unwrap().to_string();
+    let body = ws.harvest(&["get", &url]).stdout;
+
+    // The archive (data dir) mounted read-only somewhere else, and a config
+    // that points at it.
+    let mnt = tempfile::tempdir().unwrap();
+    let ro = mnt.path().join("archive");
+    let _mount = ReadOnlyMount::new(ws.path(), &ro);
+    assert!(
+        std::fs::write(ro.join("probe"), b"x").is_err(),
+        "the mount is writable"
+    );
+    let config = mnt.path().join("ro.toml");
+    let text = std::fs::read_to_string(&ws.config).unwrap();
+    let text = text.replace(ws.path().to_str().unwrap(), ro.to_str().unwrap());
+    std::fs::write(&config, text).unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_harvest"))
+            .arg("-c")
+            .arg(&config)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "harvest {args:?} on a read-only archive failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let out = run(&["query", "--format", "jsonl"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("read-only media"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(urls_of(&jsonl(&out)), urls_of(&before));
+    let stats = String::from_utf8(run(&["stats", "--format", "csv"]).stdout).unwrap();
+    let total: u64 = stats
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.rsplit(',').next()?.parse::<u64>().ok())
+        .sum();
+    assert_eq!(total, before.len() as u64, "{stats}");
+    assert_eq!(run(&["get", &url]).stdout, body);
+
+    // serve on the read-only archive: answers, leaves no file behind.
+    let mut server = Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&config)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let addr = line.trim().rsplit("http://").next().unwrap().to_string();
+    let search = http_get(&addr, "/api/search?limit=200");
+    let _ = server.kill();
+    let _ = server.wait();
+    let hits: serde_json::Value = serde_json::from_str(&search).expect(&search);
+    assert_eq!(
+        hits["hits"].as_array().unwrap().len(),
+        before.len(),
+        "{search}"
+    );
+
+    // A data dir that does not exist: an error naming it, nothing created.
+    let missing = mnt.path().join("no-such-archive");
+    std::fs::write(
+        &config,
+        format!("data_dir = {:?}\n", missing.to_str().unwrap()),
+    )
+    .unwrap();
+    for args in [&["query"][..], &["stats"], &["get", &url]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_harvest"))
+            .arg("-c")
+            .arg(&config)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("no archive at") && err.contains("no-such-archive"),
+            "{err}"
+        );
+    }
+    assert!(
+        !missing.exists(),
+        "a read command created {}",
+        missing.display()
+    );
+}
+
+/// The body of `GET http://{addr}{path}` (plain HTTP/1.0, no client crate).
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
 }

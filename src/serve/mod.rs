@@ -235,12 +235,19 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
     if !opts.listen.ip().is_loopback() && opts.token.is_none() {
         tracing::warn!(listen = %opts.listen, "serving beyond loopback without a token: anyone who can reach it can read the archive");
     }
+    let read_only = stores.read_only_copy.is_some();
     let state = AppState::with_config(stores, opts.token.clone(), opts.config.clone());
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
     let addr = listener.local_addr()?;
-    let serve_file = opts.config.as_ref().and_then(crate::remote::serve_file);
+    // On read-only media nothing can be written next to the archive, and
+    // other commands open their own copy of the index: no serve file.
+    let serve_file = opts
+        .config
+        .as_ref()
+        .filter(|_| !read_only)
+        .and_then(crate::remote::serve_file);
     if let Some(path) = &serve_file {
         crate::remote::write_info(
             path,
@@ -494,13 +501,23 @@ async fn cli_command(
     }))
 }
 
+/// The token of an `Authorization: Bearer TOKEN` value; the scheme name is
+/// case-insensitive (RFC 9110, 11.1), spaces around the token are ignored.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
 async fn auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
     if let Some(token) = &state.token {
         let given = req
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
+            .and_then(bearer_token);
         if given != Some(token.as_str()) {
             let mut r = ApiError {
                 status: StatusCode::UNAUTHORIZED,
