@@ -340,6 +340,15 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on the API.
     #[arg(long, env = "HARVEST_TOKEN")]
     pub token: Option<String>,
+    /// Connections open at once (at most the open-files limit allows); at
+    /// the cap a new connection closes the oldest one that has not sent a
+    /// whole request yet.
+    #[arg(long, default_value_t = crate::serve::DEFAULT_MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// Seconds a client has to send a request's headers (also the limit on
+    /// an idle kept-alive connection); slower connections are closed.
+    #[arg(long, default_value_t = crate::serve::DEFAULT_HEADER_TIMEOUT_SECS)]
+    pub header_timeout: u64,
 }
 
 #[derive(Debug, Args)]

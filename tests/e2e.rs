@@ -657,3 +657,60 @@ fn http_get(addr: &str, path: &str) -> String {
         .map(|(_, b)| b.to_string())
         .unwrap_or_default()
 }
+
+/// Issue 13 item 6: idle and half-sent connections neither exhaust the
+/// server nor keep `/healthz` out; a connection that sends no whole request
+/// is closed after the header timeout.
+#[test]
+fn idle_connections_do_not_starve_the_server() {
+    use std::io::{Read, Write};
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(0));
+    ws.crawl();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&ws.config)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(["--max-connections", "200", "--header-timeout", "2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let addr = line.trim().rsplit("http://").next().unwrap().to_string();
+    // Five times the connection cap, each with half a request.
+    let mut idle = Vec::new();
+    for _ in 0..1000 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        let _ = s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n");
+        idle.push(s);
+    }
+    let t0 = std::time::Instant::now();
+    let health = http_get(&addr, "/healthz");
+    let waited = t0.elapsed();
+    assert_eq!(health.trim(), "ok");
+    assert!(
+        waited < std::time::Duration::from_secs(1),
+        "healthz took {waited:?} beside 1,000 idle connections"
+    );
+    // The newest idle connection is closed by the server after the header
+    // timeout (2 s): reading it ends instead of blocking.
+    let last = idle.last_mut().unwrap();
+    last.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let mut buf = Vec::new();
+    let _ = last.read_to_end(&mut buf);
+    let closed_after = t0.elapsed();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(
+        closed_after < std::time::Duration::from_secs(5),
+        "an idle connection stayed open {closed_after:?}"
+    );
+}

@@ -103,6 +103,35 @@ pub struct ServeOptions {
     /// The configuration: its jobs are scheduled and runnable, its data dir
     /// gets the serve file that lets the command line find this server.
     pub config: Option<Config>,
+    pub limits: ServerLimits,
+}
+
+/// Default of `harvest serve --max-connections` (lowered to what the
+/// open-files limit allows).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
+/// Default of `harvest serve --header-timeout` (seconds).
+pub const DEFAULT_HEADER_TIMEOUT_SECS: u64 = 10;
+/// Largest request body accepted (the API's only bodies are small JSON:
+/// `/api/cli` arguments).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// What clients can hold of the server: slow or idle connections are
+/// closed after `header_timeout`, and at most `max_connections` are open at
+/// once, the oldest idle one closed for a newcomer (see
+/// [`serve_connections`]), so idle connections cannot starve `/healthz`.
+#[derive(Debug, Clone, Copy)]
+pub struct ServerLimits {
+    pub max_connections: usize,
+    pub header_timeout: std::time::Duration,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        ServerLimits {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_timeout: std::time::Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECS),
+        }
+    }
 }
 
 /// What the handlers share.
@@ -226,6 +255,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/assets/app.css", get(ui_css))
         .fallback(|| async { ApiError::not_found("no such route".into()) })
         .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
 }
 
@@ -262,30 +292,166 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
     use std::io::Write;
     std::io::stdout().flush()?;
     let scheduler = tokio::spawn(scheduler(state.clone()));
-    let served = axum::serve(listener, router(state))
-        .with_graceful_shutdown(async {
-            let term = async {
-                #[cfg(unix)]
-                if let Ok(mut s) =
-                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                {
-                    s.recv().await;
-                    return;
-                }
-                std::future::pending::<()>().await
-            };
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term => {}
+    let shutdown = async {
+        let term = async {
+            #[cfg(unix)]
+            if let Ok(mut s) =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            {
+                s.recv().await;
+                return;
             }
-        })
-        .await
-        .context("server failed");
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term => {}
+        }
+    };
+    let served = serve_connections(listener, router(state), opts.limits, shutdown).await;
     scheduler.abort();
     if let Some(path) = &serve_file {
         crate::remote::remove_info(path);
     }
     served
+}
+
+/// Raises this process's open-files limit to its hard limit and returns it
+/// (connections are file descriptors).
+fn raise_open_files_limit() -> u64 {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return 1024;
+        }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                lim.rlim_cur = lim.rlim_max;
+            }
+        }
+    }
+    lim.rlim_cur
+}
+
+/// File descriptors kept for the stores (packs, index files) and the like.
+const RESERVED_FDS: u64 = 512;
+
+/// One open connection, as the accept loop sees it.
+struct OpenConnection {
+    /// Set once the connection has sent a whole request.
+    served: Arc<std::sync::atomic::AtomicBool>,
+    /// Set when the connection task ends.
+    closed: Arc<std::sync::atomic::AtomicBool>,
+    evict: Arc<tokio::sync::Notify>,
+}
+
+/// The accept loop: one task per connection (HTTP/1.1 and HTTP/2), each
+/// with a header-read timeout. At most `limits.max_connections` (and no
+/// more than the open-files limit allows) are open at once; at the cap a new
+/// connection closes the oldest one that never sent a whole request, so idle
+/// or half-sent connections cannot keep real clients (and `/healthz`) out.
+/// Stops accepting at `shutdown` and gives open connections a moment.
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: ServerLimits,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<()> {
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let fd_room = raise_open_files_limit()
+        .saturating_sub(RESERVED_FDS)
+        .max(16);
+    let cap = limits.max_connections.clamp(1, fd_room as usize);
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(limits.header_timeout));
+    let builder = Arc::new(builder);
+    let open = Arc::new(AtomicUsize::new(0));
+    let mut oldest_first: std::collections::VecDeque<OpenConnection> = Default::default();
+    let (closing_tx, closing_rx) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _peer) = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait, do not spin.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        // Forget connections that closed or sent a request; at the cap,
+        // close the oldest that has not.
+        oldest_first
+            .retain(|c| !c.closed.load(Ordering::Relaxed) && !c.served.load(Ordering::Relaxed));
+        if open.load(Ordering::Relaxed) >= cap {
+            if let Some(victim) = oldest_first.pop_front() {
+                victim.evict.notify_one();
+            }
+        }
+        let _ = stream.set_nodelay(true);
+        let served = Arc::new(AtomicBool::new(false));
+        let closed = Arc::new(AtomicBool::new(false));
+        let evict = Arc::new(tokio::sync::Notify::new());
+        oldest_first.push_back(OpenConnection {
+            served: served.clone(),
+            closed: closed.clone(),
+            evict: evict.clone(),
+        });
+        open.fetch_add(1, Ordering::Relaxed);
+        let app = app.clone();
+        let flag = served.clone();
+        let service =
+            hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                flag.store(true, Ordering::Relaxed);
+                tower::ServiceExt::oneshot(app.clone(), req.map(axum::body::Body::new))
+            });
+        let builder = builder.clone();
+        let mut closing = closing_rx.clone();
+        let open_count = open.clone();
+        connections.spawn(async move {
+            let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = evict.notified() => {}
+                _ = closing.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), conn).await;
+                }
+            }
+            closed.store(true, Ordering::Relaxed);
+            open_count.fetch_sub(1, Ordering::Relaxed);
+        });
+        // Reap finished connection tasks so the set stays small.
+        while connections.try_join_next().is_some() {}
+    }
+    let _ = closing_tx.send(true);
+    drop(listener);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(6), async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    Ok(())
 }
 
 /// Runs scheduled jobs: sleeps until the next job is due, starts it (unless
