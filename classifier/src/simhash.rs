@@ -1,0 +1,190 @@
+//! 64-bit SimHash of a text (Charikar 2002, as used for web near-duplicates by
+//! Manku, Jain and Das Sarma 2007): the text's features are hashed to 64 bits,
+//! every bit position sums +1 for a feature whose hash has the bit set and -1
+//! otherwise, and the fingerprint keeps the positions whose sum is positive.
+//! Texts that share most of their features get fingerprints a few bits apart
+//! (Hamming distance), so reposts of an article with a different frame or small
+//! edits land within `k` bits of each other while other texts land ~32 bits away.
+//!
+//! Features are shingles of [`SHINGLE_TOKENS`] consecutive tokens from
+//! [`crate::tokenize`] (jieba words for Chinese, Unicode words otherwise,
+//! lowercased, stop words dropped), each hashed with xxh3-64. The fingerprint is
+//! stored with every page: [`FINGERPRINT_VERSION`] names this recipe, and any
+//! change to tokens, shingles or hashing must bump it (stored fingerprints of
+//! another version are not comparable).
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::tokenize::for_each_token;
+
+/// Tokens per shingle (feature). One-token features make every article on a
+/// topic look alike; three-token ones break on every edited word.
+pub const SHINGLE_TOKENS: usize = 2;
+/// Texts with fewer shingles than this get no fingerprint: a handful of
+/// features gives an unstable fingerprint (a one-word change flips many bits)
+/// and short texts (menus, captions) are not stories.
+pub const MIN_SHINGLES: usize = 12;
+/// The recipe of [`simhash`] (tokens, shingles, hashes).
+pub const FINGERPRINT_VERSION: u32 = 1;
+
+/// Hamming distance between two fingerprints.
+#[inline]
+pub fn hamming(a: u64, b: u64) -> u32 {
+    (a ^ b).count_ones()
+}
+
+/// Accumulates shingle hashes into a fingerprint.
+#[derive(Debug, Clone)]
+pub struct SimHasher {
+    sums: [i32; 64],
+    features: usize,
+    /// The token hashes of the current shingle window (ring).
+    window: [u64; SHINGLE_TOKENS],
+    tokens: usize,
+}
+
+impl Default for SimHasher {
+    fn default() -> Self {
+        SimHasher {
+            sums: [0; 64],
+            features: 0,
+            window: [0; SHINGLE_TOKENS],
+            tokens: 0,
+        }
+    }
+}
+
+/// Mixes the token hashes of one shingle into one feature hash (order matters).
+#[inline]
+fn shingle_hash(window: &[u64; SHINGLE_TOKENS], newest: usize) -> u64 {
+    let mut h = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 1..=SHINGLE_TOKENS {
+        let t = window[(newest + i) % SHINGLE_TOKENS];
+        h = (h ^ t).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 31;
+    }
+    h
+}
+
+impl SimHasher {
+    /// A hasher with no features yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one feature hash.
+    #[inline]
+    pub fn add_hash(&mut self, h: u64) {
+        self.features += 1;
+        for (bit, s) in self.sums.iter_mut().enumerate() {
+            // +1 when the bit is set, -1 otherwise, without a branch.
+            *s += (((h >> bit) & 1) as i32) * 2 - 1;
+        }
+    }
+
+    /// Adds the next token of the text; every window of [`SHINGLE_TOKENS`]
+    /// tokens becomes a feature.
+    pub fn add_token(&mut self, token: &str) {
+        let slot = self.tokens % SHINGLE_TOKENS;
+        self.window[slot] = xxh3_64(token.as_bytes());
+        self.tokens += 1;
+        if self.tokens >= SHINGLE_TOKENS {
+            let h = shingle_hash(&self.window, slot);
+            self.add_hash(h);
+        }
+    }
+
+    /// Features added so far.
+    pub fn features(&self) -> usize {
+        self.features
+    }
+
+    /// The fingerprint, or `None` below `min_features` features.
+    pub fn finish(&self, min_features: usize) -> Option<u64> {
+        if self.features < min_features.max(1) {
+            return None;
+        }
+        Some(
+            self.sums
+                .iter()
+                .enumerate()
+                .filter(|(_, &s)| s > 0)
+                .fold(0u64, |acc, (bit, _)| acc | (1u64 << bit)),
+        )
+    }
+}
+
+/// The SimHash of `text`: `None` when it has fewer than [`MIN_SHINGLES`]
+/// shingles.
+pub fn simhash(text: &str) -> Option<u64> {
+    let mut h = SimHasher::new();
+    for_each_token(text, |t| h.add_token(t));
+    h.finish(MIN_SHINGLES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EN: &str = "The European Central Bank kept its main interest rate unchanged on \
+        Thursday and said it would continue buying government bonds until the end of the \
+        year, as inflation in the euro area remained well below its target of close to two \
+        per cent. Its president told reporters in Frankfurt that the recovery was gaining \
+        momentum but that risks to the outlook had not disappeared.";
+
+    #[test]
+    fn same_text_same_fingerprint_and_case_and_spacing_do_not_matter() {
+        let a = simhash(EN).expect("long enough");
+        assert_eq!(simhash(EN), Some(a));
+        let shouted = EN.to_uppercase().replace(' ', "  \n ");
+        assert_eq!(simhash(&shouted), Some(a));
+    }
+
+    #[test]
+    fn small_edit_is_near_and_another_text_is_far() {
+        let a = simhash(EN).unwrap();
+        let edited = EN.replace("Thursday", "Friday").replace("reporters", "journalists");
+        let b = simhash(&edited).unwrap();
+        assert!(hamming(a, b) <= 10, "edit moved {} bits", hamming(a, b));
+        assert_ne!(a, b, "an edit changes some shingles");
+        let other = simhash(
+            "Heavy snow closed the main road over the pass for the third day, and the \
+             regional council said ploughs would not reach the villages in the valley before \
+             the weekend; schools stayed shut and the power company sent extra crews to repair \
+             lines brought down by falling trees near the river.",
+        )
+        .unwrap();
+        assert!(hamming(a, other) >= 16, "unrelated text only {} bits away", hamming(a, other));
+    }
+
+    #[test]
+    fn chinese_is_fingerprinted_from_jieba_words() {
+        let text = "国务院总理李克强十二日主持召开国务院常务会议，部署进一步扩大对外开放，\
+                    积极利用外资，会议指出，利用外资是我国对外开放基本国策和开放型经济体制的重要内容，\
+                    要进一步放宽服务业和制造业准入限制，营造公平竞争的市场环境。";
+        let a = simhash(text).expect("long enough");
+        let b = simhash(&format!("（转载自人民网）{text}")).unwrap();
+        assert!(hamming(a, b) <= 6, "a repost line moved {} bits", hamming(a, b));
+    }
+
+    #[test]
+    fn short_or_empty_text_has_no_fingerprint() {
+        assert_eq!(simhash(""), None);
+        assert_eq!(simhash("Home News Sport Weather"), None);
+        assert_eq!(simhash("，。！ 123 4.5"), None);
+    }
+
+    #[test]
+    fn hasher_sums_bits() {
+        let mut h = SimHasher::new();
+        h.add_hash(0b1011);
+        h.add_hash(0b0011);
+        h.add_hash(0b1000);
+        assert_eq!(h.features(), 3);
+        // bit 0: +1 +1 -1; bit 1: +1 +1 -1; bit 2: -3; bit 3: +1 -1 +1; others -3
+        assert_eq!(h.finish(1), Some(0b1011));
+        assert_eq!(h.finish(4), None);
+        assert_eq!(hamming(0b1011, 0b0110), 3);
+        assert_eq!(hamming(u64::MAX, 0), 64);
+    }
+}
