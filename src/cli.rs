@@ -269,6 +269,9 @@ pub enum GroupArg {
     Topic,
     Media,
     Source,
+    /// Reposts: distinct stories (near-duplicates collapsed) and copies
+    /// (pages) per bucket.
+    Story,
 }
 
 impl IntervalArg {
@@ -288,6 +291,7 @@ impl GroupArg {
             GroupArg::Topic => "topic",
             GroupArg::Media => "media",
             GroupArg::Source => "source",
+            GroupArg::Story => "story",
         }
     }
 }

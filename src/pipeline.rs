@@ -46,6 +46,10 @@ pub struct IngestSummary {
     pub unchanged: u64,
     /// Pages whose payload was seen before: stored as `revisit` records.
     pub duplicates: u64,
+    /// Pages within `[dedup] distance` bits of an earlier page's SimHash:
+    /// linked to the first page of that story (`near_duplicate_of`).
+    #[serde(default)]
+    pub near_duplicates: u64,
     /// Answers 304 Not Modified.
     pub not_modified: u64,
     /// Payload bytes fetched.
@@ -95,6 +99,10 @@ impl IngestSummary {
         out.push_str(&format!(
             "duplicates     {:>8}   (revisit records, bytes not stored twice)\n",
             self.duplicates
+        ));
+        out.push_str(&format!(
+            "near-dups      {:>8}   (reposts linked to the first page of their story)\n",
+            self.near_duplicates
         ));
         out.push_str(&format!(
             "not modified   {:>8}   (304: revisit records, links followed from the stored copy)\n",
@@ -349,6 +357,9 @@ impl Ingest {
                 p.revisit,
             );
             record.cluster = cluster;
+            if self.cfg.dedup.near_duplicates && !p.recapture {
+                record.simhash = classifier::simhash::simhash(&p.page.extract.body_text);
+            }
             // A page without a publish time keeps its first capture's key
             // time: a changed page replaces its row instead of adding one.
             record.first_seen = p.previous.as_ref().and_then(|s| s.first_capture);
@@ -432,7 +443,15 @@ impl Ingest {
         // Durability rule: nothing is indexed before its pack is synced.
         self.packer.sync_all().context("syncing packs")?;
 
-        let records: Vec<PageRecord> = pending.iter().filter_map(|p| p.record.clone()).collect();
+        let mut records: Vec<PageRecord> =
+            pending.iter().filter_map(|p| p.record.clone()).collect();
+        if self.cfg.dedup.near_duplicates {
+            let linked = self
+                .index
+                .link_near_duplicates(&mut records, self.cfg.dedup.distance)
+                .context("linking near-duplicates")?;
+            self.summary.near_duplicates += linked.near_duplicates;
+        }
         self.index.index_pages(&records).context("indexing pages")?;
         if !moved.is_empty() {
             self.index
