@@ -32,6 +32,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         BenchKind::Frontier => frontier(args),
         BenchKind::Locality => locality(args),
         BenchKind::Api => crate::apibench::run(args),
+        BenchKind::Simhash => crate::simbench::run(args),
         BenchKind::Kmeans => {
             let python = args.python.exists().then_some(args.python.as_path());
             if python.is_none() {

@@ -434,6 +434,10 @@ pub enum BenchKind {
     /// /api/search and /api/stats latency at 1,000,000 pages (env
     /// HARVEST_BENCH_PAGES) vs a full scan, and requests/s under wrk.
     Api,
+    /// Near-duplicates: SimHash MB/s and repost accuracy vs the Python
+    /// simhash library, all pairs within 3 bits among 1,000,000 fingerprints
+    /// (env HARVEST_BENCH_SIMHASHES) vs brute force and the peer's index.
+    Simhash,
 }
 
 #[derive(Debug, Args)]
@@ -450,10 +454,13 @@ pub struct BenchArgs {
     /// Scratch folder (wiped).
     #[arg(long, default_value = "harvest-data/bench")]
     pub dir: PathBuf,
-    /// NewsArticles.csv (locality, kmeans; fetched by indexer/tests/fetch-news.sh).
+    /// NewsArticles.csv (locality, kmeans, simhash; fetched by
+    /// indexer/tests/fetch-news.sh; simhash also reads 199801.txt beside it,
+    /// fetched by deploy/data/fetch-neardup.sh).
     #[arg(long, default_value = "deploy/cache/NewsArticles.csv")]
     pub news: PathBuf,
-    /// Python with scikit-learn for the peer (kmeans; set up by deploy/data/setup-peers.sh).
+    /// Python with scikit-learn / simhash for the peer (kmeans, simhash; set
+    /// up by deploy/data/setup-peers.sh).
     #[arg(long, default_value = "deploy/cache/venv/bin/python")]
     pub python: PathBuf,
 }

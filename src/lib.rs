@@ -14,7 +14,9 @@ pub mod newssite;
 pub mod pipeline;
 pub mod plot;
 pub mod remote;
+pub mod reposts;
 pub mod serve;
+pub mod simbench;
 pub mod site;
 pub mod stores;
 
