@@ -162,7 +162,18 @@ pub const ZH_TEMPLATES: &[Template] = &[
         site: "新浪新闻",
         host: "news.sina.example",
         lang: "zh",
-        top: &["新浪首页", "新闻", "体育", "财经", "娱乐", "科技", "博客", "图片", "专栏", "更多"],
+        top: &[
+            "新浪首页",
+            "新闻",
+            "体育",
+            "财经",
+            "娱乐",
+            "科技",
+            "博客",
+            "图片",
+            "专栏",
+            "更多",
+        ],
         menu: &["国内", "国际", "社会", "军事", "评论"],
         byline: "{date} 08:30 来源：{media}",
         related: "相关新闻",
@@ -172,7 +183,9 @@ pub const ZH_TEMPLATES: &[Template] = &[
         site: "搜狐新闻",
         host: "news.sohu.example",
         lang: "zh",
-        top: &["搜狐", "首页", "新闻", "军事", "文化", "历史", "体育", "汽车", "房产", "登录", "注册"],
+        top: &[
+            "搜狐", "首页", "新闻", "军事", "文化", "历史", "体育", "汽车", "房产", "登录", "注册",
+        ],
         menu: &["时政", "国际", "社会", "评论"],
         byline: "来源：{media} 作者：本报记者 {date}",
         related: "推荐阅读",
@@ -182,7 +195,18 @@ pub const ZH_TEMPLATES: &[Template] = &[
         site: "网易新闻",
         host: "news.163.example",
         lang: "zh",
-        top: &["网易首页", "应用", "新闻", "体育", "娱乐", "财经", "汽车", "科技", "手机", "女人"],
+        top: &[
+            "网易首页",
+            "应用",
+            "新闻",
+            "体育",
+            "娱乐",
+            "财经",
+            "汽车",
+            "科技",
+            "手机",
+            "女人",
+        ],
         menu: &["要闻", "国内", "国际", "独家"],
         byline: "{date} 10:12:05 来源: {media}",
         related: "热点推荐",
@@ -192,7 +216,18 @@ pub const ZH_TEMPLATES: &[Template] = &[
         site: "人民网",
         host: "www.people.example",
         lang: "zh",
-        top: &["人民网", "首页", "时政", "国际", "财经", "地方", "观点", "教育", "科技", "English"],
+        top: &[
+            "人民网",
+            "首页",
+            "时政",
+            "国际",
+            "财经",
+            "地方",
+            "观点",
+            "教育",
+            "科技",
+            "English",
+        ],
         menu: &["要闻", "滚动", "专题"],
         byline: "{date} 来源：{media}",
         related: "延伸阅读",
@@ -206,7 +241,17 @@ pub const EN_TEMPLATES: &[Template] = &[
         site: "The Daily Ledger",
         host: "www.dailyledger.example",
         lang: "en",
-        top: &["Home", "World", "Business", "Politics", "Tech", "Science", "Sport", "Subscribe", "Sign in"],
+        top: &[
+            "Home",
+            "World",
+            "Business",
+            "Politics",
+            "Tech",
+            "Science",
+            "Sport",
+            "Subscribe",
+            "Sign in",
+        ],
         menu: &["US", "Europe", "Asia", "Middle East"],
         byline: "Published {date} | Source: {media}",
         related: "More from World",
@@ -216,7 +261,15 @@ pub const EN_TEMPLATES: &[Template] = &[
         site: "Global Wire",
         host: "www.globalwire.example",
         lang: "en",
-        top: &["Global Wire", "Latest", "Markets", "Opinion", "Video", "Podcasts", "Newsletters"],
+        top: &[
+            "Global Wire",
+            "Latest",
+            "Markets",
+            "Opinion",
+            "Video",
+            "Podcasts",
+            "Newsletters",
+        ],
         menu: &["Americas", "Europe", "Africa"],
         byline: "{media} | {date}",
         related: "Related coverage",
@@ -226,7 +279,16 @@ pub const EN_TEMPLATES: &[Template] = &[
         site: "Metro Post",
         host: "www.metropost.example",
         lang: "en",
-        top: &["Metro Post", "News", "Local", "Nation", "World", "Weather", "Jobs", "Classifieds"],
+        top: &[
+            "Metro Post",
+            "News",
+            "Local",
+            "Nation",
+            "World",
+            "Weather",
+            "Jobs",
+            "Classifieds",
+        ],
         menu: &["Crime", "Courts", "Politics"],
         byline: "By Staff Writers, {media}. Updated {date}",
         related: "You may also like",
@@ -236,7 +298,15 @@ pub const EN_TEMPLATES: &[Template] = &[
         site: "Asia Courier",
         host: "www.asiacourier.example",
         lang: "en",
-        top: &["Asia Courier", "China", "Japan", "Korea", "Southeast Asia", "Economy", "Opinion"],
+        top: &[
+            "Asia Courier",
+            "China",
+            "Japan",
+            "Korea",
+            "Southeast Asia",
+            "Economy",
+            "Opinion",
+        ],
         menu: &["Diplomacy", "Security", "Trade"],
         byline: "{date} - {media}",
         related: "Most read",
@@ -289,7 +359,10 @@ pub fn render(t: &Template, story: &Story, media: &str, related: &[&str]) -> Str
         .byline
         .replace("{date}", &story.day)
         .replace("{media}", media);
-    h.push_str(&format!("<div class=\"byline\">{}</div>\n", escape(&byline)));
+    h.push_str(&format!(
+        "<div class=\"byline\">{}</div>\n",
+        escape(&byline)
+    ));
     for p in &story.paragraphs {
         h.push_str(&format!("<p>{}</p>\n", escape(p)));
     }
@@ -349,10 +422,17 @@ fn sentences(p: &str, lang: &str) -> Vec<String> {
 }
 
 /// A repost of `story` with the small edits reposting sites make, chosen by
-/// `rng`: a "reposted from" / "original title" line (always), then each with
-/// some probability: the closing paragraph dropped (long stories only), one
-/// sentence of a long paragraph removed, an editor's line added.
+/// `rng`: a "reposted from" / "original title" line (always); an editor's
+/// line (1 in 2); one to three words replaced (1 in 2: a corrected name or
+/// number, a changed time word); one sentence removed (1 in 10); the closing
+/// paragraph dropped (1 in 10, stories of 7+ paragraphs).
 pub fn repost(story: &Story, origin: &str, rng: &mut Rng) -> Story {
+    repost_with(story, origin, rng, true)
+}
+
+/// [`repost`], with the in-text edits (words, sentence, closing paragraph)
+/// only when `edit_text`; otherwise only the lead and editor lines.
+pub fn repost_with(story: &Story, origin: &str, rng: &mut Rng, edit_text: bool) -> Story {
     let zh = story.lang == "zh";
     let mut paragraphs = story.paragraphs.clone();
     let lead = match (zh, rng.below(2)) {
@@ -361,13 +441,15 @@ pub fn repost(story: &Story, origin: &str, rng: &mut Rng) -> Story {
         (false, 0) => format!("This article originally appeared on {origin}."),
         (false, _) => format!("Original headline: {}", story.title),
     };
-    paragraphs.insert(0, lead);
-    if paragraphs.len() >= 7 && rng.below(3) == 0 {
-        paragraphs.pop();
+    if edit_text && rng.below(2) == 0 {
+        // Words replaced by other words of the same story.
+        for _ in 0..1 + rng.below(3) {
+            let i = rng.below(paragraphs.len());
+            paragraphs[i] = replace_word(&paragraphs[i], &story.paragraphs, zh, rng);
+        }
     }
-    if rng.below(2) == 0 {
-        // Remove one sentence from a paragraph that has several.
-        let candidates: Vec<usize> = (1..paragraphs.len())
+    if edit_text && rng.below(10) == 0 {
+        let candidates: Vec<usize> = (0..paragraphs.len())
             .filter(|&i| sentences(&paragraphs[i], story.lang).len() >= 3)
             .collect();
         if !candidates.is_empty() {
@@ -378,6 +460,10 @@ pub fn repost(story: &Story, origin: &str, rng: &mut Rng) -> Story {
             paragraphs[i] = s.concat().trim().to_owned();
         }
     }
+    if edit_text && paragraphs.len() >= 7 && rng.below(10) == 0 {
+        paragraphs.pop();
+    }
+    paragraphs.insert(0, lead);
     if rng.below(2) == 0 {
         paragraphs.push(if zh {
             "（责任编辑：张伟）".to_owned()
@@ -388,6 +474,41 @@ pub fn repost(story: &Story, origin: &str, rng: &mut Rng) -> Story {
     Story {
         paragraphs,
         ..story.clone()
+    }
+}
+
+/// `p` with one word (English) or two characters (Chinese) replaced by a
+/// word / two characters taken from elsewhere in `all`.
+fn replace_word(p: &str, all: &[String], zh: bool, rng: &mut Rng) -> String {
+    if zh {
+        let chars: Vec<char> = p.chars().collect();
+        let pool: Vec<char> = all
+            .iter()
+            .flat_map(|q| q.chars())
+            .filter(|c| c.is_alphabetic())
+            .collect();
+        if chars.len() < 4 || pool.len() < 2 {
+            return p.to_owned();
+        }
+        let at = rng.below(chars.len() - 1);
+        let from = rng.below(pool.len() - 1);
+        let mut out = chars;
+        out[at] = pool[from];
+        out[at + 1] = pool[from + 1];
+        out.into_iter().collect()
+    } else {
+        let mut words: Vec<&str> = p.split(' ').collect();
+        let pool: Vec<&str> = all
+            .iter()
+            .flat_map(|q| q.split(' '))
+            .filter(|w| w.len() > 3)
+            .collect();
+        if words.len() < 2 || pool.is_empty() {
+            return p.to_owned();
+        }
+        let at = rng.below(words.len());
+        words[at] = pool[rng.below(pool.len())];
+        words.join(" ")
     }
 }
 
@@ -407,13 +528,18 @@ pub fn related<'a>(stories: &'a [Story], skip: u64, n: usize, rng: &mut Rng) -> 
 }
 
 /// A site of reposts for the end-to-end test: every story is published by
-/// the first template's site and reposted (edited) by `copies - 1` others,
-/// each site with an index page per day linking its pages. Returns the
-/// files and, per story id, the paths of its copies (original first).
-pub fn repost_site(stories: &[Story], copies: usize, seed: u64) -> (SiteFiles, BTreeMap<u64, Vec<String>>) {
+/// the first template's site and reposted by `copies - 1` others (with a
+/// lead line and maybe an editor's line, no edits in the text),
+/// each site with an index page linking its pages. Returns the files and,
+/// per story (`{lang}-{id}`), the paths of its copies (original first).
+pub fn repost_site(
+    stories: &[Story],
+    copies: usize,
+    seed: u64,
+) -> (SiteFiles, BTreeMap<String, Vec<String>>) {
     let mut rng = Rng(seed);
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut paths: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    let mut paths: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut index: BTreeMap<&str, Vec<(String, String)>> = BTreeMap::new();
     for story in stories {
         let ts = templates(story.lang);
@@ -422,26 +548,42 @@ pub fn repost_site(stories: &[Story], copies: usize, seed: u64) -> (SiteFiles, B
             let version = if n == 0 {
                 story.clone()
             } else {
-                repost(story, origin.site, &mut rng)
+                repost_with(story, origin.site, &mut rng, false)
             };
-            let rel = related(stories, story.id, 5, &mut rng);
+            let same_lang: Vec<Story> = stories
+                .iter()
+                .filter(|s| s.lang == story.lang)
+                .cloned()
+                .collect();
+            let rel = related(&same_lang, story.id, 5, &mut rng);
             let path = format!("/{}/{}/{}-{}.html", t.host, story.day, story.id, n);
-            files.push((path.clone(), render(t, &version, origin.site, &rel).into_bytes()));
+            files.push((
+                path.clone(),
+                render(t, &version, origin.site, &rel).into_bytes(),
+            ));
             index
                 .entry(t.host)
                 .or_default()
                 .push((path.clone(), story.title.clone()));
-            paths.entry(story.id).or_default().push(path);
+            paths
+                .entry(format!("{}-{}", story.lang, story.id))
+                .or_default()
+                .push(path);
         }
     }
     let mut root = String::from("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Sites</title></head><body><ul>\n");
     for (host, pages) in &index {
-        root.push_str(&format!("<li><a href=\"/{host}/index.html\">{host}</a></li>\n"));
+        root.push_str(&format!(
+            "<li><a href=\"/{host}/index.html\">{host}</a></li>\n"
+        ));
         let mut list = format!(
             "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{host}</title></head><body><ul>\n"
         );
         for (path, title) in pages {
-            list.push_str(&format!("<li><a href=\"{path}\">{}</a></li>\n", escape(title)));
+            list.push_str(&format!(
+                "<li><a href=\"{path}\">{}</a></li>\n",
+                escape(title)
+            ));
         }
         list.push_str("</ul></body></html>\n");
         files.push((format!("/{host}/index.html"), list.into_bytes()));
@@ -555,7 +697,10 @@ mod tests {
     fn repost_keeps_the_text_and_adds_a_lead() {
         let s = story();
         let r = repost(&s, "The Daily Ledger", &mut Rng(3));
-        assert!(r.paragraphs[0].contains("The Daily Ledger") || r.paragraphs[0].contains("Original headline"));
+        assert!(
+            r.paragraphs[0].contains("The Daily Ledger")
+                || r.paragraphs[0].contains("Original headline")
+        );
         assert!(r.paragraphs.iter().any(|p| p.contains("Analysts")));
         assert!(r.paragraphs.len() >= s.paragraphs.len());
     }

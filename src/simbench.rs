@@ -198,7 +198,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             std::io::BufWriter::new(std::fs::File::create(&input)?),
             &data,
         )?;
-        eprintln!("harvest: running the Python simhash peer ({})", python.display());
+        eprintln!(
+            "harvest: running the Python simhash peer ({})",
+            python.display()
+        );
         let mut child = Command::new(python)
             .arg("-")
             .arg(&input)
@@ -291,9 +294,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 .collect();
             reposts::score(stories, &theirs, k)
         });
-        let fmt = |s: &reposts::Score| {
-            format!("{:.3}/{:.3}/{:.3}", s.precision(), s.recall(), s.f1())
-        };
+        let fmt =
+            |s: &reposts::Score| format!("{:.3}/{:.3}/{:.3}", s.precision(), s.recall(), s.f1());
         line(
             &format!("reposts {name} P/R/F1 at k={k} ({} pages)", pages.len()),
             fmt(&o),
@@ -338,7 +340,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         "  brute force: {brute_secs:.2} s for {sample} ({:.2e} pairs), x{scale:.0} for {n}",
         sample as f64 * (sample as f64 - 1.0) / 2.0
     );
-    if let (Some(secs), Some(pp)) = (pf("index_secs"), peer.as_ref().and_then(|p| p["index_pairs"].as_u64())) {
+    if let (Some(secs), Some(pp)) = (
+        pf("index_secs"),
+        peer.as_ref().and_then(|p| p["index_pairs"].as_u64()),
+    ) {
         let ps = PEER_SAMPLE.min(n);
         let ours_peer_sample = all_pairs(&fps[..ps], k).len();
         line(
@@ -384,7 +389,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-fn bench_record(i: usize, fingerprint: u64, t0: chrono::DateTime<chrono::Utc>) -> indexer::PageRecord {
+fn bench_record(
+    i: usize,
+    fingerprint: u64,
+    t0: chrono::DateTime<chrono::Utc>,
+) -> indexer::PageRecord {
     indexer::PageRecord {
         url: format!("https://news.example.cn/{i}.html"),
         title: format!("page {i}"),

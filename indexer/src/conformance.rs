@@ -613,7 +613,10 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
     let e = a ^ 0b1_1111 << 20;
     let mut first = vec![page("a", Some(a), 1, 8), page("d", Some(far), 1, 9)];
     let s = index.link_near_duplicates(&mut first, 3)?;
-    check(s.fingerprinted == 2 && s.near_duplicates == 0, "two stories")?;
+    check(
+        s.fingerprinted == 2 && s.near_duplicates == 0,
+        "two stories",
+    )?;
     check(
         first.iter().all(|p| p.near_duplicate_of.is_none()),
         "first pages are no near-duplicates",
@@ -625,7 +628,10 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
         page("x", None, 2, 10),
     ];
     let s = index.link_near_duplicates(&mut second, 3)?;
-    check(s.fingerprinted == 2 && s.near_duplicates == 2, "b and c linked")?;
+    check(
+        s.fingerprinted == 2 && s.near_duplicates == 2,
+        "b and c linked",
+    )?;
     check(
         second[0].near_duplicate_of.as_deref() == Some(url("a").as_str()),
         "b nearly duplicates a",
@@ -666,7 +672,10 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
     )?;
     let mut g = vec![page("g", Some(a ^ 0b111_1111 << 30), 3, 10)];
     index.link_near_duplicates(&mut g, 3)?;
-    check(g[0].near_duplicate_of.is_none(), "7 bits away is not within 3")?;
+    check(
+        g[0].near_duplicate_of.is_none(),
+        "7 bits away is not within 3",
+    )?;
     check(
         index.link_near_duplicates(&mut g, 8).is_err(),
         "k over the maximum is refused",
@@ -676,18 +685,27 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
     let copies = index.story_copies(&second[1])?;
     let names: Vec<&str> = copies.iter().map(|c| c.url.as_str()).collect();
     check(
-        names.first() == Some(&url("a").as_str()) && names.contains(&url("b").as_str())
-            && names.contains(&url("c").as_str()) && names.contains(&url("f").as_str()),
+        names.first() == Some(&url("a").as_str())
+            && names.contains(&url("b").as_str())
+            && names.contains(&url("c").as_str())
+            && names.contains(&url("f").as_str()),
         "the story's copies: a, b, c, f",
     )?;
     check(
-        copies.iter().any(|c| c.url == url("b") && c.media.as_deref() == Some("media-b")
-            && c.source == source && c.distance == 2),
+        copies.iter().any(|c| {
+            c.url == url("b")
+                && c.media.as_deref() == Some("media-b")
+                && c.source == source
+                && c.distance == 2
+        }),
         "a copy lists source, media and distance",
     )?;
     let counts = index.copy_counts(&[&first[0], &first[1], &second[0], &second[2]])?;
     check(counts[1] == 1 && counts[3] == 1, "a lone page is one copy")?;
-    check(counts[0] == counts[2] && counts[0] >= 4, "a and b count the same story")?;
+    check(
+        counts[0] == counts[2] && counts[0] >= 4,
+        "a and b count the same story",
+    )?;
 
     // Queries: collapse leaves the near-duplicates out.
     let mut q = Query::new(&[source.as_str()], day(1, 0), day(4, 0));
@@ -726,7 +744,10 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
         get("2019-03-02", GROUP_STORIES) == 2 && get("2019-03-02", GROUP_COPIES) == 3,
         "day 2: 2 stories (a's, x), 3 copies",
     )?;
-    check(index.full_scan_stats(&sq)? == rows, "story stats == full scan")?;
+    check(
+        index.full_scan_stats(&sq)? == rows,
+        "story stats == full scan",
+    )?;
     Ok(())
 }
 

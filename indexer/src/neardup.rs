@@ -303,11 +303,9 @@ impl Index {
     /// fingerprint on record.
     pub fn story_copies(&self, page: &PageRecord) -> Result<Vec<StoryCopy>> {
         let root = story_root(page);
-        let rows = self.store.get(
-            STORIES_TABLE,
-            &[story_key(root)],
-            &[FAMILY_ATTRS],
-        )?;
+        let rows = self
+            .store
+            .get(STORIES_TABLE, &[story_key(root)], &[FAMILY_ATTRS])?;
         let mut out = Vec::new();
         for row in rows.into_iter().flatten() {
             for c in row.family(FAMILY_ATTRS) {

@@ -1585,7 +1585,10 @@ impl Index {
         for h in &hits {
             let label = sq.interval.label_in(h.page.key_time(), &sq.tz);
             if sq.group_by == Some(GroupBy::Story) {
-                stories.insert((label.clone(), crate::neardup::story_root(&h.page).to_owned()));
+                stories.insert((
+                    label.clone(),
+                    crate::neardup::story_root(&h.page).to_owned(),
+                ));
             }
             *counts
                 .entry((label, page_group(&h.page, sq.group_by)))

@@ -883,7 +883,9 @@ async fn copies(
     let mut by_media: std::collections::BTreeMap<&str, u64> = Default::default();
     for c in &copies {
         *by_source.entry(c.source.as_str()).or_default() += 1;
-        *by_media.entry(c.media.as_deref().unwrap_or("")).or_default() += 1;
+        *by_media
+            .entry(c.media.as_deref().unwrap_or(""))
+            .or_default() += 1;
     }
     Ok(Json(json!({
         "id": id,
