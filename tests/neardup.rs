@@ -274,6 +274,20 @@ fn identical_email_bodies_are_all_linked() {
     );
 }
 
+fn status_of(app: &axum::Router, uri: &str) -> StatusCode {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        app.clone()
+            .oneshot(Request::builder().uri(uri).body(Body::empty()).expect("request"))
+            .await
+            .expect("answer")
+            .status()
+    })
+}
+
 fn get_json(app: &axum::Router, uri: &str) -> Value {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -451,6 +465,21 @@ fn a_crawl_links_reposts_and_counts_copies() {
         .map(|c| c["media"].as_str().unwrap_or_default())
         .collect();
     assert_eq!(sites.len(), 3, "three sites carry the story: {copies}");
+    assert_eq!(
+        status_of(&app, "/api/pages/not-an-id/copies"),
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        status_of(&app, &format!("/api/pages/{id}/copies?limit=3")),
+        StatusCode::BAD_REQUEST,
+        "no parameters"
+    );
+    let stats = get_json(
+        &app,
+        "/api/stats?source=reposts&from=1998-01-01&to=1998-02-01&group_by=story",
+    );
+    assert_eq!(stats["group_by"], "story");
+    assert_eq!(stats["total"], 30, "total counts pages once: {stats}");
     let page = get_json(&app, &format!("/api/pages/{id}"));
     assert_eq!(page["copies"], 3);
     assert!(
