@@ -281,7 +281,12 @@ fn status_of(app: &axum::Router, uri: &str) -> StatusCode {
         .expect("runtime");
     rt.block_on(async {
         app.clone()
-            .oneshot(Request::builder().uri(uri).body(Body::empty()).expect("request"))
+            .oneshot(
+                Request::builder()
+                    .uri(uri)
+                    .body(Body::empty())
+                    .expect("request"),
+            )
             .await
             .expect("answer")
             .status()

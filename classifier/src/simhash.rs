@@ -205,11 +205,22 @@ mod tests {
         let b = simhash(&article().replace("Thursday", "Friday")).unwrap();
         // A short text: one word of ~70 is a few % of the weight (the
         // repost accuracy on real articles is measured in tests/neardup.rs).
-        assert!(hamming(a, b) <= 12, "a one-word edit moved {} bits", hamming(a, b));
+        assert!(
+            hamming(a, b) <= 12,
+            "a one-word edit moved {} bits",
+            hamming(a, b)
+        );
         assert_ne!(a, b, "an edit changes some features");
-        let c = simhash(&format!("This article first appeared on Global Wire.\n{}", article()))
-            .unwrap();
-        assert!(hamming(a, c) <= 3, "a repost line moved {} bits", hamming(a, c));
+        let c = simhash(&format!(
+            "This article first appeared on Global Wire.\n{}",
+            article()
+        ))
+        .unwrap();
+        assert!(
+            hamming(a, c) <= 3,
+            "a repost line moved {} bits",
+            hamming(a, c)
+        );
         let other = simhash(
             "Heavy snow closed the main road over the pass for the third day, and the \
              regional council said ploughs would not reach the villages in the valley before \
