@@ -171,7 +171,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
             fps.push(f);
         } else {
-            fps.push(rng.next());
+            fps.push(rng.next_u64());
         }
     }
     // Shuffle (Fisher-Yates) so the reposts are spread through the archive.
