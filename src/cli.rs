@@ -278,6 +278,9 @@ pub enum GroupArg {
     Topic,
     Media,
     Source,
+    /// Reposts: distinct stories (near-duplicates collapsed) and copies
+    /// (pages) per bucket.
+    Story,
 }
 
 impl IntervalArg {
@@ -297,6 +300,7 @@ impl GroupArg {
             GroupArg::Topic => "topic",
             GroupArg::Media => "media",
             GroupArg::Source => "source",
+            GroupArg::Story => "story",
         }
     }
 }
@@ -464,6 +468,10 @@ pub enum BenchKind {
     /// extraction on the dev set (newspaper4k test pages + harvest's labelled
     /// pages) vs trafilatura on the same pages.
     Extract,
+    /// Near-duplicates: SimHash MB/s and repost accuracy vs the Python
+    /// simhash library, all pairs within 3 bits among 1,000,000 fingerprints
+    /// (env HARVEST_BENCH_SIMHASHES) vs brute force and the peer's index.
+    Simhash,
 }
 
 #[derive(Debug, Args)]
@@ -480,11 +488,13 @@ pub struct BenchArgs {
     /// Scratch folder (wiped).
     #[arg(long, default_value = "harvest-data/bench")]
     pub dir: PathBuf,
-    /// NewsArticles.csv (locality, kmeans; fetched by indexer/tests/fetch-news.sh).
+    /// NewsArticles.csv (locality, kmeans, simhash; fetched by
+    /// indexer/tests/fetch-news.sh; simhash also reads 199801.txt beside it,
+    /// fetched by deploy/data/fetch-neardup.sh).
     #[arg(long, default_value = "deploy/cache/NewsArticles.csv")]
     pub news: PathBuf,
-    /// Python with scikit-learn for the peer (kmeans; set up by deploy/data/setup-peers.sh),
-    /// or with trafilatura (extract).
+    /// Python with the peers (kmeans: scikit-learn, simhash: simhash,
+    /// extract: trafilatura; set up by deploy/data/setup-peers.sh).
     #[arg(long, default_value = "deploy/cache/venv/bin/python")]
     pub python: PathBuf,
     /// newspaper4k test pages with their metadata (extract; fetched by

@@ -39,6 +39,7 @@ pub struct RawConfig {
     pub classifier: RawClassifier,
     pub crawl: RawCrawl,
     pub packing: RawPacking,
+    pub dedup: RawDedup,
     /// Site groups. A page belongs to the first source whose hosts or URL
     /// prefixes match; otherwise to a source named after its host.
     pub sources: Vec<RawSource>,
@@ -64,6 +65,20 @@ pub struct RawPacking {
     pub max_batch_wait_ms: Option<u64>,
     /// K-means settings (see the config reference).
     pub kmeans: packer::ClusterOptions,
+}
+
+/// Near-duplicate detection at ingest (issue 12).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawDedup {
+    /// Fingerprint every page's text (64-bit SimHash) and link a page whose
+    /// fingerprint is within `distance` bits of an earlier page's to the first
+    /// page of that story (`near_duplicate_of`, `--collapse`, copies).
+    /// Default true.
+    pub near_duplicates: Option<bool>,
+    /// Largest Hamming distance (bits of 64) of near-duplicates, 0..=7.
+    /// Default 3.
+    pub distance: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -199,6 +214,7 @@ pub struct Config {
     pub model: PathBuf,
     pub crawl: CrawlSettings,
     pub packing: Packing,
+    pub dedup: Dedup,
     pub sources: Vec<Source>,
     pub jobs: Vec<crate::jobs::Job>,
 }
@@ -208,6 +224,15 @@ pub struct Config {
 pub enum PackingMode {
     Kmeans,
     Arrival,
+}
+
+/// Validated `[dedup]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dedup {
+    /// Near-duplicate detection on.
+    pub near_duplicates: bool,
+    /// Largest Hamming distance of near-duplicates.
+    pub distance: u32,
 }
 
 /// Validated `[packing]`.
@@ -485,11 +510,26 @@ impl Config {
             ),
             kmeans: raw.packing.kmeans.clone(),
         };
+        let distance = raw
+            .dedup
+            .distance
+            .unwrap_or(indexer::neardup::DEFAULT_DISTANCE);
+        if distance > indexer::neardup::MAX_DISTANCE {
+            bail!(
+                "[dedup] distance = {distance}: must be between 0 and {}",
+                indexer::neardup::MAX_DISTANCE
+            );
+        }
+        let dedup = Dedup {
+            near_duplicates: raw.dedup.near_duplicates.unwrap_or(true),
+            distance,
+        };
         Ok(Config {
             data_dir,
             packs,
             namenode_http,
             packing,
+            dedup,
             max_pack_bytes,
             index,
             buckets,

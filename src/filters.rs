@@ -379,6 +379,8 @@ pub fn run_query(
     q.sort = args.sort.into();
     warn_unknown_values(stores, &q, err)?;
     let hits = search_all(stores, q, args.limit)?;
+    let pages: Vec<&indexer::PageRecord> = hits.iter().map(|h| &h.page).collect();
+    let copies = stores.index.copy_counts(&pages)?;
     match args.format {
         QueryFormat::Jsonl => {
             for h in &hits {
@@ -390,20 +392,21 @@ pub fn run_query(
             // FROM: where the time came from (`fetch`: the page gave none).
             writeln!(
                 out,
-                "{:<20} {:<7} {:<16} {:<12} {:>8}  {:<40}  URL",
-                "TIME (UTC)", "FROM", "SOURCE", "TOPIC", "COMMENTS", "TITLE"
+                "{:<20} {:<7} {:<16} {:<12} {:>8} {:>6}  {:<40}  URL",
+                "TIME (UTC)", "FROM", "SOURCE", "TOPIC", "COMMENTS", "COPIES", "TITLE"
             )?;
-            for h in &hits {
+            for (h, copies) in hits.iter().zip(&copies) {
                 let p = &h.page;
                 let t = p.published.unwrap_or(p.fetched);
                 writeln!(
                     out,
-                    "{:<20} {:<7} {:<16} {:<12} {:>8}  {:<40}  {}",
+                    "{:<20} {:<7} {:<16} {:<12} {:>8} {:>6}  {:<40}  {}",
                     t.format("%Y-%m-%d %H:%M:%S"),
                     p.published_source().unwrap_or("-"),
                     clip(&p.source, 16),
                     clip(&p.topic, 12),
                     p.comments.map_or("-".to_string(), |c| c.to_string()),
+                    copies,
                     clip(&p.title, 40),
                     p.url
                 )?;
@@ -441,6 +444,7 @@ pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
             GroupArg::Topic => GroupBy::Topic,
             GroupArg::Media => GroupBy::Media,
             GroupArg::Source => GroupBy::Source,
+            GroupArg::Story => GroupBy::Story,
         }),
         tz,
         fill_empty: !args.no_fill,
@@ -465,7 +469,7 @@ pub fn run_stats(
             args.interval.label(),
             args.group_by
                 .map_or(String::new(), |g| format!(" by {}", g.label())),
-            table.total(),
+            table.pages(q.group_by),
             q.tz
         );
         crate::plot::write_chart(&table, &title, path)?;
@@ -520,6 +524,20 @@ impl StatsTable {
 
     pub fn total(&self) -> u64 {
         self.series.iter().flat_map(|(_, c)| c.iter()).sum()
+    }
+
+    /// Pages counted: the total, except by story (the `copies` series; the
+    /// `stories` series counts the same pages again, by story).
+    pub fn pages(&self, group_by: Option<GroupBy>) -> u64 {
+        if group_by == Some(GroupBy::Story) {
+            self.series
+                .iter()
+                .filter(|(name, _)| name == indexer::query::GROUP_COPIES)
+                .flat_map(|(_, c)| c.iter())
+                .sum()
+        } else {
+            self.total()
+        }
     }
 }
 

@@ -16,7 +16,9 @@ pub mod pipeline;
 pub mod plot;
 pub mod reextract;
 pub mod remote;
+pub mod reposts;
 pub mod serve;
+pub mod simbench;
 pub mod site;
 pub mod stores;
 

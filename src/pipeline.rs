@@ -46,6 +46,10 @@ pub struct IngestSummary {
     pub unchanged: u64,
     /// Pages whose payload was seen before: stored as `revisit` records.
     pub duplicates: u64,
+    /// Pages within `[dedup] distance` bits of an earlier page's SimHash:
+    /// linked to the first page of that story (`near_duplicate_of`).
+    #[serde(default)]
+    pub near_duplicates: u64,
     /// Answers 304 Not Modified.
     pub not_modified: u64,
     /// Payload bytes fetched.
@@ -97,6 +101,10 @@ impl IngestSummary {
             self.duplicates
         ));
         out.push_str(&format!(
+            "near-dups      {:>8}   (reposts linked to the first page of their story)\n",
+            self.near_duplicates
+        ));
+        out.push_str(&format!(
             "not modified   {:>8}   (304: revisit records, links followed from the stored copy)\n",
             self.not_modified
         ));
@@ -144,6 +152,8 @@ pub struct Analysed {
     response: EncodedRecord,
     /// The page's K-means attribute vector.
     vector: Vec<f32>,
+    /// SimHash of the page text (when near-duplicates are detected).
+    simhash: Option<u64>,
     classify_secs: f64,
 }
 
@@ -198,6 +208,12 @@ impl Analyser {
             participants: x.participants,
             keywords: &x.keywords,
         });
+        let simhash = self
+            .cfg
+            .dedup
+            .near_duplicates
+            .then(|| classifier::simhash::simhash(&page.extract.body_text))
+            .flatten();
         Analysed {
             page,
             source,
@@ -206,6 +222,7 @@ impl Analyser {
             digest,
             response,
             vector,
+            simhash,
             classify_secs,
         }
     }
@@ -219,6 +236,7 @@ struct Prepared {
     topic_score: f32,
     digest: String,
     vector: Vec<f32>,
+    simhash: Option<u64>,
     /// Day of the key time (published, else fetched), UTC.
     day: chrono::NaiveDate,
     previous: Option<UrlState>,
@@ -423,6 +441,9 @@ impl Ingest {
                 p.revisit,
             );
             record.cluster = cluster;
+            if !p.recapture {
+                record.simhash = p.simhash;
+            }
             // A page without a publish time keeps its first capture's key
             // time: a changed page replaces its row instead of adding one.
             record.first_seen = p.previous.as_ref().and_then(|s| s.first_capture);
@@ -506,7 +527,15 @@ impl Ingest {
         // Durability rule: nothing is indexed before its pack is synced.
         self.packer.sync_all().context("syncing packs")?;
 
-        let records: Vec<PageRecord> = pending.iter().filter_map(|p| p.record.clone()).collect();
+        let mut records: Vec<PageRecord> =
+            pending.iter().filter_map(|p| p.record.clone()).collect();
+        if self.cfg.dedup.near_duplicates {
+            let linked = self
+                .index
+                .link_near_duplicates(&mut records, self.cfg.dedup.distance)
+                .context("linking near-duplicates")?;
+            self.summary.near_duplicates += linked.near_duplicates;
+        }
         self.index.index_pages(&records).context("indexing pages")?;
         if !moved.is_empty() {
             self.index
@@ -583,6 +612,7 @@ impl Ingest {
                 digest,
                 response,
                 vector,
+                simhash,
                 classify_secs,
             } = analysed;
             self.summary.classify_secs += classify_secs;
@@ -650,6 +680,7 @@ impl Ingest {
                 topic_score,
                 digest,
                 vector,
+                simhash,
                 day,
                 previous,
                 recapture,

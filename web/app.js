@@ -370,6 +370,7 @@
           el("span", { class: "topic" }, hit.topic || "—"),
           el("span", { class: "comments" }, commentsText(hit.comments)),
           hit.revisit ? el("span", { class: "revisit" }, "revisit") : "",
+          hit.copies > 1 ? el("span", { class: "copies", title: "archived copies of this story" }, hit.copies + " copies") : "",
         ),
       );
       li._hit = hit;
@@ -430,6 +431,8 @@
       ["keywords", Array.isArray(p.keywords) ? p.keywords.join(", ") : null],
       ["cluster", p.cluster],
       ["near duplicate of", p.near_duplicate_of],
+      ["copies", p.copies == null ? null : p.copies],
+      ["simhash", p.simhash],
       ["revisit", p.revisit == null ? null : p.revisit ? "yes" : "no"],
       ["captures", caps.count == null ? null : caps.count + " (" + formatTime(caps.first_seen) + " – " + formatTime(caps.last_seen) + ")"],
       ["language", p.language],

@@ -28,6 +28,7 @@ pub mod calibrate;
 pub mod corpus;
 pub mod error;
 pub mod model;
+pub mod simhash;
 pub mod svc;
 pub mod svm;
 pub mod tfidf;

@@ -556,6 +556,202 @@ pub fn crawl_state(store: std::sync::Arc<dyn TableStore>, job: &str) -> Result<(
     Ok(())
 }
 
+/// Near-duplicate linking on a store (the `simhash` and `stories` tables):
+/// pages within `k` bits of an earlier page get the earliest page of its story
+/// (across batches and inside one), the near-duplicate flag in their index
+/// entries (`collapse` leaves them out), copy counts and the story's copies;
+/// a page is never a near-duplicate of its own URL; distances 4..=7 are
+/// found through the one-bit probes; statistics by story agree with the full
+/// scan. `tag` names the source and URLs used (unique per call on a shared
+/// store); the fingerprints are derived from it. The pages are dated March
+/// 1999, before the years other tests on a shared store query.
+pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Result<()> {
+    use crate::query::{GroupBy, Interval, Query, StatsQuery, GROUP_COPIES, GROUP_STORIES};
+    use crate::record::PageRecord;
+    use chrono::TimeZone;
+    let index = crate::Index::new(store, crate::IndexOptions { buckets: 4 })?;
+    let source = format!("nd_{}", tag.replace('-', "_"));
+    let base = u64::from_be_bytes(crate::keys::url_hash(tag)) | 1;
+    let day = |d: u32, h: u32| {
+        chrono::Utc
+            .with_ymd_and_hms(1999, 3, d, h, 0, 0)
+            .single()
+            .unwrap_or_default()
+    };
+    let page = |name: &str, fingerprint: Option<u64>, d: u32, h: u32| PageRecord {
+        url: format!("http://{tag}.example/{name}"),
+        title: format!("story {name}"),
+        published: Some(day(d, h)),
+        fetched: day(d, h),
+        first_seen: None,
+        media: Some(format!("media-{name}")),
+        comments: None,
+        participants: None,
+        keywords: vec!["repost".into()],
+        topic: "news".into(),
+        topic_score: 0.5,
+        cluster: 0,
+        pack_path: "news/2019/03/01/c0-0.warc.gz".into(),
+        offset: 0,
+        length: 100,
+        digest: format!("sha1:{name}"),
+        record_id: format!("<urn:uuid:{name}>"),
+        simhash: fingerprint,
+        near_duplicate_of: Some("stale".into()),
+        language: Some("en".into()),
+        charset: None,
+        status: 200,
+        source: source.clone(),
+        revisit: false,
+    };
+    let url = |name: &str| format!("http://{tag}.example/{name}");
+    let far = base.rotate_left(32) ^ 0x5555_5555_5555_5555;
+    // a: first; d: far from everything; b: 2 bits from a; c: 2 bits from b,
+    // 4 from a (linked through b); e: 5 bits from a (k = 3: new story).
+    let a = base;
+    let b = a ^ 0b11;
+    let c = b ^ (0b11 << 40);
+    let e = a ^ 0b1_1111 << 20;
+    let mut first = vec![page("a", Some(a), 1, 8), page("d", Some(far), 1, 9)];
+    let s = index.link_near_duplicates(&mut first, 3)?;
+    check(
+        s.fingerprinted == 2 && s.near_duplicates == 0,
+        "two stories",
+    )?;
+    check(
+        first.iter().all(|p| p.near_duplicate_of.is_none()),
+        "first pages are no near-duplicates",
+    )?;
+    index.index_pages(&first)?;
+    let mut second = vec![
+        page("b", Some(b), 2, 8),
+        page("c", Some(c), 2, 9),
+        page("x", None, 2, 10),
+    ];
+    let s = index.link_near_duplicates(&mut second, 3)?;
+    check(
+        s.fingerprinted == 2 && s.near_duplicates == 2,
+        "b and c linked",
+    )?;
+    check(
+        second[0].near_duplicate_of.as_deref() == Some(url("a").as_str()),
+        "b nearly duplicates a",
+    )?;
+    check(
+        second[1].near_duplicate_of.as_deref() == Some(url("a").as_str()),
+        "c (within 3 of b, in the same batch) gets b's story root a",
+    )?;
+    check(
+        second[2].near_duplicate_of.as_deref() == Some("stale"),
+        "a page without fingerprint is left alone",
+    )?;
+    second[2].near_duplicate_of = None;
+    index.index_pages(&second)?;
+    // A new version of a: 1 bit from its own old entry, nothing else near.
+    let mut again = vec![page("a", Some(a ^ 1 << 63), 1, 8)];
+    index.link_near_duplicates(&mut again, 3)?;
+    check(
+        again[0].near_duplicate_of.as_deref() != Some(url("a").as_str()),
+        "a page is never a near-duplicate of its own URL",
+    )?;
+    let k3 = vec![page("e", Some(e), 3, 8)];
+    index.link_near_duplicates(&mut k3.clone(), 3)?;
+    check(
+        {
+            let mut t = k3.clone();
+            t[0].url = url("e3");
+            index.link_near_duplicates(&mut t, 3)?;
+            t[0].near_duplicate_of.as_deref() == Some(url("e").as_str())
+        },
+        "an identical fingerprint of another URL is a near-duplicate",
+    )?;
+    let mut far_k = vec![page("f", Some(a ^ 0b111_1111 << 10), 3, 9)];
+    index.link_near_duplicates(&mut far_k, 7)?;
+    check(
+        far_k[0].near_duplicate_of.as_deref() == Some(url("a").as_str()),
+        "7 bits away is found with k = 7",
+    )?;
+    let mut g = vec![page("g", Some(a ^ 0b111_1111 << 30), 3, 10)];
+    index.link_near_duplicates(&mut g, 3)?;
+    check(
+        g[0].near_duplicate_of.is_none(),
+        "7 bits away is not within 3",
+    )?;
+    check(
+        index.link_near_duplicates(&mut g, 8).is_err(),
+        "k over the maximum is refused",
+    )?;
+
+    // Copies and counts.
+    let copies = index.story_copies(&second[1])?;
+    let names: Vec<&str> = copies.iter().map(|c| c.url.as_str()).collect();
+    check(
+        names.first() == Some(&url("a").as_str())
+            && names.contains(&url("b").as_str())
+            && names.contains(&url("c").as_str())
+            && names.contains(&url("f").as_str()),
+        "the story's copies: a, b, c, f",
+    )?;
+    check(
+        copies.iter().any(|c| {
+            c.url == url("b")
+                && c.media.as_deref() == Some("media-b")
+                && c.source == source
+                && c.distance == 2
+        }),
+        "a copy lists source, media and distance",
+    )?;
+    let counts = index.copy_counts(&[&first[0], &first[1], &second[0], &second[2]])?;
+    check(counts[1] == 1 && counts[3] == 1, "a lone page is one copy")?;
+    check(
+        counts[0] == counts[2] && counts[0] >= 4,
+        "a and b count the same story",
+    )?;
+
+    // Queries: collapse leaves the near-duplicates out.
+    let mut q = Query::new(&[source.as_str()], day(1, 0), day(4, 0));
+    let all = index.search(&q)?;
+    check(all.len() == 5, "five indexed pages")?;
+    q.collapse_near_duplicates = true;
+    let collapsed: Vec<String> = index.search(&q)?.into_iter().map(|h| h.page.url).collect();
+    check(
+        collapsed == [url("a"), url("d"), url("x")],
+        "collapse keeps a, d and x",
+    )?;
+    let full: Vec<String> = index
+        .full_scan_search(&q)?
+        .into_iter()
+        .map(|h| h.page.url)
+        .collect();
+    check(full == collapsed, "collapse == full scan")?;
+
+    // Statistics by story: day 1 a, d (2 stories); day 2 b, c (story a), x.
+    let sq = StatsQuery::new(
+        Query::new(&[source.as_str()], day(1, 0), day(4, 0)),
+        Interval::Day,
+        Some(GroupBy::Story),
+    );
+    let rows = index.stats(&sq)?;
+    let get = |bucket: &str, g: &str| {
+        rows.iter()
+            .find(|r| r.bucket == bucket && r.group.as_deref() == Some(g))
+            .map_or(0, |r| r.count)
+    };
+    check(
+        get("1999-03-01", GROUP_STORIES) == 2 && get("1999-03-01", GROUP_COPIES) == 2,
+        "day 1: 2 stories, 2 copies",
+    )?;
+    check(
+        get("1999-03-02", GROUP_STORIES) == 2 && get("1999-03-02", GROUP_COPIES) == 3,
+        "day 2: 2 stories (a's, x), 3 copies",
+    )?;
+    check(
+        index.full_scan_stats(&sq)? == rows,
+        "story stats == full scan",
+    )?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -563,6 +759,13 @@ mod tests {
         let dir = tempfile::tempdir().map_err(|e| crate::Error::backend("tempdir", e))?;
         let store = std::sync::Arc::new(crate::EmbeddedStore::open(dir.path())?);
         super::crawl_state(store, "conf-job")
+    }
+
+    #[test]
+    fn embedded_store_links_near_duplicates() -> crate::Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| crate::Error::backend("tempdir", e))?;
+        let store = std::sync::Arc::new(crate::EmbeddedStore::open(dir.path())?);
+        super::near_duplicates(store, "conf-nd")
     }
 
     #[test]

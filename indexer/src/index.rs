@@ -33,6 +33,12 @@ pub const FLAG_ATTRS: u8 = 0x08;
 /// Bit in an index row's value: the page has a media value (the bytes after
 /// the topic); valid only with [`FLAG_ATTRS`].
 pub const FLAG_MEDIA: u8 = 0x10;
+/// Bit in an index row's value: 8 bytes of the url-hash of the page's story
+/// root (the page it nearly duplicates) follow the comment count; set with
+/// [`FLAG_NEAR_DUP`] (a page without it is the first page of its own story).
+/// Values written before it have [`FLAG_NEAR_DUP`] alone; statistics by
+/// story then read the data row.
+pub const FLAG_STORY: u8 = 0x20;
 /// Bit in an index row's value: the value carries [`FLAG_NEAR_DUP`],
 /// [`FLAG_COMMENTS`] and [`FLAG_ATTRS`] (rows written before these existed
 /// have only [`FLAG_REVISIT`]; queries then read the data row to decide).
@@ -40,6 +46,7 @@ pub const FLAG_EXT: u8 = 0x80;
 
 /// Value of every index row of a page: `[flags]`, then with
 /// [`FLAG_COMMENTS`] the comment count (u64 big-endian), then with
+/// [`FLAG_STORY`] the story root's url-hash (8 bytes), then with
 /// [`FLAG_ATTRS`] `[topic length u8][topic][media]`. Lets the query engine
 /// decide revisit, near-duplicate, comment, topic and media conditions (and
 /// group by topic or media) from any one index row, without data rows.
@@ -57,6 +64,10 @@ pub fn index_row_value(page: &PageRecord) -> Vec<u8> {
     if let Some(c) = page.comments {
         v[0] |= FLAG_COMMENTS;
         v.extend_from_slice(&c.to_be_bytes());
+    }
+    if let Some(root) = &page.near_duplicate_of {
+        v[0] |= FLAG_STORY;
+        v.extend_from_slice(&keys::url_hash(root));
     }
     if let Ok(len) = u8::try_from(page.topic.len()) {
         v[0] |= FLAG_ATTRS;
@@ -81,6 +92,8 @@ pub struct IndexValue<'a> {
     pub topic: Option<&'a [u8]>,
     /// Media, when recorded and present ([`FLAG_MEDIA`]).
     pub media: Option<&'a [u8]>,
+    /// Url-hash of the story root of a near-duplicate ([`FLAG_STORY`]).
+    pub story: Option<[u8; keys::URL_HASH_LEN]>,
 }
 
 /// Decodes an index row's value; a value too short for its flags is treated
@@ -105,6 +118,13 @@ pub fn decode_index_value(v: &[u8]) -> IndexValue<'_> {
             return legacy(flags);
         };
         out.comments = Some(u64::from_be_bytes(*c));
+        rest = tail;
+    }
+    if flags & FLAG_STORY != 0 {
+        let Some((h, tail)) = rest.split_first_chunk::<{ keys::URL_HASH_LEN }>() else {
+            return legacy(flags);
+        };
+        out.story = Some(*h);
         rest = tail;
     }
     if flags & FLAG_ATTRS != 0 {
@@ -221,6 +241,12 @@ impl Index {
         store.create_table(DIGESTS_TABLE, &[FAMILY_ATTRS], 1)?;
         store.create_table(CLUSTERS_TABLE, &[FAMILY_ATTRS], 1)?;
         store.create_table(crate::captures::CAPTURES_TABLE, &[FAMILY_ATTRS], 1)?;
+        store.create_table(
+            crate::neardup::SIMHASH_TABLE,
+            &[FAMILY_ATTRS],
+            crate::neardup::BLOCKS as u8,
+        )?;
+        store.create_table(crate::neardup::STORIES_TABLE, &[FAMILY_ATTRS], 1)?;
         Ok(Index {
             store,
             options,

@@ -332,7 +332,16 @@ pub enum GroupBy {
     Media,
     /// By source.
     Source,
+    /// Reposts: two groups per bucket, `stories` (distinct stories with a
+    /// page in the bucket; a near-duplicate counts as its story root, every
+    /// other page as its own story) and `copies` (pages).
+    Story,
 }
+
+/// Group of [`GroupBy::Story`] statistics: distinct stories.
+pub const GROUP_STORIES: &str = "stories";
+/// Group of [`GroupBy::Story`] statistics: pages (copies of those stories).
+pub const GROUP_COPIES: &str = "copies";
 
 /// Counts of the pages a query selects, per time bucket (and group).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -440,6 +449,30 @@ impl Task {
 struct TaskCounts {
     names: Vec<Option<String>>,
     counts: Vec<(usize, usize, u64)>,
+    /// [`GroupBy::Story`]: (bucket, story id) of every counted page.
+    stories: Vec<(usize, u64)>,
+}
+
+/// Story id of an entry (or of its data row, for values that do not tell).
+fn entry_story(e: &Entry, row: Option<&PageRecord>) -> u64 {
+    if let Some(p) = row {
+        return u64::from_be_bytes(keys::url_hash(crate::neardup::story_root(p)));
+    }
+    let own = || {
+        e.suffix[TIME_LEN..]
+            .try_into()
+            .map_or(0, u64::from_be_bytes)
+    };
+    match e.story {
+        Some(h) => u64::from_be_bytes(h),
+        None => own(),
+    }
+}
+
+/// Whether statistics by story need the data row of an entry: a legacy
+/// value, or a near-duplicate recorded without its story root.
+fn story_needs_row(e: &Entry) -> bool {
+    e.flags & FLAG_EXT == 0 || (e.flags & FLAG_NEAR_DUP != 0 && e.story.is_none())
 }
 
 /// The buckets of a plan inside one year, as key time bytes (key times
@@ -514,6 +547,8 @@ pub(crate) struct Entry {
     pub(crate) topic: u16,
     /// Media id in the call's [`Labels`] ([`NO_LABEL`] = none or not recorded).
     pub(crate) media: u16,
+    /// Url-hash of the story root of a near-duplicate, when recorded.
+    pub(crate) story: Option<[u8; keys::URL_HASH_LEN]>,
 }
 
 impl Entry {
@@ -641,6 +676,7 @@ impl<'q> Prefilter<'q> {
             media: v
                 .media
                 .map_or(NO_LABEL, |m| labels.id_hinted(m, &mut self.media_hint)),
+            story: v.story,
         };
         (!self.rejects_labels(&e, labels)).then_some(e)
     }
@@ -749,6 +785,7 @@ fn combine(x: &Entry, y: &Entry, add_scores: bool) -> Entry {
         },
         topic,
         media,
+        story: x.story.or(y.story),
     }
 }
 
@@ -857,6 +894,7 @@ fn page_group(page: &PageRecord, g: Option<GroupBy>) -> Option<String> {
         GroupBy::Topic => Some(page.topic.clone()),
         GroupBy::Media => page.media.clone(),
         GroupBy::Source => Some(page.source.clone()),
+        GroupBy::Story => Some(GROUP_COPIES.to_owned()),
     }
 }
 
@@ -1332,8 +1370,10 @@ impl Index {
     ) -> Result<TaskCounts> {
         let mut cands = self.candidates(task, q, false)?;
         let grouped_by_attr = matches!(sq.group_by, Some(GroupBy::Topic | GroupBy::Media));
-        let (entries, rows) =
-            self.decided(task, q, &mut cands, |e| grouped_by_attr && !e.attrs_known())?;
+        let by_story = sq.group_by == Some(GroupBy::Story);
+        let (entries, rows) = self.decided(task, q, &mut cands, |e| {
+            (grouped_by_attr && !e.attrs_known()) || (by_story && story_needs_row(e))
+        })?;
         // Group slots: 0 = no group, then one per label id (+1), then one per
         // group name taken from a data row (legacy index rows).
         let mut names: Vec<Option<String>> = vec![None];
@@ -1349,7 +1389,7 @@ impl Index {
             };
             match (sq.group_by, row) {
                 (None, _) => 0,
-                (Some(GroupBy::Source), _) => usize::MAX,
+                (Some(GroupBy::Source | GroupBy::Story), _) => usize::MAX,
                 (Some(g), Some(p)) if !e.attrs_known() => {
                     let name = page_group(p, Some(g));
                     *extra.entry(name.clone()).or_insert_with(|| {
@@ -1375,6 +1415,10 @@ impl Index {
         if sq.group_by == Some(GroupBy::Source) {
             names = vec![Some(task.source.clone())];
         }
+        if by_story {
+            names = vec![Some(GROUP_COPIES.to_owned())];
+        }
+        let mut stories = Vec::new();
         let Some(YearBuckets { base, local }) = years.get(&task.year) else {
             return Err(Error::Invalid(format!(
                 "no bucket layout for year {}",
@@ -1394,7 +1438,7 @@ impl Index {
                 }
             }
         };
-        for (e, slot) in entries.iter().zip(slots) {
+        for (i, (e, slot)) in entries.iter().zip(slots).enumerate() {
             let t = &e.suffix[..TIME_LEN];
             while p < local.len() && local[p].0.as_slice() <= t {
                 p += 1;
@@ -1408,9 +1452,17 @@ impl Index {
             if let Some(c) = counts.get_mut(slot) {
                 *c += 1;
             }
+            if by_story {
+                let row = rows.get(i).and_then(Option::as_ref);
+                stories.push((bucket, entry_story(e, row)));
+            }
         }
         flush(cur, &mut counts, &mut out);
-        Ok(TaskCounts { names, counts: out })
+        Ok(TaskCounts {
+            names,
+            counts: out,
+            stories,
+        })
     }
 
     /// Counts the pages a query selects per time bucket (and group), sorted by
@@ -1440,7 +1492,9 @@ impl Index {
         let mut group_ids: HashMap<Option<String>, usize> = HashMap::new();
         let mut groups: Vec<(Option<String>, GroupCounts)> = Vec::new();
         let mut dense_cells = 0usize;
+        let mut stories: HashSet<(usize, u64)> = HashSet::new();
         for part in parts {
+            stories.extend(part.stories);
             let mut ids: Vec<Option<usize>> = vec![None; part.names.len()];
             for (bucket, slot, n) in part.counts {
                 let Some(name) = part.names.get(slot) else {
@@ -1472,6 +1526,12 @@ impl Index {
                 let label = plan.labels.get(bucket).cloned().unwrap_or_default();
                 *total.entry((label, group.clone())).or_insert(0) += n;
             }
+        }
+        for (bucket, _) in stories {
+            let label = plan.labels.get(bucket).cloned().unwrap_or_default();
+            *total
+                .entry((label, Some(GROUP_STORIES.to_owned())))
+                .or_insert(0) += 1;
         }
         tracing::debug!(tasks = tasks.len(), rows = total.len(), "stats");
         Ok(finish_stats(sq, &plan, total, open))
@@ -1534,12 +1594,23 @@ impl Index {
         let tasks = self.tasks(&nq)?;
         let (plan, open) = Self::stats_plan(sq, &nq, &tasks)?;
         let mut counts = BTreeMap::new();
+        let mut stories = BTreeSet::new();
         for h in &hits {
-            let key = (
-                sq.interval.label_in(h.page.key_time(), &sq.tz),
-                page_group(&h.page, sq.group_by),
-            );
-            *counts.entry(key).or_insert(0) += 1;
+            let label = sq.interval.label_in(h.page.key_time(), &sq.tz);
+            if sq.group_by == Some(GroupBy::Story) {
+                stories.insert((
+                    label.clone(),
+                    crate::neardup::story_root(&h.page).to_owned(),
+                ));
+            }
+            *counts
+                .entry((label, page_group(&h.page, sq.group_by)))
+                .or_insert(0) += 1;
+        }
+        for (label, _) in stories {
+            *counts
+                .entry((label, Some(GROUP_STORIES.to_owned())))
+                .or_insert(0) += 1;
         }
         Ok(finish_stats(sq, &plan, counts, open))
     }
@@ -1563,6 +1634,7 @@ mod tests {
             score: 0,
             topic,
             media: NO_LABEL,
+            story: None,
         }
     }
 

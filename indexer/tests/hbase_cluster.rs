@@ -116,6 +116,24 @@ fn crawl_state_survives_a_reopen_on_hbase() {
     indexer::conformance::crawl_state(Arc::new(store()), &job).expect("crawl state on HBase");
 }
 
+/// Issue 12: near-duplicate linking (the `simhash` multi-index and the
+/// `stories` table) on HBase: same checks as on the embedded store.
+#[test]
+fn near_duplicates_are_linked_on_hbase() {
+    let tag = format!("hb-{}", Utc::now().timestamp_micros());
+    indexer::conformance::near_duplicates(Arc::new(store()), &tag)
+        .expect("near-duplicates on HBase");
+    // The multi-index table is pre-split into one region per block.
+    let hb = store();
+    assert_eq!(
+        hb.server_regions(indexer::SIMHASH_TABLE)
+            .expect("regions of simhash")
+            .len(),
+        indexer::neardup::BLOCKS,
+        "one region per fingerprint block"
+    );
+}
+
 #[test]
 fn index_on_hbase_answers_like_the_embedded_store() {
     let pages = news_pages();

@@ -72,6 +72,11 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ),
     (
         "get",
+        "/api/pages/{id}/copies",
+        "Every archived copy of the page's story (near-duplicates): source, media, time",
+    ),
+    (
+        "get",
         "/api/pages/{id}/raw",
         "The archived page, read from its pack, sandboxed",
     ),
@@ -238,6 +243,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/stats.json", get(stats_json))
         .route("/api/pages/{id}", get(page))
         .route("/api/pages/{id}/raw", get(raw))
+        .route("/api/pages/{id}/copies", get(copies))
         .route("/api/topics", get(topics))
         .route("/api/jobs", get(jobs_list))
         .route("/api/jobs/{name}/run", post(job_run))
@@ -718,6 +724,7 @@ fn route_label(path: &str) -> &'static str {
         "/healthz" => "healthz",
         "/metrics" => "metrics",
         p if p.starts_with("/api/pages/") && p.ends_with("/raw") => "page_raw",
+        p if p.starts_with("/api/pages/") && p.ends_with("/copies") => "page_copies",
         p if p.starts_with("/api/pages/") => "page",
         "/" | "/assets/app.js" | "/assets/app.css" => "ui",
         _ => "other",
@@ -734,8 +741,9 @@ async fn observe(State(state): State<Arc<AppState>>, req: Request, next: Next) -
     resp
 }
 
-/// One hit as the API shows it.
-fn hit_json(h: &PageHit) -> Value {
+/// One hit as the API shows it, with the number of archived copies of its
+/// story (1 = no known near-duplicate).
+fn hit_json(h: &PageHit, copies: u64) -> Value {
     let id = h.id();
     let p = &h.page;
     json!({
@@ -756,9 +764,12 @@ fn hit_json(h: &PageHit) -> Value {
         "keywords": p.keywords,
         "cluster": p.cluster,
         "revisit": p.revisit,
+        "near_duplicate": p.near_duplicate_of.is_some(),
+        "copies": copies,
         "links": {
             "page": format!("/api/pages/{id}"),
             "raw": format!("/api/pages/{id}/raw"),
+            "copies": format!("/api/pages/{id}/copies"),
         },
     })
 }
@@ -826,13 +837,19 @@ async fn search(
         }
         match st.stores.index.search_page(&q) {
             Err(indexer::Error::BadCursor(m)) => Ok(Err(ParamError::new("cursor", m))),
-            r => Ok(Ok((r?, warnings_json(&st.stores, &q)?))),
+            r => {
+                let page = r?;
+                let pages: Vec<&indexer::PageRecord> = page.hits.iter().map(|h| &h.page).collect();
+                let copies = st.stores.index.copy_counts(&pages)?;
+                Ok(Ok(((page, copies), warnings_json(&st.stores, &q)?)))
+            }
         }
     })
     .await??;
+    let (page, copies) = page;
     state.metrics.hits_returned(page.hits.len());
     Ok(Json(json!({
-        "hits": page.hits.iter().map(hit_json).collect::<Vec<_>>(),
+        "hits": page.hits.iter().zip(copies).map(|(h, c)| hit_json(h, c)).collect::<Vec<_>>(),
         "next_cursor": page.next_cursor,
         "warnings": warnings,
         "took_ms": started.elapsed().as_secs_f64() * 1e3,
@@ -861,10 +878,11 @@ fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
         Some("topic") => Some(GroupBy::Topic),
         Some("media") => Some(GroupBy::Media),
         Some("source") => Some(GroupBy::Source),
+        Some("story") => Some(GroupBy::Story),
         Some(other) => {
             return Err(ParamError::new(
                 "group_by",
-                format!("{other:?}: expected topic, media or source"),
+                format!("{other:?}: expected topic, media, source or story"),
             ))
         }
     };
@@ -911,11 +929,12 @@ pub fn stats_json_body(sq: &StatsQuery, rows: &[StatsRow], took: Duration) -> Va
             GroupBy::Topic => "topic",
             GroupBy::Media => "media",
             GroupBy::Source => "source",
+            GroupBy::Story => "story",
         }),
         "tz": sq.tz.to_string(),
         "buckets": table.buckets,
         "series": table.series.iter().map(|(name, counts)| json!({"name": name, "counts": counts})).collect::<Vec<_>>(),
-        "total": table.total(),
+        "total": table.pages(sq.group_by),
         "took_ms": took.as_secs_f64() * 1e3,
     })
 }
@@ -987,11 +1006,13 @@ async fn page(
             return Ok(None);
         };
         let history = st.stores.index.captures_of(&d.hit.page.url)?;
-        Ok(Some((d, history)))
+        let copies = st.stores.index.copy_counts(&[&d.hit.page])?;
+        Ok(Some((d, history, copies.first().copied().unwrap_or(1))))
     })
     .await?;
-    let (d, history) = detail.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
-    let mut v = hit_json(&d.hit);
+    let (d, history, copies) =
+        detail.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
+    let mut v = hit_json(&d.hit, copies);
     let p = &d.hit.page;
     v["pack"] =
         json!({"path": d.location.path, "offset": d.location.offset, "length": d.location.length});
@@ -1001,6 +1022,8 @@ async fn page(
     v["charset"] = json!(p.charset);
     v["status"] = json!(p.status);
     v["near_duplicate_of"] = json!(p.near_duplicate_of);
+    // Hex: a JSON number loses bits of a u64 in JavaScript.
+    v["simhash"] = json!(p.simhash.map(|s| format!("{s:016x}")));
     v["captures"] =
         json!({"count": d.captures, "first_seen": d.first_seen, "last_seen": d.last_seen});
     // Every recorded version: `harvest get URL --at TIME` reads one back.
@@ -1019,6 +1042,57 @@ async fn page(
         v["payload_captures"] = json!(dg.captures);
     }
     Ok(Json(v))
+}
+
+/// `/api/pages/{id}/copies`: the story's copies, oldest first, and how
+/// many per source and per media (the spread of the story).
+async fn copies(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Json<Value>> {
+    no_params(raw.as_deref())?;
+    indexer::PageId::parse(&id)
+        .map_err(|e| ParamError::new("id", format!("{id:?} is not a page id: {e}")))?;
+    let st = state.clone();
+    let id2 = id.clone();
+    let found = blocking(move || {
+        let Some(hit) = st.stores.index.get_by_id(&id2)? else {
+            return Ok(None);
+        };
+        let copies = st.stores.index.story_copies(&hit.page)?;
+        Ok(Some((hit, copies)))
+    })
+    .await?;
+    let (hit, copies) = found.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
+    let mut by_source: std::collections::BTreeMap<&str, u64> = Default::default();
+    let mut by_media: std::collections::BTreeMap<&str, u64> = Default::default();
+    for c in &copies {
+        *by_source.entry(c.source.as_str()).or_default() += 1;
+        *by_media
+            .entry(c.media.as_deref().unwrap_or(""))
+            .or_default() += 1;
+    }
+    Ok(Json(json!({
+        "id": id,
+        "story": indexer::neardup::story_root(&hit.page),
+        "count": copies.len(),
+        "by_source": by_source,
+        "by_media": by_media,
+        "copies": copies.iter().map(|c| json!({
+            "id": c.id,
+            "url": c.url,
+            "title": c.title,
+            "source": c.source,
+            "media": c.media,
+            "time": c.time,
+            "fetched": c.fetched,
+            "distance": c.distance,
+            "revisit": c.revisit,
+            "simhash": format!("{:016x}", c.simhash),
+            "links": {"page": format!("/api/pages/{}", c.id)},
+        })).collect::<Vec<_>>(),
+    })))
 }
 
 async fn raw(

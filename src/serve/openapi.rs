@@ -59,8 +59,8 @@ fn param_doc(name: &str) -> (Value, &'static str) {
             "Time bucket (ISO weeks)",
         ),
         "group_by" => (
-            json!({"type": "string", "enum": ["topic", "media", "source"]}),
-            "One series per group",
+            json!({"type": "string", "enum": ["topic", "media", "source", "story"]}),
+            "One series per group (story: `stories` = distinct stories, near-duplicates collapsed, and `copies` = pages)",
         ),
         _ => (string, ""),
     }
@@ -126,6 +126,9 @@ pub fn document() -> Value {
             }
             "/api/pages/{id}" => {
                 json!({"description": "The page", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PageDetail"}}}})
+            }
+            "/api/pages/{id}/copies" => {
+                json!({"description": "The copies of the page's story", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Copies"}}}})
             }
             "/api/pages/{id}/raw" => {
                 json!({"description": "The archived payload with its archived content type, sandboxed by CSP", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}})
@@ -211,7 +214,9 @@ fn schemas() -> Value {
             "participants": {"type": "integer", "nullable": true},
             "keywords": {"type": "array", "items": {"type": "string"}},
             "cluster": {"type": "integer"}, "revisit": {"type": "boolean"},
-            "links": {"type": "object", "properties": {"page": {"type": "string"}, "raw": {"type": "string"}}}
+            "near_duplicate": {"type": "boolean"},
+            "copies": {"type": "integer", "minimum": 1, "description": "Archived copies of the page's story (near-duplicates), itself included"},
+            "links": {"type": "object", "properties": {"page": {"type": "string"}, "raw": {"type": "string"}, "copies": {"type": "string"}}}
         }
     });
     // Filter values no page of the selected sources has (topic, media): the
@@ -232,9 +237,20 @@ fn schemas() -> Value {
             "buckets": {"type": "array", "items": {"type": "string"}},
             "series": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "counts": {"type": "array", "items": {"type": "integer"}}}}},
             "total": {"type": "integer"}, "took_ms": {"type": "number"}}},
+        "Copies": {"type": "object", "required": ["id", "story", "count", "copies"], "properties": {
+            "id": {"type": "string"}, "story": {"type": "string", "description": "URL of the story's first archived page"},
+            "count": {"type": "integer"},
+            "by_source": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "by_media": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "copies": {"type": "array", "items": {"type": "object", "properties": {
+                "id": {"type": "string"}, "url": {"type": "string"}, "title": {"type": "string"},
+                "source": {"type": "string"}, "media": {"type": "string", "nullable": true},
+                "time": {"type": "string", "format": "date-time"}, "fetched": {"type": "string", "format": "date-time"},
+                "distance": {"type": "integer"}, "revisit": {"type": "boolean"}, "simhash": {"type": "string"}}}}}},
         "PageDetail": {"allOf": [{"$ref": "#/components/schemas/Hit"}, {"type": "object", "properties": {
             "pack": {"type": "object", "properties": {"path": {"type": "string"}, "offset": {"type": "integer"}, "length": {"type": "integer"}}},
             "digest": {"type": "string"}, "record_id": {"type": "string"},
+            "simhash": {"type": "string", "nullable": true}, "near_duplicate_of": {"type": "string", "nullable": true},
             "captures": {"type": "object", "properties": {"count": {"type": "integer"}, "first_seen": {"type": "string", "nullable": true}, "last_seen": {"type": "string"}}}}}]}
     })
 }
