@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 use harvest::demo::{manifest_labels, DEMO_DEPTH, DEMO_ENTRY};
 use harvest::site::{SiteFiles, DEMO_SITE};
-use util::{assert_warcio_accepts, count_by, walk_packs, Site, Workspace};
+use util::{assert_warcio_accepts, count_by, http_get, walk_packs, Site, Workspace};
 
 /// Pages of the demo manifest a robots-obeying crawl must archive.
 fn allowed_demo_paths() -> BTreeSet<String> {
@@ -596,21 +596,7 @@ fn a_read_only_archive_answers_and_a_missing_one_is_an_error() {
     assert_eq!(run(&["get", &url]).stdout, body);
 
     // serve on the read-only archive: answers, leaves no file behind.
-    let mut server = Command::new(env!("CARGO_BIN_EXE_harvest"))
-        .arg("-c")
-        .arg(&config)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let addr = line.trim().rsplit("http://").next().unwrap().to_string();
+    let (mut server, addr) = util::start_serve(&config, &[]);
     let search = http_get(&addr, "/api/search?limit=200");
     let _ = server.kill();
     let _ = server.wait();
@@ -649,18 +635,6 @@ fn a_read_only_archive_answers_and_a_missing_one_is_an_error() {
     );
 }
 
-/// The body of `GET http://{addr}{path}` (plain HTTP/1.0, no client crate).
-fn http_get(addr: &str, path: &str) -> String {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    text.split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default()
-}
-
 /// Issue 13 item 6: idle and half-sent connections neither exhaust the
 /// server nor keep `/healthz` out; a connection that sends no whole request
 /// is closed after the header timeout.
@@ -670,22 +644,11 @@ fn idle_connections_do_not_starve_the_server() {
     let site = Site::demo();
     let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(0));
     ws.crawl();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_harvest"))
-        .arg("-c")
-        .arg(&ws.config)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(["--max-connections", "200", "--header-timeout", "2"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let addr = line.trim().rsplit("http://").next().unwrap().to_string();
+    let (mut server, base) = util::start_serve(
+        &ws.config,
+        &["--max-connections", "200", "--header-timeout", "2"],
+    );
+    let addr = base.trim_start_matches("http://").to_string();
     // Five times the connection cap, each with half a request.
     let mut idle = Vec::new();
     for _ in 0..1000 {

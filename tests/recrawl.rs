@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::Response;
-use util::{assert_warcio_accepts, count_by, walk_packs, Workspace};
+use util::{assert_warcio_accepts, count_by, http_get, start_serve, walk_packs, Workspace};
 
 /// A site whose pages the test changes; ETag = a hash of the body.
 #[derive(Clone, Default)]
@@ -380,24 +380,10 @@ fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
     );
 }
 
-/// `GET path` on the server, the body as text.
-fn http_get(base: &str, path: &str) -> String {
-    use std::io::{Read, Write};
-    let addr = base.trim_start_matches("http://");
-    let mut s = std::net::TcpStream::connect(addr).expect("connect to harvest serve");
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    text.split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default()
-}
-
 /// Regression (issue 10): with `harvest serve` running, `harvest crawl` and
 /// `harvest query` on the same data dir failed with `FjallError: Locked`.
 #[test]
 fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
-    use std::io::BufRead;
     let served = serve(LiveSite::default());
     let site = &served.site;
     site.set("/index.html", section(&[1, 2]));
@@ -413,19 +399,7 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
             ..Default::default()
         }];
     });
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
-        .arg("-c")
-        .arg(&ws.config)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start harvest serve");
-    let mut line = String::new();
-    std::io::BufReader::new(server.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("ready line");
-    let base = line.trim().rsplit(' ').next().expect("address").to_string();
+    let (mut server, base) = start_serve(&ws.config, &[]);
     assert!(ws.path().join("serve.json").exists(), "serve file written");
 
     // The scheduler runs the job by itself.

@@ -230,3 +230,40 @@ pub fn count_by<T: Ord, I: IntoIterator<Item = T>>(items: I) -> BTreeMap<T, u64>
     }
     m
 }
+
+/// `harvest -c CONFIG serve --listen 127.0.0.1:0 EXTRA…` as a child: the
+/// child and its base URL (`http://host:port`) from the ready line.
+#[allow(dead_code)]
+pub fn start_serve(config: &Path, extra: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut server = Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(config)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start harvest serve");
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("ready line");
+    let base = line.trim().rsplit(' ').next().expect("address").to_string();
+    (server, base)
+}
+
+/// `GET path` on the server at `base` (`http://host:port` or `host:port`),
+/// plain HTTP/1.0; the body as text.
+#[allow(dead_code)]
+pub fn http_get(base: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).expect("connect to harvest serve");
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
+}
