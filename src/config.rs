@@ -328,12 +328,7 @@ impl Config {
     /// the file's folder, so one file names one store whatever the working
     /// directory; the defaults without a file stay relative to it.
     pub fn load(path: Option<&Path>) -> Result<Config> {
-        let file = match path {
-            Some(p) => Some(p),
-            None if Path::new(DEFAULT_CONFIG_FILE).exists() => Some(Path::new(DEFAULT_CONFIG_FILE)),
-            None => None,
-        };
-        match file {
+        match config_file(path).as_deref() {
             Some(p) => Config::from_raw_in(read_raw(p)?, Some(&config_folder(p)?)),
             None => Config::from_raw(RawConfig::default()),
         }
@@ -553,6 +548,19 @@ impl Config {
 }
 
 /// The absolute folder of a config file.
+/// The file [`Config::load`] reads for `path`: `path` itself, else
+/// `harvest.toml` in the working directory when it exists (as an absolute
+/// path, so it names the same file after a change of directory).
+pub fn config_file(path: Option<&Path>) -> Option<PathBuf> {
+    match path {
+        Some(p) => Some(p.to_path_buf()),
+        None if Path::new(DEFAULT_CONFIG_FILE).exists() => {
+            Some(absolute(Path::new(DEFAULT_CONFIG_FILE)))
+        }
+        None => None,
+    }
+}
+
 fn config_folder(file: &Path) -> Result<PathBuf> {
     let folder = match file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

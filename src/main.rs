@@ -122,6 +122,7 @@ fn run(cli: Cli) -> Result<()> {
                     listen: args.listen,
                     token: args.token,
                     config: Some(cfg),
+                    config_file: config::config_file(config_path),
                     limits: harvest::serve::ServerLimits {
                         max_connections: args.max_connections,
                         header_timeout: std::time::Duration::from_secs(args.header_timeout),

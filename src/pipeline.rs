@@ -529,19 +529,6 @@ impl Ingest {
 
         let mut records: Vec<PageRecord> =
             pending.iter().filter_map(|p| p.record.clone()).collect();
-        if self.cfg.dedup.near_duplicates {
-            let linked = self
-                .index
-                .link_near_duplicates(&mut records, self.cfg.dedup.distance)
-                .context("linking near-duplicates")?;
-            self.summary.near_duplicates += linked.near_duplicates;
-        }
-        self.index.index_pages(&records).context("indexing pages")?;
-        if !moved.is_empty() {
-            self.index
-                .delete_pages(&moved)
-                .context("removing the old rows of re-captured pages")?;
-        }
         // The last update of a digest in this batch carries the final count.
         let mut digests: HashMap<String, DigestEntry> = HashMap::new();
         for p in &pending {
@@ -554,28 +541,6 @@ impl Ingest {
             digests.insert(d.digest.clone(), d);
         }
         let digests: Vec<DigestEntry> = digests.into_values().collect();
-        self.index
-            .put_digests(&digests)
-            .context("writing digests")?;
-        let pending_captures: Vec<indexer::Capture> =
-            pending.iter().map(|p| p.capture.clone()).collect();
-        let mut urls = Vec::with_capacity(pending.len());
-        for p in pending {
-            let mut state = p.url_state;
-            if let Some(record) = &p.record {
-                let key = self.index.page_key(record)?;
-                state.table = key.table;
-                state.row_key = key.row_key;
-            }
-            urls.push(state);
-        }
-        urls.extend(not_modified_states);
-        self.index.put_urls(&urls).context("writing url states")?;
-        let mut captures: Vec<indexer::Capture> = pending_captures;
-        captures.extend(not_modified_captures);
-        self.index
-            .put_captures(&captures)
-            .context("writing the capture history")?;
         let rows: Vec<ClusterRow> = placement
             .centres
             .into_iter()
@@ -591,9 +556,49 @@ impl Ingest {
                 size: c.size,
             })
             .collect();
-        self.index
-            .put_clusters(&rows)
-            .context("writing cluster centres")?;
+        let near = self
+            .cfg
+            .dedup
+            .near_duplicates
+            .then_some(self.cfg.dedup.distance);
+        // Every row of the batch becomes visible at once (issue 13): page
+        // rows and postings, the rows they replace, digests, URL states,
+        // captures, cluster centres, fingerprints.
+        let linked = self
+            .index
+            .atomically(|ix| {
+                let linked = match near {
+                    Some(distance) => Some(ix.link_near_duplicates(&mut records, distance)?),
+                    None => None,
+                };
+                ix.index_pages(&records)?;
+                if !moved.is_empty() {
+                    ix.delete_pages(&moved)?;
+                }
+                ix.put_digests(&digests)?;
+                let mut urls = Vec::with_capacity(pending.len() + not_modified_states.len());
+                let mut captures = Vec::with_capacity(pending.len() + not_modified_captures.len());
+                for p in pending {
+                    let mut state = p.url_state;
+                    if let Some(record) = &p.record {
+                        let key = ix.page_key(record)?;
+                        state.table = key.table;
+                        state.row_key = key.row_key;
+                    }
+                    urls.push(state);
+                    captures.push(p.capture);
+                }
+                urls.extend(not_modified_states);
+                captures.extend(not_modified_captures);
+                ix.put_urls(&urls)?;
+                ix.put_captures(&captures)?;
+                ix.put_clusters(&rows)?;
+                Ok(linked)
+            })
+            .context("indexing the batch")?;
+        if let Some(linked) = linked {
+            self.summary.near_duplicates += linked.near_duplicates;
+        }
         self.summary.clusters_updated += rows.len() as u64;
         Ok(())
     }

@@ -161,6 +161,18 @@ impl Stores {
             },
         )
         .context("cannot open the index")?;
+        if access == Access::Write {
+            // A batch a killed writer was applying (HBase: its journal row).
+            let recovered = index
+                .recover()
+                .context("cannot apply an interrupted index batch again")?;
+            if recovered.batches > 0 {
+                eprintln!(
+                    "harvest: {} index batch(es) interrupted by a crash were applied again",
+                    recovered.batches
+                );
+            }
+        }
         Ok(Stores {
             packs,
             index: Arc::new(index),

@@ -458,6 +458,45 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not in the archive"));
 
+    // A job added to the file while the server runs is known to it at once:
+    // listed, runnable from the command line (through the server).
+    ws.configure(|raw| {
+        raw.jobs.push(harvest::jobs::RawJob {
+            name: "later".into(),
+            seeds: vec![format!("{}/a2.html", served.base)],
+            ..Default::default()
+        })
+    });
+    let jobs: serde_json::Value =
+        serde_json::from_str(&http_get(&base, "/api/jobs")).expect("jobs json");
+    let names: Vec<&str> = jobs["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .filter_map(|j| j["name"].as_str())
+        .collect();
+    assert_eq!(names, ["news", "later"], "{jobs}");
+    let later = ws.harvest(&["jobs", "run", "later", "--quiet", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&later.stdout).expect("run json");
+    assert_eq!(report["job"], "later", "{report}");
+    // A broken file keeps the jobs loaded before and says why.
+    let good = std::fs::read_to_string(&ws.config).expect("config");
+    std::fs::write(
+        &ws.config,
+        format!("{good}\n[[job]]\nname = \"Bad Name\"\n"),
+    )
+    .expect("write");
+    let jobs: serde_json::Value =
+        serde_json::from_str(&http_get(&base, "/api/jobs")).expect("jobs json");
+    assert_eq!(jobs["jobs"].as_array().map(Vec::len), Some(2), "{jobs}");
+    assert!(
+        jobs["config_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("stays in effect")),
+        "{jobs}"
+    );
+    std::fs::write(&ws.config, good).expect("write");
+
     // SIGTERM: the server removes its file; the command line opens the store itself.
     let _ = std::process::Command::new("kill")
         .arg(server.id().to_string())

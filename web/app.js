@@ -75,6 +75,7 @@
       pending: new Map(), // job name -> {before: newest run's start, at: click time}
       openRuns: new Set(), // jobs whose run history is unfolded
       loadError: "",
+      configError: "", // the server could not take up its changed harvest.toml
       actionError: null, // {job, text, conflict}: the last Run now that failed
       stopped: false, // a 401: no polling until a token is given
     },
@@ -781,7 +782,8 @@
   function renderJobsError() {
     const box = $("jobs-error");
     const action = state.jobs.actionError;
-    const text = [action && action.text, state.jobs.loadError].filter(Boolean).join(" · ");
+    const text = [action && action.text, state.jobs.loadError, state.jobs.configError]
+      .filter(Boolean).join(" · ");
     box.textContent = text;
     box.hidden = !text;
   }
@@ -839,6 +841,8 @@
       const body = await api("/api/jobs");
       if (seq !== state.jobs.seq) return;
       state.jobs.loadError = "";
+      // The server's harvest.toml changed but could not be taken up.
+      state.jobs.configError = body.config_error ? "configuration: " + body.config_error : "";
       state.jobs.stopped = false;
       renderJobs(Array.isArray(body.jobs) ? body.jobs : []);
       panel.dataset.status = "done";

@@ -231,7 +231,7 @@ pub async fn crawl_with_queue(
     );
     let shared = Arc::new(Shared {
         agent: robots::agent_token(&config.user_agent),
-        politeness: Politeness::new(config.politeness_delay),
+        politeness: Politeness::process_wide(config.politeness_delay),
         cfg: config,
         client,
         frontier: Mutex::new(frontier),

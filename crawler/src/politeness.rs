@@ -2,17 +2,28 @@
 //! between the end of one request and the start of the next.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tokio::sync::OwnedMutexGuard;
 use tokio::time::Instant;
 
-/// Per-host slot: the next instant a request may start, behind an async lock.
+/// Per-host slot: when the last request to the host ended, behind an async
+/// lock (one request at a time), and the host's own delay.
 #[derive(Debug, Clone)]
 struct HostSlot {
-    next_allowed: Arc<tokio::sync::Mutex<Option<Instant>>>,
-    delay: Duration,
+    last_end: Arc<tokio::sync::Mutex<Option<Instant>>>,
+    /// robots.txt `Crawl-delay`, raised only; zero when the host set none.
+    host_delay: Duration,
+}
+
+impl HostSlot {
+    fn new() -> HostSlot {
+        HostSlot {
+            last_end: Arc::new(tokio::sync::Mutex::new(None)),
+            host_delay: Duration::ZERO,
+        }
+    }
 }
 
 /// Consecutive connection failures after which a host is backed off.
@@ -20,48 +31,109 @@ pub const FAILURES_BEFORE_BACKOFF: u32 = 3;
 /// Longest back-off after connection failures.
 pub const MAX_FAILURE_BACKOFF: Duration = Duration::from_secs(300);
 
-/// Tracks the next allowed request time of every host, and hosts that asked
-/// for a pause (429/503) or keep failing to connect.
-#[derive(Debug)]
-pub struct Politeness {
-    base_delay: Duration,
-    hosts: Mutex<HashMap<String, HostSlot>>,
+/// Hosts kept before idle ones are forgotten (a server runs jobs for months).
+const HOSTS_KEPT: usize = 10_000;
+/// A host whose last request ended this long ago is idle.
+const IDLE_AFTER: Duration = Duration::from_secs(600);
+
+/// What is known of every host: shared by the crawls that use one
+/// [`Politeness`] family.
+#[derive(Debug, Default)]
+struct Hosts {
+    slots: Mutex<HashMap<String, HostSlot>>,
     /// Host -> no request before this instant.
     paused: Mutex<HashMap<String, Instant>>,
     /// Host -> consecutive connection failures.
     failures: Mutex<HashMap<String, u32>>,
 }
 
+impl Hosts {
+    fn slot(&self, host: &str) -> HostSlot {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        if !slots.contains_key(host) && slots.len() >= HOSTS_KEPT {
+            forget_idle(&mut slots);
+        }
+        slots
+            .entry(host.to_string())
+            .or_insert_with(HostSlot::new)
+            .clone()
+    }
+}
+
+/// Drops hosts nobody waits for, that set no delay of their own and whose
+/// last request ended [`IDLE_AFTER`] ago.
+fn forget_idle(slots: &mut HashMap<String, HostSlot>) {
+    let now = Instant::now();
+    slots.retain(|_, slot| {
+        if Arc::strong_count(&slot.last_end) > 1 || !slot.host_delay.is_zero() {
+            return true;
+        }
+        match slot.last_end.try_lock() {
+            Ok(last) => last.is_some_and(|t| now.duration_since(t) < IDLE_AFTER),
+            Err(_) => true,
+        }
+    });
+}
+
+/// Tracks when every host may get its next request, and hosts that asked
+/// for a pause (429/503) or keep failing to connect.
+///
+/// A crawl has its own delay; the hosts may be shared with other crawls of
+/// the process ([`Politeness::process_wide`]): two jobs of one server that
+/// reach one host then take turns, each waiting its own delay after the
+/// other's requests too, and a pause asked by the host holds for both.
+#[derive(Debug)]
+pub struct Politeness {
+    base_delay: Duration,
+    hosts: Arc<Hosts>,
+}
+
 /// Held while a request to a host is in flight; dropping it starts the host's delay.
 #[derive(Debug)]
 pub struct HostPermit {
     guard: Option<OwnedMutexGuard<Option<Instant>>>,
-    delay: Duration,
 }
 
 impl Drop for HostPermit {
     fn drop(&mut self) {
         if let Some(g) = self.guard.as_mut() {
-            **g = Some(Instant::now() + self.delay);
+            **g = Some(Instant::now());
         }
     }
 }
 
 impl Politeness {
     /// `base_delay` applies to every host; zero means no per-host limit.
+    /// The hosts are this crawl's own.
     pub fn new(base_delay: Duration) -> Self {
         Self {
             base_delay,
-            hosts: Mutex::new(HashMap::new()),
-            paused: Mutex::new(HashMap::new()),
-            failures: Mutex::new(HashMap::new()),
+            hosts: Arc::new(Hosts::default()),
+        }
+    }
+
+    /// Like [`Politeness::new`], with the hosts every other process-wide
+    /// politeness of this process sees.
+    pub fn process_wide(base_delay: Duration) -> Self {
+        static HOSTS: OnceLock<Arc<Hosts>> = OnceLock::new();
+        Self {
+            base_delay,
+            hosts: HOSTS.get_or_init(Default::default).clone(),
+        }
+    }
+
+    /// Another crawl's view of the same hosts, with its own delay.
+    pub fn sharing(&self, base_delay: Duration) -> Self {
+        Self {
+            base_delay,
+            hosts: self.hosts.clone(),
         }
     }
 
     /// No request to `host` for `wait` (a 429/503, maybe with Retry-After).
     pub fn pause(&self, host: &str, wait: Duration) {
         let until = Instant::now() + wait;
-        let mut paused = self.paused.lock().unwrap_or_else(|p| p.into_inner());
+        let mut paused = self.hosts.paused.lock().unwrap_or_else(|p| p.into_inner());
         let e = paused.entry(host.to_string()).or_insert(until);
         if *e < until {
             *e = until;
@@ -73,7 +145,11 @@ impl Politeness {
     /// [`MAX_FAILURE_BACKOFF`]. Returns the pause, if any.
     pub fn connect_failed(&self, host: &str) -> Option<Duration> {
         let n = {
-            let mut f = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+            let mut f = self
+                .hosts
+                .failures
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             let n = f.entry(host.to_string()).or_default();
             *n += 1;
             *n
@@ -89,7 +165,8 @@ impl Politeness {
 
     /// A request to `host` got an answer: its failure count starts over.
     pub fn answered(&self, host: &str) {
-        self.failures
+        self.hosts
+            .failures
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(host);
@@ -97,44 +174,38 @@ impl Politeness {
 
     /// The instant before which `host` is paused, if it is.
     pub fn paused_until(&self, host: &str) -> Option<Instant> {
-        let paused = self.paused.lock().unwrap_or_else(|p| p.into_inner());
-        paused.get(host).copied().filter(|t| *t > Instant::now())
-    }
-
-    fn slot(&self, host: &str) -> HostSlot {
-        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
-        hosts
-            .entry(host.to_string())
-            .or_insert_with(|| HostSlot {
-                next_allowed: Arc::new(tokio::sync::Mutex::new(None)),
-                delay: self.base_delay,
-            })
-            .clone()
+        let mut paused = self.hosts.paused.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        match paused.get(host).copied() {
+            Some(t) if t > now => Some(t),
+            Some(_) => {
+                paused.remove(host);
+                None
+            }
+            None => None,
+        }
     }
 
     /// Raises the delay of `host` to `delay` when it is larger than the current one
     /// (robots.txt `Crawl-delay`). The next request to the host then waits `delay`
     /// from now, since the caller has just talked to it (fetched its robots.txt).
     pub fn raise_delay(&self, host: &str, delay: Duration) {
-        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
-        let slot = hosts.entry(host.to_string()).or_insert_with(|| HostSlot {
-            next_allowed: Arc::new(tokio::sync::Mutex::new(None)),
-            delay: self.base_delay,
-        });
-        if delay > slot.delay {
-            slot.delay = delay;
-            if let Ok(mut next) = slot.next_allowed.try_lock() {
-                let at = Instant::now() + delay;
-                if next.is_none_or(|n| n < at) {
-                    *next = Some(at);
+        let mut slots = self.hosts.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = slots.entry(host.to_string()).or_insert_with(HostSlot::new);
+        if delay > slot.host_delay {
+            slot.host_delay = delay;
+            if delay > self.base_delay {
+                if let Ok(mut last) = slot.last_end.try_lock() {
+                    *last = Some(Instant::now());
                 }
             }
         }
     }
 
-    /// The delay currently applied to `host`.
+    /// The delay this crawl applies to `host`: its own, or the host's
+    /// `Crawl-delay` when longer.
     pub fn delay(&self, host: &str) -> Duration {
-        self.slot(host).delay
+        self.hosts.slot(host).host_delay.max(self.base_delay)
     }
 
     /// Waits until a request to `host` may start. With a zero delay this returns
@@ -143,21 +214,16 @@ impl Politeness {
         if let Some(until) = self.paused_until(host) {
             tokio::time::sleep_until(until).await;
         }
-        let slot = self.slot(host);
-        if slot.delay.is_zero() {
-            return HostPermit {
-                guard: None,
-                delay: slot.delay,
-            };
+        let slot = self.hosts.slot(host);
+        let delay = slot.host_delay.max(self.base_delay);
+        if delay.is_zero() {
+            return HostPermit { guard: None };
         }
-        let guard = slot.next_allowed.lock_owned().await;
-        if let Some(next) = *guard {
-            tokio::time::sleep_until(next).await;
+        let guard = slot.last_end.lock_owned().await;
+        if let Some(last) = *guard {
+            tokio::time::sleep_until(last + delay).await;
         }
-        HostPermit {
-            guard: Some(guard),
-            delay: slot.delay,
-        }
+        HostPermit { guard: Some(guard) }
     }
 }
 
@@ -210,6 +276,53 @@ mod tests {
             p.connect_failed("y");
         }
         assert_eq!(p.connect_failed("y"), Some(MAX_FAILURE_BACKOFF));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn crawls_sharing_hosts_take_turns_each_with_its_own_delay() {
+        let slow = Politeness::new(Duration::from_secs(3));
+        let fast = slow.sharing(Duration::from_secs(1));
+        let start = Instant::now();
+        drop(slow.acquire("h").await);
+        drop(fast.acquire("h").await);
+        assert!(start.elapsed() >= Duration::from_secs(1));
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "the fast crawl waits its own delay"
+        );
+        let t = Instant::now();
+        drop(slow.acquire("h").await);
+        assert!(
+            t.elapsed() >= Duration::from_secs(3),
+            "the slow crawl waits after the fast one's request"
+        );
+        fast.pause("h", Duration::from_secs(60));
+        let t = Instant::now();
+        drop(slow.acquire("h").await);
+        assert!(
+            t.elapsed() >= Duration::from_secs(60),
+            "a pause holds for every crawl"
+        );
+        let own = Politeness::new(Duration::from_secs(3));
+        let t = Instant::now();
+        drop(own.acquire("h").await);
+        assert!(
+            t.elapsed() < Duration::from_millis(10),
+            "separate families are independent"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn idle_hosts_are_forgotten_beyond_the_cap() {
+        let p = Politeness::new(Duration::from_millis(1));
+        for i in 0..HOSTS_KEPT {
+            drop(p.acquire(&format!("h{i}")).await);
+        }
+        p.raise_delay("h0", Duration::from_secs(5));
+        tokio::time::advance(IDLE_AFTER + Duration::from_secs(1)).await;
+        drop(p.acquire("new").await);
+        let kept = p.hosts.slots.lock().unwrap().len();
+        assert_eq!(kept, 2, "the host with its own delay and the new one");
     }
 
     #[tokio::test(start_paused = true)]

@@ -755,6 +755,178 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
     Ok(())
 }
 
+/// Passes reads and table creation through, fails the `fail_at`-th write
+/// (counting from 0) and every one after: a writer that dies in the middle
+/// of a batch, on a backend without atomic batches.
+struct FailingWrites {
+    inner: std::sync::Arc<dyn TableStore>,
+    writes: std::sync::atomic::AtomicUsize,
+    fail_at: usize,
+}
+
+impl FailingWrites {
+    fn write(&self) -> Result<()> {
+        let n = self
+            .writes
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if n >= self.fail_at {
+            return Err(Error::Invalid(format!("injected failure of write {n}")));
+        }
+        Ok(())
+    }
+}
+
+impl TableStore for FailingWrites {
+    fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
+        self.inner.create_table(name, families, buckets)
+    }
+    fn list_tables(&self) -> Result<Vec<String>> {
+        self.inner.list_tables()
+    }
+    fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+        self.write()?;
+        self.inner.put(table, rows)
+    }
+    fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
+        self.inner.get(table, keys, families)
+    }
+    fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
+        self.inner.scan(table, scan)
+    }
+    fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+        self.write()?;
+        self.inner.delete(table, keys)
+    }
+    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+        self.write()?;
+        self.inner.delete_cells(table, rows)
+    }
+    fn regions(&self, table: &str) -> Result<Vec<crate::store::Region>> {
+        self.inner.regions(table)
+    }
+}
+
+/// Atomic index batches (issue 13): [`TableStore::apply`] gives what the
+/// same writes one by one give (a delete then a put of one row, cells
+/// deleted then added); a batch that fails part-way on a store with atomic
+/// batches leaves nothing; on one without, the batch's journal row survives
+/// the failure and [`crate::Index::recover`] completes it. `tag` names the
+/// tables used (unique per call on a shared store).
+pub fn batches(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Result<()> {
+    use crate::batch::Mutation;
+    let table = format!("{tag}_batch");
+    let copy = format!("{tag}_batch_seq");
+    let seed = || {
+        vec![
+            Row::new(b"k1".to_vec())
+                .with(FAM_A, b"x".to_vec(), b"1".to_vec())
+                .with(FAM_B, b"y".to_vec(), b"2".to_vec()),
+            Row::new(b"k2".to_vec())
+                .with(FAM_A, b"x".to_vec(), b"old".to_vec())
+                .with(FAM_A, b"keep".to_vec(), b"k".to_vec()),
+            Row::new(b"k3".to_vec()).with(FAM_B, b"only".to_vec(), b"v".to_vec()),
+        ]
+    };
+    let mutations = |t: &str| {
+        vec![
+            Mutation::Delete {
+                table: t.to_string(),
+                keys: vec![b"k1".to_vec()],
+            },
+            Mutation::Put {
+                table: t.to_string(),
+                rows: vec![Row::new(b"k1".to_vec()).with(FAM_A, b"z".to_vec(), b"3".to_vec())],
+            },
+            Mutation::DeleteCells {
+                table: t.to_string(),
+                rows: vec![
+                    Row::new(b"k2".to_vec()).with(FAM_A, b"x".to_vec(), Vec::new()),
+                    Row::new(b"k3".to_vec()).with(FAM_B, b"only".to_vec(), Vec::new()),
+                ],
+            },
+            Mutation::Put {
+                table: t.to_string(),
+                rows: vec![
+                    Row::new(b"k2".to_vec()).with(FAM_B, b"w".to_vec(), b"new".to_vec()),
+                    Row::new(b"k4".to_vec()).with(FAM_A, b"n".to_vec(), b"4".to_vec()),
+                ],
+            },
+        ]
+    };
+    for t in [&table, &copy] {
+        store.create_table(t, &[FAM_A, FAM_B], 1)?;
+        store.put(t, &seed())?;
+    }
+    store.apply(&mutations(&table))?;
+    crate::batch::apply_in_order(store.as_ref(), &mutations(&copy))?;
+    let all = |t: &str| store.scan(t, &Scan::default());
+    let got = all(&table)?;
+    check(
+        got == all(&copy)?,
+        "apply gives what the same writes one by one give",
+    )?;
+    check(
+        keys_of(&got) == [b"k1".to_vec(), b"k2".to_vec(), b"k4".to_vec()],
+        "k3 lost its only cell and is gone",
+    )?;
+    check(
+        got[0].cells.len() == 1 && got[0].cell(FAM_A, b"z") == Some(b"3".as_slice()),
+        "k1 deleted then put holds only the put",
+    )?;
+    check(
+        got[1].cell(FAM_A, b"x").is_none()
+            && got[1].cell(FAM_A, b"keep").is_some()
+            && got[1].cell(FAM_B, b"w") == Some(b"new".as_slice()),
+        "k2 lost one cell and gained one",
+    )?;
+
+    // A batch that fails part-way.
+    let fresh = format!("{tag}_batch_fail");
+    store.create_table(&fresh, &[FAM_A, FAM_B], 1)?;
+    store.put(&fresh, &seed())?;
+    let before = store.scan(&fresh, &Scan::default())?;
+    if store.atomic_apply() {
+        let mut bad = mutations(&fresh);
+        bad.insert(
+            2,
+            Mutation::Put {
+                table: format!("{tag}_no_such_table"),
+                rows: vec![Row::new(b"k".to_vec()).with(FAM_A, b"q".to_vec(), b"v".to_vec())],
+            },
+        );
+        check(
+            store.apply(&bad).is_err(),
+            "a write to a missing table fails",
+        )?;
+        let left = store.scan(&fresh, &Scan::default())?;
+        check(left == before, "a failed atomic batch leaves nothing")?;
+    }
+    // Through the journal: the writer dies after two of its four writes.
+    let failing: std::sync::Arc<dyn TableStore> = std::sync::Arc::new(FailingWrites {
+        inner: store.clone(),
+        writes: std::sync::atomic::AtomicUsize::new(0),
+        fail_at: 3, // the journal row, then two of the batch's writes
+    });
+    let index = crate::Index::new(failing, crate::IndexOptions { buckets: 1 })?;
+    check(
+        index.commit(&mutations(&fresh)).is_err(),
+        "the injected failure is reported",
+    )?;
+    drop(index);
+    let half = store.scan(&fresh, &Scan::default())?;
+    check(half != got && half != before, "the batch was cut part-way")?;
+    let index = crate::Index::new(store.clone(), crate::IndexOptions { buckets: 1 })?;
+    let recovered = index.recover()?;
+    check(recovered.batches >= 1, "the journal row was found")?;
+    let done = store.scan(&fresh, &Scan::default())?;
+    check(done == got, "recovery completes the batch")?;
+    check(
+        index.recover()?.batches == 0,
+        "the journal row is gone after recovery",
+    )?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -769,6 +941,13 @@ mod tests {
         let dir = tempfile::tempdir().map_err(|e| crate::Error::backend("tempdir", e))?;
         let store = std::sync::Arc::new(crate::EmbeddedStore::open(dir.path())?);
         super::near_duplicates(store, "conf-nd")
+    }
+
+    #[test]
+    fn embedded_store_applies_batches_atomically() -> crate::Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| crate::Error::backend("tempdir", e))?;
+        let store = std::sync::Arc::new(crate::EmbeddedStore::open(dir.path())?);
+        super::batches(store, "conf")
     }
 
     #[test]

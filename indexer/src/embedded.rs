@@ -28,6 +28,7 @@ fn keyspace_options() -> KeyspaceCreateOptions {
 }
 use serde::{Deserialize, Serialize};
 
+use crate::batch::Mutation;
 use crate::error::{Error, Result};
 use crate::store::{bucket_regions, visit_rows, Cell, Region, Row, Scan, TableStore};
 
@@ -465,6 +466,10 @@ fn poisoned() -> Error {
     Error::Invalid("embedded store lock poisoned by a panicking thread".into())
 }
 
+/// A batch's view of the rows it touches: (keyspace, key) -> the keyspace
+/// and the row's family block as the batch leaves it (`None`: deleted).
+type Overlay = BTreeMap<(String, Vec<u8>), (Keyspace, Option<Vec<u8>>)>;
+
 /// Cells of one family of one row, by qualifier.
 type CellMap = BTreeMap<Vec<u8>, Vec<u8>>;
 /// New cells of one row, borrowed from the caller's rows (qualifier -> value).
@@ -800,6 +805,116 @@ impl TableStore for EmbeddedStore {
         batch.commit().map_err(|e| {
             Error::backend(format!("delete cells of {} rows in {table}", rows.len()), e)
         })
+    }
+
+    /// One fjall write batch across every keyspace the mutations touch:
+    /// the batch is visible wholly or not at all, also after a crash. Each
+    /// mutation sees the ones before it (a delete then a put of one row
+    /// leaves the put's cells).
+    fn apply(&self, mutations: &[Mutation]) -> Result<()> {
+        // (keyspace, key) -> the row's family block as the batch leaves it
+        // (`None`: deleted), read from the store on first touch.
+        let mut overlay: Overlay = BTreeMap::new();
+        fn slot<'o>(
+            overlay: &'o mut Overlay,
+            name: &str,
+            ks: &Keyspace,
+            key: &[u8],
+        ) -> Result<&'o mut Option<Vec<u8>>> {
+            let k = (name.to_owned(), key.to_vec());
+            if !overlay.contains_key(&k) {
+                let stored = ks
+                    .get(key)
+                    .map_err(|e| Error::backend("read row", e))?
+                    .map(|v| v.to_vec());
+                overlay.insert(k.clone(), (ks.clone(), stored));
+            }
+            Ok(&mut overlay.get_mut(&k).expect("inserted above").1)
+        }
+        let _guard = self.write_lock.lock().map_err(|_| poisoned())?;
+        for m in mutations {
+            match m {
+                Mutation::Put { table, rows } => {
+                    let handle = self.table(table)?;
+                    for row in rows {
+                        if row.key.is_empty() {
+                            return Err(Error::BadKey {
+                                key: Vec::new(),
+                                reason: "row keys must not be empty",
+                            });
+                        }
+                        let mut by_family: BTreeMap<&str, NewCells<'_>> = BTreeMap::new();
+                        for cell in &row.cells {
+                            by_family
+                                .entry(cell.family.as_str())
+                                .or_default()
+                                .insert(cell.qualifier.as_slice(), cell.value.as_slice());
+                        }
+                        for (family, new) in by_family {
+                            let (fname, ks) = handle.family(table, family)?;
+                            let name = keyspace_name(table, fname);
+                            let current = slot(&mut overlay, &name, ks, &row.key)?;
+                            let merged = merge_cells(
+                                &row.key,
+                                current.as_deref().unwrap_or_default(),
+                                &new,
+                            )?;
+                            *current = Some(merged);
+                        }
+                    }
+                }
+                Mutation::Delete { table, keys } => {
+                    let handle = self.table(table)?;
+                    for key in keys {
+                        for (fname, ks) in &handle.families {
+                            let name = keyspace_name(table, fname);
+                            *slot(&mut overlay, &name, ks, key)? = None;
+                        }
+                    }
+                }
+                Mutation::DeleteCells { table, rows } => {
+                    let handle = self.table(table)?;
+                    for row in rows {
+                        for cell in &row.cells {
+                            let (fname, ks) = handle.family(table, &cell.family)?;
+                            let name = keyspace_name(table, fname);
+                            let current = slot(&mut overlay, &name, ks, &row.key)?;
+                            let Some(block) = current.as_deref() else {
+                                continue;
+                            };
+                            let mut cells = decode_cells(&row.key, block)?;
+                            if cells.remove(&cell.qualifier).is_some() {
+                                *current = (!cells.is_empty()).then(|| encode_cells(&cells));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if overlay.is_empty() {
+            return Ok(());
+        }
+        let mut batch = fjall::OwnedWriteBatch::with_capacity(self.db.clone(), overlay.len())
+            .durability(Some(self.options.durability.persist_mode()));
+        for ((_, key), (ks, value)) in &overlay {
+            match value {
+                Some(v) => batch.insert(ks, key.as_slice(), v.as_slice()),
+                None => batch.remove(ks, key.as_slice()),
+            }
+        }
+        batch.commit().map_err(|e| {
+            Error::backend(format!("apply a batch of {} writes", mutations.len()), e)
+        })?;
+        tracing::debug!(
+            writes = mutations.len(),
+            rows = overlay.len(),
+            "batch applied"
+        );
+        Ok(())
+    }
+
+    fn atomic_apply(&self) -> bool {
+        true
     }
 
     fn regions(&self, table: &str) -> Result<Vec<Region>> {

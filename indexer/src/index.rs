@@ -247,11 +247,27 @@ impl Index {
             crate::neardup::BLOCKS as u8,
         )?;
         store.create_table(crate::neardup::STORIES_TABLE, &[FAMILY_ATTRS], 1)?;
+        store.create_table(crate::batch::JOURNAL_TABLE, &[FAMILY_ATTRS], 1)?;
         Ok(Index {
             store,
             options,
             known_tables: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// This index over another store (the tables exist already): the
+    /// recording view of [`Index::atomically`].
+    pub(crate) fn with_store(&self, store: Arc<dyn TableStore>) -> Index {
+        let known = self
+            .known_tables
+            .lock()
+            .map(|k| k.clone())
+            .unwrap_or_default();
+        Index {
+            store,
+            options: self.options,
+            known_tables: Mutex::new(known),
+        }
     }
 
     /// The underlying store.

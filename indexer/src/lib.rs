@@ -6,6 +6,7 @@
 //! an [`Index`], call [`Index::index_pages`] once the pack records are
 //! durable, and ask [`Index::search`] / [`Index::stats`].
 
+pub mod batch;
 pub mod captures;
 pub mod clusters;
 #[cfg(any(test, feature = "conformance"))]
@@ -27,6 +28,7 @@ pub mod store;
 pub mod thrift2;
 pub mod zone;
 
+pub use batch::{Mutation, Recovered, JOURNAL_TABLE};
 pub use captures::{Capture, CaptureKind, CAPTURES_TABLE};
 pub use clusters::ClusterRow;
 pub use crawlstate::{

@@ -291,6 +291,17 @@ pub trait TableStore: Send + Sync {
     fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()>;
     /// The regions of the table, one per bucket, in key order.
     fn regions(&self, table: &str) -> Result<Vec<Region>>;
+    /// Applies `mutations` in order, each seeing the ones before it. The
+    /// default applies them one by one: not atomic (see
+    /// [`TableStore::atomic_apply`] and [`crate::batch`]).
+    fn apply(&self, mutations: &[crate::batch::Mutation]) -> Result<()> {
+        crate::batch::apply_in_order(self, mutations)
+    }
+    /// Whether [`TableStore::apply`] makes a batch visible wholly or not at
+    /// all, also across a crash.
+    fn atomic_apply(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -108,6 +108,15 @@ fn conformance_suite_passes_on_hbase() {
     indexer::conformance::run_all(&store, "hb_conf").expect("conformance suite on HBase");
 }
 
+/// Issue 13: index batches on HBase (no cross-table atomicity): applied in
+/// order, and a batch cut by a failing writer is completed from its
+/// journal row.
+#[test]
+fn index_batches_are_completed_from_the_journal_on_hbase() {
+    let tag = format!("hb_{}", Utc::now().timestamp_micros());
+    indexer::conformance::batches(Arc::new(store()), &tag).expect("batches on HBase");
+}
+
 /// The crawl queue and the runs table on HBase (issue 10: the frontier test
 /// also on HBase): same semantics as on the embedded store.
 #[test]

@@ -5,10 +5,12 @@
 //! Index and pack reads are synchronous (fjall or the HBase Thrift client),
 //! so handlers run them on tokio's blocking pool.
 
+pub mod live;
 pub mod metrics;
 pub mod openapi;
 pub mod params;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -108,6 +110,9 @@ pub struct ServeOptions {
     /// The configuration: its jobs are scheduled and runnable, its data dir
     /// gets the serve file that lets the command line find this server.
     pub config: Option<Config>,
+    /// The file `config` was read from: re-read when it changes (jobs
+    /// added, removed or rescheduled without a restart).
+    pub config_file: Option<std::path::PathBuf>,
     pub limits: ServerLimits,
 }
 
@@ -142,7 +147,7 @@ impl Default for ServerLimits {
 /// What the handlers share.
 pub struct AppState {
     stores: Stores,
-    config: Option<Config>,
+    config: Option<live::LiveConfig>,
     token: Option<String>,
     metrics: Metrics,
     page_count: Mutex<Option<(Instant, u64)>>,
@@ -158,6 +163,19 @@ impl AppState {
         stores: Stores,
         token: Option<String>,
         config: Option<Config>,
+    ) -> Arc<AppState> {
+        Self::with_live_config(
+            stores,
+            token,
+            config.map(|c| live::LiveConfig::new(c, None)),
+        )
+    }
+
+    /// A state whose configuration follows its file.
+    pub fn with_live_config(
+        stores: Stores,
+        token: Option<String>,
+        config: Option<live::LiveConfig>,
     ) -> Arc<AppState> {
         Arc::new(AppState {
             stores,
@@ -272,7 +290,11 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
         tracing::warn!(listen = %opts.listen, "serving beyond loopback without a token: anyone who can reach it can read the archive");
     }
     let read_only = stores.read_only_copy.is_some();
-    let state = AppState::with_config(stores, opts.token.clone(), opts.config.clone());
+    let live = opts
+        .config
+        .clone()
+        .map(|c| live::LiveConfig::new(c, opts.config_file.clone()));
+    let state = AppState::with_live_config(stores, opts.token.clone(), live);
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
@@ -460,45 +482,56 @@ async fn serve_connections(
     Ok(())
 }
 
-/// Runs scheduled jobs: sleeps until the next job is due, starts it (unless
-/// it is running already), repeats. Checks the clock at least every minute.
+/// How often the scheduler looks at the clock and the configuration file.
+const SCHEDULER_TICK: Duration = Duration::from_secs(5);
+
+/// Runs scheduled jobs: sleeps until the next job is due (or the next tick),
+/// starts it (unless it is running already), repeats. Jobs come from the
+/// configuration as it is now: a job added to the file gets its next run
+/// from the moment it is seen, a rescheduled one from its new expression.
 async fn scheduler(state: Arc<AppState>) {
-    let Some(cfg) = state.config.clone() else {
+    let Some(live) = state.config.as_ref() else {
         return;
     };
-    let scheduled: Vec<&crate::jobs::Job> =
-        cfg.jobs.iter().filter(|j| j.schedule.is_some()).collect();
-    if scheduled.is_empty() {
-        return;
-    }
-    let mut next: Vec<Option<chrono::DateTime<chrono::Utc>>> = scheduled
-        .iter()
-        .map(|j| {
-            j.schedule
-                .as_ref()
-                .and_then(|s| s.next_after(chrono::Utc::now()))
-        })
-        .collect();
+    // Job name -> (its schedule as text, its next run).
+    let mut next: HashMap<String, (String, Option<chrono::DateTime<chrono::Utc>>)> = HashMap::new();
     loop {
+        let cfg = live.current();
         let now = chrono::Utc::now();
-        for (i, job) in scheduled.iter().enumerate() {
-            if next[i].is_some_and(|t| t <= now) {
+        next.retain(|name, _| {
+            cfg.jobs
+                .iter()
+                .any(|j| &j.name == name && j.schedule.is_some())
+        });
+        for job in &cfg.jobs {
+            let Some(schedule) = &job.schedule else {
+                continue;
+            };
+            let key = format!("{} {}", schedule.expr, schedule.tz);
+            let entry = next
+                .entry(job.name.clone())
+                .or_insert_with(|| (String::new(), None));
+            if entry.0 != key {
+                *entry = (key, schedule.next_after(now));
+                continue;
+            }
+            if entry.1.is_some_and(|t| t <= now) {
                 if crate::jobs::running_here(&job.name) {
                     tracing::warn!(job = %job.name, "scheduled run skipped: the previous run is still going");
                 } else {
                     tracing::info!(job = %job.name, "scheduled run");
                     start_job(&state, &cfg, job);
                 }
-                next[i] = job.schedule.as_ref().and_then(|s| s.next_after(now));
+                entry.1 = schedule.next_after(now);
             }
         }
         let wait = next
-            .iter()
-            .flatten()
+            .values()
+            .filter_map(|(_, t)| *t)
             .min()
-            .map(|t| (*t - chrono::Utc::now()).to_std().unwrap_or_default())
-            .unwrap_or(Duration::from_secs(60))
-            .min(Duration::from_secs(60));
+            .map(|t| (t - chrono::Utc::now()).to_std().unwrap_or_default())
+            .unwrap_or(SCHEDULER_TICK)
+            .min(SCHEDULER_TICK);
         tokio::time::sleep(wait.max(Duration::from_millis(50))).await;
     }
 }
@@ -526,11 +559,15 @@ fn start_job(state: &Arc<AppState>, cfg: &Config, job: &crate::jobs::Job) {
 }
 
 fn needs_config(state: &AppState) -> ApiResult<Config> {
-    state.config.clone().ok_or_else(|| ApiError {
-        status: StatusCode::SERVICE_UNAVAILABLE,
-        param: None,
-        message: "this server was started without a configuration".into(),
-    })
+    state
+        .config
+        .as_ref()
+        .map(|c| c.current())
+        .ok_or_else(|| ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            param: None,
+            message: "this server was started without a configuration".into(),
+        })
 }
 
 async fn jobs_list(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
@@ -538,8 +575,9 @@ async fn jobs_list(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>>
     let configured = state
         .config
         .as_ref()
-        .map(|c| c.jobs.clone())
+        .map(|c| c.current().jobs)
         .unwrap_or_default();
+    let config_error = state.config.as_ref().and_then(|c| c.error());
     let st = state.clone();
     let jobs_json = blocking(move || {
         let now = chrono::Utc::now();
@@ -568,7 +606,9 @@ async fn jobs_list(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>>
         Ok(out)
     })
     .await?;
-    Ok(Json(json!({ "jobs": jobs_json })))
+    Ok(Json(
+        json!({ "jobs": jobs_json, "config_error": config_error }),
+    ))
 }
 
 fn run_json(r: &indexer::RunRecord, now: chrono::DateTime<chrono::Utc>) -> Value {

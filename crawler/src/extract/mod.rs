@@ -11,6 +11,7 @@
 //! [`text`] (article text, readability-style).
 
 pub mod media;
+mod scan;
 pub mod text;
 pub mod time;
 pub mod title;
@@ -216,31 +217,7 @@ fn sel(s: &str) -> Selector {
     Selector::parse(s).expect("static selector is valid")
 }
 
-static SEL_META: LazyLock<Selector> = LazyLock::new(|| sel("meta"));
-static SEL_TITLE: LazyLock<Selector> = LazyLock::new(|| sel("title"));
-static SEL_H1: LazyLock<Selector> = LazyLock::new(|| sel("h1"));
-static SEL_BASE: LazyLock<Selector> = LazyLock::new(|| sel("base[href]"));
 static SEL_LINKS: LazyLock<Selector> = LazyLock::new(|| sel("a[href], area[href], link[href]"));
-static SEL_JSONLD: LazyLock<Selector> =
-    LazyLock::new(|| sel(r#"script[type="application/ld+json"]"#));
-static SEL_TIME: LazyLock<Selector> = LazyLock::new(|| sel("time"));
-static SEL_ITEMPROP_PUBLISHED: LazyLock<Selector> =
-    LazyLock::new(|| sel(r#"[itemprop="datePublished"]:not(meta)"#));
-/// Elements whose class or id marks the publish time.
-static SEL_DATE_MARKED: LazyLock<Selector> = LazyLock::new(|| {
-    sel(
-        r#"[class*="publish"], [class*="pubdate"], [class*="pub-date"], [class*="pub_date"], [class*="pubtime"], [class*="pub-time"], [class*="pub_time"], [class*="post-date"], [class*="post_date"], [class*="post_time"], [class*="post-time"], [class*="article-date"], [class*="article-time"], [class*="date-source"], [class*="time-source"], [id*="pubtime"], [id*="publish"], [id*="pub_date"]"#,
-    )
-});
-static SEL_SOURCE: LazyLock<Selector> =
-    LazyLock::new(|| sel(r#"[class*="source"], [id*="source"], [class*="Source"]"#));
-static SEL_BYLINE: LazyLock<Selector> = LazyLock::new(|| {
-    sel(r#"[rel="author"], [itemprop="author"], .byline, .author, .article-author, .author-name"#)
-});
-static SEL_HTML: LazyLock<Selector> = LazyLock::new(|| sel("html[lang]"));
-static SEL_ITEMPROP_COMMENTS: LazyLock<Selector> =
-    LazyLock::new(|| sel(r#"[itemprop="commentCount"]"#));
-static SEL_ANY_MARKED: LazyLock<Selector> = LazyLock::new(|| sel("[class], [id]"));
 
 fn re(s: &str) -> Regex {
     Regex::new(s).expect("static regex is valid")
@@ -277,8 +254,9 @@ fn element_text(e: &ElementRef<'_>) -> String {
 
 /// Meta tags as (lowercased key, content) in document order; the key is the
 /// `property`, `name`, `itemprop` or `http-equiv` attribute.
-fn meta_pairs(doc: &Html) -> Vec<(String, String)> {
-    doc.select(&SEL_META)
+fn meta_pairs(metas: &[ElementRef<'_>]) -> Vec<(String, String)> {
+    metas
+        .iter()
         .filter_map(|m| {
             let v = m.value();
             let content = v.attr("content")?.trim();
@@ -441,9 +419,9 @@ fn walk_jsonld(v: &Value, out: &mut JsonLd, depth: usize) {
     }
 }
 
-fn jsonld(doc: &Html) -> JsonLd {
+fn jsonld(scripts: &[ElementRef<'_>]) -> JsonLd {
     let mut out = JsonLd::default();
-    for script in doc.select(&SEL_JSONLD) {
+    for script in scripts {
         let text: String = script.text().collect();
         if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
             walk_jsonld(&v, &mut out, 0);
@@ -486,7 +464,11 @@ fn title_line(lines: &[&str], title: Option<&str>, h1s: &[String]) -> Option<usi
 }
 
 /// Publish-time candidates from the markup: meta tags, microdata, JSON-LD, `<time>`.
-fn markup_time_candidates(doc: &Html, metas: &[(String, String)], ld: &JsonLd) -> Vec<Candidate> {
+fn markup_time_candidates(
+    els: &scan::PageElements<'_>,
+    metas: &[(String, String)],
+    ld: &JsonLd,
+) -> Vec<Candidate> {
     let mut out = Vec::new();
     for (keys, sc) in [
         (&PUBLISHED_META_KEYS[..], score::META_PUBLISHED),
@@ -499,7 +481,7 @@ fn markup_time_candidates(doc: &Html, metas: &[(String, String)], ld: &JsonLd) -
                 .find_map(|(_, v)| time::parsed_candidate(v, PublishedFrom::Meta, sc)),
         );
     }
-    out.extend(doc.select(&SEL_ITEMPROP_PUBLISHED).find_map(|e| {
+    out.extend(els.itemprop_published.iter().find_map(|e| {
         let v = e.value();
         let from = if v.name() == "time" {
             PublishedFrom::Time
@@ -510,7 +492,7 @@ fn markup_time_candidates(doc: &Html, metas: &[(String, String)], ld: &JsonLd) -
             .attr("content")
             .or_else(|| v.attr("datetime"))
             .map(str::to_string)
-            .unwrap_or_else(|| element_text(&e));
+            .unwrap_or_else(|| element_text(e));
         time::parsed_candidate(&value, from, score::META_PUBLISHED)
     }));
     out.extend(
@@ -523,9 +505,9 @@ fn markup_time_candidates(doc: &Html, metas: &[(String, String)], ld: &JsonLd) -
             .as_deref()
             .and_then(|v| time::parsed_candidate(v, PublishedFrom::Jsonld, score::META_WEAK)),
     );
-    let times: Vec<ElementRef<'_>> = doc.select(&SEL_TIME).take(200).collect();
+    let times = &els.time;
     let mut unmarked_taken = false;
-    for t in &times {
+    for t in times {
         let v = t.value();
         let marks = format!(
             "{} {} {}",
@@ -557,13 +539,13 @@ fn markup_time_candidates(doc: &Html, metas: &[(String, String)], ld: &JsonLd) -
 }
 
 /// Author from the byline elements of the markup.
-fn byline_author(doc: &Html) -> Option<String> {
-    doc.select(&SEL_BYLINE).take(20).find_map(|e| {
+fn byline_author(bylines: &[ElementRef<'_>]) -> Option<String> {
+    bylines.iter().find_map(|e| {
         let v = e
             .value()
             .attr("content")
             .map(str::to_string)
-            .unwrap_or_else(|| element_text(&e));
+            .unwrap_or_else(|| element_text(e));
         let v = v
             .trim_start_matches(|c: char| c.is_whitespace())
             .trim_start_matches("作者")
@@ -595,36 +577,36 @@ fn marked(e: &ElementRef<'_>, markers: &[&str]) -> bool {
     [v.attr("class"), v.attr("id")]
         .into_iter()
         .flatten()
-        .map(str::to_ascii_lowercase)
-        .any(|s| markers.iter().any(|m| s.contains(m)))
+        .any(|s| markers.iter().any(|m| scan::contains_ignore_case(s, m)))
 }
 
-fn extract_counts(doc: &Html, ld: &JsonLd, body_text: &str) -> (Option<u64>, Option<u64>) {
+fn extract_counts(
+    els: &scan::PageElements<'_>,
+    ld: &JsonLd,
+    body_text: &str,
+) -> (Option<u64>, Option<u64>) {
     let mut comments = ld.comments;
     if comments.is_none() {
-        comments = doc.select(&SEL_ITEMPROP_COMMENTS).find_map(|e| {
+        comments = els.itemprop_comments.iter().find_map(|e| {
             e.value()
                 .attr("content")
                 .and_then(parse_count)
-                .or_else(|| parse_count(&element_text(&e)))
+                .or_else(|| parse_count(&element_text(e)))
         });
     }
     if comments.is_none() {
-        comments = doc
-            .root_element()
-            .descendants()
-            .filter_map(ElementRef::wrap)
-            .find_map(|e| {
-                COMMENT_DATA_ATTRS
-                    .iter()
-                    .find_map(|a| e.value().attr(a).and_then(parse_count))
-            });
+        comments = els.count_attr.iter().find_map(|e| {
+            COMMENT_DATA_ATTRS
+                .iter()
+                .find_map(|a| e.value().attr(a).and_then(parse_count))
+        });
     }
     if comments.is_none() {
-        comments = doc
-            .select(&SEL_ANY_MARKED)
+        comments = els
+            .classed
+            .iter()
             .filter(|e| marked(e, &COMMENT_MARKERS))
-            .find_map(|e| parse_count(&element_text(&e)));
+            .find_map(|e| parse_count(&element_text(e)));
     }
     if comments.is_none() {
         comments = RE_ZH_COMMENTS.iter().find_map(|r| {
@@ -639,9 +621,10 @@ fn extract_counts(doc: &Html, ld: &JsonLd, body_text: &str) -> (Option<u64>, Opt
                 .and_then(|c| parse_count(c.get(1)?.as_str()))
         })
         .or_else(|| {
-            doc.select(&SEL_ANY_MARKED)
+            els.classed
+                .iter()
                 .filter(|e| marked(e, &PARTICIPANT_MARKERS))
-                .find_map(|e| parse_count(&element_text(&e)))
+                .find_map(|e| parse_count(&element_text(e)))
         });
     (comments, participants)
 }
@@ -911,36 +894,28 @@ pub fn stream_links(html: &str, base: &Url) -> Vec<String> {
 /// its links.
 fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
     let doc = Html::parse_document(html);
-    let metas = meta_pairs(&doc);
-    let ld = jsonld(&doc);
-    let base = doc
-        .select(&SEL_BASE)
-        .next()
-        .and_then(|b| b.value().attr("href"))
+    let els = scan::PageElements::collect(&doc, &COMMENT_DATA_ATTRS);
+    let metas = meta_pairs(&els.meta);
+    let ld = jsonld(&els.jsonld);
+    let base = els
+        .base_href
         .and_then(|h| url.join(h.trim()).ok())
         .unwrap_or_else(|| url.clone());
     let body_text = visible_text(&doc);
-    let html_lang = doc
-        .select(&SEL_HTML)
-        .next()
-        .and_then(|h| h.value().attr("lang"));
-    let language = detect_language(&body_text, html_lang);
-    let (comments, participants) = extract_counts(&doc, &ld, &body_text);
+    let language = detect_language(&body_text, els.html_lang);
+    let (comments, participants) = extract_counts(&els, &ld, &body_text);
     let chinese = language.as_deref() == Some("zh");
     let article_text = text::article_text(&doc);
 
     // Title.
     let names = site_names(&metas, &ld, url);
-    let h1s: Vec<String> = doc
-        .select(&SEL_H1)
-        .take(8)
-        .map(|e| element_text(&e))
+    let h1s: Vec<String> = els
+        .h1
+        .iter()
+        .map(element_text)
         .filter(|t| !t.is_empty())
         .collect();
-    let title_tag = doc
-        .select(&SEL_TITLE)
-        .map(|e| element_text(&e))
-        .find(|t| !t.is_empty());
+    let title_tag = els.title.iter().map(element_text).find(|t| !t.is_empty());
     let og_title = meta_value(&metas, "og:title").or_else(|| meta_value(&metas, "twitter:title"));
     let title = title::choose(
         title_tag.as_deref(),
@@ -967,7 +942,7 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
 
     // Publish time.
     let zone = page_zone(ctx.zone, url.host_str(), language.as_deref());
-    let mut cands = markup_time_candidates(&doc, &metas, &ld);
+    let mut cands = markup_time_candidates(&els, &metas, &ld);
     if let Some(i) = at_title {
         cands.extend(time::near_title_candidates(
             &lines,
@@ -978,8 +953,9 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
         ));
     }
     cands.extend(time::labelled_candidates(&lines));
-    let marked: Vec<String> = doc
-        .select(&SEL_DATE_MARKED)
+    let marked: Vec<String> = els
+        .date_marked
+        .iter()
         .filter(|e| {
             let c = format!(
                 "{} {}",
@@ -990,7 +966,7 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
             !(c.contains("updat") || c.contains("modif"))
         })
         .take(50)
-        .map(|e| element_text(&e))
+        .map(element_text)
         .filter(|t| t.chars().count() <= 120)
         .collect();
     cands.extend(time::marked_element_candidate(&marked));
@@ -1011,9 +987,10 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
     let named_media = media::labelled_media(header.iter().chain(edges.iter()).copied())
         .or_else(|| {
             media::source_element_media(
-                doc.select(&SEL_SOURCE)
+                els.source
+                    .iter()
                     .filter(|e| e.children().filter(|c| c.value().is_element()).count() <= 2)
-                    .map(|e| element_text(&e)),
+                    .map(element_text),
             )
         })
         .or_else(|| {
@@ -1038,7 +1015,7 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
                 .iter()
                 .find_map(|k| meta_value(&metas, k).and_then(media::author_value))
         })
-        .or_else(|| byline_author(&doc))
+        .or_else(|| byline_author(&els.byline))
         .or_else(|| media::labelled_author(header.iter().chain(edges.iter()).copied()));
 
     let keywords = keywords(

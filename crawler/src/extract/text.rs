@@ -11,7 +11,7 @@
 //! article. Its text is rendered one line per block, leaving out sub-blocks
 //! that are mostly links or named as boilerplate.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::LazyLock;
 
 use ego_tree::{NodeId, NodeRef};
@@ -112,7 +112,8 @@ fn is_punct(c: char) -> bool {
 /// Text, link text and punctuation counts of every node, children first.
 fn stats(doc: &Html) -> HashMap<NodeId, Stats> {
     let nodes: Vec<NodeRef<'_, Node>> = doc.tree.root().descendants().collect();
-    let mut out: HashMap<NodeId, Stats> = HashMap::with_capacity(nodes.len());
+    let mut out: HashMap<NodeId, Stats> =
+        HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
     for node in nodes.iter().rev() {
         let s = match node.value() {
             Node::Text(t) => Stats {
@@ -149,7 +150,7 @@ fn stats(doc: &Html) -> HashMap<NodeId, Stats> {
 pub fn article_text(doc: &Html) -> String {
     let stats = stats(doc);
     let get = |id: NodeId| stats.get(&id).copied().unwrap_or_default();
-    let mut scores: HashMap<NodeId, f64> = HashMap::new();
+    let mut scores: HashMap<NodeId, f64> = HashMap::default();
     let base = |n: NodeRef<'_, Node>| match n.value() {
         Node::Element(e) => tag_weight(e.name()) + class_weight(e),
         _ => 0.0,

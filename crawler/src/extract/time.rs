@@ -418,8 +418,19 @@ fn stated(
 }
 
 /// Every absolute date in `text` (numeric, Chinese and English forms), in order.
+/// Whether `text` holds four digits in a row starting with 19 or 20: every
+/// numeric date does (a cheap test before the regex, run on every line).
+fn has_year_digits(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.windows(4)
+        .any(|w| matches!(&w[..2], b"19" | b"20") && w[2].is_ascii_digit() && w[3].is_ascii_digit())
+}
+
 fn text_dates(text: &str) -> Vec<TextDate> {
     let mut out: Vec<TextDate> = Vec::new();
+    if !has_year_digits(text) {
+        return out;
+    }
     for c in RE_NUMERIC.captures_iter(text) {
         let Some(m) = c.get(0) else { continue };
         // Not part of a longer number (an ID, a phone number).

@@ -1,0 +1,502 @@
+//! Atomic index batches.
+//!
+//! An ingest batch touches many tables (page rows and posting cells in
+//! `SOURCE_YYYY`, `urls`, `digests`, `captures`, `clusters`, `simhash`,
+//! `stories`). [`Index::atomically`] runs the usual [`Index`] methods
+//! against a view whose writes are recorded instead of sent, then hands the
+//! whole list to [`TableStore::apply`]:
+//! - the embedded store applies it as one fjall write batch across its
+//!   keyspaces: every row of the batch is visible, or none is;
+//! - a backend without cross-table atomicity (HBase) first files the batch
+//!   in the `journal` table (one row: atomic on every backend), applies it,
+//!   then removes the journal row. A process killed in between leaves the
+//!   row behind; [`Index::recover`] (run when a writer opens the index)
+//!   applies it again. Every mutation is an absolute put or delete, so
+//!   applying a batch twice gives the rows applying it once gives.
+//!
+//! Reads inside [`Index::atomically`] see the store as it was before the
+//! batch: the batch's own writes are not visible to them (the ingest path
+//! reads before it writes, and never reads what it wrote in the same batch).
+
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::store::{Cell, Region, Row, Scan, TableStore};
+
+/// The table of batches being applied on backends without atomic batches.
+pub const JOURNAL_TABLE: &str = "journal";
+
+/// Largest journal cell: a batch is split over cells of at most this size
+/// (HBase refuses cells over `hbase.client.keyvalue.maxsize`, 10 MB).
+const JOURNAL_CHUNK: usize = 1 << 20;
+
+/// A journal row of a process that may still be applying it is left alone
+/// for this long when the process cannot be checked (another host).
+const FOREIGN_JOURNAL_GRACE: chrono::Duration = chrono::Duration::minutes(10);
+
+/// One write of a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mutation {
+    /// [`TableStore::put`].
+    Put { table: String, rows: Vec<Row> },
+    /// [`TableStore::delete`].
+    Delete { table: String, keys: Vec<Vec<u8>> },
+    /// [`TableStore::delete_cells`].
+    DeleteCells { table: String, rows: Vec<Row> },
+}
+
+impl Mutation {
+    /// Applies this mutation alone.
+    pub fn apply_to<S: TableStore + ?Sized>(&self, store: &S) -> Result<()> {
+        match self {
+            Mutation::Put { table, rows } => store.put(table, rows),
+            Mutation::Delete { table, keys } => store.delete(table, keys),
+            Mutation::DeleteCells { table, rows } => store.delete_cells(table, rows),
+        }
+    }
+
+    fn table(&self) -> &str {
+        match self {
+            Mutation::Put { table, .. }
+            | Mutation::Delete { table, .. }
+            | Mutation::DeleteCells { table, .. } => table,
+        }
+    }
+}
+
+/// Applies `mutations` one after the other: what a backend without atomic
+/// batches does for [`TableStore::apply`].
+pub fn apply_in_order<S: TableStore + ?Sized>(store: &S, mutations: &[Mutation]) -> Result<()> {
+    for m in mutations {
+        m.apply_to(store)?;
+    }
+    Ok(())
+}
+
+/// Reads through to a store, records writes.
+struct Recorder {
+    inner: Arc<dyn TableStore>,
+    log: Mutex<Vec<Mutation>>,
+}
+
+impl Recorder {
+    fn record(&self, m: Mutation) -> Result<()> {
+        self.log
+            .lock()
+            .map_err(|_| Error::Invalid("batch recorder poisoned".into()))?
+            .push(m);
+        Ok(())
+    }
+}
+
+impl TableStore for Recorder {
+    fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
+        // Idempotent and needed before the batch's puts: done at once.
+        self.inner.create_table(name, families, buckets)
+    }
+    fn list_tables(&self) -> Result<Vec<String>> {
+        self.inner.list_tables()
+    }
+    fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        self.record(Mutation::Put {
+            table: table.to_string(),
+            rows: rows.to_vec(),
+        })
+    }
+    fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
+        self.inner.get(table, keys, families)
+    }
+    fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
+        self.inner.scan(table, scan)
+    }
+    fn scan_each(
+        &self,
+        table: &str,
+        scan: &Scan,
+        visit: &mut dyn FnMut(&Row) -> bool,
+    ) -> Result<()> {
+        self.inner.scan_each(table, scan, visit)
+    }
+    fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.record(Mutation::Delete {
+            table: table.to_string(),
+            keys: keys.to_vec(),
+        })
+    }
+    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        self.record(Mutation::DeleteCells {
+            table: table.to_string(),
+            rows: rows.to_vec(),
+        })
+    }
+    fn regions(&self, table: &str) -> Result<Vec<Region>> {
+        self.inner.regions(table)
+    }
+}
+
+/// What [`Index::recover`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// Interrupted batches applied again.
+    pub batches: usize,
+    /// Journal rows left alone (their writer may still be at work).
+    pub skipped: usize,
+}
+
+impl Index {
+    /// Runs `f` against a view of this index whose writes are collected,
+    /// then makes them durable and visible as one unit (see the module
+    /// documentation). When `f` fails nothing is written; when applying
+    /// fails the error is returned and the archive holds the batch wholly
+    /// or not at all (embedded), or its journal row for
+    /// [`Index::recover`] (other backends).
+    pub fn atomically<T>(&self, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
+        let recorder = Arc::new(Recorder {
+            inner: self.store().clone(),
+            log: Mutex::new(Vec::new()),
+        });
+        let view = self.with_store(recorder.clone());
+        let out = f(&view)?;
+        drop(view);
+        let mutations = std::mem::take(
+            &mut *recorder
+                .log
+                .lock()
+                .map_err(|_| Error::Invalid("batch recorder poisoned".into()))?,
+        );
+        self.commit(&mutations)?;
+        Ok(out)
+    }
+
+    /// Applies `mutations` as one unit: directly where the store applies
+    /// batches atomically, through the journal otherwise.
+    pub fn commit(&self, mutations: &[Mutation]) -> Result<()> {
+        if mutations.is_empty() {
+            return Ok(());
+        }
+        let store = self.store();
+        if store.atomic_apply() {
+            return store.apply(mutations);
+        }
+        let key = journal_key();
+        store.put(JOURNAL_TABLE, &[journal_row(&key, mutations)])?;
+        store.apply(mutations)?;
+        store.delete(JOURNAL_TABLE, &[key])
+    }
+
+    /// Applies again the batches that a killed writer left in the journal,
+    /// oldest first, and removes their rows. A row of a process that is
+    /// still running on this host is left alone, as is a row of another
+    /// host younger than ten minutes. Writers call this when they open the
+    /// index.
+    pub fn recover(&self) -> Result<Recovered> {
+        let store = self.store();
+        let rows = store.scan(JOURNAL_TABLE, &Scan::prefix(b""))?;
+        let mut done = Recovered::default();
+        let now = chrono::Utc::now();
+        for row in rows {
+            let writer = JournalWriter::parse(&row.key);
+            let leave = match &writer {
+                Some(w) if w.host == host_name() => {
+                    w.pid != std::process::id() && process_alive(w.pid)
+                }
+                Some(w) => now - w.time < FOREIGN_JOURNAL_GRACE,
+                None => false,
+            };
+            if leave {
+                done.skipped += 1;
+                continue;
+            }
+            let mutations = decode_journal(&row)?;
+            tracing::warn!(
+                writer = %String::from_utf8_lossy(&row.key),
+                writes = mutations.len(),
+                tables = ?mutations.iter().map(Mutation::table).collect::<std::collections::BTreeSet<_>>(),
+                "applying an interrupted index batch again"
+            );
+            apply_in_order(store.as_ref(), &mutations)?;
+            store.delete(JOURNAL_TABLE, std::slice::from_ref(&row.key))?;
+            done.batches += 1;
+        }
+        Ok(done)
+    }
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+fn process_alive(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Who filed a journal row, from its key `{time}/{host}/{pid}/{seq}`.
+struct JournalWriter {
+    time: chrono::DateTime<chrono::Utc>,
+    host: String,
+    pid: u32,
+}
+
+impl JournalWriter {
+    fn parse(key: &[u8]) -> Option<JournalWriter> {
+        let text = std::str::from_utf8(key).ok()?;
+        let mut parts = text.splitn(4, '/');
+        let micros: i64 = parts.next()?.parse().ok()?;
+        let host = parts.next()?.to_string();
+        let pid = parts.next()?.parse().ok()?;
+        Some(JournalWriter {
+            time: chrono::DateTime::from_timestamp_micros(micros)?,
+            host,
+            pid,
+        })
+    }
+}
+
+/// A new journal key: time first (recovery applies oldest first), then
+/// host and pid (whose rows may be replayed), then a sequence number.
+fn journal_key() -> Vec<u8> {
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!(
+        "{:016}/{}/{}/{seq}",
+        chrono::Utc::now().timestamp_micros(),
+        host_name().replace('/', "_"),
+        std::process::id()
+    )
+    .into_bytes()
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u32).to_be_bytes());
+    out.extend_from_slice(b);
+}
+
+fn put_rows(out: &mut Vec<u8>, rows: &[Row]) {
+    out.extend_from_slice(&(rows.len() as u32).to_be_bytes());
+    for row in rows {
+        put_bytes(out, &row.key);
+        out.extend_from_slice(&(row.cells.len() as u32).to_be_bytes());
+        for c in &row.cells {
+            put_bytes(out, c.family.as_bytes());
+            put_bytes(out, &c.qualifier);
+            put_bytes(out, &c.value);
+        }
+    }
+}
+
+/// The bytes of a batch: per mutation a tag (`P`, `D`, `C`), the table and
+/// the rows or keys, every length a big-endian u32.
+pub fn encode_mutations(mutations: &[Mutation]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(mutations.len() as u32).to_be_bytes());
+    for m in mutations {
+        match m {
+            Mutation::Put { table, rows } => {
+                out.push(b'P');
+                put_bytes(&mut out, table.as_bytes());
+                put_rows(&mut out, rows);
+            }
+            Mutation::Delete { table, keys } => {
+                out.push(b'D');
+                put_bytes(&mut out, table.as_bytes());
+                out.extend_from_slice(&(keys.len() as u32).to_be_bytes());
+                for k in keys {
+                    put_bytes(&mut out, k);
+                }
+            }
+            Mutation::DeleteCells { table, rows } => {
+                out.push(b'C');
+                put_bytes(&mut out, table.as_bytes());
+                put_rows(&mut out, rows);
+            }
+        }
+    }
+    out
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn bad() -> Error {
+        Error::Invalid("journal entry is truncated or malformed".into())
+    }
+    fn u32(&mut self) -> Result<u32> {
+        let (head, rest) = self.0.split_first_chunk::<4>().ok_or_else(Self::bad)?;
+        self.0 = rest;
+        Ok(u32::from_be_bytes(*head))
+    }
+    fn u8(&mut self) -> Result<u8> {
+        let (head, rest) = self.0.split_first().ok_or_else(Self::bad)?;
+        self.0 = rest;
+        Ok(*head)
+    }
+    fn bytes(&mut self) -> Result<&'a [u8]> {
+        let n = self.u32()? as usize;
+        if n > self.0.len() {
+            return Err(Self::bad());
+        }
+        let (b, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(b)
+    }
+    fn text(&mut self) -> Result<String> {
+        String::from_utf8(self.bytes()?.to_vec()).map_err(|_| Self::bad())
+    }
+    /// A count of items each at least `min` bytes long: refused when the
+    /// rest of the input cannot hold them (no huge allocation on bad input).
+    fn count(&mut self, min: usize) -> Result<usize> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min) > self.0.len() {
+            return Err(Self::bad());
+        }
+        Ok(n)
+    }
+    fn rows(&mut self) -> Result<Vec<Row>> {
+        let n = self.count(8)?;
+        let mut rows = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut row = Row::new(self.bytes()?.to_vec());
+            let cells = self.count(12)?;
+            for _ in 0..cells {
+                let family = self.text()?;
+                let qualifier = self.bytes()?.to_vec();
+                let value = self.bytes()?.to_vec();
+                row.cells.push(Cell::new(&family, qualifier, value));
+            }
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+}
+
+/// The batch [`encode_mutations`] wrote.
+pub fn decode_mutations(bytes: &[u8]) -> Result<Vec<Mutation>> {
+    let mut r = Reader(bytes);
+    let n = r.count(5)?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let tag = r.u8()?;
+        let table = r.text()?;
+        out.push(match tag {
+            b'P' => Mutation::Put {
+                table,
+                rows: r.rows()?,
+            },
+            b'C' => Mutation::DeleteCells {
+                table,
+                rows: r.rows()?,
+            },
+            b'D' => {
+                let k = r.count(4)?;
+                let mut keys = Vec::with_capacity(k);
+                for _ in 0..k {
+                    keys.push(r.bytes()?.to_vec());
+                }
+                Mutation::Delete { table, keys }
+            }
+            _ => return Err(Reader::bad()),
+        });
+    }
+    if !r.0.is_empty() {
+        return Err(Reader::bad());
+    }
+    Ok(out)
+}
+
+/// The journal row of a batch: its bytes in cells of at most
+/// [`JOURNAL_CHUNK`] (qualifiers `000000`, `000001`, ...).
+fn journal_row(key: &[u8], mutations: &[Mutation]) -> Row {
+    let bytes = encode_mutations(mutations);
+    let mut row = Row::new(key.to_vec());
+    for (i, chunk) in bytes.chunks(JOURNAL_CHUNK).enumerate() {
+        row.cells.push(Cell::new(
+            crate::record::FAMILY_ATTRS,
+            format!("{i:06}").into_bytes(),
+            chunk.to_vec(),
+        ));
+    }
+    row
+}
+
+fn decode_journal(row: &Row) -> Result<Vec<Mutation>> {
+    let mut cells: Vec<&Cell> = row.family(crate::record::FAMILY_ATTRS).collect();
+    cells.sort_by(|a, b| a.qualifier.cmp(&b.qualifier));
+    let bytes: Vec<u8> = cells.iter().flat_map(|c| c.value.iter().copied()).collect();
+    decode_mutations(&bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<Mutation> {
+        vec![
+            Mutation::Delete {
+                table: "t".into(),
+                keys: vec![b"a".to_vec(), Vec::new()],
+            },
+            Mutation::Put {
+                table: "urls".into(),
+                rows: vec![Row::new(b"k".to_vec())
+                    .with("a", b"q".to_vec(), vec![0u8; 3])
+                    .with("i", Vec::new(), b"v".to_vec())],
+            },
+            Mutation::DeleteCells {
+                table: "SRC_2024".into(),
+                rows: vec![Row::new(b"p".to_vec()).with("i", b"s".to_vec(), Vec::new())],
+            },
+        ]
+    }
+
+    #[test]
+    fn batches_round_trip_and_bad_bytes_are_refused() {
+        let m = sample();
+        let bytes = encode_mutations(&m);
+        assert_eq!(decode_mutations(&bytes).unwrap(), m);
+        for cut in 0..bytes.len() {
+            assert!(decode_mutations(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut huge = bytes.clone();
+        huge[..4].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(decode_mutations(&huge).is_err());
+    }
+
+    #[test]
+    fn a_big_batch_spans_cells_in_order() {
+        let rows: Vec<Row> = (0..40u32)
+            .map(|i| {
+                Row::new(i.to_be_bytes().to_vec()).with("a", b"v".to_vec(), vec![i as u8; 100_000])
+            })
+            .collect();
+        let m = vec![Mutation::Put {
+            table: "t".into(),
+            rows,
+        }];
+        let row = journal_row(b"key", &m);
+        assert!(row.cells.len() >= 4, "{} cells", row.cells.len());
+        let mut shuffled = row.clone();
+        shuffled.cells.reverse();
+        assert_eq!(decode_journal(&shuffled).unwrap(), m);
+    }
+
+    #[test]
+    fn journal_keys_name_their_writer() {
+        let key = journal_key();
+        let w = JournalWriter::parse(&key).expect("parsed");
+        assert_eq!(w.pid, std::process::id());
+        assert!((chrono::Utc::now() - w.time).num_seconds() < 5);
+        assert!(JournalWriter::parse(b"garbage").is_none());
+    }
+}
