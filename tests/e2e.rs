@@ -680,3 +680,110 @@ fn idle_connections_do_not_starve_the_server() {
         "an idle connection stayed open {closed_after:?}"
     );
 }
+
+/// A small tmpfs mounted for a test (needs root), unmounted on drop.
+struct TmpfsMount(PathBuf);
+
+impl TmpfsMount {
+    fn new(at: &Path, size: &str) -> TmpfsMount {
+        std::fs::create_dir_all(at).unwrap();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .expect("run mount");
+        assert!(
+            out.status.success(),
+            "mounting a {size} tmpfs failed (this test needs root): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        TmpfsMount(at.to_path_buf())
+    }
+}
+
+impl Drop for TmpfsMount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Issue 13 items 1 and 3: the index runs out of disk in the middle of a
+/// crawl. The crawl stops with the error; every page the archive answers
+/// for is whole (`get` returns it); after more space a second crawl
+/// completes it and no URL has two rows.
+#[test]
+fn a_full_index_disk_stops_the_crawl_and_leaves_the_archive_consistent() {
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", None);
+    let mnt = tempfile::tempdir().unwrap();
+    let small = mnt.path().join("index");
+    let full = {
+        let _fs = TmpfsMount::new(&small, "1m");
+        ws.configure(|raw| {
+            raw.index.path = Some(small.clone());
+            // Many small batches: the disk fills between two of them or
+            // inside one.
+            raw.packing.batch_pages = Some(8);
+        });
+        let out = ws.harvest_raw(&["crawl", "--quiet", "--json"]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            !out.status.success(),
+            "the crawl must fail on a 1 MB index disk: {err}"
+        );
+        assert!(
+            err.contains("No space left") || err.contains("space"),
+            "{err}"
+        );
+        // More space: the index moves to a roomy folder (what an operator
+        // does), byte for byte.
+        let roomy = ws.path().join("index-moved");
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(&small)
+            .arg(&roomy)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        roomy
+    };
+    ws.configure(|raw| raw.index.path = Some(full.clone()));
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
+    assert!(
+        !rows.is_empty(),
+        "some batches were indexed before the disk filled"
+    );
+    let urls = urls_of(&rows);
+    assert_eq!(urls.len(), rows.len(), "no URL twice after the failure");
+    for u in &urls {
+        let got = ws.harvest_raw(&["get", u]);
+        assert!(
+            got.status.success() && !got.stdout.is_empty(),
+            "{u} is listed but not whole: {}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+    }
+    let second = ws.harvest_raw(&["crawl", "--quiet", "--json"]);
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let after = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
+    let after_urls = urls_of(&after);
+    assert_eq!(
+        after_urls.len(),
+        after.len(),
+        "no URL twice after the second crawl"
+    );
+    assert!(
+        after.len() > rows.len(),
+        "the second crawl completed the archive: {} rows before, {} after; {}",
+        rows.len(),
+        after.len(),
+        String::from_utf8_lossy(&second.stdout)
+    );
+    for u in &urls {
+        assert!(after_urls.contains(u), "{u} was lost");
+    }
+}
