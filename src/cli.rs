@@ -57,6 +57,11 @@ pub enum Command {
     /// archived responses (title, publish time and its source, media,
     /// author, keywords...) and update their index rows.
     Reextract(ReextractArgs),
+    /// Check that the index and the packs agree: every page row and capture
+    /// points at its record (URL, record id, payload digest recomputed),
+    /// every pack reads to its end, records no row points at are counted.
+    /// Exit code 1 when anything is wrong.
+    Fsck(FsckArgs),
     /// Serve the query API and the web UI (127.0.0.1:8080 by default).
     Serve(ServeArgs),
     /// Serve the bundled real site on 127.0.0.1, crawl it, and query it.
@@ -378,6 +383,16 @@ pub struct ReextractArgs {
     /// Also print the summary as one JSON line.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FsckArgs {
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

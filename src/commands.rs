@@ -59,6 +59,7 @@ impl Command {
                 | Command::Stats(_)
                 | Command::Get(_)
                 | Command::Reextract(_)
+                | Command::Fsck(_)
         )
     }
 }
@@ -115,6 +116,24 @@ pub async fn run(
             jobs::off_runtime(|| crate::reextract::run_command(stores, cfg, args, out))?;
             out.flush()?;
             Ok(())
+        }
+        Command::Fsck(args) => {
+            let report = jobs::off_runtime(|| {
+                let mut sink = std::io::sink();
+                let progress: &mut dyn Write = if args.quiet { &mut sink } else { err };
+                crate::fsck::check(stores, progress)
+            })?;
+            if args.json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                write!(out, "{}", report.render())?;
+            }
+            out.flush()?;
+            if report.clean() {
+                Ok(())
+            } else {
+                Err(anyhow::Error::new(Exit(1)))
+            }
         }
         other => anyhow::bail!("{other:?} is not an archive command"),
     }

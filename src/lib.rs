@@ -10,6 +10,7 @@ pub mod config;
 pub mod demo;
 pub mod extractbench;
 pub mod filters;
+pub mod fsck;
 pub mod jobs;
 pub mod newssite;
 pub mod pipeline;

@@ -74,7 +74,8 @@ fn run(cli: Cli) -> Result<()> {
         | Command::Query(_)
         | Command::Stats(_)
         | Command::Get(_)
-        | Command::Reextract(_) => {
+        | Command::Reextract(_)
+        | Command::Fsck(_) => {
             let cfg = Config::load(config_path)?;
             // One process owns the embedded store: with `harvest serve`
             // running on it, the command runs inside the server.

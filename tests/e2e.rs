@@ -786,4 +786,68 @@ fn a_full_index_disk_stops_the_crawl_and_leaves_the_archive_consistent() {
     for u in &urls {
         assert!(after_urls.contains(u), "{u} was lost");
     }
+    let fsck = ws.harvest_raw(&["fsck", "--json", "--quiet"]);
+    let report: serde_json::Value = serde_json::from_slice(&fsck.stdout).expect("fsck json");
+    assert!(fsck.status.success(), "{report}");
+    assert!(
+        report["verified"].as_u64() >= Some(after.len() as u64),
+        "{report}"
+    );
+}
+
+/// Issue 13 item 2: `harvest fsck` on a sound archive exits 0 having
+/// verified every row's record; a torn pack tail and a pack gone are
+/// found, named and make it exit 1.
+#[test]
+fn fsck_verifies_every_record_and_finds_torn_and_missing_packs() {
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(1));
+    ws.crawl();
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
+    let run = |ws: &Workspace| {
+        let out = ws.harvest_raw(&["fsck", "--json", "--quiet"]);
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fsck json");
+        (out.status.code(), report)
+    };
+    let (code, report) = run(&ws);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(
+        report["pages"].as_u64(),
+        Some(rows.len() as u64),
+        "{report}"
+    );
+    assert!(
+        report["verified"].as_u64() >= Some(rows.len() as u64),
+        "{report}"
+    );
+    assert_eq!(report["unindexed"], 0, "{report}");
+    let text = String::from_utf8(ws.harvest(&["fsck", "--quiet"]).stdout).unwrap();
+    assert!(text.contains("archive consistent"), "{text}");
+
+    // A torn tail: the last record of the biggest pack cut in half.
+    let mut packs = ws.packs();
+    packs.sort_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0));
+    let torn = packs.last().unwrap().clone();
+    let len = std::fs::metadata(&torn).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(&torn).unwrap();
+    f.set_len(len - 200).unwrap();
+    let (code, report) = run(&ws);
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report["torn"], 1, "{report}");
+    assert!(
+        report["missing"].as_u64() >= Some(1),
+        "the cut record's row: {report}"
+    );
+    // A pack gone: every row pointing into it is missing.
+    if packs.len() > 1 {
+        std::fs::remove_file(&packs[0]).unwrap();
+        let (code, report) = run(&ws);
+        assert_eq!(code, Some(1), "{report}");
+        let gone = report["problems"].as_array().unwrap().iter().any(|p| {
+            p["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("does not exist"))
+        });
+        assert!(gone, "{report}");
+    }
 }

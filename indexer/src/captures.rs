@@ -76,6 +76,32 @@ impl Index {
         self.store.put(CAPTURES_TABLE, &rows)
     }
 
+    /// Hands every recorded capture to `visit`, in key order (for checks
+    /// over the whole archive: `harvest fsck`).
+    pub fn each_capture(&self, visit: &mut dyn FnMut(Capture)) -> Result<()> {
+        let mut bad = None;
+        self.store.scan_each(
+            CAPTURES_TABLE,
+            &Scan::default().families(&[FAMILY_ATTRS]),
+            &mut |row| {
+                if let Some(v) = row.cell(FAMILY_ATTRS, Q_CAPTURE) {
+                    match serde_json::from_slice::<Capture>(v) {
+                        Ok(c) => visit(c),
+                        Err(e) => {
+                            bad = Some(e);
+                            return false;
+                        }
+                    }
+                }
+                true
+            },
+        )?;
+        match bad {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+
     /// Every recorded capture of `url`, oldest first.
     pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
         let prefix = url_hash(url);

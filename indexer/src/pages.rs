@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::keys::{self, ATTR_MEDIA, ATTR_TOPIC};
 use crate::query::PageHit;
+use crate::record::PageRecord;
 use crate::record::{DigestEntry, PackLocation, UrlState};
 
 /// Separator between the table and the encoded row key of a [`PageId`].
@@ -140,6 +141,38 @@ impl Index {
             digest,
             hit,
         }))
+    }
+
+    /// Hands every page (data row) of every page table to `visit` with its
+    /// table and row key (for checks over the whole archive: `harvest fsck`).
+    pub fn each_page(&self, visit: &mut dyn FnMut(&str, &[u8], PageRecord)) -> Result<()> {
+        for table in self.store().list_tables()? {
+            if crate::keys::parse_table_name(&table).is_none() {
+                continue;
+            }
+            let mut bad = None;
+            self.store().scan_each(
+                &table,
+                &crate::store::Scan::default().families(&[crate::record::FAMILY_ATTRS]),
+                &mut |row| {
+                    if row.key.get(1) != Some(&crate::keys::DATA_TAG) {
+                        return true;
+                    }
+                    match PageRecord::from_row(row) {
+                        Ok(p) => visit(&table, &row.key, p),
+                        Err(e) => {
+                            bad = Some(e);
+                            return false;
+                        }
+                    }
+                    true
+                },
+            )?;
+            if let Some(e) = bad {
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
     /// Sources that have page tables, sorted.

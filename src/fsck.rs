@@ -1,0 +1,323 @@
+//! `harvest fsck`: checks that the index and the packs agree.
+//!
+//! - every page row and every recorded capture points at a record that
+//!   exists (pack present, a whole record starts at the offset, the length
+//!   matches), whose `WARC-Target-URI` and `WARC-Record-ID` are the row's,
+//!   and whose payload hashes to the row's digest (recomputed from the
+//!   stored bytes for `response` records; a revisit's stated digest);
+//! - every pack reads to its end: a torn last record (a crash while it was
+//!   written) is reported with its offset;
+//! - every `response` or `revisit` record is referenced by the index, or
+//!   counted as unindexed: the tail of a batch a crash cut between its pack
+//!   write and its index write (its page was fetched again by the next
+//!   run).
+//!
+//! Packs are read whole, one at a time, so each record is read once; the
+//! references are held in memory (a few hundred bytes a capture).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use packer::warc::{header, RecordIter};
+use serde::Serialize;
+
+use crate::stores::Stores;
+
+/// Problems listed in the report (all are counted).
+const LISTED: usize = 50;
+
+/// What the index says is at one pack offset.
+#[derive(Debug, Clone)]
+struct Expected {
+    length: u64,
+    url: String,
+    record_id: String,
+    digest: Option<String>,
+    /// Which rows point here (for the report): `page`, `capture` or both.
+    from: &'static str,
+}
+
+/// One inconsistency.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// `missing`, `mismatch`, `torn`.
+    pub kind: &'static str,
+    pub pack: String,
+    pub offset: u64,
+    pub detail: String,
+}
+
+/// What `harvest fsck` found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FsckReport {
+    /// Page rows read.
+    pub pages: u64,
+    /// Capture rows read.
+    pub captures: u64,
+    /// Packs read.
+    pub packs: u64,
+    /// Records read from the packs.
+    pub records: u64,
+    /// Bytes read from the packs.
+    pub bytes: u64,
+    /// Referenced records checked and found right.
+    pub verified: u64,
+    /// References to a record that is not there.
+    pub missing: u64,
+    /// Records whose URL, id, length or digest disagree with the index.
+    pub mismatched: u64,
+    /// Packs whose end is not a whole record.
+    pub torn: u64,
+    /// Response and revisit records no row points at.
+    pub unindexed: u64,
+    /// Wall time.
+    pub secs: f64,
+    /// The first problems found.
+    pub problems: Vec<Problem>,
+}
+
+impl FsckReport {
+    /// True when the archive is consistent (unindexed records are not an
+    /// error: they are what a crash between pack and index leaves).
+    pub fn clean(&self) -> bool {
+        self.missing == 0 && self.mismatched == 0 && self.torn == 0
+    }
+
+    fn problem(&mut self, kind: &'static str, pack: &str, offset: u64, detail: String) {
+        match kind {
+            "missing" => self.missing += 1,
+            "torn" => self.torn += 1,
+            _ => self.mismatched += 1,
+        }
+        if self.problems.len() < LISTED {
+            self.problems.push(Problem {
+                kind,
+                pack: pack.to_string(),
+                offset,
+                detail,
+            });
+        }
+    }
+
+    /// The report as text.
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "checked {} page rows and {} captures against {} records in {} packs ({:.1} MB) in {:.1} s ({:.0} records/s)\n",
+            self.pages,
+            self.captures,
+            self.records,
+            self.packs,
+            self.bytes as f64 / 1e6,
+            self.secs,
+            self.records as f64 / self.secs.max(1e-9)
+        );
+        s.push_str(&format!(
+            "verified {}  missing {}  mismatched {}  torn packs {}  unindexed records {}\n",
+            self.verified, self.missing, self.mismatched, self.torn, self.unindexed
+        ));
+        for p in &self.problems {
+            s.push_str(&format!(
+                "  {:<8} {} @ {}: {}\n",
+                p.kind, p.pack, p.offset, p.detail
+            ));
+        }
+        let listed = self.problems.len() as u64;
+        let total = self.missing + self.mismatched + self.torn;
+        if total > listed {
+            s.push_str(&format!("  ... and {} more\n", total - listed));
+        }
+        s.push_str(if self.clean() {
+            "archive consistent\n"
+        } else {
+            "archive NOT consistent\n"
+        });
+        s
+    }
+}
+
+/// Checks the archive of `stores`; `progress` gets a line per pack.
+pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
+    let started = Instant::now();
+    let mut report = FsckReport::default();
+    // pack path -> offset -> what should be there.
+    let mut expected: HashMap<String, HashMap<u64, Expected>> = HashMap::new();
+    let mut add = |loc: &indexer::PackLocation, e: Expected| {
+        let slot = expected.entry(loc.path.clone()).or_default();
+        match slot.get_mut(&loc.offset) {
+            Some(have) if have.from != e.from => have.from = "page+capture",
+            Some(_) => {}
+            None => {
+                slot.insert(loc.offset, e);
+            }
+        }
+    };
+    let mut pages = 0u64;
+    stores
+        .index
+        .each_page(&mut |_, _, page| {
+            pages += 1;
+            let loc = page.location();
+            add(
+                &loc,
+                Expected {
+                    length: loc.length,
+                    url: page.url.clone(),
+                    record_id: page.record_id.clone(),
+                    digest: Some(page.digest.clone()),
+                    from: "page",
+                },
+            );
+        })
+        .context("reading the page rows")?;
+    let mut captures = 0u64;
+    stores
+        .index
+        .each_capture(&mut |c| {
+            captures += 1;
+            add(
+                &c.location,
+                Expected {
+                    length: c.location.length,
+                    url: c.url.clone(),
+                    record_id: c.record_id.clone(),
+                    digest: c.digest.clone(),
+                    from: "capture",
+                },
+            );
+        })
+        .context("reading the capture rows")?;
+    report.pages = pages;
+    report.captures = captures;
+
+    let mut packs = stores.packs.list("").context("listing the packs")?;
+    packs.retain(|p| p.path.ends_with(".warc.gz") || p.path.ends_with(".warc"));
+    packs.sort_by(|a, b| a.path.cmp(&b.path));
+    for entry in &packs {
+        let bytes = stores
+            .packs
+            .read_range(&entry.path, 0, entry.len)
+            .with_context(|| format!("reading pack {}", entry.path))?;
+        report.packs += 1;
+        report.bytes += bytes.len() as u64;
+        let mut wanted = expected.remove(&entry.path).unwrap_or_default();
+        for item in RecordIter::new(&bytes) {
+            let (offset, length, record) = match item {
+                Ok(r) => r,
+                Err(e) => {
+                    let at = match &e {
+                        packer::Error::CorruptRecord { offset, .. } => *offset,
+                        _ => 0,
+                    };
+                    report.problem(
+                        "torn",
+                        &entry.path,
+                        at,
+                        format!(
+                            "{} bytes after the last whole record: {e}",
+                            bytes.len() as u64 - at
+                        ),
+                    );
+                    break;
+                }
+            };
+            report.records += 1;
+            let kind = record.header(header::WARC_TYPE).unwrap_or_default();
+            let Some(exp) = wanted.remove(&offset) else {
+                if kind == "response" || kind == "revisit" {
+                    report.unindexed += 1;
+                }
+                continue;
+            };
+            match verify(&record, length, &exp) {
+                Ok(()) => report.verified += 1,
+                Err(why) => report.problem(
+                    "mismatch",
+                    &entry.path,
+                    offset,
+                    format!("{} ({} row of {})", why, exp.from, exp.url),
+                ),
+            }
+        }
+        let mut left: Vec<(u64, Expected)> = wanted.into_iter().collect();
+        left.sort_by_key(|(o, _)| *o);
+        for (offset, exp) in left {
+            report.problem(
+                "missing",
+                &entry.path,
+                offset,
+                format!("no record starts here ({} row of {})", exp.from, exp.url),
+            );
+        }
+        let _ = writeln!(
+            progress,
+            "fsck: {} ({} records)",
+            entry.path, report.records
+        );
+    }
+    let mut gone: Vec<(String, HashMap<u64, Expected>)> = expected.into_iter().collect();
+    gone.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, refs) in gone {
+        let mut refs: Vec<(u64, Expected)> = refs.into_iter().collect();
+        refs.sort_by_key(|(o, _)| *o);
+        for (offset, exp) in refs {
+            report.problem(
+                "missing",
+                &path,
+                offset,
+                format!("the pack does not exist ({} row of {})", exp.from, exp.url),
+            );
+        }
+    }
+    report.secs = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Why `record` is not what `exp` says, if it is not.
+fn verify(
+    record: &packer::warc::WarcRecord,
+    length: u64,
+    exp: &Expected,
+) -> std::result::Result<(), String> {
+    if length != exp.length {
+        return Err(format!(
+            "record is {length} bytes, the index says {}",
+            exp.length
+        ));
+    }
+    let uri = record.header(header::TARGET_URI).unwrap_or_default();
+    if uri != exp.url {
+        return Err(format!("record is of {uri:?}"));
+    }
+    let id = record.header(header::RECORD_ID).unwrap_or_default();
+    if id != exp.record_id {
+        return Err(format!(
+            "record id {id} is not the index's {}",
+            exp.record_id
+        ));
+    }
+    let stated = record.payload_digest().unwrap_or_default();
+    if stated.is_empty() && record.header(header::WARC_TYPE) == Some("revisit") {
+        // A revisit need not state the digest of the payload it stands for.
+        return Ok(());
+    }
+    if record.header(header::WARC_TYPE) == Some("response") {
+        let body = record
+            .http_response()
+            .map_err(|e| format!("no HTTP response in the record: {e}"))?
+            .body;
+        let actual = packer::warc::payload_digest(&body);
+        if actual != stated {
+            return Err(format!(
+                "payload hashes to {actual}, the record states {stated}"
+            ));
+        }
+    }
+    if let Some(d) = &exp.digest {
+        if d != stated {
+            return Err(format!("record digest {stated} is not the index's {d}"));
+        }
+    }
+    Ok(())
+}
