@@ -59,6 +59,7 @@ impl Command {
                 | Command::Stats(_)
                 | Command::Get(_)
                 | Command::Reextract(_)
+                | Command::Dedup(_)
         )
     }
 }
@@ -108,6 +109,11 @@ pub async fn run(
                 None => filters::get_original(stores, &args.url, args.record),
             })?;
             out.write_all(&bytes)?;
+            out.flush()?;
+            Ok(())
+        }
+        Command::Dedup(args) => {
+            jobs::off_runtime(|| crate::dedup::run(stores, args, out))?;
             out.flush()?;
             Ok(())
         }

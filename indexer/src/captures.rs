@@ -96,6 +96,31 @@ impl Index {
         Ok(out)
     }
 
+    /// Every recorded capture of the archive in key order (URL hash, then
+    /// time), for reports over the whole archive (`harvest dedup`): one scan
+    /// of the `captures` table, streamed. `visit` returns `false` to stop.
+    pub fn each_capture(&self, visit: &mut dyn FnMut(Capture) -> bool) -> Result<()> {
+        let mut failed = None;
+        self.store.scan_each(
+            CAPTURES_TABLE,
+            &Scan::prefix(&[]).families(&[FAMILY_ATTRS]),
+            &mut |row| match row.cell(FAMILY_ATTRS, Q_CAPTURE) {
+                Some(v) => match serde_json::from_slice::<Capture>(v) {
+                    Ok(c) => visit(c),
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
+                },
+                None => true,
+            },
+        )?;
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+
     /// The capture of `url` in force at `at`: the last one at or before it.
     pub fn capture_at(&self, url: &str, at: DateTime<Utc>) -> Result<Option<Capture>> {
         Ok(self
