@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 ./deploy/data/fetch-corpora.sh
 ./indexer/tests/fetch-news.sh
 ./deploy/data/fetch-neardup.sh
+./deploy/data/fetch-images.sh
 # Build the cluster's class path once up front (the Rust guard would do it on
 # first use; doing it here keeps the Maven download out of a test's timeout).
 ./deploy/testcluster/build.sh

@@ -34,6 +34,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         BenchKind::Api => crate::apibench::run(args),
         BenchKind::Extract => crate::extractbench::run(args),
         BenchKind::Simhash => crate::simbench::run(args),
+        BenchKind::Images => crate::imagebench::run(args),
         BenchKind::Kmeans => {
             let python = args.python.exists().then_some(args.python.as_path());
             if python.is_none() {

@@ -53,6 +53,10 @@ pub enum Command {
     Stats(StatsArgs),
     /// Print the original page bytes of a URL, read back from its pack.
     Get(GetArgs),
+    /// Duplicates across the archive: exact groups (same payload digest),
+    /// near-duplicate text groups (stories), and per source its captures,
+    /// duplicates and the stories it published first.
+    Dedup(DedupArgs),
     /// Extract the attributes of the selected pages again from their
     /// archived responses (title, publish time and its source, media,
     /// author, keywords...) and update their index rows.
@@ -340,6 +344,33 @@ pub struct StatsArgs {
     pub plot: Option<PathBuf>,
 }
 
+/// Output of `harvest dedup`.
+#[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
+pub enum DedupFormat {
+    /// Aligned tables for reading.
+    #[default]
+    Table,
+    /// Three CSV tables one after the other (exact, text, source), each
+    /// with its own header line; the first column names the table.
+    Csv,
+    /// One JSON object: totals, exact, text, sources.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    /// The pages to report on (their captures, their stories).
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Groups listed per section, largest first (0 = all); the totals and
+    /// the per-source rows always count every group.
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DedupFormat::Table)]
+    pub format: DedupFormat,
+}
+
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on (port 0 = any free port). Non-loopback
@@ -487,6 +518,11 @@ pub enum BenchKind {
     /// simhash library, all pairs within 3 bits among 1,000,000 fingerprints
     /// (env HARVEST_BENCH_SIMHASHES) vs brute force and the peer's index.
     Simhash,
+    /// The seed's duplicate finder: 10,000 image files (env
+    /// HARVEST_BENCH_IMAGES) cut from real images with 1% duplicates,
+    /// exact (size + SHA-1) and perceptual (aHash, dHash, pHash), vs the
+    /// issue's 112 s and Python imagehash on the same files.
+    Images,
 }
 
 #[derive(Debug, Args)]
@@ -516,6 +552,10 @@ pub struct BenchArgs {
     /// deploy/data/fetch-extract-devset.sh).
     #[arg(long, default_value = "deploy/cache/newspaper4k")]
     pub devset: PathBuf,
+    /// Real images the image workload is cut from (images; fetched by
+    /// deploy/data/fetch-images.sh).
+    #[arg(long, default_value = "deploy/cache/skimage-data")]
+    pub images: PathBuf,
     /// harvest's labelled extraction pages (extract).
     #[arg(long, default_value = "crawler/tests/fixtures/extract")]
     pub fixtures: PathBuf,

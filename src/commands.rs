@@ -60,6 +60,7 @@ impl Command {
                 | Command::Get(_)
                 | Command::Reextract(_)
                 | Command::Fsck(_)
+                | Command::Dedup(_)
         )
     }
 }
@@ -109,6 +110,11 @@ pub async fn run(
                 None => filters::get_original(stores, &args.url, args.record),
             })?;
             out.write_all(&bytes)?;
+            out.flush()?;
+            Ok(())
+        }
+        Command::Dedup(args) => {
+            jobs::off_runtime(|| crate::dedup::run(stores, args, out))?;
             out.flush()?;
             Ok(())
         }

@@ -418,7 +418,7 @@ pub fn run_query(
 }
 
 /// Cut to `n` characters (not bytes: titles are often Chinese).
-fn clip(s: &str, n: usize) -> String {
+pub fn clip(s: &str, n: usize) -> String {
     let mut c: String = s.chars().take(n).collect();
     if s.chars().count() > n {
         c.pop();
@@ -669,7 +669,7 @@ pub fn read_record(
 }
 
 /// The WARC record at a pack location.
-fn read_at(stores: &Stores, loc: &indexer::PackLocation) -> Result<packer::warc::WarcRecord> {
+pub fn read_at(stores: &Stores, loc: &indexer::PackLocation) -> Result<packer::warc::WarcRecord> {
     let raw = stores
         .packs
         .read_range(&loc.path, loc.offset, loc.length)

@@ -186,6 +186,7 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
                     from: "capture",
                 },
             );
+            true
         })
         .context("reading the capture rows")?;
     report.pages = pages;

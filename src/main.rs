@@ -74,6 +74,7 @@ fn run(cli: Cli) -> Result<()> {
         | Command::Query(_)
         | Command::Stats(_)
         | Command::Get(_)
+        | Command::Dedup(_)
         | Command::Reextract(_)
         | Command::Fsck(_) => {
             let cfg = Config::load(config_path)?;

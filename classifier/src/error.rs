@@ -78,4 +78,7 @@ pub enum Error {
     /// An evaluation document carries a label the model does not know.
     #[error("evaluation label `{0}` is not one of the model's classes")]
     UnknownLabel(String),
+    /// An image could not be decoded (unknown format, corrupt, over the size limits).
+    #[error("image: {0}")]
+    Image(String),
 }

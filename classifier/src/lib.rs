@@ -27,6 +27,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod corpus;
 pub mod error;
+pub mod imagehash;
 pub mod model;
 pub mod simhash;
 pub mod svc;

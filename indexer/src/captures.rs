@@ -76,32 +76,6 @@ impl Index {
         self.store.put(CAPTURES_TABLE, &rows)
     }
 
-    /// Hands every recorded capture to `visit`, in key order (for checks
-    /// over the whole archive: `harvest fsck`).
-    pub fn each_capture(&self, visit: &mut dyn FnMut(Capture)) -> Result<()> {
-        let mut bad = None;
-        self.store.scan_each(
-            CAPTURES_TABLE,
-            &Scan::default().families(&[FAMILY_ATTRS]),
-            &mut |row| {
-                if let Some(v) = row.cell(FAMILY_ATTRS, Q_CAPTURE) {
-                    match serde_json::from_slice::<Capture>(v) {
-                        Ok(c) => visit(c),
-                        Err(e) => {
-                            bad = Some(e);
-                            return false;
-                        }
-                    }
-                }
-                true
-            },
-        )?;
-        match bad {
-            Some(e) => Err(e.into()),
-            None => Ok(()),
-        }
-    }
-
     /// Every recorded capture of `url`, oldest first.
     pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
         let prefix = url_hash(url);
@@ -120,6 +94,31 @@ impl Index {
             }
         }
         Ok(out)
+    }
+
+    /// Every recorded capture of the archive in key order (URL hash, then
+    /// time), for reports over the whole archive (`harvest dedup`): one scan
+    /// of the `captures` table, streamed. `visit` returns `false` to stop.
+    pub fn each_capture(&self, visit: &mut dyn FnMut(Capture) -> bool) -> Result<()> {
+        let mut failed = None;
+        self.store.scan_each(
+            CAPTURES_TABLE,
+            &Scan::prefix(&[]).families(&[FAMILY_ATTRS]),
+            &mut |row| match row.cell(FAMILY_ATTRS, Q_CAPTURE) {
+                Some(v) => match serde_json::from_slice::<Capture>(v) {
+                    Ok(c) => visit(c),
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
+                },
+                None => true,
+            },
+        )?;
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
     }
 
     /// The capture of `url` in force at `at`: the last one at or before it.

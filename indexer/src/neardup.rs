@@ -317,6 +317,27 @@ impl Index {
         Ok(out)
     }
 
+    /// The recorded copies of each story named by its root URL (the URL of
+    /// the story's first archived page, [`story_root`]), oldest key time
+    /// first; an unknown root gives no copies. One read for all roots.
+    pub fn stories(&self, roots: &[&str]) -> Result<Vec<Vec<StoryCopy>>> {
+        if roots.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<Vec<u8>> = roots.iter().map(|r| story_key(r)).collect();
+        let rows = self.store.get(STORIES_TABLE, &keys, &[FAMILY_ATTRS])?;
+        rows.into_iter()
+            .map(|row| {
+                let mut copies = Vec::new();
+                for c in row.iter().flat_map(|r| r.family(FAMILY_ATTRS)) {
+                    copies.push(serde_json::from_slice::<StoryCopy>(&c.value)?);
+                }
+                copies.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.url.cmp(&b.url)));
+                Ok(copies)
+            })
+            .collect()
+    }
+
     /// The number of recorded copies of each page's story (1 for a page
     /// without a fingerprint on record: it is its only copy). One read for
     /// all pages.

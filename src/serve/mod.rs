@@ -684,7 +684,7 @@ async fn cli_command(
         return Ok(Json(crate::remote::CliResponse::new(
             2,
             &[],
-            "harvest: error: only crawl, jobs, query, stats, get, reextract and fsck run through the server\n"
+            "harvest: error: only crawl, jobs, query, stats, get, reextract, fsck and dedup run through the server\n"
                 .into(),
         )));
     }
