@@ -7,7 +7,6 @@
 use chrono::{TimeZone, Utc};
 use fuzzkit::gen;
 use fuzzkit::proptest;
-use fuzzkit::proptest::prelude::*;
 use packer::warc::{self, ResponseInput, RevisitInput};
 
 fn response(uri: &str, headers: &[(String, String)], payload: &[u8]) -> Vec<u8> {
