@@ -168,7 +168,7 @@ pub struct RawCrawl {
     /// Thread CPU time one page's parse may use, milliseconds; past it the
     /// attributes come from the part parsed. Default 1000.
     pub parse_cpu_ms: Option<u64>,
-    /// Most distinct links taken from one page. Default 10000.
+    /// Most distinct links taken from one page. Default 50000.
     pub max_links_per_page: Option<usize>,
     /// Longest URL taken from a page or queued, bytes. Default 2048.
     pub max_url_length: Option<usize>,

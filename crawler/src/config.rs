@@ -126,7 +126,7 @@ pub struct CrawlConfig {
     pub host_time_zones: Vec<(String, chrono_tz::Tz)>,
     /// Budgets of one page's extraction: nesting depth, parse CPU, links,
     /// URL length. Default [`crate::extract::Limits::default`] (256 levels,
-    /// 1 s, 10,000 links, 2,048 bytes).
+    /// 1 s, 50,000 links, 2,048 bytes).
     pub page_limits: crate::extract::Limits,
 }
 
