@@ -572,6 +572,14 @@ pub fn flatten(html: &str, max_depth: usize) -> Flattened {
     let mut at = 0;
     for (from, to) in &s.cuts {
         out.push_str(&html[at..*from]);
+        // `<` + a cut tag + `div>` would join into a new tag in the copy
+        // (found by fuzz_nesting_prescan): a space keeps them apart.
+        if matches!(
+            out.as_bytes().last(),
+            Some(b'<' | b'/' | b'!' | b'?' | b'-')
+        ) {
+            out.push(' ');
+        }
         at = *to;
     }
     out.push_str(&html[at..]);
@@ -673,6 +681,18 @@ mod tests {
         let out = f.html.expect("flattened");
         assert!(!out.contains("<g/>"));
         assert_eq!(flatten(&out, 10).html, None);
+    }
+
+    /// Regression (fuzz_nesting_prescan): cutting `<i>` out of `<<i>div>`
+    /// made a `<div>` in the copy, so cuts could build the nesting they
+    /// were meant to remove.
+    #[test]
+    fn cuts_never_join_text_into_new_tags() {
+        let html = format!("{}{}", "<div>".repeat(10), "<<i>div>".repeat(50_000));
+        let out = flatten(&html, 10).html.expect("flattened");
+        assert!(!out.contains("<div>div"), "{}", &out[..200]);
+        assert_eq!(flatten(&out, 10).html, None);
+        assert_eq!(flatten(&out, 10).depth, 12);
     }
 
     #[test]
