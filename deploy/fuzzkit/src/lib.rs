@@ -255,6 +255,7 @@ mod tests {
         ];
         let out = gen::apply(&doc, &e);
         assert!(out.len() <= doc.len() + 10);
-        assert_eq!(gen::apply(&[], &e), Vec::<u8>::new());
+        // On an empty document only the insertions (and copies of them) remain.
+        assert!(gen::apply(&[], &e).len() <= 4);
     }
 }
