@@ -218,7 +218,8 @@ async fn a_hostile_page_neither_blocks_its_host_nor_the_crawl() {
     })
     .await;
     let mut cfg = util::test_config(vec![server.url("/")]);
-    cfg.politeness_delay = Duration::from_millis(20);
+    // Non-zero: one request of the host at a time (the scheduler skips busy hosts).
+    cfg.politeness_delay = Duration::from_millis(1);
     cfg.max_depth = Some(1);
     let (tx, mut rx) = tokio::sync::mpsc::channel(16);
     let collector = tokio::spawn(async move {
