@@ -161,6 +161,17 @@ pub struct RawCrawl {
     /// Chinese pages Asia/Shanghai, `.jp`/Japanese Asia/Tokyo, `.kr`/Korean
     /// Asia/Seoul), else UTC. An offset stated by the page always wins.
     pub publish_time_zone: Option<String>,
+    /// Deepest element nesting parsed per page: deeper tags are left out of
+    /// the DOM the attributes come from (the page is stored as fetched).
+    /// Default 256.
+    pub max_html_depth: Option<usize>,
+    /// Thread CPU time one page's parse may use, milliseconds; past it the
+    /// attributes come from the part parsed. Default 1000.
+    pub parse_cpu_ms: Option<u64>,
+    /// Most distinct links taken from one page. Default 50000.
+    pub max_links_per_page: Option<usize>,
+    /// Longest URL taken from a page or queued, bytes. Default 2048.
+    pub max_url_length: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -269,6 +280,8 @@ pub struct CrawlSettings {
     pub robots_sitemaps: bool,
     /// Zone of publish times without an offset (`None`: by site).
     pub publish_time_zone: Option<chrono_tz::Tz>,
+    /// Budgets of one page's parse and links.
+    pub page_limits: crawler::extract::Limits,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -414,7 +427,27 @@ impl Config {
         if concurrency == 0 {
             bail!("[crawl] concurrency must be at least 1");
         }
+        let defaults = crawler::extract::Limits::default();
+        let page_limits = crawler::extract::Limits {
+            max_depth: c.max_html_depth.unwrap_or(defaults.max_depth),
+            max_links: c.max_links_per_page.unwrap_or(defaults.max_links),
+            max_url_length: c.max_url_length.unwrap_or(defaults.max_url_length),
+            parse_cpu: c
+                .parse_cpu_ms
+                .map_or(defaults.parse_cpu, Duration::from_millis),
+        };
+        for (key, value) in [
+            ("max_html_depth", page_limits.max_depth as u64),
+            ("max_links_per_page", page_limits.max_links as u64),
+            ("max_url_length", page_limits.max_url_length as u64),
+            ("parse_cpu_ms", page_limits.parse_cpu.as_millis() as u64),
+        ] {
+            if value == 0 {
+                bail!("[crawl] {key} must be at least 1");
+            }
+        }
         let crawl = CrawlSettings {
+            page_limits,
             seeds: c.seeds.clone(),
             scope,
             allow_prefixes: c.allow_prefixes.clone(),

@@ -99,6 +99,11 @@ pub fn crawl_config(cfg: &Config) -> Result<crawler::CrawlConfig> {
         retries: c.retries,
         time_zone: c.publish_time_zone,
         host_time_zones: source_zones(&cfg.sources),
+        page_limits: c.page_limits,
+        traps: crawler::guard::TrapLimits {
+            max_url_length: c.page_limits.max_url_length,
+            ..crawler::guard::TrapLimits::default()
+        },
         ..crawler::CrawlConfig::default()
     })
 }

@@ -64,6 +64,21 @@ pub struct IngestSummary {
     pub discovered_urls: u64,
     /// Cluster centres created or moved (rows written to `clusters`).
     pub clusters_updated: u64,
+    /// Pages nested deeper than `[crawl] max_html_depth`: parsed with the
+    /// deeper tags flattened (stored as fetched).
+    pub pages_flattened: u64,
+    /// Pages whose parse stopped at `[crawl] parse_cpu_ms` (stored as fetched).
+    pub pages_parse_truncated: u64,
+    /// Pages with more links than `[crawl] max_links_per_page`.
+    pub pages_links_capped: u64,
+    /// Links not taken from those pages.
+    pub links_dropped: u64,
+    /// URLs longer than `[crawl] max_url_length`: links dropped from pages
+    /// and discovered URLs refused when queued.
+    pub urls_too_long: u64,
+    /// Discovered URLs not queued, by reason (`url_too_long`,
+    /// `repeated_segments`, `host_limit`, `private_address`, ...).
+    pub refused: BTreeMap<String, u64>,
     /// Seconds spent classifying pages (one core).
     pub classify_secs: f64,
     pub topics: BTreeMap<String, u64>,
@@ -74,6 +89,23 @@ pub struct IngestSummary {
 impl IngestSummary {
     pub fn failures_total(&self) -> u64 {
         self.failures.values().sum()
+    }
+
+    /// Adds what the page budgets and the trap limits of a crawl did.
+    pub fn add_limits(&mut self, c: &crawler::CrawlSummary) {
+        self.pages_flattened += c.pages_flattened;
+        self.pages_parse_truncated += c.pages_parse_truncated;
+        self.pages_links_capped += c.pages_links_capped;
+        self.links_dropped += c.links_dropped;
+        let refused_long = c
+            .refused
+            .get(crawler::guard::Refusal::UrlTooLong.label())
+            .copied()
+            .unwrap_or(0);
+        self.urls_too_long += c.long_links + refused_long;
+        for (k, n) in &c.refused {
+            *self.refused.entry(k.clone()).or_default() += n;
+        }
     }
 
     /// The human summary printed after a crawl.
@@ -112,6 +144,18 @@ impl IngestSummary {
             out.push_str(&format!(
                 "sitemaps/feeds {:>8}   ({} URLs listed)\n",
                 self.discovery_documents, self.discovered_urls
+            ));
+        }
+        if self.pages_flattened + self.pages_parse_truncated + self.pages_links_capped > 0
+            || self.urls_too_long > 0
+        {
+            out.push_str(&format!(
+                "page limits    {:>8}   flattened, {} parse cut, {} over the link cap ({} links dropped), {} URLs too long\n",
+                self.pages_flattened,
+                self.pages_parse_truncated,
+                self.pages_links_capped,
+                self.links_dropped,
+                self.urls_too_long
             ));
         }
         out.push_str(&format!("failures       {:>8}\n", self.failures_total()));
@@ -1275,6 +1319,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         let crawl_summary = crawl_result.context("crawl failed")?;
         summary.discovery_documents += crawl_summary.discovery_documents;
         summary.discovered_urls += crawl_summary.discovered_urls;
+        summary.add_limits(&crawl_summary);
         // Failures the crawler counted without an event (none expected) are kept.
         for (kind, n) in crawl_summary.failures {
             let e = summary.failures.entry(kind).or_default();

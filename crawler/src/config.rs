@@ -124,6 +124,10 @@ pub struct CrawlConfig {
     /// Zones by host (lower case) that win over [`CrawlConfig::time_zone`]
     /// (the binary's per-source zones). Default empty.
     pub host_time_zones: Vec<(String, chrono_tz::Tz)>,
+    /// Budgets of one page's extraction: nesting depth, parse CPU, links,
+    /// URL length. Default [`crate::extract::Limits::default`] (256 levels,
+    /// 1 s, 50,000 links, 2,048 bytes).
+    pub page_limits: crate::extract::Limits,
 }
 
 impl Default for CrawlConfig {
@@ -158,6 +162,7 @@ impl Default for CrawlConfig {
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             time_zone: None,
             host_time_zones: Vec::new(),
+            page_limits: crate::extract::Limits::default(),
         }
     }
 }
@@ -206,6 +211,13 @@ impl CrawlConfig {
         }
         if self.user_agent.trim().is_empty() {
             return Err(Error::Config("user_agent is empty".into()));
+        }
+        let l = &self.page_limits;
+        if l.max_depth == 0 || l.max_links == 0 || l.max_url_length == 0 || l.parse_cpu.is_zero() {
+            return Err(Error::Config(
+                "page limits (max_depth, max_links, max_url_length, parse_cpu) must be above zero"
+                    .into(),
+            ));
         }
         if let Scope::Prefixes(p) = &self.scope {
             if p.is_empty() {

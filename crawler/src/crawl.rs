@@ -72,8 +72,8 @@ impl Shared {
         }
     }
 
-    /// Reports a failure; returns false (the URL was not handed to the consumer).
-    async fn fail(&self, url: &str, kind: FailureKind, message: String) -> bool {
+    /// Reports a failure; the URL was not handed to the consumer.
+    async fn fail(&self, url: &str, kind: FailureKind, message: String) -> Fetched {
         tracing::debug!(url, kind = %kind.label(), message = %message, "fetch failed");
         *self.summary().failures.entry(kind.label()).or_default() += 1;
         self.emit(CrawlEvent::Failure {
@@ -82,7 +82,7 @@ impl Shared {
             message,
         })
         .await;
-        false
+        Fetched::Done
     }
 
     /// The queue's store failed: the crawl stops (a URL must not be lost).
@@ -111,13 +111,34 @@ impl Shared {
     async fn stored_links(&self, url: &Url) -> Option<Vec<String>> {
         let copy = self.history.stored_copy(url)?;
         let page_url = url.clone();
-        tokio::task::spawn_blocking(move || {
+        let limits = self.cfg.page_limits;
+        let x = tokio::task::spawn_blocking(move || {
             let charset = charset::charset_from_content_type(&copy.content_type);
             let decoded = charset::decode(&copy.body, charset.as_deref());
-            extract::extract(&decoded.text, &page_url).links
+            extract::extract_limited(
+                &decoded.text,
+                &page_url,
+                &extract::TimeContext::default(),
+                &limits,
+            )
         })
         .await
-        .ok()
+        .ok()?;
+        self.count_limits(&x.limits);
+        Some(x.links)
+    }
+
+    /// Adds what a page's budgets did to the summary.
+    fn count_limits(&self, l: &extract::LimitReport) {
+        if *l == extract::LimitReport::default() {
+            return;
+        }
+        let mut s = self.summary();
+        s.pages_flattened += u64::from(l.flattened_tags > 0);
+        s.pages_parse_truncated += u64::from(l.parse_truncated);
+        s.pages_links_capped += u64::from(l.links_dropped > 0);
+        s.links_dropped += l.links_dropped;
+        s.long_links += l.long_links;
     }
 
     /// robots.txt rules for the host of `url`, fetched once per host.
@@ -247,7 +268,11 @@ pub async fn crawl_with_queue(
 
     discover_all(&shared).await;
 
-    let mut tasks = JoinSet::new();
+    // Fetch tasks hold their host until the body is read; the page is then
+    // decoded, parsed and reported by an analysis task that holds no host,
+    // so a page that is slow to parse never delays its host's next request.
+    let mut tasks: JoinSet<Fetched> = JoinSet::new();
+    let mut analyses: JoinSet<()> = JoinSet::new();
     // Host of every running task; with a politeness delay a host gets one task.
     let mut task_hosts: HashMap<tokio::task::Id, String> = HashMap::new();
     let mut busy_hosts: HashMap<String, usize> = HashMap::new();
@@ -257,7 +282,9 @@ pub async fn crawl_with_queue(
             stopped = true;
             break;
         }
-        while tasks.len() < concurrency {
+        // Bodies waiting for analysis are bounded too: no new fetch while
+        // `concurrency` pages are being analysed.
+        while tasks.len() < concurrency && analyses.len() < concurrency {
             let next = shared.frontier().pop_ready(SCHEDULER_SCAN_LIMIT, |u| {
                 let host = host_key(u);
                 !busy_hosts.contains_key(&host) || shared.politeness.delay(&host).is_zero()
@@ -276,23 +303,42 @@ pub async fn crawl_with_queue(
             *busy_hosts.entry(host.clone()).or_default() += 1;
             task_hosts.insert(handle.id(), host);
         }
-        if tasks.is_empty() {
+        if tasks.is_empty() && analyses.is_empty() {
             break;
         }
         tokio::select! {
             _ = shared.cancel.cancelled() => { stopped = true; break; }
             _ = shared.events.closed() => { stopped = true; break; }
-            joined = tasks.join_next_with_id() => {
+            Some(joined) = analyses.join_next(), if !analyses.is_empty() => {
+                if let Err(e) = joined {
+                    if e.is_panic() {
+                        tracing::error!(error = %e, "analysis task panicked");
+                        *shared.summary().failures.entry(FailureKind::Other.label()).or_default() += 1;
+                    }
+                }
+            }
+            Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
                 let id = match joined {
-                    Some(Ok((id, ()))) => id,
-                    Some(Err(e)) => {
+                    Ok((id, fetched)) => {
+                        let s = shared.clone();
+                        match fetched {
+                            Fetched::Done => {}
+                            Fetched::Page(page) => {
+                                analyses.spawn(async move { analyse_page(s, *page).await });
+                            }
+                            Fetched::NotModified(nm) => {
+                                analyses.spawn(async move { analyse_not_modified(s, *nm).await });
+                            }
+                        }
+                        id
+                    }
+                    Err(e) => {
                         if e.is_panic() {
                             tracing::error!(error = %e, "fetch task panicked");
                             *shared.summary().failures.entry(FailureKind::Other.label()).or_default() += 1;
                         }
                         e.id()
                     }
-                    None => continue,
                 };
                 if let Some(host) = task_hosts.remove(&id) {
                     if let Some(n) = busy_hosts.get_mut(&host) {
@@ -306,7 +352,9 @@ pub async fn crawl_with_queue(
         }
     }
     tasks.abort_all();
+    analyses.abort_all();
     while tasks.join_next().await.is_some() {}
+    while analyses.join_next().await.is_some() {}
 
     if let Some(err) = shared
         .queue_error
@@ -513,21 +561,120 @@ async fn discover_one(shared: &Arc<Shared>, doc: &Url, is_feed: bool) -> Option<
     Some(children)
 }
 
-/// Fetches one frontier URL and reports the outcome; a URL that produced no
-/// page leaves the queue here, a page when the consumer has stored it.
-async fn process(shared: Arc<Shared>, url: Url, depth: u32) {
-    let requested = url.to_string();
-    let handed_over = fetch_one(&shared, url, depth).await;
-    if !handed_over {
-        if let Err(e) = shared.queue.finish(&[requested]) {
-            shared.queue_failed(e);
-        }
+/// What a fetch task leaves for the analysis.
+enum Fetched {
+    /// Nothing more to do (a failure was reported, or a duplicate redirect).
+    Done,
+    /// A page to decode, extract and report.
+    Page(Box<PendingPage>),
+    /// A 304 whose stored copy's links are to be followed.
+    NotModified(Box<NotModifiedPage>),
+}
+
+/// A fetched page before its analysis.
+struct PendingPage {
+    requested: String,
+    url: Url,
+    fetched_at: chrono::DateTime<Utc>,
+    status: u16,
+    status_line: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    content_type: String,
+    header_charset: Option<String>,
+    ip_address: Option<String>,
+    depth: u32,
+    time_ctx: extract::TimeContext,
+}
+
+/// Takes a URL that produced no page out of the queue.
+fn finish_unhanded(shared: &Shared, requested: &str) {
+    if let Err(e) = shared.queue.finish(&[requested.to_string()]) {
+        shared.queue_failed(e);
     }
 }
 
-/// Fetches one URL, following redirects; true when a page or a not-modified
-/// answer was sent to the consumer.
-async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
+/// Fetches one frontier URL; a URL that produced no page leaves the queue
+/// here, a page when the consumer has stored it.
+async fn process(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
+    let requested = url.to_string();
+    let fetched = fetch_one(&shared, url, depth).await;
+    if matches!(fetched, Fetched::Done) {
+        finish_unhanded(&shared, &requested);
+    }
+    fetched
+}
+
+/// Decodes and extracts a fetched page on the blocking pool (under the
+/// page budgets), queues its links and reports it.
+async fn analyse_page(shared: Arc<Shared>, p: PendingPage) {
+    let page_url = p.url.clone();
+    let limits = shared.cfg.page_limits;
+    let (header_charset, time_ctx) = (p.header_charset.clone(), p.time_ctx);
+    let body = p.body;
+    let analysed = tokio::task::spawn_blocking(move || {
+        let decoded = charset::decode(&body, header_charset.as_deref());
+        let extracted = extract::extract_limited(&decoded.text, &page_url, &time_ctx, &limits);
+        (body, decoded.encoding.name(), decoded.source, extracted)
+    })
+    .await;
+    let (body, charset_name, charset_source, extracted) = match analysed {
+        Ok(a) => a,
+        Err(e) => {
+            let msg = format!("extraction task failed: {e}");
+            shared.fail(p.url.as_str(), FailureKind::Other, msg).await;
+            finish_unhanded(&shared, &p.requested);
+            return;
+        }
+    };
+    shared.count_limits(&extracted.limits);
+    if !shared.queue_links(&extracted.links, p.depth) {
+        return;
+    }
+    {
+        let mut s = shared.summary();
+        s.pages += 1;
+        s.bytes += body.len() as u64;
+    }
+    let page = FetchedPage {
+        requested_url: p.requested,
+        url: p.url.to_string(),
+        fetched_at: p.fetched_at,
+        status: p.status,
+        status_line: p.status_line,
+        headers: p.headers,
+        body,
+        content_type: p.content_type,
+        charset: charset_name.to_string(),
+        charset_source,
+        ip_address: p.ip_address,
+        depth: p.depth,
+        extract: extracted,
+    };
+    shared.emit(CrawlEvent::Page(Box::new(page))).await;
+}
+
+/// Follows the links of a 304's stored copy and reports the 304.
+async fn analyse_not_modified(shared: Arc<Shared>, mut nm: NotModifiedPage) {
+    // A 304 has no body: the links come from the stored copy, so that
+    // discovery never stops at an unchanged page.
+    let Ok(url) = Url::parse(&nm.url) else {
+        finish_unhanded(&shared, &nm.requested_url);
+        return;
+    };
+    let links = shared.stored_links(&url).await;
+    nm.links_found = links.as_ref().map(Vec::len);
+    if let Some(links) = &links {
+        if !shared.queue_links(links, nm.depth) {
+            return;
+        }
+    }
+    shared.summary().not_modified += 1;
+    shared.emit(CrawlEvent::NotModified(Box::new(nm))).await;
+}
+
+/// Fetches one URL, following redirects, up to its body: what is left to do.
+async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
     let requested = url.to_string();
     let mut current = url;
     let mut chain: HashSet<String> = HashSet::from([requested.clone()]);
@@ -632,7 +779,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
                         Err(e) => {
                             drop(f);
                             shared.queue_failed(e);
-                            return false;
+                            return Fetched::Done;
                         }
                     }
                 } else {
@@ -647,7 +794,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
             if !new {
                 tracing::debug!(url = %requested, target = %next, "redirect target already seen");
                 shared.summary().duplicate_redirects += 1;
-                return false;
+                return Fetched::Done;
             }
             current = next;
             continue;
@@ -657,28 +804,15 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
             let headers = fetch::stored_headers(resp.headers(), 0);
             drop(resp);
             drop(permit);
-            // A 304 has no body: the links come from the stored copy, so that
-            // discovery never stops at an unchanged page.
-            let links = shared.stored_links(&current).await;
-            let links_found = links.as_ref().map(Vec::len);
-            if let Some(links) = &links {
-                if !shared.queue_links(links, depth) {
-                    return false;
-                }
-            }
-            shared.summary().not_modified += 1;
-            shared
-                .emit(CrawlEvent::NotModified(Box::new(NotModifiedPage {
-                    requested_url: requested,
-                    url: current.to_string(),
-                    fetched_at,
-                    status_line,
-                    headers,
-                    depth,
-                    links_found,
-                })))
-                .await;
-            return true;
+            return Fetched::NotModified(Box::new(NotModifiedPage {
+                requested_url: requested,
+                url: current.to_string(),
+                fetched_at,
+                status_line,
+                headers,
+                depth,
+                links_found: None,
+            }));
         }
         if !status.is_success() {
             drop(resp);
@@ -738,43 +872,19 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> bool {
                 .get(current.as_str())
                 .copied(),
         };
-        let analysed = tokio::task::spawn_blocking(move || {
-            let decoded = charset::decode(&body, header_charset.as_deref());
-            let extracted = extract::extract_with(&decoded.text, &page_url, &time_ctx);
-            (body, decoded.encoding.name(), decoded.source, extracted)
-        })
-        .await;
-        let (body, charset_name, charset_source, extracted) = match analysed {
-            Ok(a) => a,
-            Err(e) => {
-                let msg = format!("extraction task failed: {e}");
-                return shared.fail(current.as_str(), FailureKind::Other, msg).await;
-            }
-        };
-        if !shared.queue_links(&extracted.links, depth) {
-            return false;
-        }
-        {
-            let mut s = shared.summary();
-            s.pages += 1;
-            s.bytes += body.len() as u64;
-        }
-        let page = FetchedPage {
-            requested_url: requested,
-            url: current.to_string(),
+        return Fetched::Page(Box::new(PendingPage {
+            requested,
+            url: page_url,
             fetched_at,
             status: status.as_u16(),
             status_line,
             headers: stored_headers,
             body,
             content_type,
-            charset: charset_name.to_string(),
-            charset_source,
+            header_charset,
             ip_address,
             depth,
-            extract: extracted,
-        };
-        shared.emit(CrawlEvent::Page(Box::new(page))).await;
-        return true;
+            time_ctx,
+        }));
     }
 }

@@ -707,9 +707,12 @@ fn parse_feed(data: &[u8], ctx: &mut Ctx<'_>) -> Result<Document, DiscoverError>
         .base_uri(Some(ctx.base.as_str()))
         .sanitize_content(false)
         .build();
-    let feed = parser
-        .parse(data)
-        .map_err(|e| DiscoverError::Feed(e.to_string()))?;
+    // feed-rs (through quick-xml's decoding reader) panics on some broken
+    // XML declarations ("set_encoding() called after prefix buffer was
+    // drained", found by fuzz_sitemaps_and_feeds): a panic is a broken feed.
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse(data)))
+        .map_err(|_| DiscoverError::Feed("the feed parser gave up on this document".into()))?;
+    let feed = parsed.map_err(|e| DiscoverError::Feed(e.to_string()))?;
     let kind = match feed.feed_type {
         FeedType::Atom => FeedKind::Atom,
         FeedType::JSON => FeedKind::Json,
@@ -1340,5 +1343,21 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(parse_w3c_datetime(text), want, "{text:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::*;
+
+    /// Regression (fuzz_sitemaps_and_feeds): a second XML declaration that
+    /// names an encoding made quick-xml panic ("set_encoding() called after
+    /// prefix buffer was drained") inside the feed parser.
+    #[test]
+    fn a_second_xml_declaration_is_an_error_not_a_panic() {
+        let doc = br#"<?xml version="1.0" encoding="gbk"?<?xml version="1.0" encoding="gbk"?><rss><rss version="2.0"><channel><title>t</title><item><title>x</title><link>https://news.example.com/x.html</link></item></channel></rss>"#;
+        let base = Url::parse("https://news.example.com/").expect("url");
+        let r = parse_document(doc, &base, &Limits::default());
+        assert!(matches!(r, Err(DiscoverError::Feed(_))), "{r:?}");
     }
 }

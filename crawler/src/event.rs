@@ -221,6 +221,20 @@ pub struct CrawlSummary {
     pub discovery_documents: u64,
     /// URLs listed by sitemaps and feeds (before scope and de-duplication).
     pub discovered_urls: u64,
+    /// Pages nested deeper than `page_limits.max_depth`: parsed with the
+    /// deeper tags flattened (stored as fetched).
+    pub pages_flattened: u64,
+    /// Pages whose parse stopped at `page_limits.parse_cpu`: attributes and
+    /// links from the part parsed (stored as fetched).
+    pub pages_parse_truncated: u64,
+    /// Pages with more than `page_limits.max_links` links.
+    pub pages_links_capped: u64,
+    /// Links not taken from those pages (past the cap).
+    pub links_dropped: u64,
+    /// Links dropped from pages because their URL was longer than
+    /// `page_limits.max_url_length` (URLs refused when queued are in
+    /// `refused` as `url_too_long`).
+    pub long_links: u64,
     /// True when the crawl ended early (cancelled or the receiver went away).
     pub cancelled: bool,
     /// Wall time of the crawl.

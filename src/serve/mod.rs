@@ -858,18 +858,7 @@ async fn search(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Json<Value>> {
     let started = Instant::now();
-    let p = Params::parse(raw.as_deref(), &[FILTER_PARAMS, SEARCH_PARAMS])?;
-    let limit = p.number::<usize>("limit")?.unwrap_or(DEFAULT_LIMIT);
-    let (mut q, _) = p.filters()?.build(Some(limit), MAX_LIMIT)?;
-    q.sort = parse_sort(p.one("sort"))?;
-    if let Some(c) = p.one("cursor") {
-        let cursor = indexer::Cursor::decode(c)
-            .map_err(|e| ParamError::new("cursor", format!("not a cursor of this API: {e}")))?;
-        if cursor.sort() != q.sort {
-            return Err(ParamError::new("cursor", "was made for another sort order").into());
-        }
-        q.cursor = Some(cursor);
-    }
+    let q = search_request(raw.as_deref())?;
     let st = state.clone();
     let (page, warnings) = blocking(move || {
         if let Err(e) = check_sources(&st.stores, &q.sources)? {
@@ -896,8 +885,25 @@ async fn search(
     })))
 }
 
-/// The statistics query of a request.
-fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
+/// The index query of a `/api/search` request (its query string).
+pub fn search_request(raw: Option<&str>) -> Result<indexer::Query, ParamError> {
+    let p = Params::parse(raw, &[FILTER_PARAMS, SEARCH_PARAMS])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(DEFAULT_LIMIT);
+    let (mut q, _) = p.filters()?.build(Some(limit), MAX_LIMIT)?;
+    q.sort = parse_sort(p.one("sort"))?;
+    if let Some(c) = p.one("cursor") {
+        let cursor = indexer::Cursor::decode(c)
+            .map_err(|e| ParamError::new("cursor", format!("not a cursor of this API: {e}")))?;
+        if cursor.sort() != q.sort {
+            return Err(ParamError::new("cursor", "was made for another sort order"));
+        }
+        q.cursor = Some(cursor);
+    }
+    Ok(q)
+}
+
+/// The statistics query of a `/api/stats` request (its query string).
+pub fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
     let p = Params::parse(raw, &[FILTER_PARAMS, STATS_PARAMS])?;
     let spec = p.filters()?;
     let (query, tz) = spec.build(None, MAX_LIMIT)?;

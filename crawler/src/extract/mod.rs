@@ -10,6 +10,7 @@
 //! [`title`] (headline and site-name stripping), [`media`] (media and author),
 //! [`text`] (article text, readability-style).
 
+pub mod budget;
 pub mod media;
 mod scan;
 pub mod text;
@@ -27,6 +28,7 @@ use serde_json::Value;
 use url::Url;
 
 use crate::normalize::parse_normalized;
+pub use budget::{LimitReport, Limits};
 pub use time::{page_zone, parse_date, Published, PublishedFrom, TimeContext};
 use time::{score, Candidate};
 
@@ -199,6 +201,9 @@ pub struct Extracted {
     /// `zh` when CJK share is above 30 %, else the `<html lang>` primary subtag,
     /// else `en` for mostly-Latin text.
     pub language: Option<String>,
+    /// What the page's budgets ([`Limits`]) did: flattened nesting, a parse
+    /// cut at its CPU budget, links dropped. All zero for ordinary pages.
+    pub limits: LimitReport,
 }
 
 impl Extracted {
@@ -759,9 +764,69 @@ pub fn keywords(text: &str, chinese: bool) -> Vec<String> {
         .collect()
 }
 
-fn extract_links(doc: &Html, base: &Url) -> Vec<String> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
+/// Distinct links in order, under the page's link budgets.
+struct LinkSink<'a> {
+    base: &'a Url,
+    limits: &'a Limits,
+    seen: HashSet<String>,
+    out: Vec<String>,
+    dropped: u64,
+    long: u64,
+}
+
+impl<'a> LinkSink<'a> {
+    fn new(base: &'a Url, limits: &'a Limits) -> Self {
+        LinkSink {
+            base,
+            limits,
+            seen: HashSet::new(),
+            out: Vec::new(),
+            dropped: 0,
+            long: 0,
+        }
+    }
+
+    fn offer(&mut self, href: &str) {
+        if self.out.len() >= self.limits.max_links {
+            self.dropped += 1;
+            return;
+        }
+        if self.limits.raw_href_too_long(href) {
+            self.long += 1;
+            return;
+        }
+        if let Some(u) = parse_normalized(href, Some(self.base)) {
+            let s = u.to_string();
+            if s.len() > self.limits.max_url_length {
+                self.long += 1;
+            } else if self.seen.insert(s.clone()) {
+                self.out.push(s);
+            }
+        }
+    }
+
+    fn finish(self) -> Links {
+        Links {
+            links: self.out,
+            dropped: self.dropped,
+            too_long: self.long,
+        }
+    }
+}
+
+/// A page's links under its budgets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Links {
+    /// Absolute, normalised, distinct, in order, at most `max_links`.
+    pub links: Vec<String>,
+    /// Link elements past `max_links`.
+    pub dropped: u64,
+    /// Links longer than `max_url_length`.
+    pub too_long: u64,
+}
+
+fn extract_links(doc: &Html, base: &Url, limits: &Limits) -> Links {
+    let mut sink = LinkSink::new(base, limits);
     for e in doc.select(&SEL_LINKS) {
         let v = e.value();
         if v.name() == "link" {
@@ -774,14 +839,9 @@ fn extract_links(doc: &Html, base: &Url) -> Vec<String> {
             }
         }
         let Some(href) = v.attr("href") else { continue };
-        if let Some(u) = parse_normalized(href, Some(base)) {
-            let s = u.to_string();
-            if seen.insert(s.clone()) {
-                out.push(s);
-            }
-        }
+        sink.offer(href);
     }
-    out
+    sink.finish()
 }
 
 /// Pages longer than this (bytes of decoded HTML) are not parsed into one
@@ -800,37 +860,106 @@ pub fn extract(html: &str, url: &Url) -> Extracted {
 }
 
 /// Extracts all attributes of a decoded HTML page fetched from `url`, with
-/// the fetch time, the configured zone and the feed or sitemap hint of `ctx`.
+/// the fetch time, the configured zone and the feed or sitemap hint of `ctx`,
+/// under the default [`Limits`].
 pub fn extract_with(html: &str, url: &Url, ctx: &TimeContext) -> Extracted {
-    if html.len() <= LARGE_PAGE_BYTES {
-        return extract_dom(html, url, ctx).0;
-    }
-    let mut cut = LARGE_PAGE_BYTES;
+    extract_limited(html, url, ctx, &Limits::default())
+}
+
+/// [`extract_with`] under the given budgets (see [`budget`]): the DOM is
+/// parsed from the first [`LARGE_PAGE_BYTES`] with nesting deeper than
+/// `limits.max_depth` flattened and at most `limits.parse_cpu` of parsing;
+/// links come from the DOM, or from the tokenizer over the whole page when
+/// the DOM holds less than the page (large, flattened or cut).
+pub fn extract_limited(html: &str, url: &Url, ctx: &TimeContext, limits: &Limits) -> Extracted {
+    let mut cut = html.len().min(LARGE_PAGE_BYTES);
     while !html.is_char_boundary(cut) {
         cut -= 1;
     }
-    let (mut x, base) = extract_dom(&html[..cut], url, ctx);
-    x.links = stream_links(html, &base);
+    let prefix = &html[..cut];
+    let flat = budget::flatten(prefix, limits.max_depth);
+    if flat.dropped > 0 {
+        tracing::debug!(url = %url, depth = flat.depth, dropped = flat.dropped, "nesting flattened");
+    }
+    let cpu = budget::CpuBudget::start(limits.parse_cpu);
+    let (doc, parse_truncated) = parse_budgeted(flat.html.as_deref().unwrap_or(prefix), &cpu);
+    let (mut x, base) = extract_doc(&doc, url, ctx);
+    let whole_dom = cut == html.len() && flat.dropped == 0 && !parse_truncated;
+    // The tokenizer is linear in the page (at most `max_body_bytes`): its
+    // links are not cut by the CPU budget, so they never depend on the
+    // machine's speed.
+    let links = if whole_dom {
+        extract_links(&doc, &base, limits)
+    } else {
+        drop(doc);
+        stream_links(html, &base, limits)
+    };
+    if parse_truncated {
+        tracing::debug!(url = %url, "parse stopped at its CPU budget");
+    }
+    x.links = links.links;
+    x.limits = LimitReport {
+        depth: flat.depth,
+        flattened_tags: flat.dropped,
+        parse_truncated,
+        links_dropped: links.dropped,
+        long_links: links.too_long,
+    };
     x
 }
 
+/// The chunks of `html` fed to the parser: [`budget::PARSE_CHUNK_BYTES`]
+/// each, cut at character boundaries.
+fn chunks(html: &str) -> impl Iterator<Item = &str> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= html.len() {
+            return None;
+        }
+        let mut end = (at + budget::PARSE_CHUNK_BYTES).min(html.len());
+        while !html.is_char_boundary(end) {
+            end += 1;
+        }
+        let chunk = &html[at..end];
+        at = end;
+        Some(chunk)
+    })
+}
+
+/// Parses `html` into a DOM, a chunk at a time, until `cpu` is spent; true
+/// when it stopped before the end.
+fn parse_budgeted(html: &str, cpu: &budget::CpuBudget) -> (Html, bool) {
+    use html5ever::tendril::{StrTendril, TendrilSink};
+    let mut parser = html5ever::driver::parse_document(
+        scraper::HtmlTreeSink::new(Html::new_document()),
+        Default::default(),
+    );
+    let mut fed = 0;
+    for chunk in chunks(html) {
+        if cpu.spent() {
+            break;
+        }
+        parser.process(StrTendril::from_slice(chunk));
+        fed += chunk.len();
+    }
+    (parser.finish(), fed < html.len())
+}
+
 /// Links of `html` (`a[href]`, `area[href]`, `link[rel~=next][href]`, in
-/// order, each once) found by the HTML tokenizer alone: memory stays flat
-/// whatever the page's size.
-pub fn stream_links(html: &str, base: &Url) -> Vec<String> {
+/// order, each once, under `limits`) found by the HTML tokenizer alone:
+/// linear time, and memory stays flat whatever the page's size or nesting.
+pub fn stream_links(html: &str, base: &Url, limits: &Limits) -> Links {
     use html5ever::tendril::StrTendril;
     use html5ever::tokenizer::states::RawKind;
     use html5ever::tokenizer::{
         BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
     };
 
-    struct Links<'a> {
-        base: &'a Url,
-        seen: std::cell::RefCell<HashSet<String>>,
-        out: std::cell::RefCell<Vec<String>>,
+    struct Tokens<'a> {
+        sink: std::cell::RefCell<LinkSink<'a>>,
     }
 
-    impl TokenSink for Links<'_> {
+    impl TokenSink for Tokens<'_> {
         type Handle = ();
 
         fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
@@ -865,47 +994,41 @@ pub fn stream_links(html: &str, base: &Url) -> Vec<String> {
                 }
                 _ => return TokenSinkResult::Continue,
             }
-            if let Some(href) = attr("href") {
-                if let Some(u) = parse_normalized(&href, Some(self.base)) {
-                    let s = u.to_string();
-                    if self.seen.borrow_mut().insert(s.clone()) {
-                        self.out.borrow_mut().push(s);
-                    }
-                }
+            if let Some(href) = tag.attrs.iter().find(|a| &*a.name.local == "href") {
+                self.sink.borrow_mut().offer(&href.value);
             }
             TokenSinkResult::Continue
         }
     }
 
-    let sink = Links {
-        base,
-        seen: Default::default(),
-        out: Default::default(),
+    let sink = Tokens {
+        sink: std::cell::RefCell::new(LinkSink::new(base, limits)),
     };
     let tok = Tokenizer::new(sink, TokenizerOpts::default());
     let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    let _ = tok.feed(&input);
+    for chunk in chunks(html) {
+        input.push_back(StrTendril::from_slice(chunk));
+        let _ = tok.feed(&input);
+    }
     tok.end();
-    tok.sink.out.take()
+    tok.sink.sink.into_inner().finish()
 }
 
-/// Extracts the attributes of `html` through its DOM; also the base URL of
-/// its links.
-fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
-    let doc = Html::parse_document(html);
-    let els = scan::PageElements::collect(&doc, &COMMENT_DATA_ATTRS);
+/// Extracts the attributes of a parsed page (all but its links); also the
+/// base URL of its links.
+fn extract_doc(doc: &Html, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
+    let els = scan::PageElements::collect(doc, &COMMENT_DATA_ATTRS);
     let metas = meta_pairs(&els.meta);
     let ld = jsonld(&els.jsonld);
     let base = els
         .base_href
         .and_then(|h| url.join(h.trim()).ok())
         .unwrap_or_else(|| url.clone());
-    let body_text = visible_text(&doc);
+    let body_text = visible_text(doc);
     let language = detect_language(&body_text, els.html_lang);
     let (comments, participants) = extract_counts(&els, &ld, &body_text);
     let chinese = language.as_deref() == Some("zh");
-    let article_text = text::article_text(&doc);
+    let article_text = text::article_text(doc);
 
     // Title.
     let names = site_names(&metas, &ld, url);
@@ -1037,10 +1160,11 @@ fn extract_dom(html: &str, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
         comments,
         participants,
         keywords,
-        links: extract_links(&doc, &base),
+        links: Vec::new(),
         language,
         body_text,
         article_text,
+        limits: LimitReport::default(),
     };
     (extracted, base)
 }
@@ -1061,11 +1185,15 @@ mod large_page_tests {
             <body><a href="a.html">A</a> <a href='a.html#frag'>again</a> <area href="/map">
             <a href="mailto:x@y">mail</a> <a>no href</a> <A HREF="UP.html">up</A></body></html>"#;
         let base = u("http://e.com/docs/");
-        let (x, dom_base) =
-            extract_dom(html, &u("http://e.com/index.html"), &TimeContext::default());
+        let doc = Html::parse_document(html);
+        let (_, dom_base) =
+            extract_doc(&doc, &u("http://e.com/index.html"), &TimeContext::default());
         assert_eq!(dom_base, base);
-        assert_eq!(stream_links(html, &base), x.links);
-        assert!(!x
+        let limits = Limits::default();
+        let dom_links = extract_links(&doc, &base, &limits);
+        assert_eq!(stream_links(html, &base, &limits), dom_links);
+        assert_eq!(dom_links.links.len(), 4, "{dom_links:?}");
+        assert!(!dom_links
             .links
             .iter()
             .any(|l| l.contains("not-a-link") || l.contains("nor-this")));
@@ -1309,5 +1437,19 @@ mod tests {
         }
         let e = extract("<p>unclosed <b>bold", &url("http://example.com/"));
         assert_eq!(e.body_text, "unclosed bold");
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::*;
+
+    /// Regression (fuzz_html_extractor): a title with an unfinished entity
+    /// before multi-byte characters sliced a string inside a character.
+    #[test]
+    fn unfinished_entity_before_multibyte_text() {
+        let u = Url::parse("http://example.com/").expect("url");
+        let x = extract("<title>&aA\u{10000}\u{1}\u{800}", &u);
+        assert!(x.title.is_some_and(|t| t.contains('\u{800}')));
     }
 }

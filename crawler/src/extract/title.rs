@@ -33,7 +33,9 @@ pub fn decode_entities(s: &str) -> String {
     while let Some(pos) = rest.find('&') {
         out.push_str(&rest[..pos]);
         rest = &rest[pos..];
-        let end = rest[..rest.len().min(10)].find(';');
+        // Within the first 10 bytes (a byte search: slicing at 10 could cut a
+        // character, found by fuzz_html_extractor).
+        let end = rest.bytes().take(10).position(|b| b == b';');
         let decoded = end.and_then(|e| {
             let name = &rest[1..e];
             let c = match name {
