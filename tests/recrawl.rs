@@ -261,23 +261,29 @@ fn a_job_run_twice_archives_new_and_changed_pages_once_each() {
     assert!(runs.iter().all(|r| r["status"] == "finished"), "{runs:?}");
 }
 
-#[test]
-fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
-    const PAGES: u32 = 240;
+/// A live site of `pages` pages `/p{n}.html` ("Page {n} {text}") linked
+/// from `/index.html`, each answer delayed by `delay`.
+fn index_site(pages: u32, text: &str, delay: Duration) -> Served {
     let served = serve(LiveSite::default());
-    let site = &served.site;
-    // A chain of sections, each linking to 8 articles and the next section.
     let mut index = String::from("<html><body>");
-    for n in 0..PAGES {
+    for n in 0..pages {
         index.push_str(&format!("<a href=\"/p{n}.html\">{n}</a> "));
-        site.set(
+        served.site.set(
             &format!("/p{n}.html"),
-            format!("<html><head><title>page {n}</title></head><body><p>Page {n} of the archive test.</p></body></html>"),
+            format!("<html><head><title>page {n}</title></head><body><p>Page {n} {text}</p></body></html>"),
         );
     }
     index.push_str("</body></html>");
-    site.set("/index.html", index);
-    *site.delay.lock().unwrap() = Duration::from_millis(15);
+    served.site.set("/index.html", index);
+    *served.site.delay.lock().unwrap() = delay;
+    served
+}
+
+#[test]
+fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
+    const PAGES: u32 = 240;
+    let served = index_site(PAGES, "of the archive test.", Duration::from_millis(15));
+    let site = &served.site;
     let seed = format!("{}/index.html", served.base);
     let ws = Workspace::new(&seed, "killed", None);
     ws.configure(|raw| {
@@ -591,19 +597,12 @@ fn sitemaps_and_feeds_lead_to_pages_no_link_reaches() {
 fn ten_sigkills_at_random_moments_lose_nothing_and_duplicate_nothing() {
     const PAGES: u32 = 200;
     const KILLS: u32 = 10;
-    let served = serve(LiveSite::default());
+    let served = index_site(
+        PAGES,
+        "of the crash test, a paragraph long enough to be an article of its own.",
+        Duration::from_millis(10),
+    );
     let site = &served.site;
-    let mut index = String::from("<html><body>");
-    for n in 0..PAGES {
-        index.push_str(&format!("<a href=\"/p{n}.html\">{n}</a> "));
-        site.set(
-            &format!("/p{n}.html"),
-            format!("<html><head><title>page {n}</title></head><body><p>Page {n} of the crash test, a paragraph long enough to be an article of its own.</p></body></html>"),
-        );
-    }
-    index.push_str("</body></html>");
-    site.set("/index.html", index);
-    *site.delay.lock().unwrap() = Duration::from_millis(10);
     let seed = format!("{}/index.html", served.base);
     let ws = Workspace::new(&seed, "crash", None);
     ws.configure(|raw| {
