@@ -418,6 +418,12 @@ pub struct ReextractArgs {
 
 #[derive(Debug, Args)]
 pub struct FsckArgs {
+    /// Repair what can be repaired: a torn pack is cut back to its last
+    /// whole record (the original kept beside it as PACK.torn-TIME), rows
+    /// of records that are gone are removed (their pages are fetched again
+    /// by the next crawl). Mismatches are only reported.
+    #[arg(long)]
+    pub repair: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,

@@ -44,6 +44,7 @@ impl Command {
         match self {
             Command::Crawl(_) | Command::Jobs { .. } => true,
             Command::Reextract(a) => !a.dry_run,
+            Command::Fsck(a) => a.repair,
             _ => false,
         }
     }
@@ -127,7 +128,7 @@ pub async fn run(
             let report = jobs::off_runtime(|| {
                 let mut sink = std::io::sink();
                 let progress: &mut dyn Write = if args.quiet { &mut sink } else { err };
-                crate::fsck::check(stores, progress)
+                crate::fsck::check(stores, progress, args.repair)
             })?;
             if args.json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;

@@ -37,6 +37,12 @@ struct Expected {
     digest: Option<String>,
     /// Which rows point here (for the report): `page`, `capture` or both.
     from: &'static str,
+    /// The page row pointing here, if one does.
+    page: Option<indexer::PageKey>,
+    /// The capture row pointing here, if one does.
+    capture: Option<indexer::Capture>,
+    /// Where the record should be.
+    location: indexer::PackLocation,
 }
 
 /// One inconsistency.
@@ -72,6 +78,13 @@ pub struct FsckReport {
     pub torn: u64,
     /// Response and revisit records no row points at.
     pub unindexed: u64,
+    /// With `--repair`: torn packs cut back to their last whole record
+    /// (the original kept as `PACK.torn-TIME`).
+    pub repaired_torn: u64,
+    /// With `--repair`: references to missing records whose rows were
+    /// removed (page rows, captures, and the URL's state, so that the next
+    /// crawl fetches the page again).
+    pub dropped_missing: u64,
     /// Wall time.
     pub secs: f64,
     /// The first problems found.
@@ -82,7 +95,9 @@ impl FsckReport {
     /// True when the archive is consistent (unindexed records are not an
     /// error: they are what a crash between pack and index leaves).
     pub fn clean(&self) -> bool {
-        self.missing == 0 && self.mismatched == 0 && self.torn == 0
+        self.missing <= self.dropped_missing
+            && self.mismatched == 0
+            && self.torn <= self.repaired_torn
     }
 
     fn problem(&mut self, kind: &'static str, pack: &str, offset: u64, detail: String) {
@@ -117,6 +132,12 @@ impl FsckReport {
             "verified {}  missing {}  mismatched {}  torn packs {}  unindexed records {}\n",
             self.verified, self.missing, self.mismatched, self.torn, self.unindexed
         ));
+        if self.repaired_torn + self.dropped_missing > 0 {
+            s.push_str(&format!(
+                "repaired: {} torn packs cut to their last whole record (originals kept as *.torn-*), {} rows of missing records removed\n",
+                self.repaired_torn, self.dropped_missing
+            ));
+        }
         for p in &self.problems {
             s.push_str(&format!(
                 "  {:<8} {} @ {}: {}\n",
@@ -137,8 +158,11 @@ impl FsckReport {
     }
 }
 
-/// Checks the archive of `stores`; `progress` gets a line per pack.
-pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
+/// Checks the archive of `stores`; `progress` gets a line per pack. With
+/// `repair`, torn packs are cut back to their last whole record (the
+/// original file is kept beside it) and the rows of records that are gone
+/// are removed; mismatches are only reported.
+pub fn check(stores: &Stores, progress: &mut dyn Write, repair: bool) -> Result<FsckReport> {
     let started = Instant::now();
     let mut report = FsckReport::default();
     // pack path -> offset -> what should be there.
@@ -146,8 +170,13 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
     let mut add = |loc: &indexer::PackLocation, e: Expected| {
         let slot = expected.entry(loc.path.clone()).or_default();
         match slot.get_mut(&loc.offset) {
-            Some(have) if have.from != e.from => have.from = "page+capture",
-            Some(_) => {}
+            Some(have) => {
+                if have.from != e.from {
+                    have.from = "page+capture";
+                }
+                have.page = have.page.take().or(e.page);
+                have.capture = have.capture.take().or(e.capture);
+            }
             None => {
                 slot.insert(loc.offset, e);
             }
@@ -156,7 +185,7 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
     let mut pages = 0u64;
     stores
         .index
-        .each_page(&mut |_, _, page| {
+        .each_page(&mut |table, row_key, page| {
             pages += 1;
             let loc = page.location();
             add(
@@ -167,6 +196,12 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
                     record_id: page.record_id.clone(),
                     digest: Some(page.digest.clone()),
                     from: "page",
+                    page: Some(indexer::PageKey {
+                        table: table.to_string(),
+                        row_key: row_key.to_vec(),
+                    }),
+                    capture: None,
+                    location: loc.clone(),
                 },
             );
         })
@@ -184,6 +219,9 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
                     record_id: c.record_id.clone(),
                     digest: c.digest.clone(),
                     from: "capture",
+                    page: None,
+                    capture: Some(c.clone()),
+                    location: c.location.clone(),
                 },
             );
             true
@@ -195,6 +233,7 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
     let mut packs = stores.packs.list("").context("listing the packs")?;
     packs.retain(|p| p.path.ends_with(".warc.gz") || p.path.ends_with(".warc"));
     packs.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut dangling: Vec<Expected> = Vec::new();
     for entry in &packs {
         let bytes = stores
             .packs
@@ -220,6 +259,10 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
                             bytes.len() as u64 - at
                         ),
                     );
+                    if repair {
+                        cut_torn_pack(stores, &entry.path, &bytes[..at as usize])?;
+                        report.repaired_torn += 1;
+                    }
                     break;
                 }
             };
@@ -250,6 +293,7 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
                 offset,
                 format!("no record starts here ({} row of {})", exp.from, exp.url),
             );
+            dangling.push(exp);
         }
         let _ = writeln!(
             progress,
@@ -269,10 +313,78 @@ pub fn check(stores: &Stores, progress: &mut dyn Write) -> Result<FsckReport> {
                 offset,
                 format!("the pack does not exist ({} row of {})", exp.from, exp.url),
             );
+            dangling.push(exp);
         }
+    }
+    if repair && !dangling.is_empty() {
+        drop_dangling(stores, &dangling)?;
+        report.dropped_missing = dangling.len() as u64;
     }
     report.secs = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Replaces the pack at `path` by its readable prefix `whole`: written to
+/// a new file, synced, then the torn original is renamed aside
+/// (`PATH.torn-YYYYMMDDHHMMSS`, kept: nothing archived is thrown away) and
+/// the new file takes its name.
+fn cut_torn_pack(stores: &Stores, path: &str, whole: &[u8]) -> Result<()> {
+    let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S");
+    let fresh = format!("{path}.repaired-{stamp}");
+    let aside = format!("{path}.torn-{stamp}");
+    let mut w = stores
+        .packs
+        .create(&fresh)
+        .with_context(|| format!("creating {fresh}"))?;
+    w.append(whole)
+        .with_context(|| format!("writing {fresh}"))?;
+    w.sync().with_context(|| format!("syncing {fresh}"))?;
+    w.close().with_context(|| format!("closing {fresh}"))?;
+    stores
+        .packs
+        .rename(path, &aside)
+        .with_context(|| format!("moving the torn {path} aside"))?;
+    stores
+        .packs
+        .rename(&fresh, path)
+        .with_context(|| format!("putting the repaired {path} in place"))?;
+    Ok(())
+}
+
+/// Removes the rows of records that are gone: page rows (with their index
+/// entries), captures, the URL states of those pages and the digest entries
+/// whose first capture was one of them, so that the next crawl fetches and
+/// stores them as new; all in one atomic batch.
+fn drop_dangling(stores: &Stores, dangling: &[Expected]) -> Result<()> {
+    let mut digests: Vec<Vec<u8>> = Vec::new();
+    for e in dangling {
+        let Some(d) = &e.digest else { continue };
+        if let Some(entry) = stores.index.get_digest(d)? {
+            let first = &entry.first_location;
+            if first.path == e.location.path && first.offset == e.location.offset {
+                digests.push(d.as_bytes().to_vec());
+            }
+        }
+    }
+    digests.sort();
+    digests.dedup();
+    let pages: Vec<indexer::PageKey> = dangling.iter().filter_map(|e| e.page.clone()).collect();
+    let captures: Vec<indexer::Capture> =
+        dangling.iter().filter_map(|e| e.capture.clone()).collect();
+    let urls: Vec<Vec<u8>> = dangling
+        .iter()
+        .filter(|e| e.page.is_some())
+        .map(|e| e.url.as_bytes().to_vec())
+        .collect();
+    stores
+        .index
+        .atomically(|ix| {
+            ix.delete_pages(&pages)?;
+            ix.delete_captures(&captures)?;
+            ix.store().delete(indexer::DIGESTS_TABLE, &digests)?;
+            ix.store().delete(indexer::URLS_TABLE, &urls)
+        })
+        .context("removing the rows of missing records")
 }
 
 /// Why `record` is not what `exp` says, if it is not.

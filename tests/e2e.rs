@@ -850,4 +850,31 @@ fn fsck_verifies_every_record_and_finds_torn_and_missing_packs() {
         });
         assert!(gone, "{report}");
     }
+
+    // --repair: the torn pack is cut to its last whole record (the original
+    // kept beside it), the rows of the records that are gone are removed,
+    // and a crawl fetches those pages again.
+    let repaired = ws.harvest_raw(&["fsck", "--repair", "--json", "--quiet"]);
+    let report: serde_json::Value = serde_json::from_slice(&repaired.stdout).expect("fsck json");
+    assert_eq!(repaired.status.code(), Some(0), "{report}");
+    assert_eq!(report["repaired_torn"], 1, "{report}");
+    assert_eq!(report["dropped_missing"], report["missing"], "{report}");
+    let kept = std::fs::read_dir(torn.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| e.file_name().to_string_lossy().contains(".torn-"));
+    assert!(kept, "the torn original is kept");
+    let (code, report) = run(&ws);
+    assert_eq!(code, Some(0), "clean after the repair: {report}");
+    let after = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
+    assert!(after.len() < rows.len(), "rows of lost records removed");
+    ws.crawl();
+    let again = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
+    assert_eq!(
+        urls_of(&again),
+        urls_of(&rows),
+        "the lost pages were fetched again"
+    );
+    let (code, report) = run(&ws);
+    assert_eq!(code, Some(0), "{report}");
 }

@@ -76,6 +76,16 @@ impl Index {
         self.store.put(CAPTURES_TABLE, &rows)
     }
 
+    /// Removes the rows of these captures (`harvest fsck --repair`: rows
+    /// whose record is gone). Missing rows are ignored.
+    pub fn delete_captures(&self, captures: &[Capture]) -> Result<()> {
+        let keys: Vec<Vec<u8>> = captures.iter().map(|c| key(&c.url, c.time)).collect();
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.store.delete(CAPTURES_TABLE, &keys)
+    }
+
     /// Every recorded capture of `url`, oldest first.
     pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
         let prefix = url_hash(url);
