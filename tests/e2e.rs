@@ -509,31 +509,43 @@ fn unreachable_seed_is_a_counted_failure_not_a_crash() {
     assert_eq!(failures, 1, "{summary}");
 }
 
-/// A read-only bind mount of `dir` (needs root, as in CI); unmounted on drop.
-struct ReadOnlyMount(PathBuf);
+/// A mount made for a test (needs root, as in CI); unmounted on drop.
+struct Mount(PathBuf);
 
-impl ReadOnlyMount {
-    fn new(dir: &Path, at: &Path) -> ReadOnlyMount {
+impl Mount {
+    /// Runs `mount ARGS... AT`, then keeps `at` to unmount it.
+    fn run(args: &[&str], at: &Path) {
+        let out = Command::new("mount")
+            .args(args)
+            .arg(at)
+            .output()
+            .expect("run mount");
+        assert!(
+            out.status.success(),
+            "mount {args:?} {} failed (this test mounts file systems and needs root): {}",
+            at.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A read-only bind mount of `dir` at `at`.
+    fn read_only(dir: &Path, at: &Path) -> Mount {
         std::fs::create_dir_all(at).unwrap();
-        let run = |args: &[&str]| {
-            let out = Command::new("mount")
-                .args(args)
-                .output()
-                .expect("run mount");
-            assert!(
-                out.status.success(),
-                "mount {args:?} failed (this test mounts a read-only bind mount and needs root): {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
-        run(&["--bind", dir.to_str().unwrap(), at.to_str().unwrap()]);
-        let mount = ReadOnlyMount(at.to_path_buf());
-        run(&["-o", "remount,bind,ro", at.to_str().unwrap()]);
+        Self::run(&["--bind", dir.to_str().unwrap()], at);
+        let mount = Mount(at.to_path_buf());
+        Self::run(&["-o", "remount,bind,ro"], at);
         mount
+    }
+
+    /// A tmpfs of `size` (`1m`) at `at`.
+    fn tmpfs(at: &Path, size: &str) -> Mount {
+        std::fs::create_dir_all(at).unwrap();
+        Self::run(&["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"], at);
+        Mount(at.to_path_buf())
     }
 }
 
-impl Drop for ReadOnlyMount {
+impl Drop for Mount {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(&self.0).status();
     }
@@ -556,7 +568,7 @@ fn a_read_only_archive_answers_and_a_missing_one_is_an_error() {
     // that points at it.
     let mnt = tempfile::tempdir().unwrap();
     let ro = mnt.path().join("archive");
-    let _mount = ReadOnlyMount::new(ws.path(), &ro);
+    let _mount = Mount::read_only(ws.path(), &ro);
     assert!(
         std::fs::write(ro.join("probe"), b"x").is_err(),
         "the mount is writable"
@@ -681,32 +693,6 @@ fn idle_connections_do_not_starve_the_server() {
     );
 }
 
-/// A small tmpfs mounted for a test (needs root), unmounted on drop.
-struct TmpfsMount(PathBuf);
-
-impl TmpfsMount {
-    fn new(at: &Path, size: &str) -> TmpfsMount {
-        std::fs::create_dir_all(at).unwrap();
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(at)
-            .output()
-            .expect("run mount");
-        assert!(
-            out.status.success(),
-            "mounting a {size} tmpfs failed (this test needs root): {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        TmpfsMount(at.to_path_buf())
-    }
-}
-
-impl Drop for TmpfsMount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
 /// Issue 13 items 1 and 3: the index runs out of disk in the middle of a
 /// crawl. The crawl stops with the error; every page the archive answers
 /// for is whole (`get` returns it); after more space a second crawl
@@ -718,7 +704,7 @@ fn a_full_index_disk_stops_the_crawl_and_leaves_the_archive_consistent() {
     let mnt = tempfile::tempdir().unwrap();
     let small = mnt.path().join("index");
     let full = {
-        let _fs = TmpfsMount::new(&small, "1m");
+        let _fs = Mount::tmpfs(&small, "1m");
         ws.configure(|raw| {
             raw.index.path = Some(small.clone());
             // Many small batches: the disk fills between two of them or

@@ -279,6 +279,18 @@ fn index_site(pages: u32, text: &str, delay: Duration) -> Served {
     served
 }
 
+/// A `harvest crawl` of the workspace as a child process, to be killed.
+fn spawn_crawl(ws: &Workspace) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&ws.config)
+        .args(["crawl", "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start harvest")
+}
+
 #[test]
 fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
     const PAGES: u32 = 240;
@@ -291,14 +303,7 @@ fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
         raw.crawl.concurrency = Some(2);
     });
 
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
-        .arg("-c")
-        .arg(&ws.config)
-        .args(["crawl", "--quiet"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start harvest");
+    let mut child = spawn_crawl(&ws);
     let t0 = Instant::now();
     while site.hits().values().sum::<u64>() < u64::from(PAGES / 2) {
         assert!(
@@ -634,14 +639,7 @@ fn ten_sigkills_at_random_moments_lose_nothing_and_duplicate_nothing() {
     let mut acknowledged: BTreeSet<String> = BTreeSet::new();
     let mut finished_early = 0;
     for kill in 0..KILLS {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
-            .arg("-c")
-            .arg(&ws.config)
-            .args(["crawl", "--quiet"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("start harvest");
+        let mut child = spawn_crawl(&ws);
         // Somewhere in the first ~second: start-up, discovery, mid-batch,
         // between a pack write and its index write.
         let wait = Duration::from_millis(50 + next() % 900);
