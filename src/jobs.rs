@@ -8,6 +8,9 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
 use crawler::{QueueError, QueuedUrl, Url, UrlQueue};
+use indexer::batch::host_name;
+/// Whether a process runs on this host (the index's writers check the same).
+pub use indexer::batch::process_alive;
 use indexer::{FrontierEntry, FrontierTable, Index, RunRecord, RunStatus, RunsTable};
 use serde::{Deserialize, Serialize};
 
@@ -486,26 +489,6 @@ impl Drop for ActiveRun {
             .unwrap_or_else(|p| p.into_inner())
             .retain(|j| *j != self.record.job);
     }
-}
-
-/// This process's host name, for the run record.
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_default()
-}
-
-/// Whether a process with this id runs on this host (Linux: `/proc/PID`;
-/// elsewhere assumed alive, so the heartbeat decides).
-pub fn process_alive(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return true;
-    }
-    let proc_root = std::path::Path::new("/proc");
-    if !proc_root.join("self").exists() {
-        return true;
-    }
-    proc_root.join(pid.to_string()).exists()
 }
 
 /// Jobs running in this process (a server runs several; one run per job).

@@ -232,14 +232,25 @@ impl Index {
     }
 }
 
-fn host_name() -> String {
+/// This process's host name (Linux: `/proc/sys/kernel/hostname`), for
+/// records that say which process wrote them (journal rows, job runs).
+pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
+        .map(|h| h.trim().to_owned())
         .unwrap_or_default()
 }
 
-fn process_alive(pid: u32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
+/// Whether a process with this id runs on this host (Linux: `/proc/PID`;
+/// elsewhere assumed alive).
+pub fn process_alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    let proc_root = std::path::Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return true;
+    }
+    proc_root.join(pid.to_string()).exists()
 }
 
 /// Who filed a journal row, from its key `{time}/{host}/{pid}/{seq}`.
