@@ -66,6 +66,17 @@ pub enum Command {
     /// every pack reads to its end, records no row points at are counted.
     /// Exit code 1 when anything is wrong.
     Fsck(FsckArgs),
+    /// Rebuild the whole index from the packs (a lost or broken index):
+    /// every response and revisit record is indexed where it lies, in
+    /// capture order, through the crawl's own extraction, classification,
+    /// dedup and near-duplicate linking. Needs an empty index (or
+    /// --replace) and no running `harvest serve`.
+    Reindex(ReindexArgs),
+    /// Bring WARC files written by other tools (wget --warc-file, Heritrix,
+    /// warcio, Browsertrix) into the archive: each HTML response (and
+    /// identical-payload revisit) is extracted, classified, deduplicated,
+    /// packed and indexed as if crawled at its WARC-Date.
+    Import(ImportArgs),
     /// Serve the query API and the web UI (127.0.0.1:8080 by default).
     Serve(ServeArgs),
     /// Serve the bundled real site on 127.0.0.1, crawl it, and query it.
@@ -425,6 +436,35 @@ pub struct FsckArgs {
     #[arg(long)]
     pub repair: bool,
     /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReindexArgs {
+    /// Set the embedded index folder aside (renamed INDEX.replaced-TIME)
+    /// and build a new one; without it, reindex refuses an index that
+    /// holds pages.
+    #[arg(long)]
+    pub replace: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// WARC files (.warc or .warc.gz, one gzip member per record as wget,
+    /// Heritrix and warcio write them).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
     /// No progress lines on stderr.

@@ -33,6 +33,7 @@ impl Command {
             Command::Jobs {
                 command: JobsCommand::Run { quiet, .. },
             } => *quiet,
+            Command::Import(a) => a.quiet,
             _ => false,
         }
     }
@@ -45,6 +46,7 @@ impl Command {
             Command::Crawl(_) | Command::Jobs { .. } => true,
             Command::Reextract(a) => !a.dry_run,
             Command::Fsck(a) => a.repair,
+            Command::Import(_) => true,
             _ => false,
         }
     }
@@ -62,6 +64,7 @@ impl Command {
                 | Command::Reextract(_)
                 | Command::Fsck(_)
                 | Command::Dedup(_)
+                | Command::Import(_)
         )
     }
 }
@@ -128,7 +131,7 @@ pub async fn run(
             let report = jobs::off_runtime(|| {
                 let mut sink = std::io::sink();
                 let progress: &mut dyn Write = if args.quiet { &mut sink } else { err };
-                crate::fsck::check(stores, progress, args.repair)
+                crate::fsck::check(cfg, stores, progress, args.repair)
             })?;
             if args.json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
@@ -141,6 +144,20 @@ pub async fn run(
             } else {
                 Err(anyhow::Error::new(Exit(1)))
             }
+        }
+        Command::Import(args) => {
+            let summary = jobs::off_runtime(|| {
+                let mut sink = std::io::sink();
+                let progress: &mut dyn Write = if args.quiet { &mut sink } else { err };
+                crate::import::import(cfg, stores, &args.files, progress)
+            })?;
+            if args.json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
+            } else {
+                write!(out, "{}", summary.render("import"))?;
+            }
+            out.flush()?;
+            Ok(())
         }
         other => anyhow::bail!("{other:?} is not an archive command"),
     }

@@ -23,6 +23,8 @@ use anyhow::{Context, Result};
 use packer::warc::{header, RecordIter};
 use serde::Serialize;
 
+use crate::config::Config;
+use crate::replay::{record_date, Entry, Kind};
 use crate::stores::Stores;
 
 /// Problems listed in the report (all are counted).
@@ -85,6 +87,12 @@ pub struct FsckReport {
     /// removed (page rows, captures, and the URL's state, so that the next
     /// crawl fetches the page again).
     pub dropped_missing: u64,
+    /// With `--repair`: unindexed records now indexed as the crawl would
+    /// have (pages and 304s).
+    pub reindexed: u64,
+    /// With `--repair`: unindexed records of pages fetched again since,
+    /// added to their capture history only.
+    pub history_added: u64,
     /// Wall time.
     pub secs: f64,
     /// The first problems found.
@@ -138,6 +146,12 @@ impl FsckReport {
                 self.repaired_torn, self.dropped_missing
             ));
         }
+        if self.reindexed + self.history_added > 0 {
+            s.push_str(&format!(
+                "repaired: {} unindexed records indexed, {} added to the capture history of pages fetched again since\n",
+                self.reindexed, self.history_added
+            ));
+        }
         for p in &self.problems {
             s.push_str(&format!(
                 "  {:<8} {} @ {}: {}\n",
@@ -162,7 +176,12 @@ impl FsckReport {
 /// `repair`, torn packs are cut back to their last whole record (the
 /// original file is kept beside it) and the rows of records that are gone
 /// are removed; mismatches are only reported.
-pub fn check(stores: &Stores, progress: &mut dyn Write, repair: bool) -> Result<FsckReport> {
+pub fn check(
+    cfg: &Config,
+    stores: &Stores,
+    progress: &mut dyn Write,
+    repair: bool,
+) -> Result<FsckReport> {
     let started = Instant::now();
     let mut report = FsckReport::default();
     // pack path -> offset -> what should be there.
@@ -234,6 +253,8 @@ pub fn check(stores: &Stores, progress: &mut dyn Write, repair: bool) -> Result<
     packs.retain(|p| p.path.ends_with(".warc.gz") || p.path.ends_with(".warc"));
     packs.sort_by(|a, b| a.path.cmp(&b.path));
     let mut dangling: Vec<Expected> = Vec::new();
+    let mut unindexed: Vec<Entry> = Vec::new();
+    let mut paths: Vec<String> = Vec::with_capacity(packs.len());
     for entry in &packs {
         let bytes = stores
             .packs
@@ -267,10 +288,29 @@ pub fn check(stores: &Stores, progress: &mut dyn Write, repair: bool) -> Result<
                 }
             };
             report.records += 1;
-            let kind = record.header(header::WARC_TYPE).unwrap_or_default();
             let Some(exp) = wanted.remove(&offset) else {
-                if kind == "response" || kind == "revisit" {
+                if let Some(kind) = Kind::of(&record) {
                     report.unindexed += 1;
+                    if !repair {
+                        continue;
+                    }
+                    if let (Some(url), Some(id), Some(date)) = (
+                        record.target_uri(),
+                        record.record_id(),
+                        record_date(&record),
+                    ) {
+                        unindexed.push(Entry {
+                            date,
+                            kind,
+                            pack: paths.len() as u32,
+                            offset,
+                            length,
+                            url: url.to_string(),
+                            record_id: id.to_string(),
+                            refers_to: record.header("WARC-Refers-To").map(str::to_string),
+                            digest: record.payload_digest().map(str::to_string),
+                        });
+                    }
                 }
                 continue;
             };
@@ -300,6 +340,7 @@ pub fn check(stores: &Stores, progress: &mut dyn Write, repair: bool) -> Result<
             "fsck: {} ({} records)",
             entry.path, report.records
         );
+        paths.push(entry.path.clone());
     }
     let mut gone: Vec<(String, HashMap<u64, Expected>)> = expected.into_iter().collect();
     gone.sort_by(|a, b| a.0.cmp(&b.0));
@@ -319,6 +360,13 @@ pub fn check(stores: &Stores, progress: &mut dyn Write, repair: bool) -> Result<
     if repair && !dangling.is_empty() {
         drop_dangling(stores, &dangling)?;
         report.dropped_missing = dangling.len() as u64;
+    }
+    if repair && !unindexed.is_empty() {
+        let (indexed, history) =
+            crate::replay::index_unindexed(cfg, stores, unindexed, &paths, progress)
+                .context("indexing the unindexed records")?;
+        report.reindexed = indexed;
+        report.history_added = history;
     }
     report.secs = started.elapsed().as_secs_f64();
     Ok(report)

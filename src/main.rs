@@ -76,7 +76,8 @@ fn run(cli: Cli) -> Result<()> {
         | Command::Get(_)
         | Command::Dedup(_)
         | Command::Reextract(_)
-        | Command::Fsck(_) => {
+        | Command::Fsck(_)
+        | Command::Import(_) => {
             let cfg = Config::load(config_path)?;
             // One process owns the embedded store: with `harvest serve`
             // running on it, the command runs inside the server.
@@ -131,6 +132,43 @@ fn run(cli: Cli) -> Result<()> {
                     },
                 },
             ))
+        }
+        Command::Reindex(args) => {
+            let cfg = Config::load(config_path)?;
+            if let Some(info) = remote::find(&cfg) {
+                anyhow::bail!(
+                    "`harvest serve` (pid {}) has this archive open: stop it first, reindex replaces the index it reads",
+                    info.pid
+                );
+            }
+            if args.replace {
+                if let config::IndexBackend::Embedded { path } = &cfg.index {
+                    if path.exists() {
+                        let aside = std::path::PathBuf::from(format!(
+                            "{}.replaced-{}",
+                            path.display(),
+                            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+                        ));
+                        std::fs::rename(path, &aside)
+                            .with_context(|| format!("cannot set {} aside", path.display()))?;
+                        eprintln!("harvest: the old index is kept at {}", aside.display());
+                    }
+                } else {
+                    anyhow::bail!("--replace works on the embedded index; on HBase drop the archive's tables first");
+                }
+            }
+            let stores = stores::Stores::open_for(&cfg, stores::Access::Write)?;
+            let mut sink = std::io::sink();
+            let mut stderr = std::io::stderr();
+            let progress: &mut dyn std::io::Write =
+                if args.quiet { &mut sink } else { &mut stderr };
+            let summary = harvest::replay::reindex(&cfg, &stores, progress)?;
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                print!("{}", summary.render("reindex"));
+            }
+            Ok(())
         }
         Command::Demo(args) => demo::run(&args),
         Command::Config { command } => match command {

@@ -5,7 +5,7 @@
 //! synchronous); the crawler runs on tokio and feeds it through a bounded
 //! channel, so a slow disk slows the crawl instead of filling memory.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -199,6 +199,36 @@ pub struct Analysed {
     /// SimHash of the page text (when near-duplicates are detected).
     simhash: Option<u64>,
     classify_secs: f64,
+    /// Set when the page's record is already in a pack (reindex, fsck
+    /// repair): it is indexed where it lies instead of written again.
+    stored: Option<Stored>,
+}
+
+/// A record already in a pack, indexed where it lies (`harvest reindex`,
+/// `fsck --repair`): its place decides the topic folder and the cluster,
+/// its id is the record id of the row.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// Where the record is.
+    pub location: Location,
+    /// Its `WARC-Record-ID`.
+    pub record_id: String,
+    /// Topic label of the pack's folder (a model label when one sanitises
+    /// to the folder name, else the folder name).
+    pub topic: String,
+    /// Cluster of the pack (from its file name).
+    pub cluster: u32,
+}
+
+impl Stored {
+    /// The record's id with no bytes: nothing is written for it.
+    fn placeholder(&self, digest: &str) -> EncodedRecord {
+        EncodedRecord {
+            bytes: Vec::new(),
+            record_id: self.record_id.clone(),
+            payload_digest: Some(digest.to_string()),
+        }
+    }
 }
 
 /// Everything [`Analysed`] needs, shareable across threads.
@@ -231,20 +261,36 @@ impl Analyser {
 
     /// The store-independent work on one page.
     pub fn analyse(&self, page: FetchedPage) -> Analysed {
+        self.analyse_stored(page, None)
+    }
+
+    /// [`Analyser::analyse`] of a page whose record is already in a pack:
+    /// the pack's folder keeps its topic (the model's score is kept when it
+    /// agrees) and no record is encoded.
+    pub fn analyse_stored(&self, page: FetchedPage, stored: Option<Stored>) -> Analysed {
         let source = self.cfg.source_for(&page.url);
         let t0 = Instant::now();
-        let (topic, topic_score) = self.classify(&page);
+        let (mut topic, mut topic_score) = self.classify(&page);
         let classify_secs = t0.elapsed().as_secs_f64();
         let digest = warc::payload_digest(&page.body);
-        let response = warc::encode_response(&ResponseInput {
-            target_uri: &page.url,
-            date: page.fetched_at,
-            ip_address: page.ip_address.as_deref(),
-            warcinfo_id: None,
-            status_line: &page.status_line,
-            headers: &page.headers,
-            payload: &page.body,
-        });
+        let response = match &stored {
+            Some(s) => {
+                if packer::sanitize_topic(&topic) != packer::sanitize_topic(&s.topic) {
+                    topic = s.topic.clone();
+                    topic_score = 0.0;
+                }
+                s.placeholder(&digest)
+            }
+            None => warc::encode_response(&ResponseInput {
+                target_uri: &page.url,
+                date: page.fetched_at,
+                ip_address: page.ip_address.as_deref(),
+                warcinfo_id: None,
+                status_line: &page.status_line,
+                headers: &page.headers,
+                payload: &page.body,
+            }),
+        };
         let x = &page.extract;
         let vector = self.encoder.encode(&PageAttributes {
             media: x.media.as_deref().unwrap_or(""),
@@ -268,7 +314,30 @@ impl Analyser {
             vector,
             simhash,
             classify_secs,
+            stored,
         }
+    }
+}
+
+/// Adds one member to `cluster`'s centre (a running mean), or starts it.
+fn fold_into_centre(centres: &mut Vec<Centre>, cluster: u32, vector: &[f32]) {
+    match centres.iter_mut().find(|c| c.cluster == cluster) {
+        Some(c) if c.centre.len() == vector.len() => {
+            let n = c.size as f32;
+            for (x, v) in c.centre.iter_mut().zip(vector) {
+                *x = (*x * n + v) / (n + 1.0);
+            }
+            c.size += 1;
+        }
+        Some(c) => {
+            c.centre = vector.to_vec();
+            c.size += 1;
+        }
+        None => centres.push(Centre {
+            cluster,
+            centre: vector.to_vec(),
+            size: 1,
+        }),
     }
 }
 
@@ -288,6 +357,7 @@ struct Prepared {
     encoded: EncodedRecord,
     digest_update: DigestEntry,
     revisit: bool,
+    stored: Option<Stored>,
 }
 
 /// Where the pages of a batch go.
@@ -431,6 +501,18 @@ impl Ingest {
         pages: Vec<Analysed>,
         not_modified: Vec<NotModifiedPage>,
     ) -> Result<()> {
+        let not_modified = not_modified.into_iter().map(|nm| (nm, None)).collect();
+        self.store_records(pages, not_modified)
+    }
+
+    /// [`Ingest::store_batch`] where some records may already be in packs
+    /// (pages analysed with [`Analyser::analyse_stored`], 304 revisits with
+    /// their [`Stored`] place): those are indexed where they lie.
+    pub fn store_records(
+        &mut self,
+        pages: Vec<Analysed>,
+        not_modified: Vec<(NotModifiedPage, Option<Stored>)>,
+    ) -> Result<()> {
         if pages.is_empty() && not_modified.is_empty() {
             return Ok(());
         }
@@ -448,10 +530,13 @@ impl Ingest {
                 date: p.day,
                 cluster,
             };
-            let loc = self
-                .packer
-                .write(&key, &p.encoded)
-                .with_context(|| format!("writing the record of {}", p.page.url))?;
+            let loc = match &p.stored {
+                Some(s) => s.location.clone(),
+                None => self
+                    .packer
+                    .write(&key, &p.encoded)
+                    .with_context(|| format!("writing the record of {}", p.page.url))?,
+            };
             cluster_packs.insert((p.topic.clone(), p.day, cluster), loc.path.clone());
             let mut digest_update = p.digest_update;
             if !p.revisit {
@@ -573,6 +658,10 @@ impl Ingest {
 
         let mut records: Vec<PageRecord> =
             pending.iter().filter_map(|p| p.record.clone()).collect();
+        // Pages arrive in the order their analysis ends; the earliest fetch
+        // of a story is its first page (and a reindex, which replays the
+        // records by time, links them the same way).
+        records.sort_by(|a, b| (a.fetched, &a.url).cmp(&(b.fetched, &b.url)));
         // The last update of a digest in this batch carries the final count.
         let mut digests: HashMap<String, DigestEntry> = HashMap::new();
         for p in &pending {
@@ -663,6 +752,7 @@ impl Ingest {
                 vector,
                 simhash,
                 classify_secs,
+                stored,
             } = analysed;
             self.summary.classify_secs += classify_secs;
             let day = page
@@ -690,16 +780,19 @@ impl Ingest {
             };
             let (encoded, digest_update) = match earlier {
                 Some(mut first) => {
-                    let rec = warc::encode_revisit(&RevisitInput {
-                        target_uri: &page.url,
-                        date: page.fetched_at,
-                        status_line: &page.status_line,
-                        headers: &page.headers,
-                        payload_digest: &digest,
-                        refers_to: &first.first_record_id,
-                        refers_to_target_uri: &first.first_url,
-                        refers_to_date: first.first_date,
-                    });
+                    let rec = match &stored {
+                        Some(s) => s.placeholder(&digest),
+                        None => warc::encode_revisit(&RevisitInput {
+                            target_uri: &page.url,
+                            date: page.fetched_at,
+                            status_line: &page.status_line,
+                            headers: &page.headers,
+                            payload_digest: &digest,
+                            refers_to: &first.first_record_id,
+                            refers_to_target_uri: &first.first_url,
+                            refers_to_date: first.first_date,
+                        }),
+                    };
                     first.captures += 1;
                     if !first.sources.contains(&source) {
                         first.sources.push(source.clone());
@@ -736,6 +829,7 @@ impl Ingest {
                 encoded,
                 digest_update,
                 revisit,
+                stored,
             });
         }
         Ok(out)
@@ -747,11 +841,11 @@ impl Ingest {
     /// (validators from elsewhere) is only counted.
     fn write_not_modified(
         &mut self,
-        items: Vec<NotModifiedPage>,
+        items: Vec<(NotModifiedPage, Option<Stored>)>,
     ) -> Result<(Vec<UrlState>, Vec<indexer::Capture>)> {
         let mut states = Vec::with_capacity(items.len());
         let mut captures = Vec::with_capacity(items.len());
-        for nm in items {
+        for (nm, stored) in items {
             self.summary.not_modified += 1;
             let Some(prev) = self.index.get_url(&nm.url)? else {
                 continue;
@@ -759,24 +853,30 @@ impl Ingest {
             let Some(page) = self.index.get_page(&prev.table, &prev.row_key)? else {
                 continue;
             };
-            let rec = warc::encode_not_modified(&warc::NotModifiedInput {
-                target_uri: &nm.url,
-                date: nm.fetched_at,
-                status_line: &nm.status_line,
-                headers: &nm.headers,
-                refers_to: &page.record_id,
-                refers_to_target_uri: &page.url,
-                refers_to_date: page.fetched,
-            });
-            let key = PackKey {
-                topic: page.topic.clone(),
-                date: page.key_time().date_naive(),
-                cluster: page.cluster,
+            let (rec, loc) = match stored {
+                Some(s) => (s.placeholder(&page.digest), s.location),
+                None => {
+                    let rec = warc::encode_not_modified(&warc::NotModifiedInput {
+                        target_uri: &nm.url,
+                        date: nm.fetched_at,
+                        status_line: &nm.status_line,
+                        headers: &nm.headers,
+                        refers_to: &page.record_id,
+                        refers_to_target_uri: &page.url,
+                        refers_to_date: page.fetched,
+                    });
+                    let key = PackKey {
+                        topic: page.topic.clone(),
+                        date: page.key_time().date_naive(),
+                        cluster: page.cluster,
+                    };
+                    let loc = self
+                        .packer
+                        .write(&key, &rec)
+                        .with_context(|| format!("writing the revisit record of {}", nm.url))?;
+                    (rec, loc)
+                }
             };
-            let loc = self
-                .packer
-                .write(&key, &rec)
-                .with_context(|| format!("writing the revisit record of {}", nm.url))?;
             self.summary.pack_bytes += loc.length;
             if self.packs_seen.insert(loc.path.clone()) {
                 self.summary.packs += 1;
@@ -828,11 +928,10 @@ impl Ingest {
         let mut clusters = vec![0u32; prepared.len()];
         let mut centres = Vec::new();
         for ((topic, day), members) in groups {
-            let vectors: Vec<Vec<f32>> = members
-                .iter()
-                .map(|&i| prepared[i].vector.clone())
-                .collect();
-            let stored: Vec<Centre> = self
+            let (kept, members): (Vec<usize>, Vec<usize>) = members
+                .into_iter()
+                .partition(|&i| prepared[i].stored.is_some());
+            let mut stored: Vec<Centre> = self
                 .index
                 .clusters(&topic, day)
                 .with_context(|| format!("reading the cluster centres of {topic} {day}"))?
@@ -842,6 +941,28 @@ impl Ingest {
                     centre: r.centre,
                     size: r.size,
                 })
+                .collect();
+            // Pages already in a pack stay in its cluster; its centre moves
+            // to take them in, as it did when they were placed.
+            let mut moved_centres: BTreeSet<u32> = BTreeSet::new();
+            for &i in &kept {
+                let cluster = prepared[i].stored.as_ref().map_or(0, |s| s.cluster);
+                clusters[i] = cluster;
+                fold_into_centre(&mut stored, cluster, &prepared[i].vector);
+                moved_centres.insert(cluster);
+            }
+            centres.extend(
+                stored
+                    .iter()
+                    .filter(|c| moved_centres.contains(&c.cluster))
+                    .map(|c| (topic.clone(), day, c.clone())),
+            );
+            if members.is_empty() {
+                continue;
+            }
+            let vectors: Vec<Vec<f32>> = members
+                .iter()
+                .map(|&i| prepared[i].vector.clone())
                 .collect();
             let assignment = match self.cfg.packing.mode {
                 PackingMode::Kmeans => packer::assign_batch(&vectors, &stored, opts)

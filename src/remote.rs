@@ -123,9 +123,19 @@ pub fn forwarded_args() -> Vec<String> {
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut out = Vec::with_capacity(raw.len());
+    // The server runs elsewhere: files named to `import` are made absolute.
+    let mut import_files = false;
     let mut i = 0;
     while i < raw.len() {
         let a = &raw[i];
+        if import_files && !a.starts_with('-') {
+            out.push(cwd.join(a).display().to_string());
+            i += 1;
+            continue;
+        }
+        if a == "import" {
+            import_files = true;
+        }
         match a.as_str() {
             "-c" | "--config" | "--log-format" => {
                 i += 2;

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 use harvest::demo::{manifest_labels, DEMO_DEPTH, DEMO_ENTRY};
 use harvest::site::{SiteFiles, DEMO_SITE};
-use util::{assert_warcio_accepts, count_by, http_get, walk_packs, Site, Workspace};
+use util::{assert_warcio_accepts, count_by, http_get, jsonl, walk_packs, Site, Workspace};
 
 /// Pages of the demo manifest a robots-obeying crawl must archive.
 fn allowed_demo_paths() -> BTreeSet<String> {
@@ -21,13 +21,6 @@ fn allowed_demo_paths() -> BTreeSet<String> {
             let c: Vec<&str> = l.split('\t').collect();
             (c.len() >= 5 && c[4] == "allow").then(|| format!("/{}", c[0]))
         })
-        .collect()
-}
-
-fn jsonl(out: &std::process::Output) -> Vec<serde_json::Value> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("jsonl line"))
         .collect()
 }
 

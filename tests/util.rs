@@ -267,3 +267,12 @@ pub fn http_get(base: &str, path: &str) -> String {
         .map(|(_, b)| b.to_string())
         .unwrap_or_default()
 }
+
+/// The JSON lines a command printed.
+pub fn jsonl(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("jsonl line"))
+        .collect()
+}

@@ -613,9 +613,14 @@ async fn analyse_page(shared: Arc<Shared>, p: PendingPage) {
     let (header_charset, time_ctx) = (p.header_charset.clone(), p.time_ctx);
     let body = p.body;
     let analysed = tokio::task::spawn_blocking(move || {
-        let decoded = charset::decode(&body, header_charset.as_deref());
-        let extracted = extract::extract_limited(&decoded.text, &page_url, &time_ctx, &limits);
-        (body, decoded.encoding.name(), decoded.source, extracted)
+        let (charset, source, extracted) = crate::archived::analyse_body(
+            &body,
+            header_charset.as_deref(),
+            &page_url,
+            &time_ctx,
+            &limits,
+        );
+        (body, charset, source, extracted)
     })
     .await;
     let (body, charset_name, charset_source, extracted) = match analysed {
@@ -728,7 +733,12 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
             }
         };
         shared.politeness.answered(&host);
-        let fetched_at = Utc::now();
+        // To the microsecond, the precision of the record's WARC-Date: the
+        // index and the pack say the same time (a reindex gives it back).
+        let fetched_at = {
+            let now = Utc::now();
+            now - chrono::Duration::nanoseconds(i64::from(now.timestamp_subsec_nanos() % 1_000))
+        };
         let status = resp.status();
         if matches!(status.as_u16(), 429 | 503) {
             // The server asks for a pause: every URL of the host waits.

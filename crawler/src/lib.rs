@@ -14,6 +14,7 @@
 //! ([`discover::parse_document`]), under size and URL-count limits
 //! ([`discover::Limits`]).
 
+pub mod archived;
 pub mod charset;
 pub mod config;
 mod crawl;

@@ -175,6 +175,28 @@ impl Index {
         Ok(())
     }
 
+    /// Whether any page table holds a page (stops at the first one).
+    pub fn has_pages(&self) -> Result<bool> {
+        for table in self.store().list_tables()? {
+            if crate::keys::parse_table_name(&table).is_none() {
+                continue;
+            }
+            let mut found = false;
+            self.store().scan_each(
+                &table,
+                &crate::store::Scan::default().families(&[crate::record::FAMILY_ATTRS]),
+                &mut |row| {
+                    found = row.key.get(1) == Some(&crate::keys::DATA_TAG);
+                    !found
+                },
+            )?;
+            if found {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Sources that have page tables, sorted.
     pub fn sources(&self) -> Result<Vec<String>> {
         let set: BTreeSet<String> = self

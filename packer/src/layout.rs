@@ -111,6 +111,17 @@ fn parse_part(file_name: &str, cluster: u32) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// The cluster of a pack from its path (the `c{cluster}-` of the file name).
+pub fn pack_cluster(path: &str) -> Option<u32> {
+    let name = path.rsplit('/').next()?;
+    let rest = name.strip_prefix('c')?;
+    let digits: &str = rest.split('-').next()?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 /// Normalised key of the pack family (so topics that sanitise alike share packs).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct FamilyKey {

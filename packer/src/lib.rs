@@ -29,7 +29,8 @@ pub use error::{Error, Result};
 #[cfg(feature = "hdfs")]
 pub use hdfs::{HdfsOptions, HdfsPackStore, HdfsPackWriter};
 pub use layout::{
-    pack_path, sanitize_topic, Location, PackKey, Packer, PackerOptions, DEFAULT_MAX_PACK_BYTES,
+    pack_cluster, pack_path, sanitize_topic, Location, PackKey, Packer, PackerOptions,
+    DEFAULT_MAX_PACK_BYTES, PACK_EXTENSION,
 };
 pub use local::{LocalPackStore, LocalPackWriter};
 pub use store::{open_store, validate_path, PackEntry, PackStore, PackWriter};

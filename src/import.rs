@@ -1,0 +1,243 @@
+//! `harvest import FILE.warc[.gz]…`: WARC files written by other tools
+//! (wget `--warc-file`, Heritrix, warcio, Browsertrix) brought into the
+//! archive as if crawled at each record's `WARC-Date`.
+//!
+//! - `response` records with an HTML 2xx answer: the body is de-chunked and
+//!   content-decoded, then extracted, classified, deduplicated, packed (a new
+//!   record in harvest's packs) and indexed by the crawl's own pipeline;
+//! - `revisit` records (identical payload): the payload comes from the
+//!   record they refer to in the same file, or from the archive by digest;
+//!   they become revisits here too;
+//! - `revisit` records of a 304 (server-not-modified): a 304 capture of a URL
+//!   the archive holds;
+//! - `warcinfo`, `request`, `metadata`, `resource` and `conversion` records,
+//!   and answers a crawl would not have kept (not HTML, not 2xx), are
+//!   counted and left out: harvest archives pages and their answers, and
+//!   writes its own warcinfo and request records.
+//!
+//! A file is read whole into memory. Records gzipped one member each (as
+//! all these tools write them) and whole-file gzip are both read.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use packer::warc::{self, RecordIter, WarcRecord};
+
+use crate::config::Config;
+use crate::replay::{archived_response, record_date, Kind, Replay, ReplaySummary};
+use crate::stores::Stores;
+
+/// Largest whole-file-gzipped WARC decompressed in memory.
+const MAX_WHOLE_GZIP_BYTES: u64 = 8 << 30;
+
+/// The records of a file: as they are, or decompressed when the whole file
+/// is one gzip stream.
+fn record_bytes<'a>(path: &Path, bytes: &'a [u8]) -> Result<Cow<'a, [u8]>> {
+    let gzip = bytes.starts_with(&[0x1f, 0x8b]);
+    if !gzip && !bytes.starts_with(b"WARC/") {
+        bail!(
+            "{} is not a WARC file (it starts with neither WARC/ nor a gzip header)",
+            path.display()
+        );
+    }
+    if gzip {
+        if let Some(Err(e)) = RecordIter::new(bytes).next() {
+            if e.to_string().contains("more than one record") {
+                let mut out = Vec::new();
+                flate2::read::MultiGzDecoder::new(bytes)
+                    .take(MAX_WHOLE_GZIP_BYTES)
+                    .read_to_end(&mut out)
+                    .with_context(|| format!("decompressing {}", path.display()))?;
+                return Ok(Cow::Owned(out));
+            }
+            bail!("{}: the first record is unreadable: {e}", path.display());
+        }
+    }
+    Ok(Cow::Borrowed(bytes))
+}
+
+/// Where the payload of a revisit is: a response of the same file.
+#[derive(Default)]
+struct Payloads {
+    by_id: HashMap<String, (u64, u64)>,
+    by_digest: HashMap<String, (u64, u64)>,
+}
+
+impl Payloads {
+    fn note(&mut self, record: &WarcRecord, offset: u64, length: u64) {
+        if let Some(id) = record.record_id() {
+            self.by_id.insert(id.to_string(), (offset, length));
+        }
+        if let Some(d) = record.payload_digest() {
+            self.by_digest
+                .entry(d.to_string())
+                .or_insert((offset, length));
+        }
+    }
+
+    fn find(&self, record: &WarcRecord) -> Option<(u64, u64)> {
+        record
+            .header("WARC-Refers-To")
+            .and_then(|id| self.by_id.get(id))
+            .or_else(|| record.payload_digest().and_then(|d| self.by_digest.get(d)))
+            .copied()
+    }
+}
+
+/// The stored-form body of the response a revisit refers to: in this file,
+/// else the archive's first capture of its digest.
+fn revisit_payload(
+    replay: &Replay<'_>,
+    stores: &Stores,
+    data: &[u8],
+    payloads: &Payloads,
+    record: &WarcRecord,
+) -> Result<Option<Vec<u8>>> {
+    let max = replay.max_body_bytes();
+    if let Some((offset, length)) = payloads.find(record) {
+        let start = offset as usize;
+        let first = warc::read_record(&data[start..start + length as usize])?;
+        let url = first.target_uri().unwrap_or_default().to_string();
+        let body = archived_response(&first, &url)?.normalise(max)?.body;
+        return Ok(Some(body));
+    }
+    let Some(digest) = record.payload_digest() else {
+        return Ok(None);
+    };
+    let Some(entry) = stores.index.get_digest(digest)? else {
+        return Ok(None);
+    };
+    let loc = entry.first_location;
+    if loc.path.is_empty() {
+        return Ok(None);
+    }
+    let bytes = stores.packs.read_range(&loc.path, loc.offset, loc.length)?;
+    Ok(Some(warc::read_record(&bytes)?.http_response()?.body))
+}
+
+/// Imports `files` in order; the summary counts what went where.
+pub fn import(
+    cfg: &Config,
+    stores: &Stores,
+    files: &[PathBuf],
+    progress: &mut dyn Write,
+) -> Result<ReplaySummary> {
+    let started = Instant::now();
+    // Refuse a missing or foreign file before anything is written.
+    for file in files {
+        let meta =
+            std::fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
+        if !meta.is_file() {
+            bail!("{} is not a file", file.display());
+        }
+        let mut head = [0u8; 5];
+        let n = std::fs::File::open(file)
+            .and_then(|mut f| f.read(&mut head))
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        if !head[..n].starts_with(&[0x1f, 0x8b]) && &head[..n] != b"WARC/" {
+            bail!(
+                "{} is not a WARC file (it starts with neither WARC/ nor a gzip header)",
+                file.display()
+            );
+        }
+    }
+    let mut replay = Replay::new(cfg, stores)?;
+    for file in files {
+        let raw = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let data = record_bytes(file, &raw)?;
+        replay.summary.files += 1;
+        let mut payloads = Payloads::default();
+        let mut last_report = Instant::now();
+        for item in RecordIter::new(&data) {
+            let (offset, length, record) = match item {
+                Ok(r) => r,
+                Err(e) => {
+                    replay.summary.skip("unreadable tail of a file");
+                    let _ = writeln!(
+                        progress,
+                        "harvest: {}: stopped at an unreadable record: {e}",
+                        file.display()
+                    );
+                    break;
+                }
+            };
+            replay.summary.records += 1;
+            let Some(kind) = Kind::of(&record) else {
+                let t = record
+                    .record_type()
+                    .unwrap_or("untyped")
+                    .to_ascii_lowercase();
+                replay.summary.skip(format!("{t} records"));
+                continue;
+            };
+            let (Some(url), Some(date)) = (record.target_uri(), record_date(&record)) else {
+                replay.summary.skip("capture without target URI or date");
+                continue;
+            };
+            let url = url.trim_matches(|c| c == '<' || c == '>').to_string();
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                replay.summary.skip("not an http(s) capture");
+                continue;
+            }
+            match kind {
+                Kind::Response => {
+                    payloads.note(&record, offset, length);
+                    match archived_response(&record, &url) {
+                        Ok(r) => {
+                            replay.page(r, None)?;
+                        }
+                        Err(_) => replay.summary.skip("response without an HTTP message"),
+                    }
+                }
+                Kind::Revisit => {
+                    let Some(body) = revisit_payload(&replay, stores, &data, &payloads, &record)?
+                    else {
+                        replay
+                            .summary
+                            .skip("revisit of a payload not in the file or the archive");
+                        continue;
+                    };
+                    match archived_response(&record, &url) {
+                        Ok(mut r) => {
+                            r.headers.retain(|(k, _)| {
+                                !crawler::fetch::DROPPED_HEADERS
+                                    .contains(&k.to_ascii_lowercase().as_str())
+                            });
+                            r.body = body;
+                            replay.page(r, None)?;
+                        }
+                        Err(_) => replay.summary.skip("revisit without an HTTP head"),
+                    }
+                }
+                Kind::NotModified => match record.http_response() {
+                    Ok(http) => {
+                        replay.not_modified(url, date, http.status_line, http.headers, None)?
+                    }
+                    Err(_) => replay.summary.skip("304 revisit without an HTTP head"),
+                },
+            }
+            if last_report.elapsed().as_secs() >= 5 {
+                last_report = Instant::now();
+                let _ = writeln!(
+                    progress,
+                    "{}: {} records, {} captures so far",
+                    file.display(),
+                    replay.summary.records,
+                    replay.summary.replayed
+                );
+            }
+        }
+        let _ = writeln!(
+            progress,
+            "{}: read ({} records so far, {} captures)",
+            file.display(),
+            replay.summary.records,
+            replay.summary.replayed
+        );
+    }
+    replay.finish(started)
+}

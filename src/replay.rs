@@ -1,0 +1,712 @@
+//! Indexing pages from WARC records instead of from the network, through the
+//! crawl's own pipeline (extraction, classification, dedup, placement,
+//! atomic index batches):
+//!
+//! - `harvest reindex` rebuilds a lost or broken index from the packs: every
+//!   `response` and `revisit` record, in capture order, is indexed where it
+//!   lies (nothing is written to the packs), keeping its pack's topic folder
+//!   and cluster;
+//! - `fsck --repair` indexes the records a crash left unindexed the same way;
+//! - `harvest import` ([`crate::import`]) feeds another tool's records through
+//!   the same [`Replay`], written into packs as a crawl would.
+//!
+//! What the packs do not hold is not restored: job runs and their history,
+//! the crawl queue, and a publish time that came only from a feed or a
+//! sitemap entry (the page's own time is used, as `reextract` does).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use chrono::{DateTime, NaiveDate, Utc};
+use crawler::archived::ArchivedResponse;
+use crawler::{FetchedPage, NotModifiedPage};
+use packer::warc::{self, RecordIter, WarcRecord};
+use serde::Serialize;
+
+use crate::config::{Config, IndexBackend};
+use crate::pipeline::{Analysed, Analyser, Ingest, IngestSummary, Stored};
+use crate::stores::Stores;
+
+/// Depth given to pages that did not come from a crawl (not a seed).
+pub const REPLAY_DEPTH: u32 = 1;
+
+/// What a record is to the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Kind {
+    /// A `response` record: a page with its payload.
+    Response,
+    /// A `revisit` with the identical-payload profile: a page whose payload
+    /// is in the record it refers to.
+    Revisit,
+    /// A `revisit` with the server-not-modified profile: a 304.
+    NotModified,
+}
+
+impl Kind {
+    /// The kind of a record, or `None` for records that are not captures
+    /// (warcinfo, request, metadata, resource, conversion).
+    pub fn of(record: &WarcRecord) -> Option<Kind> {
+        match record.record_type()? {
+            t if t.eq_ignore_ascii_case("response") => Some(Kind::Response),
+            t if t.eq_ignore_ascii_case("revisit") => {
+                let profile = record.header("WARC-Profile").unwrap_or_default();
+                Some(if profile.contains("server-not-modified") {
+                    Kind::NotModified
+                } else {
+                    Kind::Revisit
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// One capture record of a pack, as listed before the replay.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub date: DateTime<Utc>,
+    pub kind: Kind,
+    /// Index into the pack path list.
+    pub pack: u32,
+    pub offset: u64,
+    pub length: u64,
+    pub url: String,
+    pub record_id: String,
+    /// `WARC-Refers-To` of a revisit.
+    pub refers_to: Option<String>,
+    /// `WARC-Payload-Digest`.
+    pub digest: Option<String>,
+}
+
+/// The `WARC-Date` of a record.
+pub fn record_date(record: &WarcRecord) -> Option<DateTime<Utc>> {
+    let d = record.header("WARC-Date")?;
+    DateTime::parse_from_rfc3339(d.trim())
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// Why records were left out, counted.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReplaySummary {
+    /// Packs (or files) read.
+    pub files: u64,
+    /// Records read.
+    pub records: u64,
+    /// Capture records handed to the pipeline.
+    pub replayed: u64,
+    /// Records left out, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// The pipeline's own summary (pages new / unchanged / duplicates…).
+    pub ingest: IngestSummary,
+    /// Wall time in seconds.
+    pub elapsed_secs: f64,
+}
+
+impl ReplaySummary {
+    pub fn skip(&mut self, reason: impl Into<String>) {
+        *self.skipped.entry(reason.into()).or_default() += 1;
+    }
+
+    /// Pages handed to the index per second.
+    pub fn rate(&self) -> f64 {
+        if self.elapsed_secs > 0.0 {
+            self.replayed as f64 / self.elapsed_secs
+        } else {
+            0.0
+        }
+    }
+
+    /// Lines for a terminal.
+    pub fn render(&self, what: &str) -> String {
+        let mut out = format!(
+            "{what}: {} records in {} files, {} captures indexed in {:.1} s ({:.0} captures/s)\n",
+            self.records,
+            self.files,
+            self.replayed,
+            self.elapsed_secs,
+            self.rate()
+        );
+        for (reason, n) in &self.skipped {
+            out.push_str(&format!("  left out {n:>8}  {reason}\n"));
+        }
+        out.push_str(&self.ingest.render());
+        out
+    }
+}
+
+/// The topic label and cluster of a pack from its path: the first folder
+/// is the (sanitised) topic, the file name carries `c{cluster}`.
+pub fn pack_place(path: &str, labels: &[String]) -> Option<(String, u32)> {
+    let (folder, _) = path.split_once('/')?;
+    let cluster = packer::pack_cluster(path)?;
+    let topic = labels
+        .iter()
+        .find(|l| packer::sanitize_topic(l) == folder)
+        .cloned()
+        .unwrap_or_else(|| folder.to_string());
+    Some((topic, cluster))
+}
+
+/// The day folder of a pack (`…/{yyyy}/{mm}/{dd}/file`).
+pub fn pack_day(path: &str) -> Option<NaiveDate> {
+    let parts: Vec<&str> = path.split('/').collect();
+    if parts.len() < 5 {
+        return None;
+    }
+    let n = parts.len();
+    NaiveDate::from_ymd_opt(
+        parts[n - 4].parse().ok()?,
+        parts[n - 3].parse().ok()?,
+        parts[n - 2].parse().ok()?,
+    )
+}
+
+/// Pages go through the pipeline in batches of this many (or the
+/// configured batch size when smaller).
+const REPLAY_BATCH: usize = 256;
+
+/// The pipeline, fed with records.
+pub struct Replay<'a> {
+    cfg: &'a Config,
+    crawl: crawler::CrawlConfig,
+    analyser: Analyser,
+    ingest: Ingest,
+    labels: Vec<String>,
+    pages: Vec<(FetchedPage, Option<Stored>)>,
+    not_modified: Vec<(NotModifiedPage, Option<Stored>)>,
+    /// URLs of the pending batch: a batch holds one capture of a URL (as a
+    /// crawl's does), so that each capture sees the one before it indexed.
+    pending_urls: HashSet<String>,
+    batch: usize,
+    pub summary: ReplaySummary,
+}
+
+impl<'a> Replay<'a> {
+    pub fn new(cfg: &'a Config, stores: &Stores) -> Result<Replay<'a>> {
+        let model = crate::load_model_or_warn(&cfg.model)?;
+        let labels = model
+            .as_ref()
+            .map(|m| m.classes.clone())
+            .unwrap_or_default();
+        let ingest = Ingest::new(cfg, stores, model)?;
+        Ok(Replay {
+            cfg,
+            crawl: crate::crawl_config(cfg)?,
+            analyser: ingest.analyser(),
+            ingest,
+            labels,
+            pages: Vec::new(),
+            not_modified: Vec::new(),
+            pending_urls: HashSet::new(),
+            batch: cfg.packing.batch_pages.clamp(1, REPLAY_BATCH),
+            summary: ReplaySummary::default(),
+        })
+    }
+
+    /// Model labels (to map pack folders back to topics).
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// The largest body a page may have.
+    pub fn max_body_bytes(&self) -> u64 {
+        self.crawl.max_body_bytes
+    }
+
+    /// Whether the crawl would have kept a page of this media type.
+    pub fn wanted_type(&self, content_type: &str) -> bool {
+        content_type.is_empty()
+            || self
+                .crawl
+                .allowed_content_types
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(content_type))
+    }
+
+    fn time_context(&self, url: &str, fetched: DateTime<Utc>) -> crawler::extract::TimeContext {
+        let host = url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_ascii_lowercase));
+        crawler::extract::TimeContext {
+            fetched,
+            zone: host
+                .and_then(|h| {
+                    self.crawl
+                        .host_time_zones
+                        .iter()
+                        .find(|(k, _)| *k == h)
+                        .map(|(_, z)| *z)
+                })
+                .or(self.crawl.time_zone),
+            hint: None,
+        }
+    }
+
+    /// Adds a page (a response, or a revisit with its payload filled in).
+    /// Returns `false` (and counts why) when the record is not a page a
+    /// crawl would have stored.
+    pub fn page(&mut self, response: ArchivedResponse, stored: Option<Stored>) -> Result<bool> {
+        if !(200..300).contains(&response.status) {
+            self.summary
+                .skip(format!("HTTP status {}", response.status / 100 * 100));
+            return Ok(false);
+        }
+        let content_type = crawler::archived::content_type_of(&response.headers);
+        if !self.wanted_type(&content_type) {
+            self.summary.skip(format!("content type {content_type}"));
+            return Ok(false);
+        }
+        let ctx = self.time_context(&response.url, response.fetched_at);
+        let page = match response
+            .normalise(self.crawl.max_body_bytes)
+            .and_then(|r| r.into_page(REPLAY_DEPTH, &ctx, &self.crawl.page_limits))
+        {
+            Ok(p) => p,
+            Err(e) => {
+                self.summary.skip(
+                    e.to_string()
+                        .split(':')
+                        .next()
+                        .unwrap_or("unreadable")
+                        .to_string(),
+                );
+                return Ok(false);
+            }
+        };
+        if !self.pending_urls.insert(page.url.clone()) {
+            self.flush()?;
+            self.pending_urls.insert(page.url.clone());
+        }
+        self.pages.push((page, stored));
+        self.summary.replayed += 1;
+        if self.pages.len() >= self.batch {
+            self.flush()?;
+        }
+        Ok(true)
+    }
+
+    /// Adds a 304 revisit.
+    pub fn not_modified(
+        &mut self,
+        url: String,
+        fetched_at: DateTime<Utc>,
+        status_line: String,
+        headers: Vec<(String, String)>,
+        stored: Option<Stored>,
+    ) -> Result<()> {
+        if !self.pending_urls.insert(url.clone()) {
+            self.flush()?;
+            self.pending_urls.insert(url.clone());
+        }
+        self.not_modified.push((
+            NotModifiedPage {
+                requested_url: url.clone(),
+                url,
+                fetched_at,
+                status_line,
+                headers,
+                depth: REPLAY_DEPTH,
+                links_found: None,
+            },
+            stored,
+        ));
+        self.summary.replayed += 1;
+        if self.not_modified.len() >= self.batch {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Analyses the pending pages (on two threads) and stores the batch.
+    pub fn flush(&mut self) -> Result<()> {
+        let pages = std::mem::take(&mut self.pages);
+        let not_modified = std::mem::take(&mut self.not_modified);
+        self.pending_urls.clear();
+        if pages.is_empty() && not_modified.is_empty() {
+            return Ok(());
+        }
+        let analysed = analyse_all(&self.analyser, pages);
+        self.ingest.store_records(analysed, not_modified)
+    }
+
+    /// Stores what is pending, closes the packs, returns the summary.
+    pub fn finish(mut self, started: Instant) -> Result<ReplaySummary> {
+        self.flush()?;
+        let elapsed = started.elapsed();
+        let mut summary = self.summary;
+        summary.ingest = self.ingest.finish(elapsed)?;
+        summary.elapsed_secs = elapsed.as_secs_f64();
+        Ok(summary)
+    }
+
+    pub fn config(&self) -> &Config {
+        self.cfg
+    }
+}
+
+/// [`Analyser::analyse_stored`] over a batch, split across the cores, in
+/// order.
+fn analyse_all(analyser: &Analyser, pages: Vec<(FetchedPage, Option<Stored>)>) -> Vec<Analysed> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8);
+    if threads <= 1 || pages.len() < 2 {
+        return pages
+            .into_iter()
+            .map(|(p, s)| analyser.analyse_stored(p, s))
+            .collect();
+    }
+    let per = pages.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<(FetchedPage, Option<Stored>)>> = Vec::new();
+    let mut rest = pages;
+    while rest.len() > per {
+        let tail = rest.split_off(per);
+        chunks.push(rest);
+        rest = tail;
+    }
+    chunks.push(rest);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .into_iter()
+                        .map(|(p, s)| analyser.analyse_stored(p, s))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// The HTTP message of a record as an [`ArchivedResponse`].
+pub fn archived_response(record: &WarcRecord, url: &str) -> Result<ArchivedResponse> {
+    let http = record.http_response()?;
+    Ok(ArchivedResponse {
+        url: url.to_string(),
+        fetched_at: record_date(record).context("record without a WARC-Date")?,
+        status: http.status,
+        status_line: http.status_line,
+        headers: http.headers,
+        body: http.body,
+        ip_address: record.header("WARC-IP-Address").map(str::to_string),
+    })
+}
+
+/// The capture records of the packs, in capture order (time; a response
+/// before the revisits of the same second; pack and offset), with the pack
+/// paths. Unreadable tails are left to `fsck` (counted as skipped here).
+pub fn list_captures(
+    stores: &Stores,
+    progress: &mut dyn Write,
+    summary: &mut ReplaySummary,
+) -> Result<(Vec<Entry>, Vec<String>)> {
+    let mut packs = stores.packs.list("").context("listing the packs")?;
+    packs.retain(|p| p.path.ends_with(packer::PACK_EXTENSION) || p.path.ends_with(".warc"));
+    packs.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut entries = Vec::new();
+    let mut paths = Vec::with_capacity(packs.len());
+    for (i, pack) in packs.iter().enumerate() {
+        let bytes = stores
+            .packs
+            .read_range(&pack.path, 0, pack.len)
+            .with_context(|| format!("reading {}", pack.path))?;
+        summary.files += 1;
+        for item in RecordIter::new(&bytes) {
+            let (offset, length, record) = match item {
+                Ok(r) => r,
+                Err(e) => {
+                    summary.skip("torn or unreadable pack tail (see harvest fsck)");
+                    tracing::warn!(pack = %pack.path, error = %e, "pack not read to its end");
+                    break;
+                }
+            };
+            summary.records += 1;
+            let Some(kind) = Kind::of(&record) else {
+                continue;
+            };
+            let (Some(url), Some(id), Some(date)) = (
+                record.target_uri(),
+                record.record_id(),
+                record_date(&record),
+            ) else {
+                summary.skip("capture record without URI, id or date");
+                continue;
+            };
+            entries.push(Entry {
+                date,
+                kind,
+                pack: i as u32,
+                offset,
+                length,
+                url: url.to_string(),
+                record_id: id.to_string(),
+                refers_to: record.header("WARC-Refers-To").map(str::to_string),
+                digest: record.payload_digest().map(str::to_string),
+            });
+        }
+        paths.push(pack.path.clone());
+        if (i + 1) % 100 == 0 {
+            let _ = writeln!(
+                progress,
+                "listed {} of {} packs, {} captures",
+                i + 1,
+                packs.len(),
+                entries.len()
+            );
+        }
+    }
+    entries.sort_by(|a, b| {
+        (a.date, a.kind, a.pack, a.offset).cmp(&(b.date, b.kind, b.pack, b.offset))
+    });
+    Ok((entries, paths))
+}
+
+/// Indexes `entries` (records already in the packs `paths`) where they lie.
+/// `responses` maps record ids of responses to their entries in `all` (for
+/// the payload of a revisit).
+pub fn index_stored(
+    replay: &mut Replay<'_>,
+    stores: &Stores,
+    entries: &[Entry],
+    paths: &[String],
+    responses: &HashMap<String, usize>,
+    all: &[Entry],
+    progress: &mut dyn Write,
+) -> Result<()> {
+    let started = Instant::now();
+    let mut last_report = Instant::now();
+    for (n, e) in entries.iter().enumerate() {
+        let path = &paths[e.pack as usize];
+        let Some((topic, cluster)) = pack_place(path, replay.labels()) else {
+            replay
+                .summary
+                .skip("pack path not in the topic/yyyy/mm/dd/c{cluster}-… layout");
+            continue;
+        };
+        let stored = Stored {
+            location: packer::Location {
+                path: path.clone(),
+                offset: e.offset,
+                length: e.length,
+            },
+            record_id: e.record_id.clone(),
+            topic,
+            cluster,
+        };
+        let bytes = stores.packs.read_range(path, e.offset, e.length)?;
+        let record = warc::read_record(&bytes)
+            .with_context(|| format!("reading the record at {path}:{}", e.offset))?;
+        match e.kind {
+            Kind::Response => match archived_response(&record, &e.url) {
+                Ok(r) => {
+                    replay.page(r, Some(stored))?;
+                }
+                Err(_) => replay.summary.skip("response without an HTTP message"),
+            },
+            Kind::Revisit => {
+                let Some(payload) = revisit_payload(stores, e, responses, all, paths)? else {
+                    replay.summary.skip("revisit of a payload not in the packs");
+                    continue;
+                };
+                match archived_response(&record, &e.url) {
+                    Ok(mut r) => {
+                        r.body = payload;
+                        // The revisit's head describes the stored form already.
+                        r.headers
+                            .retain(|(k, _)| !k.eq_ignore_ascii_case("content-length"));
+                        replay.page(r, Some(stored))?;
+                    }
+                    Err(_) => replay.summary.skip("revisit without an HTTP head"),
+                }
+            }
+            Kind::NotModified => match record.http_response() {
+                Ok(http) => replay.not_modified(
+                    e.url.clone(),
+                    e.date,
+                    http.status_line,
+                    http.headers,
+                    Some(stored),
+                )?,
+                Err(_) => replay.summary.skip("304 revisit without an HTTP head"),
+            },
+        }
+        if last_report.elapsed().as_secs() >= 5 {
+            last_report = Instant::now();
+            let _ = writeln!(
+                progress,
+                "indexed {} of {} captures ({:.0}/s)",
+                n + 1,
+                entries.len(),
+                (n + 1) as f64 / started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The payload of a revisit: its response among the listed records, else
+/// the archive's first capture of its digest.
+fn revisit_payload(
+    stores: &Stores,
+    e: &Entry,
+    responses: &HashMap<String, usize>,
+    all: &[Entry],
+    paths: &[String],
+) -> Result<Option<Vec<u8>>> {
+    let (path, offset, length) = match e.refers_to.as_ref().and_then(|id| responses.get(id)) {
+        Some(&i) => {
+            let first = &all[i];
+            (
+                paths[first.pack as usize].clone(),
+                first.offset,
+                first.length,
+            )
+        }
+        None => {
+            let entry = match &e.digest {
+                Some(d) => stores.index.get_digest(d)?,
+                None => None,
+            };
+            match entry {
+                Some(d) if !d.first_location.path.is_empty() => (
+                    d.first_location.path,
+                    d.first_location.offset,
+                    d.first_location.length,
+                ),
+                _ => return Ok(None),
+            }
+        }
+    };
+    let bytes = stores.packs.read_range(&path, offset, length)?;
+    Ok(Some(warc::read_record(&bytes)?.http_response()?.body))
+}
+
+/// `fsck --repair`: indexes records no row points at (the tail of a batch
+/// a crash cut between its pack write and its index write). A record of a
+/// URL the index already holds at a later or equal time (the page was
+/// fetched again by the next run) only joins its capture history; the
+/// others are indexed as the crawl would have. Returns (indexed, history).
+pub fn index_unindexed(
+    cfg: &Config,
+    stores: &Stores,
+    mut entries: Vec<Entry>,
+    paths: &[String],
+    progress: &mut dyn Write,
+) -> Result<(u64, u64)> {
+    if entries.is_empty() {
+        return Ok((0, 0));
+    }
+    let started = Instant::now();
+    entries.sort_by(|a, b| {
+        (a.date, a.kind, a.pack, a.offset).cmp(&(b.date, b.kind, b.pack, b.offset))
+    });
+    let mut history = Vec::new();
+    let mut full = Vec::new();
+    for e in entries {
+        match stores.index.get_url(&e.url)? {
+            Some(state) if state.last_capture >= e.date => history.push(e),
+            _ => full.push(e),
+        }
+    }
+    let mut captures = Vec::with_capacity(history.len());
+    for e in &history {
+        let path = &paths[e.pack as usize];
+        let record = warc::read_record(&stores.packs.read_range(path, e.offset, e.length)?)?;
+        let status = record.http_response().map(|h| h.status).unwrap_or(0);
+        captures.push(indexer::Capture {
+            url: e.url.clone(),
+            time: e.date,
+            kind: match e.kind {
+                Kind::Response => indexer::CaptureKind::Response,
+                Kind::Revisit => indexer::CaptureKind::Revisit,
+                Kind::NotModified => indexer::CaptureKind::NotModified,
+            },
+            status,
+            digest: e.digest.clone(),
+            record_id: e.record_id.clone(),
+            location: indexer::PackLocation {
+                path: path.clone(),
+                offset: e.offset,
+                length: e.length,
+            },
+        });
+    }
+    stores
+        .index
+        .put_captures(&captures)
+        .context("recording the captures of re-fetched pages")?;
+    let mut replay = Replay::new(cfg, stores)?;
+    let responses = response_ids(&full);
+    index_stored(
+        &mut replay,
+        stores,
+        &full,
+        paths,
+        &responses,
+        &full,
+        progress,
+    )?;
+    let summary = replay.finish(started)?;
+    Ok((summary.replayed, captures.len() as u64))
+}
+
+/// Record id -> entry, for the responses among `entries`.
+pub fn response_ids(entries: &[Entry]) -> HashMap<String, usize> {
+    entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == Kind::Response)
+        .map(|(i, e)| (e.record_id.clone(), i))
+        .collect()
+}
+
+/// `harvest reindex`: the whole index from the packs, into an empty index.
+pub fn reindex(cfg: &Config, stores: &Stores, progress: &mut dyn Write) -> Result<ReplaySummary> {
+    let started = Instant::now();
+    if stores.index.has_pages()? {
+        let hint = match &cfg.index {
+            IndexBackend::Embedded { path } => format!(
+                "give --replace to set the index folder {} aside and build a new one",
+                path.display()
+            ),
+            _ => "drop the archive's tables first (the HBase shell's `disable`/`drop`)".to_string(),
+        };
+        bail!("the index already holds pages: reindex builds an index from nothing; {hint}");
+    }
+    let mut replay = Replay::new(cfg, stores)?;
+    let mut listing = ReplaySummary::default();
+    let (entries, paths) = list_captures(stores, progress, &mut listing)?;
+    let _ = writeln!(
+        progress,
+        "{} captures in {} packs; indexing them in capture order",
+        entries.len(),
+        paths.len()
+    );
+    let responses = response_ids(&entries);
+    index_stored(
+        &mut replay,
+        stores,
+        &entries,
+        &paths,
+        &responses,
+        &entries,
+        progress,
+    )?;
+    let mut summary = replay.finish(started)?;
+    summary.files = listing.files;
+    summary.records = listing.records;
+    for (k, v) in listing.skipped {
+        *summary.skipped.entry(k).or_default() += v;
+    }
+    Ok(summary)
+}
