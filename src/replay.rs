@@ -21,12 +21,12 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, NaiveDate, Utc};
 use crawler::archived::ArchivedResponse;
-use crawler::{FetchedPage, NotModifiedPage};
+use crawler::NotModifiedPage;
 use packer::warc::{self, RecordIter, WarcRecord};
 use serde::Serialize;
 
 use crate::config::{Config, IndexBackend};
-use crate::pipeline::{Analysed, Analyser, Ingest, IngestSummary, Stored};
+use crate::pipeline::{Analyser, Ingest, IngestSummary, Stored};
 use crate::stores::Stores;
 
 /// Depth given to pages that did not come from a crawl (not a seed).
@@ -168,6 +168,13 @@ pub fn pack_day(path: &str) -> Option<NaiveDate> {
 /// configured batch size when smaller).
 const REPLAY_BATCH: usize = 256;
 
+/// A page waiting for its batch: decoded and extracted at the flush.
+struct PendingPage {
+    response: ArchivedResponse,
+    ctx: crawler::extract::TimeContext,
+    stored: Option<Stored>,
+}
+
 /// The pipeline, fed with records.
 pub struct Replay<'a> {
     cfg: &'a Config,
@@ -175,7 +182,7 @@ pub struct Replay<'a> {
     analyser: Analyser,
     ingest: Ingest,
     labels: Vec<String>,
-    pages: Vec<(FetchedPage, Option<Stored>)>,
+    pages: Vec<PendingPage>,
     not_modified: Vec<(NotModifiedPage, Option<Stored>)>,
     /// URLs of the pending batch: a batch holds one capture of a URL (as a
     /// crawl's does), so that each capture sees the one before it indexed.
@@ -247,7 +254,8 @@ impl<'a> Replay<'a> {
 
     /// Adds a page (a response, or a revisit with its payload filled in).
     /// Returns `false` (and counts why) when the record is not a page a
-    /// crawl would have stored.
+    /// crawl would have stored; decoding and extraction happen with the
+    /// batch's (on every core), where unreadable bodies are counted too.
     pub fn page(&mut self, response: ArchivedResponse, stored: Option<Stored>) -> Result<bool> {
         if !(200..300).contains(&response.status) {
             self.summary
@@ -259,29 +267,24 @@ impl<'a> Replay<'a> {
             self.summary.skip(format!("content type {content_type}"));
             return Ok(false);
         }
-        let ctx = self.time_context(&response.url, response.fetched_at);
-        let page = match response
-            .normalise(self.crawl.max_body_bytes)
-            .and_then(|r| r.into_page(REPLAY_DEPTH, &ctx, &self.crawl.page_limits))
-        {
-            Ok(p) => p,
-            Err(e) => {
-                self.summary.skip(
-                    e.to_string()
-                        .split(':')
-                        .next()
-                        .unwrap_or("unreadable")
-                        .to_string(),
-                );
-                return Ok(false);
-            }
+        let Some(url) = url::Url::parse(&response.url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+        else {
+            self.summary.skip("target URI not an http(s) URL");
+            return Ok(false);
         };
-        if !self.pending_urls.insert(page.url.clone()) {
+        let url = url.to_string();
+        if !self.pending_urls.insert(url.clone()) {
             self.flush()?;
-            self.pending_urls.insert(page.url.clone());
+            self.pending_urls.insert(url);
         }
-        self.pages.push((page, stored));
-        self.summary.replayed += 1;
+        let ctx = self.time_context(&response.url, response.fetched_at);
+        self.pages.push(PendingPage {
+            response,
+            ctx,
+            stored,
+        });
         if self.pages.len() >= self.batch {
             self.flush()?;
         }
@@ -313,7 +316,6 @@ impl<'a> Replay<'a> {
             },
             stored,
         ));
-        self.summary.replayed += 1;
         if self.not_modified.len() >= self.batch {
             self.flush()?;
         }
@@ -328,7 +330,29 @@ impl<'a> Replay<'a> {
         if pages.is_empty() && not_modified.is_empty() {
             return Ok(());
         }
-        let analysed = analyse_all(&self.analyser, pages);
+        let (analyser, max_body, limits) = (
+            &self.analyser,
+            self.crawl.max_body_bytes,
+            &self.crawl.page_limits,
+        );
+        let results = par_map(pages, |p| {
+            p.response
+                .normalise(max_body)
+                .and_then(|r| r.into_page(REPLAY_DEPTH, &p.ctx, limits))
+                .map(|page| analyser.analyse_stored(page, p.stored))
+        });
+        let mut analysed = Vec::with_capacity(results.len());
+        for r in results {
+            match r {
+                Ok(a) => analysed.push(a),
+                Err(e) => {
+                    let reason = e.to_string();
+                    self.summary
+                        .skip(reason.split(':').next().unwrap_or("unreadable").to_string());
+                }
+            }
+        }
+        self.summary.replayed += (analysed.len() + not_modified.len()) as u64;
         self.ingest.store_records(analysed, not_modified)
     }
 
@@ -347,39 +371,30 @@ impl<'a> Replay<'a> {
     }
 }
 
-/// [`Analyser::analyse_stored`] over a batch, split across the cores, in
-/// order.
-fn analyse_all(analyser: &Analyser, pages: Vec<(FetchedPage, Option<Stored>)>) -> Vec<Analysed> {
+/// `f` over `items` on every core (in chunks, scoped threads); results
+/// in order.
+fn par_map<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .min(8);
-    if threads <= 1 || pages.len() < 2 {
-        return pages
-            .into_iter()
-            .map(|(p, s)| analyser.analyse_stored(p, s))
-            .collect();
+    if threads <= 1 || items.len() < 2 {
+        return items.into_iter().map(f).collect();
     }
-    let per = pages.len().div_ceil(threads);
-    let mut chunks: Vec<Vec<(FetchedPage, Option<Stored>)>> = Vec::new();
-    let mut rest = pages;
+    let per = items.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<T>> = Vec::new();
+    let mut rest = items;
     while rest.len() > per {
         let tail = rest.split_off(per);
         chunks.push(rest);
         rest = tail;
     }
     chunks.push(rest);
+    let f = &f;
     std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .into_iter()
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .into_iter()
-                        .map(|(p, s)| analyser.analyse_stored(p, s))
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|chunk| scope.spawn(move || chunk.into_iter().map(f).collect::<Vec<_>>()))
             .collect();
         handles
             .into_iter()

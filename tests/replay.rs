@@ -152,7 +152,11 @@ fn reindex_rebuilds_a_lost_index_with_the_same_answers() {
     assert_eq!(repaired["reindexed"].as_u64(), Some(captured), "{repaired}");
     let again = answers(&ws);
     assert_same("rows (fsck --repair)", &before["rows"], &again["rows"]);
-    assert_same("by story (fsck --repair)", &before["by story"], &again["by story"]);
+    assert_same(
+        "by story (fsck --repair)",
+        &before["by story"],
+        &again["by story"],
+    );
 }
 
 /// The page attributes a crawl and an import must agree on.
