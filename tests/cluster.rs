@@ -160,6 +160,36 @@ fn embedded_and_cluster_backends_give_identical_answers() {
         let got = on_cluster.harvest(&["get", url]).stdout;
         assert_eq!(got.as_slice(), files.get(path).unwrap(), "get {url}");
     }
+
+    // fsck reads the HDFS packs against the HBase rows.
+    let fsck: serde_json::Value =
+        serde_json::from_slice(&on_cluster.harvest(&["fsck", "--json", "--quiet"]).stdout)
+            .expect("fsck json");
+    assert_eq!(fsck["verified"].as_u64(), Some(377), "{fsck}");
+    assert_eq!(fsck["unindexed"].as_u64(), Some(0), "{fsck}");
+
+    // The cluster's packs rebuild a lost index: a reindex of the HDFS packs
+    // into a new index gives the HBase index's rows, field for field.
+    let rebuilt =
+        Workspace::with_backends(&seed, "lohelp", Some(DEMO_DEPTH), Some(packs.clone()), None);
+    rebuilt.configure(|raw| {
+        raw.storage.namenode_http = Some(cluster.namenode_http.clone());
+    });
+    rebuilt.train_demo_model();
+    rebuilt.harvest(&["reindex", "--quiet"]);
+    let rows = |ws: &Workspace| -> BTreeSet<String> {
+        String::from_utf8_lossy(&ws.harvest(&everything).stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let (from_hbase, from_packs) = (rows(&on_cluster), rows(&rebuilt));
+    assert_eq!(from_packs.len(), 377);
+    let differ: Vec<&String> = from_hbase.difference(&from_packs).take(3).collect();
+    assert!(
+        differ.is_empty(),
+        "rows the reindex did not give back: {differ:?}"
+    );
 }
 
 #[test]
