@@ -172,6 +172,16 @@ pub struct RawCrawl {
     pub max_links_per_page: Option<usize>,
     /// Longest URL taken from a page or queued, bytes. Default 2048.
     pub max_url_length: Option<usize>,
+    /// Archive the images each page embeds (`<img>`, lazy `data-src`,
+    /// video posters) as response records beside the page, with their
+    /// perceptual hashes for `harvest dedup`'s image groups. Default false.
+    pub images: Option<bool>,
+    /// Archive every requisite a page embeds (images, stylesheets and the
+    /// fonts and images they reference, scripts, icons, media), so that a
+    /// replay shows the page as it was. Default false.
+    pub requisites: Option<bool>,
+    /// Most embeds fetched per page. Default 100.
+    pub max_embeds_per_page: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -282,6 +292,8 @@ pub struct CrawlSettings {
     pub publish_time_zone: Option<chrono_tz::Tz>,
     /// Budgets of one page's parse and links.
     pub page_limits: crawler::extract::Limits,
+    /// Which embedded resources are archived with the pages.
+    pub embeds: crawler::EmbedPolicy,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -468,6 +480,14 @@ impl Config {
             sitemaps: Vec::new(),
             feeds: Vec::new(),
             robots_sitemaps: false,
+            embeds: crawler::EmbedPolicy {
+                images: c.images.unwrap_or(false),
+                requisites: c.requisites.unwrap_or(false),
+                max_per_page: c
+                    .max_embeds_per_page
+                    .unwrap_or(crawler::EmbedPolicy::default().max_per_page),
+                max_bytes: c.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
+            },
             publish_time_zone: c
                 .publish_time_zone
                 .as_deref()

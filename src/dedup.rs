@@ -69,6 +69,43 @@ pub struct TextGroup {
     pub last_url: String,
 }
 
+/// One archived image of a near-duplicate image group.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ImageCopy {
+    pub url: String,
+    /// The page that embedded it.
+    pub page: String,
+    pub source: String,
+    pub time: DateTime<Utc>,
+    pub digest: String,
+    pub bytes: u64,
+    pub width: u32,
+    pub height: u32,
+    /// pHash bits that differ from the group's first image.
+    pub distance: u32,
+}
+
+/// Images (two or more) within the pHash threshold of each other: the same
+/// photo re-encoded, resized or recompressed, across pages and sites.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ImageGroup {
+    pub images: u64,
+    /// Distinct payloads among them (1: exact copies only).
+    pub digests: u64,
+    pub sources: Vec<String>,
+    pub first_time: DateTime<Utc>,
+    pub first_url: String,
+    pub first_source: String,
+    pub last_time: DateTime<Utc>,
+    pub last_url: String,
+    /// Payload bytes of all the images.
+    pub bytes: u64,
+    /// Bytes of exact copies not stored again (revisit records).
+    pub bytes_saved: u64,
+    /// Oldest first.
+    pub copies: Vec<ImageCopy>,
+}
+
 /// The upload record of one source.
 #[derive(Debug, Clone, Serialize, Default, PartialEq, Eq)]
 pub struct SourceRow {
@@ -99,6 +136,9 @@ pub struct Totals {
     pub bytes_saved: u64,
     pub text_groups: u64,
     pub near_duplicates: u64,
+    /// Archived images of the selected pages (with perceptual hashes).
+    pub images: u64,
+    pub image_groups: u64,
 }
 
 /// The whole report.
@@ -107,6 +147,7 @@ pub struct DedupReport {
     pub totals: Totals,
     pub exact: Vec<ExactGroup>,
     pub text: Vec<TextGroup>,
+    pub images: Vec<ImageGroup>,
     pub sources: Vec<SourceRow>,
 }
 
@@ -233,6 +274,17 @@ pub fn report(stores: &Stores, args: &DedupArgs) -> Result<DedupReport> {
     }
     text.sort_by(|a, b| b.copies.cmp(&a.copies).then_with(|| a.story.cmp(&b.story)));
 
+    // Near-duplicate image groups: the images of the selected pages.
+    let mut filed: Vec<indexer::ImageEntry> = Vec::new();
+    stores.index.each_image(&mut |i| {
+        if source_of.contains_key(i.page_url.as_str()) {
+            filed.push(i);
+        }
+        true
+    })?;
+    filed.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.url.cmp(&b.url)));
+    let images = image_groups(&filed);
+
     let totals = Totals {
         pages: pages.len() as u64,
         captures: captures.len() as u64,
@@ -244,13 +296,89 @@ pub fn report(stores: &Stores, args: &DedupArgs) -> Result<DedupReport> {
             .iter()
             .filter(|p| p.near_duplicate_of.is_some())
             .count() as u64,
+        images: filed.len() as u64,
+        image_groups: images.len() as u64,
     };
     Ok(DedupReport {
         totals,
         exact,
         text,
+        images,
         sources: sources.into_values().collect(),
     })
+}
+
+/// Groups `filed` (oldest first) whose pHashes are within the pHash
+/// threshold ([`classifier::imagehash::HashKind::threshold`]) of each
+/// other, transitively; biggest groups first.
+fn image_groups(filed: &[indexer::ImageEntry]) -> Vec<ImageGroup> {
+    use classifier::imagehash::{hamming, near_groups, HashKind};
+    let hashes: Vec<u64> = filed.iter().map(|i| i.phash).collect();
+    let mut out: Vec<ImageGroup> = near_groups(&hashes, HashKind::Perceptual.threshold())
+        .into_iter()
+        .map(|members| {
+            let first = &filed[members[0]];
+            let last = &filed[*members.last().unwrap_or(&members[0])];
+            let mut digests: BTreeMap<&str, u64> = BTreeMap::new();
+            for &m in &members {
+                *digests.entry(filed[m].digest.as_str()).or_default() += 1;
+            }
+            let bytes_saved = members
+                .iter()
+                .map(|&m| &filed[m])
+                .filter(|i| digests[i.digest.as_str()] > 1)
+                .map(|i| i.bytes)
+                .sum::<u64>()
+                - digests
+                    .iter()
+                    .filter(|(_, n)| **n > 1)
+                    .map(|(d, _)| {
+                        members
+                            .iter()
+                            .map(|&m| &filed[m])
+                            .find(|i| i.digest == *d)
+                            .map_or(0, |i| i.bytes)
+                    })
+                    .sum::<u64>();
+            let sources: BTreeSet<&str> =
+                members.iter().map(|&m| filed[m].source.as_str()).collect();
+            ImageGroup {
+                images: members.len() as u64,
+                digests: digests.len() as u64,
+                sources: sources.into_iter().map(str::to_owned).collect(),
+                first_time: first.time,
+                first_url: first.url.clone(),
+                first_source: first.source.clone(),
+                last_time: last.time,
+                last_url: last.url.clone(),
+                bytes: members.iter().map(|&m| filed[m].bytes).sum(),
+                bytes_saved,
+                copies: members
+                    .iter()
+                    .map(|&m| {
+                        let i = &filed[m];
+                        ImageCopy {
+                            url: i.url.clone(),
+                            page: i.page_url.clone(),
+                            source: i.source.clone(),
+                            time: i.time,
+                            digest: i.digest.clone(),
+                            bytes: i.bytes,
+                            width: i.width,
+                            height: i.height,
+                            distance: hamming(first.phash, i.phash),
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.images
+            .cmp(&a.images)
+            .then_with(|| a.first_url.cmp(&b.first_url))
+    });
+    out
 }
 
 fn source_row<'a>(sources: &'a mut BTreeMap<String, SourceRow>, s: &str) -> &'a mut SourceRow {
@@ -293,6 +421,7 @@ pub fn run(stores: &Stores, args: &DedupArgs, out: &mut dyn Write) -> Result<()>
     if args.limit > 0 {
         r.exact.truncate(args.limit);
         r.text.truncate(args.limit);
+        r.images.truncate(args.limit);
     }
     match args.format {
         DedupFormat::Json => {
@@ -378,6 +507,30 @@ fn write_csv(r: &DedupReport, out: &mut dyn Write) -> Result<()> {
     writeln!(out)?;
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
+        "section", "group", "url", "page", "source", "time", "digest", "bytes", "width", "height",
+        "distance",
+    ])?;
+    for (n, g) in r.images.iter().enumerate() {
+        for c in &g.copies {
+            w.write_record([
+                "image".to_owned(),
+                (n + 1).to_string(),
+                c.url.clone(),
+                c.page.clone(),
+                c.source.clone(),
+                c.time.to_rfc3339(),
+                c.digest.clone(),
+                c.bytes.to_string(),
+                c.width.to_string(),
+                c.height.to_string(),
+                c.distance.to_string(),
+            ])?;
+        }
+    }
+    out.write_all(&w.into_inner()?)?;
+    writeln!(out)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
         "section",
         "source",
         "pages",
@@ -409,8 +562,8 @@ fn write_table(r: &DedupReport, out: &mut dyn Write) -> Result<()> {
     let t = &r.totals;
     writeln!(
         out,
-        "{} pages, {} captures; exact: {} groups, {} duplicate captures, {} bytes saved; near-duplicate text: {} stories with copies, {} copies",
-        t.pages, t.captures, t.exact_groups, t.exact_duplicates, t.bytes_saved, t.text_groups, t.near_duplicates
+        "{} pages, {} captures; exact: {} groups, {} duplicate captures, {} bytes saved; near-duplicate text: {} stories with copies, {} copies; images: {} archived, {} near-duplicate groups",
+        t.pages, t.captures, t.exact_groups, t.exact_duplicates, t.bytes_saved, t.text_groups, t.near_duplicates, t.images, t.image_groups
     )?;
     writeln!(out, "\nEXACT DUPLICATES (same payload digest)")?;
     writeln!(
@@ -449,6 +602,26 @@ fn write_table(r: &DedupReport, out: &mut dyn Write) -> Result<()> {
             filters::clip(&g.sources.join(","), 24),
             filters::clip(&g.title, 40),
             g.story
+        )?;
+    }
+    writeln!(out, "\nNEAR-DUPLICATE IMAGES (pHash)")?;
+    writeln!(
+        out,
+        "{:>6} {:>7} {:<16} {:<19} {:<19} {:>10} {:<24} FIRST URL",
+        "IMAGES", "DIGESTS", "FIRST SOURCE", "FIRST (UTC)", "LAST (UTC)", "BYTES", "SOURCES"
+    )?;
+    for g in &r.images {
+        writeln!(
+            out,
+            "{:>6} {:>7} {:<16} {:<19} {:<19} {:>10} {:<24} {}",
+            g.images,
+            g.digests,
+            filters::clip(&g.first_source, 16),
+            time(g.first_time),
+            time(g.last_time),
+            g.bytes,
+            filters::clip(&g.sources.join(","), 24),
+            g.first_url
         )?;
     }
     writeln!(out, "\nPER SOURCE")?;

@@ -567,10 +567,14 @@ fn csv_field(s: &str) -> String {
 /// the HTTP body, or the whole WARC record. A revisit is followed to the
 /// record that holds the payload.
 pub fn get_original(stores: &Stores, url: &str, whole_record: bool) -> Result<Vec<u8>> {
-    let state = stores
-        .index
-        .get_url(url)?
-        .with_context(|| format!("{url} is not in the archive (try the URL exactly as crawled)"))?;
+    let Some(state) = stores.index.get_url(url)? else {
+        // Not a page: an embedded resource (image, stylesheet...) has
+        // captures only.
+        if !stores.index.captures_of(url)?.is_empty() {
+            return get_original_at(stores, url, chrono::Utc::now(), whole_record);
+        }
+        anyhow::bail!("{url} is not in the archive (try the URL exactly as crawled)");
+    };
     let page = stores
         .index
         .get_page(&state.table, &state.row_key)?

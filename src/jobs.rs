@@ -61,6 +61,10 @@ pub struct RawJob {
     /// Also read the sitemaps named by the seed hosts' robots.txt
     /// (`Sitemap:` lines). Default true.
     pub robots_sitemaps: Option<bool>,
+    /// Archive the images pages embed; default: `[crawl] images`.
+    pub images: Option<bool>,
+    /// Archive every page requisite; default: `[crawl] requisites`.
+    pub requisites: Option<bool>,
     /// `same-host`, `same-domain` or `any`; default: `[crawl] scope`.
     pub scope: Option<String>,
     /// Extra in-scope URL prefixes.
@@ -267,6 +271,8 @@ pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
         crawl.sitemaps = j.sitemaps.clone();
         crawl.feeds = j.feeds.clone();
         crawl.robots_sitemaps = j.robots_sitemaps.unwrap_or(true);
+        crawl.embeds.images = j.images.unwrap_or(base.embeds.images);
+        crawl.embeds.requisites = j.requisites.unwrap_or(base.embeds.requisites);
         if let Some(scope) = &j.scope {
             crawl.scope = crate::config::parse_scope(scope)
                 .with_context(|| format!("[[job]] {name:?}: scope"))?;

@@ -102,6 +102,7 @@ pub fn crawl_config(cfg: &Config) -> Result<crawler::CrawlConfig> {
         time_zone: c.publish_time_zone,
         host_time_zones: source_zones(&cfg.sources),
         page_limits: c.page_limits,
+        embeds: c.embeds,
         traps: crawler::guard::TrapLimits {
             max_url_length: c.page_limits.max_url_length,
             ..crawler::guard::TrapLimits::default()

@@ -79,6 +79,17 @@ pub struct IngestSummary {
     /// Discovered URLs not queued, by reason (`url_too_long`,
     /// `repeated_segments`, `host_limit`, `private_address`, ...).
     pub refused: BTreeMap<String, u64>,
+    /// Embedded resources archived with their pages (`[crawl] images`,
+    /// `requisites`): response or revisit records, not index rows.
+    pub embeds: u64,
+    /// Of those, payloads seen before (revisit records).
+    pub embed_duplicates: u64,
+    /// Payload bytes of the embeds.
+    pub embed_bytes: u64,
+    /// Images among the embeds with their perceptual hashes filed.
+    pub images_hashed: u64,
+    /// Embeds not fetched, by reason.
+    pub embed_failures: BTreeMap<String, u64>,
     /// Seconds spent classifying pages (one core).
     pub classify_secs: f64,
     pub topics: BTreeMap<String, u64>,
@@ -105,6 +116,9 @@ impl IngestSummary {
         self.urls_too_long += c.long_links + refused_long;
         for (k, n) in &c.refused {
             *self.refused.entry(k.clone()).or_default() += n;
+        }
+        for (k, n) in &c.embed_failures {
+            *self.embed_failures.entry(k.clone()).or_default() += n;
         }
     }
 
@@ -140,6 +154,19 @@ impl IngestSummary {
             "not modified   {:>8}   (304: revisit records, links followed from the stored copy)\n",
             self.not_modified
         ));
+        if self.embeds > 0 || !self.embed_failures.is_empty() {
+            out.push_str(&format!(
+                "embeds         {:>8}   ({} bytes, {} seen before, {} images hashed; {} not fetched)\n",
+                self.embeds,
+                self.embed_bytes,
+                self.embed_duplicates,
+                self.images_hashed,
+                self.embed_failures.values().sum::<u64>()
+            ));
+            for (why, n) in &self.embed_failures {
+                out.push_str(&format!("  {why:<20}{n:>6}\n"));
+            }
+        }
         if self.discovery_documents > 0 {
             out.push_str(&format!(
                 "sitemaps/feeds {:>8}   ({} URLs listed)\n",
@@ -180,6 +207,30 @@ pub struct Ingest {
     summary: IngestSummary,
     packs_seen: std::collections::HashSet<String>,
     recrawl: Recrawl,
+    /// Embeds waiting for the next batch (after their pages).
+    embeds: Vec<AnalysedEmbed>,
+    /// Pages stored in this run: where their records went (their embeds
+    /// go to the same pack, linked to the page's record).
+    page_places: HashMap<String, PagePlace>,
+}
+
+/// Where a stored page's record went.
+#[derive(Debug, Clone)]
+struct PagePlace {
+    key: PackKey,
+    record_id: String,
+    source: String,
+}
+
+/// Pages remembered for their embeds (then forgotten: a late embed goes to
+/// the pack its page's index row names).
+const MAX_PAGE_PLACES: usize = 100_000;
+
+/// An embedded resource with its digest and, for an image, its hashes.
+pub struct AnalysedEmbed {
+    embed: crawler::FetchedEmbed,
+    digest: String,
+    image: Option<classifier::imagehash::ImageHashes>,
 }
 
 /// The per-page work that needs no store: source, topic, payload digest,
@@ -237,6 +288,7 @@ pub struct Analyser {
     cfg: Arc<Config>,
     model: Option<Arc<classifier::Model>>,
     encoder: Arc<AttributeEncoder>,
+    image_hasher: Arc<classifier::imagehash::ImageHasher>,
 }
 
 impl Analyser {
@@ -245,6 +297,7 @@ impl Analyser {
             cfg: Arc::new(cfg.clone()),
             model: model.map(Arc::new),
             encoder: Arc::new(AttributeEncoder::new(&cfg.packing.kmeans)),
+            image_hasher: Arc::new(classifier::imagehash::ImageHasher::new()),
         }
     }
 
@@ -257,6 +310,20 @@ impl Analyser {
         text.extend(page.extract.main_text().chars().take(CLASSIFY_CHARS));
         let p = model.predict(&text);
         (p.topic, p.score)
+    }
+
+    /// Digest and, for a decodable raster image, its perceptual hashes.
+    pub fn analyse_embed(&self, embed: crawler::FetchedEmbed) -> AnalysedEmbed {
+        let digest = warc::payload_digest(&embed.body);
+        let image = (embed.content_type.starts_with("image/")
+            && embed.content_type != "image/svg+xml")
+            .then(|| self.image_hasher.hash_bytes(&embed.body).ok())
+            .flatten();
+        AnalysedEmbed {
+            embed,
+            digest,
+            image,
+        }
     }
 
     /// The store-independent work on one page.
@@ -286,6 +353,7 @@ impl Analyser {
                 date: page.fetched_at,
                 ip_address: page.ip_address.as_deref(),
                 warcinfo_id: None,
+                concurrent_to: None,
                 status_line: &page.status_line,
                 headers: &page.headers,
                 payload: &page.body,
@@ -339,6 +407,14 @@ fn fold_into_centre(centres: &mut Vec<Centre>, cluster: u32, vector: &[f32]) {
             size: 1,
         }),
     }
+}
+
+/// What [`Ingest::write_embeds`] leaves to index.
+#[derive(Default)]
+struct WrittenEmbeds {
+    captures: Vec<indexer::Capture>,
+    digests: Vec<DigestEntry>,
+    images: Vec<indexer::ImageEntry>,
 }
 
 /// A page of a batch, decided but not yet written.
@@ -459,6 +535,8 @@ impl Ingest {
             summary: IngestSummary::default(),
             packs_seen: Default::default(),
             recrawl: Recrawl::default(),
+            embeds: Vec::new(),
+            page_places: HashMap::new(),
         })
     }
 
@@ -477,6 +555,11 @@ impl Ingest {
         self.summary = summary;
     }
 
+    /// An embed to store with the next batch.
+    pub fn queue_embed(&mut self, embed: AnalysedEmbed) {
+        self.embeds.push(embed);
+    }
+
     /// Count a crawler event that carries no page.
     pub fn note_event(&mut self, event: &CrawlEvent) {
         match event {
@@ -488,7 +571,7 @@ impl Ingest {
                     .entry(kind.label().to_string())
                     .or_default() += 1
             }
-            CrawlEvent::Page(_) => {}
+            CrawlEvent::Page(_) | CrawlEvent::Embed(_) => {}
         }
     }
 
@@ -513,7 +596,7 @@ impl Ingest {
         pages: Vec<Analysed>,
         not_modified: Vec<(NotModifiedPage, Option<Stored>)>,
     ) -> Result<()> {
-        if pages.is_empty() && not_modified.is_empty() {
+        if pages.is_empty() && not_modified.is_empty() && self.embeds.is_empty() {
             return Ok(());
         }
         let prepared = self.prepare(pages)?;
@@ -538,6 +621,17 @@ impl Ingest {
                     .with_context(|| format!("writing the record of {}", p.page.url))?,
             };
             cluster_packs.insert((p.topic.clone(), p.day, cluster), loc.path.clone());
+            if self.page_places.len() >= MAX_PAGE_PLACES {
+                self.page_places.clear();
+            }
+            self.page_places.insert(
+                p.page.url.clone(),
+                PagePlace {
+                    key: key.clone(),
+                    record_id: p.encoded.record_id.clone(),
+                    source: p.source.clone(),
+                },
+            );
             let mut digest_update = p.digest_update;
             if !p.revisit {
                 digest_update.first_location = indexer::PackLocation {
@@ -653,6 +747,7 @@ impl Ingest {
             });
         }
         let (not_modified_states, not_modified_captures) = self.write_not_modified(not_modified)?;
+        let written = self.write_embeds(&first_locations)?;
         // Durability rule: nothing is indexed before its pack is synced.
         self.packer.sync_all().context("syncing packs")?;
 
@@ -673,7 +768,11 @@ impl Ingest {
             }
             digests.insert(d.digest.clone(), d);
         }
+        for d in written.digests {
+            digests.insert(d.digest.clone(), d);
+        }
         let digests: Vec<DigestEntry> = digests.into_values().collect();
+        let (embed_captures, images) = (written.captures, written.images);
         let rows: Vec<ClusterRow> = placement
             .centres
             .into_iter()
@@ -723,8 +822,10 @@ impl Ingest {
                 }
                 urls.extend(not_modified_states);
                 captures.extend(not_modified_captures);
+                captures.extend(embed_captures);
                 ix.put_urls(&urls)?;
                 ix.put_captures(&captures)?;
+                ix.put_images(&images)?;
                 ix.put_clusters(&rows)?;
                 Ok(linked)
             })
@@ -833,6 +934,160 @@ impl Ingest {
             });
         }
         Ok(out)
+    }
+
+    /// Writes the queued embeds into their pages' packs (a response record
+    /// linked to the page's record by `WARC-Concurrent-To`, or a revisit of
+    /// a payload seen before); returns their captures, digest updates and
+    /// image hashes, to index once the packs are synced.
+    fn write_embeds(
+        &mut self,
+        batch_firsts: &HashMap<String, indexer::PackLocation>,
+    ) -> Result<WrittenEmbeds> {
+        let mut out = WrittenEmbeds::default();
+        let mut seen: HashMap<String, DigestEntry> = HashMap::new();
+        for a in std::mem::take(&mut self.embeds) {
+            let e = &a.embed;
+            let place = match self.page_places.get(&e.page_url) {
+                Some(p) => p.clone(),
+                None => self.place_of_indexed_page(&e.page_url, e.fetched_at)?,
+            };
+            let earlier = match seen.get(&a.digest) {
+                Some(d) => Some(d.clone()),
+                None => self.index.get_digest(&a.digest)?,
+            };
+            let (encoded, mut entry) = match earlier {
+                Some(mut first) => {
+                    let rec = warc::encode_revisit(&RevisitInput {
+                        target_uri: &e.url,
+                        date: e.fetched_at,
+                        status_line: &e.status_line,
+                        headers: &e.headers,
+                        payload_digest: &a.digest,
+                        refers_to: &first.first_record_id,
+                        refers_to_target_uri: &first.first_url,
+                        refers_to_date: first.first_date,
+                    });
+                    first.captures += 1;
+                    if !first.sources.contains(&place.source) {
+                        first.sources.push(place.source.clone());
+                    }
+                    (rec, first)
+                }
+                None => {
+                    let rec = warc::encode_response(&ResponseInput {
+                        target_uri: &e.url,
+                        date: e.fetched_at,
+                        ip_address: e.ip_address.as_deref(),
+                        warcinfo_id: None,
+                        concurrent_to: (!place.record_id.is_empty())
+                            .then_some(place.record_id.as_str()),
+                        status_line: &e.status_line,
+                        headers: &e.headers,
+                        payload: &e.body,
+                    });
+                    let entry = DigestEntry {
+                        digest: a.digest.clone(),
+                        first_url: e.url.clone(),
+                        first_date: e.fetched_at,
+                        first_record_id: rec.record_id.clone(),
+                        first_location: indexer::PackLocation::default(),
+                        captures: 1,
+                        sources: vec![place.source.clone()],
+                    };
+                    (rec, entry)
+                }
+            };
+            let revisit = entry.captures > 1;
+            let loc = self
+                .packer
+                .write(&place.key, &encoded)
+                .with_context(|| format!("writing the record of {}", e.url))?;
+            let here = indexer::PackLocation {
+                path: loc.path.clone(),
+                offset: loc.offset,
+                length: loc.length,
+            };
+            if !revisit {
+                entry.first_location = here.clone();
+            } else if entry.first_location.path.is_empty() {
+                if let Some(first) = batch_firsts.get(&a.digest) {
+                    entry.first_location = first.clone();
+                }
+            }
+            self.summary.embeds += 1;
+            self.summary.embed_bytes += e.body.len() as u64;
+            self.summary.embed_duplicates += u64::from(revisit);
+            self.summary.pack_bytes += loc.length;
+            if self.packs_seen.insert(loc.path.clone()) {
+                self.summary.packs += 1;
+            }
+            out.captures.push(indexer::Capture {
+                url: e.url.clone(),
+                time: e.fetched_at,
+                kind: if revisit {
+                    indexer::CaptureKind::Revisit
+                } else {
+                    indexer::CaptureKind::Response
+                },
+                status: e.status,
+                digest: Some(a.digest.clone()),
+                record_id: encoded.record_id.clone(),
+                location: here,
+            });
+            if let Some(h) = &a.image {
+                self.summary.images_hashed += 1;
+                out.images.push(indexer::ImageEntry {
+                    url: e.url.clone(),
+                    page_url: e.page_url.clone(),
+                    source: place.source.clone(),
+                    time: e.fetched_at,
+                    digest: a.digest.clone(),
+                    bytes: e.body.len() as u64,
+                    width: h.width,
+                    height: h.height,
+                    ahash: h.ahash,
+                    dhash: h.dhash,
+                    phash: h.phash,
+                    hash_version: classifier::imagehash::HASH_VERSION,
+                    location: entry.first_location.clone(),
+                });
+            }
+            seen.insert(a.digest.clone(), entry.clone());
+            out.digests.push(entry);
+        }
+        Ok(out)
+    }
+
+    /// The pack and record of a page stored earlier (for a late embed): its
+    /// index row's place, else an `unclassified` pack of the embed's day.
+    fn place_of_indexed_page(
+        &self,
+        page_url: &str,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<PagePlace> {
+        if let Some(state) = self.index.get_url(page_url)? {
+            if let Some(page) = self.index.get_page(&state.table, &state.row_key)? {
+                return Ok(PagePlace {
+                    key: PackKey {
+                        topic: page.topic.clone(),
+                        date: page.key_time().date_naive(),
+                        cluster: page.cluster,
+                    },
+                    record_id: page.record_id.clone(),
+                    source: page.source.clone(),
+                });
+            }
+        }
+        Ok(PagePlace {
+            key: PackKey {
+                topic: UNCLASSIFIED.to_string(),
+                date: at.date_naive(),
+                cluster: 0,
+            },
+            record_id: String::new(),
+            source: self.cfg.source_for(page_url),
+        })
     }
 
     /// Writes a revisit record (profile server-not-modified) for each 304 into
@@ -1214,6 +1469,7 @@ const ANALYSE_PARALLEL: usize = 4;
 /// (awaited in arrival order), or an event that needs no analysis.
 enum Staged {
     Page(tokio::task::JoinHandle<Analysed>),
+    Embed(tokio::task::JoinHandle<AnalysedEmbed>),
     Other(CrawlEvent),
 }
 
@@ -1238,6 +1494,12 @@ async fn analyse_stage(
                     let analysed = analyser.analyse(*page);
                     drop(slot);
                     analysed
+                }))
+            }
+            CrawlEvent::Embed(embed) => {
+                let analyser = analyser.clone();
+                Staged::Embed(tokio::task::spawn_blocking(move || {
+                    analyser.analyse_embed(*embed)
                 }))
             }
             other => Staged::Other(other),
@@ -1385,6 +1647,11 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                                 batch_started.get_or_insert_with(Instant::now);
                                 done.push(nm.requested_url.clone());
                                 not_modified.push(*nm);
+                            }
+                            Ok(Some(Staged::Embed(analysing))) => {
+                                let embed =
+                                    handle.block_on(analysing).context("hashing an embed")?;
+                                ingest.queue_embed(embed);
                             }
                             Ok(Some(Staged::Other(other))) => ingest.note_event(&other),
                             Err(_) => {} // timed out: the checks below

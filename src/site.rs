@@ -199,6 +199,10 @@ fn content_type(path: &str) -> &'static str {
         "css" => "text/css",
         "js" => "application/javascript",
         "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "woff2" => "font/woff2",
         "svg" => "image/svg+xml",
         _ => "application/octet-stream",
     }

@@ -172,6 +172,9 @@ pub struct PackedRecord {
     pub uri: String,
     pub digest: String,
     pub body: Vec<u8>,
+    pub record_id: String,
+    /// `WARC-Concurrent-To`, when the record has one.
+    pub concurrent_to: Option<String>,
 }
 
 /// Walk every record of every pack with the WARC reader.
@@ -199,6 +202,8 @@ pub fn walk_packs(ws: &Workspace) -> Vec<PackedRecord> {
                     .unwrap_or_default()
                     .to_string(),
                 body,
+                record_id: rec.record_id().unwrap_or_default().to_string(),
+                concurrent_to: rec.header("WARC-Concurrent-To").map(str::to_string),
             });
         }
     }

@@ -128,6 +128,47 @@ pub struct CrawlConfig {
     /// URL length. Default [`crate::extract::Limits::default`] (256 levels,
     /// 1 s, 50,000 links, 2,048 bytes).
     pub page_limits: crate::extract::Limits,
+    /// Which embedded resources of a page are fetched and reported
+    /// ([`crate::CrawlEvent::Embed`]). Default none.
+    pub embeds: EmbedPolicy,
+}
+
+/// Which resources a page embeds are fetched with it (each URL once a
+/// crawl, any host, under robots, the SSRF guard and host politeness).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbedPolicy {
+    /// Images (`<img>`, lazy-loading `data-src`, `<video poster>`).
+    pub images: bool,
+    /// Every page requisite: images, stylesheets and what they reference
+    /// (`url(...)`: fonts, backgrounds), scripts, icons, audio and video.
+    pub requisites: bool,
+    /// At most this many embeds fetched per page. Default 100.
+    pub max_per_page: usize,
+    /// Largest embed body (bytes, decoded). Default 10 MiB.
+    pub max_bytes: u64,
+}
+
+impl Default for EmbedPolicy {
+    fn default() -> Self {
+        EmbedPolicy {
+            images: false,
+            requisites: false,
+            max_per_page: 100,
+            max_bytes: 10 * 1024 * 1024,
+        }
+    }
+}
+
+impl EmbedPolicy {
+    /// Whether embeds of `kind` are fetched.
+    pub fn wants(&self, kind: crate::extract::EmbedKind) -> bool {
+        self.requisites || (self.images && kind == crate::extract::EmbedKind::Image)
+    }
+
+    /// Whether anything is fetched at all.
+    pub fn any(&self) -> bool {
+        self.images || self.requisites
+    }
 }
 
 impl Default for CrawlConfig {
@@ -163,6 +204,7 @@ impl Default for CrawlConfig {
             time_zone: None,
             host_time_zones: Vec::new(),
             page_limits: crate::extract::Limits::default(),
+            embeds: EmbedPolicy::default(),
         }
     }
 }

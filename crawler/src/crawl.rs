@@ -50,6 +50,30 @@ struct Shared {
     events: Sender<CrawlEvent>,
     summary: Mutex<CrawlSummary>,
     cancel: CancellationToken,
+    /// Embed URLs fetched in this crawl.
+    embeds_seen: crate::embeds::Seen,
+}
+
+impl crate::embeds::EmbedHost for Shared {
+    fn cfg(&self) -> &CrawlConfig {
+        &self.cfg
+    }
+
+    fn client(&self) -> &Client {
+        &self.client
+    }
+
+    fn politeness(&self) -> &Politeness {
+        &self.politeness
+    }
+
+    fn count_request(&self) {
+        Shared::count_request(self)
+    }
+
+    async fn robots_allows(&self, url: &Url) -> bool {
+        self.robots_for(url).await.allowed(url)
+    }
 }
 
 impl Shared {
@@ -264,6 +288,7 @@ pub async fn crawl_with_queue(
         events,
         summary: Mutex::new(CrawlSummary::default()),
         cancel: cancel.child_token(),
+        embeds_seen: Default::default(),
     });
 
     discover_all(&shared).await;
@@ -641,6 +666,12 @@ async fn analyse_page(shared: Arc<Shared>, p: PendingPage) {
         s.pages += 1;
         s.bytes += body.len() as u64;
     }
+    let embeds = if shared.cfg.embeds.any() {
+        crate::embeds::wanted(&shared.cfg, &shared.embeds_seen, &extracted.embeds)
+    } else {
+        Vec::new()
+    };
+    let page_url_text = p.url.to_string();
     let page = FetchedPage {
         requested_url: p.requested,
         url: p.url.to_string(),
@@ -657,6 +688,40 @@ async fn analyse_page(shared: Arc<Shared>, p: PendingPage) {
         extract: extracted,
     };
     shared.emit(CrawlEvent::Page(Box::new(page))).await;
+    fetch_embeds(&shared, &page_url_text, embeds).await;
+}
+
+/// Fetches a page's embeds one after another (and what its stylesheets
+/// reference) and reports each.
+async fn fetch_embeds(shared: &Arc<Shared>, page_url: &str, embeds: Vec<crate::extract::Embed>) {
+    let mut todo: Vec<(crate::extract::Embed, u32)> = embeds.into_iter().map(|e| (e, 0)).collect();
+    todo.reverse();
+    while let Some((embed, depth)) = todo.pop() {
+        if shared.cancel.is_cancelled() {
+            return;
+        }
+        let Ok(url) = Url::parse(&embed.url) else {
+            continue;
+        };
+        match crate::embeds::fetch_embed(shared.as_ref(), &url, embed.kind, page_url).await {
+            Ok(fetched) => {
+                if crate::embeds::follow_style(embed.kind, depth) {
+                    let css = String::from_utf8_lossy(&fetched.body);
+                    let base = Url::parse(&fetched.url).unwrap_or(url);
+                    let refs = crate::embeds::stylesheet_refs(&css, &base);
+                    for r in crate::embeds::wanted(&shared.cfg, &shared.embeds_seen, &refs) {
+                        todo.push((r, depth + 1));
+                    }
+                }
+                shared.summary().embeds += 1;
+                shared.emit(CrawlEvent::Embed(Box::new(fetched))).await;
+            }
+            Err(reason) => {
+                tracing::debug!(url = %embed.url, reason = %reason, "embed not fetched");
+                *shared.summary().embed_failures.entry(reason).or_default() += 1;
+            }
+        }
+    }
 }
 
 /// Follows the links of a 304's stored copy and reports the 304.
@@ -733,12 +798,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
             }
         };
         shared.politeness.answered(&host);
-        // To the microsecond, the precision of the record's WARC-Date: the
-        // index and the pack say the same time (a reindex gives it back).
-        let fetched_at = {
-            let now = Utc::now();
-            now - chrono::Duration::nanoseconds(i64::from(now.timestamp_subsec_nanos() % 1_000))
-        };
+        let fetched_at = crate::event::now_micros();
         let status = resp.status();
         if matches!(status.as_u16(), 429 | 503) {
             // The server asks for a pause: every URL of the host waits.

@@ -103,6 +103,33 @@ impl FetchedPage {
     }
 }
 
+/// Now, to the microsecond (the precision of a record's `WARC-Date`: the
+/// index and the pack then say the same time, and a reindex gives it back).
+pub fn now_micros() -> DateTime<Utc> {
+    let now = Utc::now();
+    now - chrono::Duration::nanoseconds(i64::from(now.timestamp_subsec_nanos() % 1_000))
+}
+
+/// A resource embedded by a page, fetched with it (any 2xx answer; the body
+/// content-decoded and the headers in stored form as for a page).
+#[derive(Debug, Clone)]
+pub struct FetchedEmbed {
+    /// The resource's URL (normalised, after redirects).
+    pub url: String,
+    /// The page that embeds it (the first one of the crawl that did).
+    pub page_url: String,
+    /// What the page embeds it as.
+    pub kind: crate::extract::EmbedKind,
+    pub fetched_at: DateTime<Utc>,
+    pub status: u16,
+    pub status_line: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// Media type without parameters (`image/jpeg`).
+    pub content_type: String,
+    pub ip_address: Option<String>,
+}
+
 /// A 304 answer to a conditional GET (archived as a `revisit` record).
 #[derive(Debug, Clone)]
 pub struct NotModifiedPage {
@@ -188,6 +215,8 @@ pub enum CrawlEvent {
     Page(Box<FetchedPage>),
     /// The server answered 304 to a conditional GET.
     NotModified(Box<NotModifiedPage>),
+    /// A resource a stored page embeds (image, stylesheet, script...).
+    Embed(Box<FetchedEmbed>),
     /// The URL produced no page.
     Failure {
         /// The URL taken from the frontier (or the hop that failed).
@@ -204,6 +233,11 @@ pub enum CrawlEvent {
 pub struct CrawlSummary {
     /// Pages sent as [`CrawlEvent::Page`].
     pub pages: u64,
+    /// Embedded resources fetched and sent as [`CrawlEvent::Embed`].
+    pub embeds: u64,
+    /// Embeds that could not be fetched (or were refused, not allowed by
+    /// robots.txt, too large), by reason.
+    pub embed_failures: BTreeMap<String, u64>,
     /// Sum of stored (decoded) body bytes of those pages.
     pub bytes: u64,
     /// URLs answered with 304.

@@ -19,6 +19,7 @@ pub mod charset;
 pub mod config;
 mod crawl;
 pub mod discover;
+pub mod embeds;
 pub mod error;
 pub mod event;
 pub mod extract;
@@ -31,12 +32,12 @@ pub mod queue;
 pub mod robots;
 
 pub use charset::CharsetSource;
-pub use config::{CrawlConfig, Scope};
+pub use config::{CrawlConfig, EmbedPolicy, Scope};
 pub use crawl::{crawl, crawl_with_cancel, crawl_with_queue, SCHEDULER_SCAN_LIMIT};
 pub use error::{DiscoverError, Error, Result};
 pub use event::{
-    CrawlEvent, CrawlSummary, FailureKind, FetchedPage, NoHistory, NotModifiedPage, StoredCopy,
-    UrlHistory, Validators,
+    CrawlEvent, CrawlSummary, FailureKind, FetchedEmbed, FetchedPage, NoHistory, NotModifiedPage,
+    StoredCopy, UrlHistory, Validators,
 };
 pub use extract::Extracted;
 pub use queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};

@@ -241,6 +241,7 @@ impl Index {
         store.create_table(DIGESTS_TABLE, &[FAMILY_ATTRS], 1)?;
         store.create_table(CLUSTERS_TABLE, &[FAMILY_ATTRS], 1)?;
         store.create_table(crate::captures::CAPTURES_TABLE, &[FAMILY_ATTRS], 1)?;
+        store.create_table(crate::images::IMAGES_TABLE, &[FAMILY_ATTRS], 1)?;
         store.create_table(
             crate::neardup::SIMHASH_TABLE,
             &[FAMILY_ATTRS],

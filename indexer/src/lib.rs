@@ -16,6 +16,7 @@ pub mod embedded;
 pub mod error;
 #[cfg(feature = "hbase")]
 pub mod hbase;
+pub mod images;
 pub mod index;
 pub mod keys;
 pub mod neardup;
@@ -38,6 +39,7 @@ pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{Error, Result};
 #[cfg(feature = "hbase")]
 pub use hbase::{HbaseOptions, HbaseStats, HbaseStore};
+pub use images::{ImageEntry, IMAGES_TABLE};
 pub use index::{Index, IndexOptions, PageKey, CLUSTERS_TABLE, DIGESTS_TABLE, URLS_TABLE};
 pub use keys::{table_name, DEFAULT_BUCKETS};
 pub use neardup::{LinkSummary, StoryCopy, SIMHASH_TABLE, STORIES_TABLE};

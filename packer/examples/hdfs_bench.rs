@@ -104,6 +104,7 @@ fn records(pages: &[(String, Vec<u8>)], n: usize) -> Vec<packer::EncodedRecord> 
                 date: date + chrono::Duration::seconds(i as i64),
                 ip_address: None,
                 warcinfo_id: None,
+                concurrent_to: None,
                 status_line: "HTTP/1.1 200 OK",
                 headers: &headers,
                 payload: body,

@@ -53,6 +53,7 @@ pub mod header {
     pub const IP_ADDRESS: &str = "WARC-IP-Address";
     /// `WARC-Warcinfo-ID`.
     pub const WARCINFO_ID: &str = "WARC-Warcinfo-ID";
+    pub const CONCURRENT_TO: &str = "WARC-Concurrent-To";
     /// `WARC-Filename`.
     pub const FILENAME: &str = "WARC-Filename";
     /// `WARC-Payload-Digest`.
@@ -113,6 +114,9 @@ pub struct ResponseInput<'a> {
     pub ip_address: Option<&'a str>,
     /// `WARC-Record-ID` of the pack's warcinfo record, if the caller wants it referenced.
     pub warcinfo_id: Option<&'a str>,
+    /// `WARC-Concurrent-To`: the record of the capture this one belongs to
+    /// (the page that embeds this resource).
+    pub concurrent_to: Option<&'a str>,
     /// HTTP status line, e.g. `HTTP/1.1 200 OK`.
     pub status_line: &'a str,
     /// HTTP headers, written as given (in order). They must describe `payload` as stored:
@@ -269,6 +273,9 @@ pub fn encode_response(r: &ResponseInput<'_>) -> EncodedRecord {
     }
     if let Some(id) = r.warcinfo_id {
         headers.push((header::WARCINFO_ID, id));
+    }
+    if let Some(id) = r.concurrent_to {
+        headers.push((header::CONCURRENT_TO, id));
     }
     headers.extend([
         (header::CONTENT_TYPE, CONTENT_TYPE_HTTP_RESPONSE),
@@ -660,6 +667,7 @@ mod tests {
             date: Utc.with_ymd_and_hms(2024, 5, 1, 12, 30, 0).unwrap(),
             ip_address: Some("130.89.148.77"),
             warcinfo_id: None,
+            concurrent_to: None,
             status_line: "HTTP/1.1 200 OK",
             headers: &h,
             payload,
@@ -721,6 +729,7 @@ mod tests {
             date: Utc::now(),
             ip_address: None,
             warcinfo_id: Some(&info.record_id),
+            concurrent_to: None,
             status_line: "HTTP/1.1 200 OK",
             headers: &[],
             payload: b"x",
@@ -741,6 +750,7 @@ mod tests {
             date: Utc::now(),
             ip_address: None,
             warcinfo_id: None,
+            concurrent_to: None,
             status_line: "HTTP/1.1 200 OK",
             headers: &h,
             payload: b"x",

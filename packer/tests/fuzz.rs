@@ -18,6 +18,7 @@ fn response(uri: &str, headers: &[(String, String)], payload: &[u8]) -> Vec<u8> 
             .unwrap_or_default(),
         ip_address: Some("192.0.2.1"),
         warcinfo_id: None,
+        concurrent_to: None,
         status_line: "HTTP/1.1 200 OK",
         headers,
         payload,

@@ -29,6 +29,7 @@ use url::Url;
 
 use crate::normalize::parse_normalized;
 pub use budget::{LimitReport, Limits};
+pub use scan::EmbedKind;
 pub use time::{page_zone, parse_date, Published, PublishedFrom, TimeContext};
 use time::{score, Candidate};
 
@@ -198,6 +199,9 @@ pub struct Extracted {
     /// Absolute, normalised http(s) links (`<a href>`, `<area href>`, `<link rel=next>`),
     /// first occurrence order, no duplicates.
     pub links: Vec<String>,
+    /// What the page embeds (images, stylesheets, scripts, icons, media):
+    /// absolute, normalised http(s) URLs, each once, in document order.
+    pub embeds: Vec<Embed>,
     /// `zh` when CJK share is above 30 %, else the `<html lang>` primary subtag,
     /// else `en` for mostly-Latin text.
     pub language: Option<String>,
@@ -764,6 +768,37 @@ pub fn keywords(text: &str, chinese: bool) -> Vec<String> {
         .collect()
 }
 
+/// A resource a page embeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Embed {
+    pub url: String,
+    pub kind: EmbedKind,
+}
+
+/// The embeds of a page: resolved against `base`, http(s) only (no `data:`),
+/// each URL once.
+fn resolve_embeds(raw: &[(EmbedKind, &str)], base: &Url, limits: &Limits) -> Vec<Embed> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (kind, href) in raw {
+        let href = href.trim();
+        if href.is_empty() || href.starts_with("data:") || limits.raw_href_too_long(href) {
+            continue;
+        }
+        let Some(u) = parse_normalized(href, Some(base)) else {
+            continue;
+        };
+        let s = u.to_string();
+        if s.len() <= limits.max_url_length && seen.insert(s.clone()) {
+            out.push(Embed {
+                url: s,
+                kind: *kind,
+            });
+        }
+    }
+    out
+}
+
 /// Distinct links in order, under the page's link budgets.
 struct LinkSink<'a> {
     base: &'a Url,
@@ -1161,6 +1196,7 @@ fn extract_doc(doc: &Html, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
         participants,
         keywords,
         links: Vec::new(),
+        embeds: resolve_embeds(&els.embeds, &base, &Limits::default()),
         language,
         body_text,
         article_text,

@@ -69,6 +69,42 @@ pub(crate) struct PageElements<'a> {
     pub classed: Vec<ElementRef<'a>>,
     /// Elements with one of the given count attributes (`data-comments`...).
     pub count_attr: Vec<ElementRef<'a>>,
+    /// What the page embeds (images, stylesheets, scripts, icons, media),
+    /// raw `src`/`href` values in document order (at most [`MAX_EMBEDS`]).
+    pub embeds: Vec<(EmbedKind, &'a str)>,
+}
+
+/// At most this many embedded resources are kept per page.
+pub const MAX_EMBEDS: usize = 500;
+
+/// What kind of resource a page embeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EmbedKind {
+    /// `<img src>` (or a lazy-loading `data-src`/`data-original`), `<video poster>`.
+    Image,
+    /// `<link rel=stylesheet href>`.
+    Stylesheet,
+    /// `<script src>`.
+    Script,
+    /// `<link rel=icon href>` (and its kin).
+    Icon,
+    /// `<video src>`, `<audio src>`, `<source src>`.
+    Media,
+    /// `url(...)` of a stylesheet (fonts, backgrounds).
+    StyleAsset,
+}
+
+impl EmbedKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            EmbedKind::Image => "image",
+            EmbedKind::Stylesheet => "stylesheet",
+            EmbedKind::Script => "script",
+            EmbedKind::Icon => "icon",
+            EmbedKind::Media => "media",
+            EmbedKind::StyleAsset => "style-asset",
+        }
+    }
 }
 
 /// Whether `hay` contains `needle` ignoring ASCII case (`needle` is lower case).
@@ -79,6 +115,11 @@ pub(crate) fn contains_ignore_case(hay: &str, needle: &str) -> bool {
 
 fn has_token(list: &str, token: &str) -> bool {
     list.split_ascii_whitespace().any(|t| t == token)
+}
+
+fn has_token_ci(list: &str, token: &str) -> bool {
+    list.split_ascii_whitespace()
+        .any(|t| t.eq_ignore_ascii_case(token))
 }
 
 impl<'a> PageElements<'a> {
@@ -94,6 +135,7 @@ impl<'a> PageElements<'a> {
             // on every call, which costs more than the tests below.
             let (mut class, mut id, mut itemprop, mut rel, mut kind, mut href, mut lang) =
                 (None, None, None, None, None, None, None);
+            let (mut src, mut lazy_src, mut poster) = (None, None, None);
             let mut counted = false;
             for (name, value) in v.attrs() {
                 match name {
@@ -104,10 +146,43 @@ impl<'a> PageElements<'a> {
                     "type" => kind = Some(value),
                     "href" => href = Some(value),
                     "lang" => lang = Some(value),
+                    "src" => src = Some(value),
+                    "data-src" | "data-original" => lazy_src = Some(value),
+                    "poster" => poster = Some(value),
                     other => counted |= count_attrs.contains(&other),
                 }
             }
             let name = v.name();
+            if out.embeds.len() < MAX_EMBEDS {
+                let embed = match name {
+                    "img" => lazy_src
+                        .filter(|_| src.is_none_or(|s| s.starts_with("data:")))
+                        .or(src)
+                        .map(|s| (EmbedKind::Image, s)),
+                    "script" => src.map(|s| (EmbedKind::Script, s)),
+                    "link" => match (rel, href) {
+                        (Some(r), Some(h)) if has_token_ci(r, "stylesheet") => {
+                            Some((EmbedKind::Stylesheet, h))
+                        }
+                        (Some(r), Some(h))
+                            if has_token_ci(r, "icon") || has_token_ci(r, "apple-touch-icon") =>
+                        {
+                            Some((EmbedKind::Icon, h))
+                        }
+                        _ => None,
+                    },
+                    "video" | "audio" | "source" | "embed" => src.map(|s| (EmbedKind::Media, s)),
+                    _ => None,
+                };
+                if let Some(e) = embed {
+                    out.embeds.push(e);
+                }
+                if name == "video" {
+                    if let Some(p) = poster {
+                        out.embeds.push((EmbedKind::Image, p));
+                    }
+                }
+            }
             match name {
                 "meta" => out.meta.push(e),
                 "script" if kind == Some("application/ld+json") => out.jsonld.push(e),
