@@ -309,6 +309,7 @@ pub fn check(
                             record_id: id.to_string(),
                             refers_to: record.header("WARC-Refers-To").map(str::to_string),
                             digest: record.payload_digest().map(str::to_string),
+                            concurrent_to: record.header("WARC-Concurrent-To").map(str::to_string),
                         });
                     }
                 }

@@ -188,7 +188,7 @@ pub fn import(
                     payloads.note(&record, offset, length);
                     match archived_response(&record, &url) {
                         Ok(r) => {
-                            replay.page(r, None)?;
+                            replay.page(r, None, None)?;
                         }
                         Err(_) => replay.summary.skip("response without an HTTP message"),
                     }
@@ -208,7 +208,7 @@ pub fn import(
                                     .contains(&k.to_ascii_lowercase().as_str())
                             });
                             r.body = body;
-                            replay.page(r, None)?;
+                            replay.page(r, None, None)?;
                         }
                         Err(_) => replay.summary.skip("revisit without an HTTP head"),
                     }

@@ -231,6 +231,7 @@ pub struct AnalysedEmbed {
     embed: crawler::FetchedEmbed,
     digest: String,
     image: Option<classifier::imagehash::ImageHashes>,
+    stored: Option<Stored>,
 }
 
 /// The per-page work that needs no store: source, topic, payload digest,
@@ -314,6 +315,16 @@ impl Analyser {
 
     /// Digest and, for a decodable raster image, its perceptual hashes.
     pub fn analyse_embed(&self, embed: crawler::FetchedEmbed) -> AnalysedEmbed {
+        self.analyse_embed_stored(embed, None)
+    }
+
+    /// [`Analyser::analyse_embed`] of an embed whose record is already in a
+    /// pack (reindex): indexed where it lies.
+    pub fn analyse_embed_stored(
+        &self,
+        embed: crawler::FetchedEmbed,
+        stored: Option<Stored>,
+    ) -> AnalysedEmbed {
         let digest = warc::payload_digest(&embed.body);
         let image = (embed.content_type.starts_with("image/")
             && embed.content_type != "image/svg+xml")
@@ -323,6 +334,7 @@ impl Analyser {
             embed,
             digest,
             image,
+            stored,
         }
     }
 
@@ -958,16 +970,19 @@ impl Ingest {
             };
             let (encoded, mut entry) = match earlier {
                 Some(mut first) => {
-                    let rec = warc::encode_revisit(&RevisitInput {
-                        target_uri: &e.url,
-                        date: e.fetched_at,
-                        status_line: &e.status_line,
-                        headers: &e.headers,
-                        payload_digest: &a.digest,
-                        refers_to: &first.first_record_id,
-                        refers_to_target_uri: &first.first_url,
-                        refers_to_date: first.first_date,
-                    });
+                    let rec = match &a.stored {
+                        Some(s) => s.placeholder(&a.digest),
+                        None => warc::encode_revisit(&RevisitInput {
+                            target_uri: &e.url,
+                            date: e.fetched_at,
+                            status_line: &e.status_line,
+                            headers: &e.headers,
+                            payload_digest: &a.digest,
+                            refers_to: &first.first_record_id,
+                            refers_to_target_uri: &first.first_url,
+                            refers_to_date: first.first_date,
+                        }),
+                    };
                     first.captures += 1;
                     if !first.sources.contains(&place.source) {
                         first.sources.push(place.source.clone());
@@ -975,17 +990,20 @@ impl Ingest {
                     (rec, first)
                 }
                 None => {
-                    let rec = warc::encode_response(&ResponseInput {
-                        target_uri: &e.url,
-                        date: e.fetched_at,
-                        ip_address: e.ip_address.as_deref(),
-                        warcinfo_id: None,
-                        concurrent_to: (!place.record_id.is_empty())
-                            .then_some(place.record_id.as_str()),
-                        status_line: &e.status_line,
-                        headers: &e.headers,
-                        payload: &e.body,
-                    });
+                    let rec = match &a.stored {
+                        Some(s) => s.placeholder(&a.digest),
+                        None => warc::encode_response(&ResponseInput {
+                            target_uri: &e.url,
+                            date: e.fetched_at,
+                            ip_address: e.ip_address.as_deref(),
+                            warcinfo_id: None,
+                            concurrent_to: (!place.record_id.is_empty())
+                                .then_some(place.record_id.as_str()),
+                            status_line: &e.status_line,
+                            headers: &e.headers,
+                            payload: &e.body,
+                        }),
+                    };
                     let entry = DigestEntry {
                         digest: a.digest.clone(),
                         first_url: e.url.clone(),
@@ -999,10 +1017,13 @@ impl Ingest {
                 }
             };
             let revisit = entry.captures > 1;
-            let loc = self
-                .packer
-                .write(&place.key, &encoded)
-                .with_context(|| format!("writing the record of {}", e.url))?;
+            let loc = match &a.stored {
+                Some(s) => s.location.clone(),
+                None => self
+                    .packer
+                    .write(&place.key, &encoded)
+                    .with_context(|| format!("writing the record of {}", e.url))?,
+            };
             let here = indexer::PackLocation {
                 path: loc.path.clone(),
                 offset: loc.offset,
@@ -1035,7 +1056,15 @@ impl Ingest {
                 record_id: encoded.record_id.clone(),
                 location: here,
             });
-            if let Some(h) = &a.image {
+            // An image is filed once per (URL, payload): its first capture.
+            let recapture = revisit
+                && (entry.first_url == e.url
+                    || self
+                        .index
+                        .captures_of(&e.url)?
+                        .iter()
+                        .any(|c| c.digest.as_deref() == Some(a.digest.as_str())));
+            if let Some(h) = a.image.as_ref().filter(|_| !recapture) {
                 self.summary.images_hashed += 1;
                 out.images.push(indexer::ImageEntry {
                     url: e.url.clone(),

@@ -78,6 +78,8 @@ pub struct Entry {
     pub refers_to: Option<String>,
     /// `WARC-Payload-Digest`.
     pub digest: Option<String>,
+    /// `WARC-Concurrent-To` (an embed's page record).
+    pub concurrent_to: Option<String>,
 }
 
 /// The `WARC-Date` of a record.
@@ -175,6 +177,15 @@ struct PendingPage {
     stored: Option<Stored>,
 }
 
+/// A non-HTML answer waiting for its batch: kept as an embed.
+struct PendingEmbed {
+    response: ArchivedResponse,
+    content_type: String,
+    stored: Option<Stored>,
+    /// The page that embeds it (`WARC-Concurrent-To`), when known.
+    page_url: String,
+}
+
 /// The pipeline, fed with records.
 pub struct Replay<'a> {
     cfg: &'a Config,
@@ -183,6 +194,7 @@ pub struct Replay<'a> {
     ingest: Ingest,
     labels: Vec<String>,
     pages: Vec<PendingPage>,
+    embeds: Vec<PendingEmbed>,
     not_modified: Vec<(NotModifiedPage, Option<Stored>)>,
     /// URLs of the pending batch: a batch holds one capture of a URL (as a
     /// crawl's does), so that each capture sees the one before it indexed.
@@ -206,6 +218,7 @@ impl<'a> Replay<'a> {
             ingest,
             labels,
             pages: Vec::new(),
+            embeds: Vec::new(),
             not_modified: Vec::new(),
             pending_urls: HashSet::new(),
             batch: cfg.packing.batch_pages.clamp(1, REPLAY_BATCH),
@@ -256,7 +269,12 @@ impl<'a> Replay<'a> {
     /// Returns `false` (and counts why) when the record is not a page a
     /// crawl would have stored; decoding and extraction happen with the
     /// batch's (on every core), where unreadable bodies are counted too.
-    pub fn page(&mut self, response: ArchivedResponse, stored: Option<Stored>) -> Result<bool> {
+    pub fn page(
+        &mut self,
+        response: ArchivedResponse,
+        stored: Option<Stored>,
+        page_url: Option<String>,
+    ) -> Result<bool> {
         if !(200..300).contains(&response.status) {
             self.summary
                 .skip(format!("HTTP status {}", response.status / 100 * 100));
@@ -264,8 +282,18 @@ impl<'a> Replay<'a> {
         }
         let content_type = crawler::archived::content_type_of(&response.headers);
         if !self.wanted_type(&content_type) {
-            self.summary.skip(format!("content type {content_type}"));
-            return Ok(false);
+            // Not a page: an image, stylesheet, script... the archive keeps
+            // as an embed (a capture, a digest, an image's hashes).
+            self.embeds.push(PendingEmbed {
+                response,
+                content_type,
+                stored,
+                page_url: page_url.unwrap_or_default(),
+            });
+            if self.embeds.len() >= self.batch {
+                self.flush()?;
+            }
+            return Ok(true);
         }
         let Some(url) = url::Url::parse(&response.url)
             .ok()
@@ -326,9 +354,53 @@ impl<'a> Replay<'a> {
     pub fn flush(&mut self) -> Result<()> {
         let pages = std::mem::take(&mut self.pages);
         let not_modified = std::mem::take(&mut self.not_modified);
+        let embeds = std::mem::take(&mut self.embeds);
         self.pending_urls.clear();
-        if pages.is_empty() && not_modified.is_empty() {
+        if pages.is_empty() && not_modified.is_empty() && embeds.is_empty() {
             return Ok(());
+        }
+        let max_body = self.crawl.max_body_bytes;
+        let analysed_embeds = par_map(embeds, |e| {
+            let stored = e.stored;
+            let page_url = e.page_url;
+            let content_type = e.content_type;
+            e.response.normalise(max_body).map(|r| {
+                let kind = if content_type.starts_with("image/") {
+                    crawler::extract::EmbedKind::Image
+                } else if content_type == "text/css" {
+                    crawler::extract::EmbedKind::Stylesheet
+                } else if content_type.contains("javascript") {
+                    crawler::extract::EmbedKind::Script
+                } else {
+                    crawler::extract::EmbedKind::Media
+                };
+                let embed = crawler::FetchedEmbed {
+                    url: r.url,
+                    page_url,
+                    kind,
+                    fetched_at: r.fetched_at,
+                    status: r.status,
+                    status_line: r.status_line,
+                    headers: r.headers,
+                    body: r.body,
+                    content_type,
+                    ip_address: r.ip_address,
+                };
+                self.analyser.analyse_embed_stored(embed, stored)
+            })
+        });
+        for a in analysed_embeds {
+            match a {
+                Ok(a) => {
+                    self.summary.replayed += 1;
+                    self.ingest.queue_embed(a);
+                }
+                Err(e) => {
+                    let reason = e.to_string();
+                    self.summary
+                        .skip(reason.split(':').next().unwrap_or("unreadable").to_string());
+                }
+            }
         }
         let (analyser, max_body, limits) = (
             &self.analyser,
@@ -467,6 +539,7 @@ pub fn list_captures(
                 record_id: id.to_string(),
                 refers_to: record.header("WARC-Refers-To").map(str::to_string),
                 digest: record.payload_digest().map(str::to_string),
+                concurrent_to: record.header("WARC-Concurrent-To").map(str::to_string),
             });
         }
         paths.push(pack.path.clone());
@@ -524,7 +597,12 @@ pub fn index_stored(
         match e.kind {
             Kind::Response => match archived_response(&record, &e.url) {
                 Ok(r) => {
-                    replay.page(r, Some(stored))?;
+                    let page_url = e
+                        .concurrent_to
+                        .as_ref()
+                        .and_then(|id| responses.get(id))
+                        .map(|&i| all[i].url.clone());
+                    replay.page(r, Some(stored), page_url)?;
                 }
                 Err(_) => replay.summary.skip("response without an HTTP message"),
             },
@@ -539,7 +617,7 @@ pub fn index_stored(
                         // The revisit's head describes the stored form already.
                         r.headers
                             .retain(|(k, _)| !k.eq_ignore_ascii_case("content-length"));
-                        replay.page(r, Some(stored))?;
+                        replay.page(r, Some(stored), None)?;
                     }
                     Err(_) => replay.summary.skip("revisit without an HTTP head"),
                 }

@@ -184,10 +184,27 @@ fn images_are_archived_beside_their_pages_and_reposted_photos_group() {
     let again = ws.crawl();
     assert_eq!(again["embeds"].as_u64(), Some(5), "{again}");
     assert_eq!(again["embed_duplicates"].as_u64(), Some(5), "{again}");
-    let report: serde_json::Value =
-        serde_json::from_slice(&ws.harvest(&["dedup", "--format", "json"]).stdout).unwrap();
-    assert_eq!(report["images"].as_array().unwrap().len(), 1, "{report}");
-    assert!(ws.harvest(&["fsck", "--quiet"]).status.success());
+    assert_eq!(again["images_hashed"].as_u64(), Some(0), "{again}");
+    let report = ws.harvest(&["dedup", "--format", "json"]).stdout;
+    let parsed: serde_json::Value = serde_json::from_slice(&report).unwrap();
+    assert_eq!(parsed["images"].as_array().unwrap().len(), 1, "{parsed}");
+    let fsck: serde_json::Value =
+        serde_json::from_slice(&ws.harvest(&["fsck", "--json", "--quiet"]).stdout).unwrap();
+    assert_eq!(fsck["unindexed"].as_u64(), Some(0), "{fsck}");
+
+    // A rebuilt index knows the images again: captures, digests, hashes.
+    ws.harvest(&["reindex", "--replace", "--quiet"]);
+    assert_eq!(
+        String::from_utf8_lossy(&ws.harvest(&["dedup", "--format", "json"]).stdout),
+        String::from_utf8_lossy(&report)
+    );
+    assert_eq!(
+        ws.harvest(&["get", &site.url("/b/pics/camera.png")]).stdout,
+        sample("camera.png")
+    );
+    let fsck: serde_json::Value =
+        serde_json::from_slice(&ws.harvest(&["fsck", "--json", "--quiet"]).stdout).unwrap();
+    assert_eq!(fsck["unindexed"].as_u64(), Some(0), "{fsck}");
 }
 
 #[test]
