@@ -24,6 +24,7 @@ pub mod serve;
 pub mod simbench;
 pub mod site;
 pub mod stores;
+pub mod surt;
 
 use std::path::Path;
 
