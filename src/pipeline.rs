@@ -559,6 +559,7 @@ impl Ingest {
                     offset: loc.offset,
                     length: loc.length,
                 },
+                content_type: Some(header_value(&p.page.headers, "content-type")),
             };
             pending.push(Pending {
                 capture,
@@ -793,6 +794,7 @@ impl Ingest {
                     offset: loc.offset,
                     length: loc.length,
                 },
+                content_type: Some(header_value(&nm.headers, "content-type")),
             });
             let count = prev.captures + 1;
             let (next_fetch, interval_secs) = if prev.article {
