@@ -4,6 +4,7 @@
 
 pub mod apibench;
 pub mod bench;
+pub mod cdxj;
 pub mod cli;
 pub mod commands;
 pub mod config;
