@@ -61,6 +61,11 @@ pub enum Command {
     /// archived responses (title, publish time and its source, media,
     /// author, keywords...) and update their index rows.
     Reextract(ReextractArgs),
+    /// Export the archive's index for other tools (streamed, no row cap).
+    Export {
+        #[command(subcommand)]
+        command: ExportCommand,
+    },
     /// Check that the index and the packs agree: every page row and capture
     /// points at its record (URL, record id, payload digest recomputed),
     /// every pack reads to its end, records no row points at are counted.
@@ -127,6 +132,25 @@ pub enum JobsCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// CDXJ as pywb's cdxj-indexer and OutbackCDX read it: `SURT timestamp
+    /// {url, mime, status, digest, length, offset, filename}` per response
+    /// and revisit record, sorted; filename = the pack path relative to the
+    /// pack store's root. Without filters every capture in the archive;
+    /// with filters every capture of the selected pages (revisits included).
+    Cdxj(CdxjArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CdxjArgs {
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Write to this file (complete, or not at all) instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -274,9 +298,10 @@ pub enum QueryFormat {
 pub struct QueryArgs {
     #[command(flatten)]
     pub filters: FilterArgs,
-    /// At most this many results (max 100000).
-    #[arg(long, default_value_t = 50)]
-    pub limit: usize,
+    /// At most this many results. Table: default 50, at most 100000.
+    /// jsonl: default all, streamed page by page.
+    #[arg(long)]
+    pub limit: Option<usize>,
     /// Order of the results.
     #[arg(long, value_enum, default_value_t = SortArg::Time)]
     pub sort: SortArg,

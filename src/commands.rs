@@ -7,7 +7,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{Command, JobsCommand};
+use crate::cli::{Command, ExportCommand, JobsCommand};
 use crate::config::Config;
 use crate::pipeline::{self, CrawlRun, JobRun, Progress, RunReport};
 use crate::stores::Stores;
@@ -65,6 +65,7 @@ impl Command {
                 | Command::Fsck(_)
                 | Command::Dedup(_)
                 | Command::Import(_)
+                | Command::Export { .. }
         )
     }
 }
@@ -117,6 +118,9 @@ pub async fn run(
             out.flush()?;
             Ok(())
         }
+        Command::Export {
+            command: ExportCommand::Cdxj(args),
+        } => jobs::off_runtime(|| crate::cdxj::run(stores, args, out, err)),
         Command::Dedup(args) => {
             jobs::off_runtime(|| crate::dedup::run(stores, args, out))?;
             out.flush()?;

@@ -368,53 +368,88 @@ pub fn search_all(stores: &Stores, mut q: Query, limit: usize) -> Result<Vec<ind
     Ok(hits)
 }
 
-/// `harvest query`: results on `out`, warnings on `err`.
+/// Default `--limit` of the table format.
+pub const TABLE_DEFAULT_LIMIT: usize = 50;
+
+/// `harvest query`: results on `out`, warnings on `err`. The table holds at
+/// most [`MAX_LIMIT`] rows; JSON lines are streamed page by page, every
+/// matching row unless `--limit` says otherwise.
 pub fn run_query(
     stores: &Stores,
     args: &QueryArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<()> {
-    let mut q = build_query(&args.filters, Some(args.limit))?;
+    if args.format == QueryFormat::Jsonl {
+        let mut q = FilterSpec::from(&args.filters)
+            .build(args.limit, usize::MAX)
+            .map(|(q, _)| q)
+            .map_err(|e| anyhow::anyhow!(e.cli()))?;
+        q.sort = args.sort.into();
+        warn_unknown_values(stores, &q, err)?;
+        stream_jsonl(stores, q, args.limit, out)?;
+        out.flush()?;
+        return Ok(());
+    }
+    let limit = args.limit.unwrap_or(TABLE_DEFAULT_LIMIT);
+    let mut q = build_query(&args.filters, Some(limit))?;
     q.sort = args.sort.into();
     warn_unknown_values(stores, &q, err)?;
-    let hits = search_all(stores, q, args.limit)?;
+    let hits = search_all(stores, q, limit)?;
     let pages: Vec<&indexer::PageRecord> = hits.iter().map(|h| &h.page).collect();
     let copies = stores.index.copy_counts(&pages)?;
-    match args.format {
-        QueryFormat::Jsonl => {
-            for h in &hits {
-                serde_json::to_writer(&mut *out, &h.page)?;
-                out.write_all(b"\n")?;
-            }
+    // FROM: where the time came from (`fetch`: the page gave none).
+    writeln!(
+        out,
+        "{:<20} {:<7} {:<16} {:<12} {:>8} {:>6}  {:<40}  URL",
+        "TIME (UTC)", "FROM", "SOURCE", "TOPIC", "COMMENTS", "COPIES", "TITLE"
+    )?;
+    for (h, copies) in hits.iter().zip(&copies) {
+        let p = &h.page;
+        let t = p.published.unwrap_or(p.fetched);
+        writeln!(
+            out,
+            "{:<20} {:<7} {:<16} {:<12} {:>8} {:>6}  {:<40}  {}",
+            t.format("%Y-%m-%d %H:%M:%S"),
+            p.published_source().unwrap_or("-"),
+            clip(&p.source, 16),
+            clip(&p.topic, 12),
+            p.comments.map_or("-".to_string(), |c| c.to_string()),
+            copies,
+            clip(&p.title, 40),
+            p.url
+        )?;
+    }
+    writeln!(out, "{} result(s)", hits.len())?;
+    Ok(())
+}
+
+/// Every hit of `q` (up to `limit`) as one JSON object a line, written as
+/// each page of [`CLI_PAGE`] hits arrives: memory is one page.
+pub fn stream_jsonl(
+    stores: &Stores,
+    mut q: Query,
+    limit: Option<usize>,
+    out: &mut dyn Write,
+) -> Result<u64> {
+    let mut written = 0u64;
+    loop {
+        let left = limit.map_or(usize::MAX, |l| l.saturating_sub(written as usize));
+        if left == 0 {
+            return Ok(written);
         }
-        QueryFormat::Table => {
-            // FROM: where the time came from (`fetch`: the page gave none).
-            writeln!(
-                out,
-                "{:<20} {:<7} {:<16} {:<12} {:>8} {:>6}  {:<40}  URL",
-                "TIME (UTC)", "FROM", "SOURCE", "TOPIC", "COMMENTS", "COPIES", "TITLE"
-            )?;
-            for (h, copies) in hits.iter().zip(&copies) {
-                let p = &h.page;
-                let t = p.published.unwrap_or(p.fetched);
-                writeln!(
-                    out,
-                    "{:<20} {:<7} {:<16} {:<12} {:>8} {:>6}  {:<40}  {}",
-                    t.format("%Y-%m-%d %H:%M:%S"),
-                    p.published_source().unwrap_or("-"),
-                    clip(&p.source, 16),
-                    clip(&p.topic, 12),
-                    p.comments.map_or("-".to_string(), |c| c.to_string()),
-                    copies,
-                    clip(&p.title, 40),
-                    p.url
-                )?;
-            }
-            writeln!(out, "{} result(s)", hits.len())?;
+        q.limit = Some(left.min(CLI_PAGE));
+        let page = stores.index.search_page(&q)?;
+        for h in &page.hits {
+            serde_json::to_writer(&mut *out, &h.page)?;
+            out.write_all(b"\n")?;
+            written += 1;
+        }
+        match page.next_cursor {
+            Some(c) => q.cursor = Some(indexer::Cursor::decode(&c)?),
+            None => return Ok(written),
         }
     }
-    Ok(())
 }
 
 /// Cut to `n` characters (not bytes: titles are often Chinese).

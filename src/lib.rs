@@ -4,6 +4,7 @@
 
 pub mod apibench;
 pub mod bench;
+pub mod cdxj;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -26,6 +27,7 @@ pub mod serve;
 pub mod simbench;
 pub mod site;
 pub mod stores;
+pub mod surt;
 
 use std::path::Path;
 

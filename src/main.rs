@@ -75,6 +75,7 @@ fn run(cli: Cli) -> Result<()> {
         | Command::Stats(_)
         | Command::Get(_)
         | Command::Dedup(_)
+        | Command::Export { .. }
         | Command::Reextract(_)
         | Command::Fsck(_)
         | Command::Import(_) => {

@@ -750,6 +750,7 @@ impl Ingest {
                     offset: loc.offset,
                     length: loc.length,
                 },
+                content_type: Some(header_value(&p.page.headers, "content-type")),
             };
             pending.push(Pending {
                 capture,
@@ -1044,6 +1045,7 @@ impl Ingest {
                 self.summary.packs += 1;
             }
             out.captures.push(indexer::Capture {
+                content_type: Some(header_value(&e.headers, "content-type")),
                 url: e.url.clone(),
                 time: e.fetched_at,
                 kind: if revisit {
@@ -1177,6 +1179,7 @@ impl Ingest {
                     offset: loc.offset,
                     length: loc.length,
                 },
+                content_type: Some(header_value(&nm.headers, "content-type")),
             });
             let count = prev.captures + 1;
             let (next_fetch, interval_secs) = if prev.article {

@@ -117,8 +117,8 @@ pub fn find(cfg: &Config) -> Option<ServeInfo> {
 }
 
 /// The arguments of this process after the global options (`-c FILE`,
-/// `-v`, `--log-format F`), with `--plot FILE` made absolute (the server
-/// writes it).
+/// `-v`, `--log-format F`), with `--plot FILE` and `--out FILE` made
+/// absolute (the server writes them).
 pub fn forwarded_args() -> Vec<String> {
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -141,7 +141,7 @@ pub fn forwarded_args() -> Vec<String> {
                 i += 2;
                 continue;
             }
-            "--plot" => {
+            "--plot" | "--out" => {
                 out.push(a.clone());
                 if let Some(v) = raw.get(i + 1) {
                     out.push(cwd.join(v).display().to_string());
@@ -154,6 +154,8 @@ pub fn forwarded_args() -> Vec<String> {
         if a.starts_with("--config=") || a.starts_with("--log-format=") {
         } else if let Some(v) = a.strip_prefix("--plot=") {
             out.push(format!("--plot={}", cwd.join(v).display()));
+        } else if let Some(v) = a.strip_prefix("--out=") {
+            out.push(format!("--out={}", cwd.join(v).display()));
         } else if a.starts_with("-v") && a[1..].chars().all(|c| c == 'v') || a == "--verbose" {
         } else {
             out.push(a.clone());

@@ -143,7 +143,7 @@ impl ReplaySummary {
 /// is the (sanitised) topic, the file name carries `c{cluster}`.
 pub fn pack_place(path: &str, labels: &[String]) -> Option<(String, u32)> {
     let (folder, _) = path.split_once('/')?;
-    let cluster = packer::pack_cluster(path)?;
+    let cluster = packer::PackName::parse(path)?.cluster;
     let topic = labels
         .iter()
         .find(|l| packer::sanitize_topic(l) == folder)
@@ -715,8 +715,16 @@ pub fn index_unindexed(
     for e in &history {
         let path = &paths[e.pack as usize];
         let record = warc::read_record(&stores.packs.read_range(path, e.offset, e.length)?)?;
-        let status = record.http_response().map(|h| h.status).unwrap_or(0);
+        let http = record.http_response().ok();
+        let status = http.as_ref().map_or(0, |h| h.status);
+        let content_type = http.as_ref().map(|h| {
+            h.headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+                .map(|(_, v)| v.clone())
+        });
         captures.push(indexer::Capture {
+            content_type,
             url: e.url.clone(),
             time: e.date,
             kind: match e.kind {

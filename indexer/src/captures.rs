@@ -50,6 +50,25 @@ pub struct Capture {
     pub record_id: String,
     /// Where the record is.
     pub location: PackLocation,
+    /// The Content-Type of the record's HTTP head as written: `Some(None)`
+    /// when it has none, `None` for captures recorded before harvest kept
+    /// it (read it from the record). For `harvest export cdxj`.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub content_type: Option<Option<String>>,
+}
+
+/// A field that is present (even as `null`) is `Some`; a missing one is
+/// `None` (through `default`).
+fn present<'de, D, T>(d: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 fn key(url: &str, time: DateTime<Utc>) -> Vec<u8> {
@@ -138,5 +157,40 @@ impl Index {
             .into_iter()
             .rev()
             .find(|c| c.time <= at))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_type_tells_unknown_from_absent() {
+        let mut c = Capture {
+            url: "http://example.com/".into(),
+            time: Utc::now(),
+            kind: CaptureKind::Response,
+            status: 200,
+            digest: None,
+            record_id: "<urn:uuid:x>".into(),
+            location: PackLocation {
+                path: "p".into(),
+                offset: 0,
+                length: 1,
+            },
+            content_type: None,
+        };
+        for ct in [None, Some(None), Some(Some("text/html".to_string()))] {
+            c.content_type = ct;
+            let json = serde_json::to_string(&c).unwrap();
+            let back: Capture = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, c, "{json}");
+        }
+        // A row written before the field.
+        c.content_type = None;
+        let mut old = serde_json::to_value(&c).unwrap();
+        old.as_object_mut().unwrap().remove("content_type");
+        let back: Capture = serde_json::from_value(old).unwrap();
+        assert_eq!(back.content_type, None);
     }
 }

@@ -1,11 +1,33 @@
-//! Pack layout (`{topic}/{yyyy}/{mm}/{dd}/c{cluster}-{part}.warc.gz`) and the `Packer`, which
-//! keeps one open pack per (topic, day, cluster), rolls over to a new part when a pack is
-//! full, and never appends to a pack written by an earlier process.
+//! Pack layout and the `Packer`, which keeps one open pack per (topic, day, cluster), rolls
+//! over to a new part when a pack is full, and never appends to a pack written by an earlier
+//! process.
+//!
+//! # Pack names
+//!
+//! `{topic}/{yyyy}/{mm}/{dd}/{topic}-{yyyymmdd}-c{cluster}-{created}-{part}-{writer}.warc.gz`
+//! ([`PackName`]), e.g. `news/2024/05/01/news-20240501-c3-20240502101112-00000-k7q2mxa4.warc.gz`:
+//!
+//! - `{topic}` the sanitised topic ([`sanitize_topic`]) and `{yyyymmdd}` the day: the name
+//!   repeats its folder, so two packs in different folders never share a file name;
+//! - `c{cluster}` the K-means cluster of the (topic, day);
+//! - `{created}` when the pack was created (UTC, `yyyymmddhhmmss`);
+//! - `{part}` the part of the family, 5 digits or more: one more than the highest part of the
+//!   family already in the store when a `Packer` first writes to it, then one more per rollover;
+//! - `{writer}` 8 characters (`a-z2-7`, 40 random bits) drawn once per [`Packer`], so two
+//!   processes (or two `Packer`s) writing the same family at once make distinct names.
+//!
+//! Within a folder a name is unique because the store's `create` never overwrites (on
+//! `AlreadyExists` the next part is tried); across folders because the name contains its
+//! folder. A name never changes once written (no renaming), so a CDXJ `filename` or a replay
+//! tool's collection stays valid. Packs written before this scheme are named
+//! `{topic}/{yyyy}/{mm}/{dd}/c{cluster}-{part}.warc.gz` ([`legacy_pack_path`]):
+//! [`PackName::parse`] reads both, the index keeps each page's pack path as it was written, and
+//! a new part follows the highest part of either kind.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use chrono::{Datelike, NaiveDate};
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike, Utc};
 
 use crate::error::{Error, Result};
 use crate::store::{PackStore, PackWriter};
@@ -21,6 +43,12 @@ const MAX_TOPIC_CHARS: usize = 100;
 const EMPTY_TOPIC: &str = "_";
 /// How many part numbers `Packer` tries when another writer keeps winning the race.
 const MAX_CREATE_ATTEMPTS: u32 = 16;
+/// Characters of a writer token ([`PackName::writer`]).
+pub const WRITER_TOKEN_CHARS: usize = 8;
+/// Format of the creation time in a pack name (UTC).
+const CREATED_FORMAT: &str = "%Y%m%d%H%M%S";
+/// Digits a part number is zero-padded to in a pack name (so names list in part order).
+const PART_DIGITS: usize = 5;
 
 /// Settings of a [`Packer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,30 +124,159 @@ fn day_dir(topic: &str, date: NaiveDate) -> String {
     )
 }
 
-/// Path of one pack: `{topic}/{yyyy}/{mm}/{dd}/c{cluster}-{part}.warc.gz`.
-pub fn pack_path(topic: &str, date: NaiveDate, cluster: u32, part: u32) -> String {
-    format!("{}/c{cluster}-{part}{PACK_EXTENSION}", day_dir(topic, date))
+/// Who wrote a pack named the current way, and when it was created.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PackOrigin {
+    /// Creation time (UTC, whole seconds).
+    pub created: NaiveDateTime,
+    /// The writer token of the [`Packer`] that created it (`a-z2-7`).
+    pub writer: String,
 }
 
-/// Parses the part number out of a pack file name `c{cluster}-{part}.warc.gz`.
-fn parse_part(file_name: &str, cluster: u32) -> Option<u32> {
-    let rest = file_name.strip_prefix(&format!("c{cluster}-"))?;
-    let digits = rest.strip_suffix(PACK_EXTENSION)?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
+/// The parts of a pack path (see the module docs for the scheme).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PackName {
+    /// Sanitised topic (the first path segment).
+    pub topic: String,
+    /// Day of the pages.
+    pub date: NaiveDate,
+    /// Cluster within (topic, day).
+    pub cluster: u32,
+    /// Part within (topic, day, cluster).
+    pub part: u32,
+    /// `None` for a pack named the old way (`c{cluster}-{part}.warc.gz`).
+    pub origin: Option<PackOrigin>,
 }
 
-/// The cluster of a pack from its path (the `c{cluster}-` of the file name).
-pub fn pack_cluster(path: &str) -> Option<u32> {
-    let name = path.rsplit('/').next()?;
-    let rest = name.strip_prefix('c')?;
-    let digits: &str = rest.split('-').next()?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+impl PackName {
+    /// Store-relative path: `{topic}/{yyyy}/{mm}/{dd}/{file_name}`.
+    pub fn path(&self) -> String {
+        format!("{}/{}", day_dir(&self.topic, self.date), self.file_name())
+    }
+
+    /// The file name alone: unique across folders for a current name.
+    pub fn file_name(&self) -> String {
+        let (topic, cluster, part) = (sanitize_topic(&self.topic), self.cluster, self.part);
+        match &self.origin {
+            Some(o) => format!(
+                "{topic}-{}-c{cluster}-{}-{part:0width$}-{}{PACK_EXTENSION}",
+                self.date.format("%Y%m%d"),
+                o.created.format(CREATED_FORMAT),
+                o.writer,
+                width = PART_DIGITS
+            ),
+            None => format!("c{cluster}-{part}{PACK_EXTENSION}"),
+        }
+    }
+
+    /// Reads a pack path named either way. Only the last five segments are read
+    /// (`{topic}/{yyyy}/{mm}/{dd}/{file}`), so a path below a prefix parses too. `None` for
+    /// anything else (a `.tmp` file, a torn-pack copy, another cluster's digits...).
+    pub fn parse(path: &str) -> Option<PackName> {
+        let mut segments = path.rsplit('/');
+        let file = segments.next()?;
+        let day: u32 = digits(segments.next()?, 2)?;
+        let month: u32 = digits(segments.next()?, 2)?;
+        let year: i32 = digits(segments.next()?, 4)?;
+        let topic = segments.next()?;
+        if topic.is_empty() || sanitize_topic(topic) != topic {
+            return None;
+        }
+        let date = NaiveDate::from_ymd_opt(year, month, day)?;
+        let stem = file.strip_suffix(PACK_EXTENSION)?;
+        let name = |cluster, part, origin| PackName {
+            topic: topic.to_string(),
+            date,
+            cluster,
+            part,
+            origin,
+        };
+        if let Some(rest) = stem.strip_prefix(&format!("{topic}-{}-c", date.format("%Y%m%d"))) {
+            let mut fields = rest.split('-');
+            let cluster = digits(fields.next()?, 0)?;
+            let created = fields.next()?;
+            if created.len() != 14 || !created.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let created = NaiveDateTime::parse_from_str(created, CREATED_FORMAT).ok()?;
+            let part_field = fields.next()?;
+            if part_field.len() < PART_DIGITS {
+                return None;
+            }
+            let part = digits(part_field, 0)?;
+            let writer = fields.next()?;
+            if writer.is_empty()
+                || !writer
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                || fields.next().is_some()
+            {
+                return None;
+            }
+            return Some(name(
+                cluster,
+                part,
+                Some(PackOrigin {
+                    created,
+                    writer: writer.to_string(),
+                }),
+            ));
+        }
+        let (cluster, part) = stem.strip_prefix('c')?.split_once('-')?;
+        Some(name(digits(cluster, 0)?, digits(part, 0)?, None))
+    }
+}
+
+/// `text` as a number if it is all ASCII digits (and exactly `len` of them, unless 0).
+fn digits<T: std::str::FromStr>(text: &str, len: usize) -> Option<T> {
+    if text.is_empty()
+        || (len > 0 && text.len() != len)
+        || !text.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
-    digits.parse().ok()
+    text.parse().ok()
+}
+
+/// Path of a pack named the current way (see the module docs).
+pub fn pack_path(
+    topic: &str,
+    date: NaiveDate,
+    cluster: u32,
+    part: u32,
+    origin: PackOrigin,
+) -> String {
+    PackName {
+        topic: sanitize_topic(topic),
+        date,
+        cluster,
+        part,
+        origin: Some(origin),
+    }
+    .path()
+}
+
+/// Path of a pack named the old way, `{topic}/{yyyy}/{mm}/{dd}/c{cluster}-{part}.warc.gz` (packs
+/// written before unique names; tests make such archives with it).
+pub fn legacy_pack_path(topic: &str, date: NaiveDate, cluster: u32, part: u32) -> String {
+    PackName {
+        topic: sanitize_topic(topic),
+        date,
+        cluster,
+        part,
+        origin: None,
+    }
+    .path()
+}
+
+/// A fresh writer token: 40 random bits (UUID v4) as 8 lower-case base32 characters.
+pub fn new_writer_token() -> String {
+    let id = uuid::Uuid::new_v4();
+    let token = data_encoding::BASE32_NOPAD
+        .encode(&id.as_bytes()[..5])
+        .to_ascii_lowercase();
+    debug_assert_eq!(token.len(), WRITER_TOKEN_CHARS);
+    token
 }
 
 /// Normalised key of the pack family (so topics that sanitise alike share packs).
@@ -161,9 +318,15 @@ struct OpenPack {
 /// # Restarts
 /// The first write for a family in a process lists the parts already in the store and starts
 /// a new part after the highest one, so it never appends after a tail torn by a crash.
+///
+/// # Names
+/// Every pack it creates carries its writer token ([`Packer::writer`], drawn in
+/// [`Packer::new`]) and its creation time: see the module docs.
 pub struct Packer {
     store: Arc<dyn PackStore>,
     options: PackerOptions,
+    /// This packer's writer token, part of every pack name it makes.
+    writer: String,
     open: HashMap<FamilyKey, OpenPack>,
     /// Highest part used per family in this process (open or closed).
     last_part: HashMap<FamilyKey, u32>,
@@ -186,6 +349,7 @@ impl Packer {
         Self {
             store,
             options,
+            writer: new_writer_token(),
             open: HashMap::new(),
             last_part: HashMap::new(),
             lost: None,
@@ -195,6 +359,11 @@ impl Packer {
     /// The store the packs live in.
     pub fn store(&self) -> &Arc<dyn PackStore> {
         &self.store
+    }
+
+    /// The writer token in the names of the packs this packer creates.
+    pub fn writer(&self) -> &str {
+        &self.writer
     }
 
     /// Paths of the packs currently open for writing, sorted.
@@ -304,10 +473,18 @@ impl Packer {
     fn open_next(&mut self, key: &PackKey, family: &FamilyKey) -> Result<OpenPack> {
         let mut part = match self.last_part.get(family) {
             Some(last) => last.saturating_add(1),
-            None => self.next_part_in_store(key)?,
+            None => self.next_part_in_store(family)?,
         };
+        let origin = PackOrigin {
+            created: Utc::now()
+                .naive_utc()
+                .with_nanosecond(0)
+                .unwrap_or_default(),
+            writer: self.writer.clone(),
+        };
+        let mut path = String::new();
         for _ in 0..MAX_CREATE_ATTEMPTS {
-            let path = pack_path(&key.topic, key.date, key.cluster, part);
+            path = pack_path(&key.topic, key.date, key.cluster, part, origin.clone());
             match self.store.create(&path) {
                 Ok(mut writer) => {
                     self.last_part.insert(family.clone(), part);
@@ -339,30 +516,33 @@ impl Packer {
                 Err(e) => return Err(e),
             }
         }
-        Err(Error::AlreadyExists {
-            path: pack_path(&key.topic, key.date, key.cluster, part),
-        })
+        Err(Error::AlreadyExists { path })
     }
 
-    /// One more than the highest part of this family already in the store (0 if none).
-    /// The highest part may have been left open by a writer that died: its lease is
-    /// recovered ([`PackStore::recover_lease`]) so its synced records become readable; a
+    /// One more than the highest part of this family already in the store, named either way
+    /// (0 if none). The highest part may have been left open by a writer that died: its lease
+    /// is recovered ([`PackStore::recover_lease`]) so its synced records become readable; a
     /// failed recovery is logged, not fatal (the new part does not need it).
-    fn next_part_in_store(&self, key: &PackKey) -> Result<u32> {
-        let dir = day_dir(&key.topic, key.date);
-        let prefix = format!("{dir}/c{}-", key.cluster);
-        let highest = self
-            .store
-            .list(&prefix)?
-            .iter()
-            .filter_map(|e| {
-                let name = e.path.strip_prefix(&dir)?.strip_prefix('/')?;
-                parse_part(name, key.cluster)
-            })
-            .max();
-        if let Some(h) = highest {
-            let path = pack_path(&key.topic, key.date, key.cluster, h);
-            match self.store.recover_lease(&path) {
+    fn next_part_in_store(&self, family: &FamilyKey) -> Result<u32> {
+        let dir = day_dir(&family.topic, family.date);
+        let mut highest: Option<(u32, String)> = None;
+        for entry in self.store.list(&format!("{dir}/"))? {
+            let Some(name) = PackName::parse(&entry.path) else {
+                continue;
+            };
+            if name.topic != family.topic
+                || name.date != family.date
+                || name.cluster != family.cluster
+                || name.path() != entry.path
+            {
+                continue;
+            }
+            if highest.as_ref().is_none_or(|(part, _)| name.part >= *part) {
+                highest = Some((name.part, entry.path));
+            }
+        }
+        if let Some((_, path)) = &highest {
+            match self.store.recover_lease(path) {
                 Ok(true) => {}
                 Ok(false) => {
                     tracing::info!(path = %path, "recovered the lease of a pack left open by an earlier writer")
@@ -372,7 +552,7 @@ impl Packer {
                 }
             }
         }
-        Ok(highest.map_or(0, |h| h.saturating_add(1)))
+        Ok(highest.map_or(0, |(h, _)| h.saturating_add(1)))
     }
 
     /// Drops a pack whose writer failed, trying to keep what was appended before.
@@ -411,39 +591,202 @@ mod tests {
         NaiveDate::from_ymd_opt(2024, 5, 1).unwrap()
     }
 
+    fn origin() -> PackOrigin {
+        PackOrigin {
+            created: NaiveDate::from_ymd_opt(2024, 5, 2)
+                .unwrap()
+                .and_hms_opt(10, 11, 12)
+                .unwrap(),
+            writer: "k7q2mxa4".into(),
+        }
+    }
+
     #[test]
     fn pack_path_follows_layout() {
         assert_eq!(
-            pack_path("military", date(), 3, 0),
+            pack_path("military", date(), 3, 0, origin()),
+            "military/2024/05/01/military-20240501-c3-20240502101112-00000-k7q2mxa4.warc.gz"
+        );
+        assert_eq!(
+            pack_path("../etc/passwd", date(), 0, 123456, origin()),
+            "___etc_passwd/2024/05/01/___etc_passwd-20240501-c0-20240502101112-123456-k7q2mxa4.warc.gz"
+        );
+        assert_eq!(
+            pack_path("", date(), 1, 1, origin()),
+            "_/2024/05/01/_-20240501-c1-20240502101112-00001-k7q2mxa4.warc.gz"
+        );
+        assert_eq!(
+            pack_path("军事", date(), 1, 1, origin()),
+            "军事/2024/05/01/军事-20240501-c1-20240502101112-00001-k7q2mxa4.warc.gz"
+        );
+        assert!(crate::store::validate_path(&pack_path("a/../b", date(), 0, 0, origin())).is_ok());
+        assert_eq!(
+            legacy_pack_path("military", date(), 3, 0),
             "military/2024/05/01/c3-0.warc.gz"
         );
-        assert_eq!(
-            pack_path("../etc/passwd", date(), 0, 12),
-            "___etc_passwd/2024/05/01/c0-12.warc.gz"
-        );
-        assert_eq!(pack_path("", date(), 1, 1), "_/2024/05/01/c1-1.warc.gz");
-        assert_eq!(
-            pack_path("军事", date(), 1, 1),
-            "军事/2024/05/01/c1-1.warc.gz"
-        );
-        assert!(crate::store::validate_path(&pack_path("a/../b", date(), 0, 0)).is_ok());
     }
 
     #[test]
-    fn sanitize_topic_limits_length() {
-        assert_eq!(sanitize_topic(&"x".repeat(500)).chars().count(), 100);
-        assert_eq!(sanitize_topic("Sports-2_x"), "Sports-2_x");
-        assert_eq!(sanitize_topic("a b.c"), "a_b_c");
+    fn pack_names_parse_back_both_ways() {
+        for topic in ["military", "Sports-2_x", "a-20240501-c1", "军事", "_"] {
+            for cluster in [0, 1, 10, 4_000_000] {
+                for part in [0, 7, 99_999, 123_456] {
+                    let current = pack_path(topic, date(), cluster, part, origin());
+                    let name = PackName::parse(&current).unwrap_or_else(|| panic!("{current}"));
+                    assert_eq!(
+                        (name.topic.as_str(), name.date, name.cluster, name.part),
+                        (topic, date(), cluster, part)
+                    );
+                    assert_eq!(name.origin, Some(origin()));
+                    assert_eq!(name.path(), current);
+                    let legacy = legacy_pack_path(topic, date(), cluster, part);
+                    let name = PackName::parse(&legacy).unwrap_or_else(|| panic!("{legacy}"));
+                    assert_eq!(
+                        (name.cluster, name.part, &name.origin),
+                        (cluster, part, &None)
+                    );
+                    assert_eq!(name.path(), legacy);
+                }
+            }
+        }
+        // Below a prefix (a test namespace, an HDFS root given as a path).
+        let nested = PackName::parse("ns/x/military/2024/05/01/c3-0.warc.gz").unwrap();
+        assert_eq!((nested.topic.as_str(), nested.cluster), ("military", 3));
     }
 
     #[test]
-    fn parse_part_only_matches_own_cluster() {
-        assert_eq!(parse_part("c1-0.warc.gz", 1), Some(0));
-        assert_eq!(parse_part("c1-17.warc.gz", 1), Some(17));
-        assert_eq!(parse_part("c10-3.warc.gz", 1), None);
-        assert_eq!(parse_part("c1-.warc.gz", 1), None);
-        assert_eq!(parse_part("c1-+3.warc.gz", 1), None);
-        assert_eq!(parse_part("c1-3.warc.gz.tmp", 1), None);
+    fn foreign_files_are_not_pack_names() {
+        for path in [
+            "t/2024/05/01/c1-.warc.gz",
+            "t/2024/05/01/c1-+3.warc.gz",
+            "t/2024/05/01/c1-3.warc.gz.tmp",
+            "t/2024/05/01/c1-3.warc.gz.torn-20240501",
+            "t/2024/05/01/cx-3.warc.gz",
+            "t/2024/02/30/c1-3.warc.gz",
+            "t/24/05/01/c1-3.warc.gz",
+            "c1-3.warc.gz",
+            "a b/2024/05/01/c1-3.warc.gz",
+            // The name's day must be its folder's.
+            "t/2024/05/01/t-20240502-c1-20240502101112-00000-k7q2mxa4.warc.gz",
+            "u/2024/05/01/t-20240501-c1-20240502101112-00000-k7q2mxa4.warc.gz",
+            "t/2024/05/01/t-20240501-c1-2024050210111-00000-k7q2mxa4.warc.gz",
+            "t/2024/05/01/t-20240501-c1-20240502101112-0000-k7q2mxa4.warc.gz",
+            "t/2024/05/01/t-20240501-c1-20240502101112-00000-.warc.gz",
+            "t/2024/05/01/t-20240501-c1-20240502101112-00000-K7Q2.warc.gz",
+            "t/2024/05/01/t-20240501-c1-20240502101112-00000-ab-cd.warc.gz",
+        ] {
+            assert_eq!(PackName::parse(path), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn writer_tokens_are_short_and_distinct() {
+        let tokens: std::collections::HashSet<String> =
+            (0..1000).map(|_| new_writer_token()).collect();
+        assert_eq!(tokens.len(), 1000);
+        for t in &tokens {
+            assert_eq!(t.len(), WRITER_TOKEN_CHARS);
+            assert!(t
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || (b'2'..=b'7').contains(&b)));
+        }
+    }
+
+    /// Issue 14: pack file names repeated across folders (`c0-0.warc.gz` in many days), so
+    /// pywb renamed them and CDXJ `filename` fields were ambiguous.
+    #[test]
+    fn two_writers_and_many_folders_make_distinct_file_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn PackStore> = Arc::new(LocalPackStore::open(dir.path()).unwrap());
+        let rec = warc::encode_warcinfo("x", &[]);
+        // Two processes writing the same families at the same time, each rolling over.
+        let options = PackerOptions {
+            max_pack_bytes: 1,
+            ..PackerOptions::default()
+        };
+        let mut a = Packer::new(store.clone(), options.clone());
+        let mut b = Packer::new(store.clone(), options);
+        assert_ne!(a.writer(), b.writer());
+        let mut written = std::collections::BTreeSet::new();
+        for topic in ["news", "sports", "军事"] {
+            for day in [1, 2] {
+                for cluster in [0, 1] {
+                    let key = PackKey {
+                        topic: topic.into(),
+                        date: NaiveDate::from_ymd_opt(2024, 5, day).unwrap(),
+                        cluster,
+                    };
+                    for _ in 0..2 {
+                        written.insert(a.write(&key, &rec).unwrap().path);
+                        written.insert(b.write(&key, &rec).unwrap().path);
+                    }
+                }
+            }
+        }
+        a.close_all().unwrap();
+        b.close_all().unwrap();
+        let listed = store.list("").unwrap();
+        assert_eq!(listed.len(), 3 * 2 * 2 * 2 * 2);
+        assert_eq!(listed.len(), written.len());
+        let mut file_names = std::collections::HashSet::new();
+        for entry in &listed {
+            let file_name = entry.path.rsplit('/').next().unwrap();
+            assert!(
+                file_names.insert(file_name.to_string()),
+                "{file_name} twice"
+            );
+            let name = PackName::parse(&entry.path).unwrap();
+            let origin = name.origin.as_ref().unwrap();
+            assert!(origin.writer == a.writer() || origin.writer == b.writer());
+            // The warcinfo record names the file.
+            let bytes = store.read_range(&entry.path, 0, entry.len).unwrap();
+            let (_, _, info) = warc::RecordIter::new(&bytes).next().unwrap().unwrap();
+            assert_eq!(info.header("WARC-Filename"), Some(file_name));
+        }
+        // Concurrent writers may reach the same part of a family: the writer token keeps
+        // their names apart.
+        let news: Vec<PackName> = store
+            .list("news/2024/05/01/")
+            .unwrap()
+            .iter()
+            .filter_map(|e| PackName::parse(&e.path))
+            .filter(|n| n.cluster == 0)
+            .collect();
+        assert!(
+            news.iter().any(|x| news
+                .iter()
+                .any(|y| x.part == y.part && x.origin != y.origin)),
+            "{news:?}"
+        );
+    }
+
+    #[test]
+    fn a_restart_continues_after_old_and_new_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn PackStore> = Arc::new(LocalPackStore::open(dir.path()).unwrap());
+        for path in [
+            legacy_pack_path("news", date(), 2, 4),
+            pack_path("news", date(), 2, 6, origin()),
+            // Other clusters and days do not count.
+            pack_path("news", date(), 3, 9, origin()),
+            legacy_pack_path("news", date(), 20, 9),
+            pack_path("news", date().succ_opt().unwrap(), 2, 9, origin()),
+        ] {
+            store.create(&path).unwrap().close().unwrap();
+        }
+        let mut packer = Packer::new(store.clone(), PackerOptions::default());
+        let key = PackKey {
+            topic: "news".into(),
+            date: date(),
+            cluster: 2,
+        };
+        let loc = packer
+            .write(&key, &warc::encode_warcinfo("x", &[]))
+            .unwrap();
+        packer.close_all().unwrap();
+        let name = PackName::parse(&loc.path).unwrap();
+        assert_eq!((name.cluster, name.part), (2, 7));
+        assert_eq!(name.origin.unwrap().writer, packer.writer());
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!   `hdfs`: `hdfs::HdfsPackStore`), opened from a URL with [`open_store`].
 //! - [`warc`]: one gzip member per record; encode `warcinfo`, `response`, `revisit`; read a
 //!   record back from `(path, offset, length)` or walk a whole pack with [`warc::RecordIter`].
-//! - [`Packer`]: pack layout `{topic}/{yyyy}/{mm}/{dd}/c{cluster}-{part}.warc.gz`, rollover at
+//! - [`Packer`]: pack layout `{topic}/{yyyy}/{mm}/{dd}/{topic}-{yyyymmdd}-c{cluster}-{created}-{part}-{writer}.warc.gz`
+//!   ([`PackName`]: file names unique across folders, writers and restarts), rollover at
 //!   [`PackerOptions::max_pack_bytes`], sync before indexing.
 //! - [`cluster`]: K-means cluster packing (which `c{cluster}` pack of a (topic, day) a page
 //!   goes to) with [`assign_batch`], and its measurements on the real news corpus.
@@ -29,8 +30,8 @@ pub use error::{Error, Result};
 #[cfg(feature = "hdfs")]
 pub use hdfs::{HdfsOptions, HdfsPackStore, HdfsPackWriter};
 pub use layout::{
-    pack_cluster, pack_path, sanitize_topic, Location, PackKey, Packer, PackerOptions,
-    DEFAULT_MAX_PACK_BYTES, PACK_EXTENSION,
+    legacy_pack_path, new_writer_token, pack_path, sanitize_topic, Location, PackKey, PackName,
+    PackOrigin, Packer, PackerOptions, DEFAULT_MAX_PACK_BYTES, PACK_EXTENSION,
 };
 pub use local::{LocalPackStore, LocalPackWriter};
 pub use store::{open_store, validate_path, PackEntry, PackStore, PackWriter};

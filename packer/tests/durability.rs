@@ -121,7 +121,10 @@ fn torn_tail_keeps_good_records_and_restart_starts_a_new_part() {
     let loc = restarted
         .write(&util::key(4), &util::page_record(3).0)
         .expect("write");
-    assert_eq!(loc.path, "technology/2024/05/01/c4-1.warc.gz");
+    assert_eq!(
+        util::pack_name(&loc.path),
+        (4, 1, restarted.writer().to_string())
+    );
     restarted.close_all().expect("close");
     assert_eq!(
         pack_bytes(&dir, &path).len() as u64,
@@ -142,8 +145,19 @@ fn torn_tail_keeps_good_records_and_restart_starts_a_new_part() {
 #[test]
 fn restart_continues_after_the_highest_existing_part() {
     let (_dir, store) = util::local_store();
-    for part in [0, 5] {
-        let path = packer::pack_path("technology", util::key(7).date, 7, part);
+    // Part 0 named the old way, part 5 the current way by another writer.
+    let old = packer::legacy_pack_path("technology", util::key(7).date, 7, 0);
+    let other = packer::pack_path(
+        "technology",
+        util::key(7).date,
+        7,
+        5,
+        packer::PackOrigin {
+            created: util::key(7).date.and_hms_opt(1, 2, 3).expect("time"),
+            writer: "otherwr1".into(),
+        },
+    );
+    for path in [old, other] {
         store.create(&path).expect("create").close().expect("close");
     }
     // Noise that must not count: another cluster and a foreign file.
@@ -161,7 +175,10 @@ fn restart_continues_after_the_highest_existing_part() {
     let loc = packer
         .write(&util::key(7), &util::page_record(0).0)
         .expect("write");
-    assert_eq!(loc.path, "technology/2024/05/01/c7-6.warc.gz");
+    assert_eq!(
+        util::pack_name(&loc.path),
+        (7, 6, packer.writer().to_string())
+    );
     packer.close_all().expect("close");
 }
 
@@ -189,7 +206,12 @@ fn rollover_starts_new_parts_each_with_warcinfo() {
     packer.sync_all().expect("sync");
     packer.close_all().expect("close");
 
-    let parts: Vec<PackEntry> = store.list("technology/2024/05/01/c0-").expect("list");
+    let parts: Vec<PackEntry> = store
+        .list("technology/2024/05/01/")
+        .expect("list")
+        .into_iter()
+        .filter(|e| util::pack_name(&e.path).0 == 0)
+        .collect();
     assert!(parts.len() >= 4, "expected several parts, got {parts:?}");
     for entry in &parts {
         assert!(
@@ -219,10 +241,7 @@ fn rollover_starts_new_parts_each_with_warcinfo() {
 }
 
 fn part_number(path: &str) -> u32 {
-    path.rsplit_once('-')
-        .and_then(|(_, p)| p.strip_suffix(".warc.gz"))
-        .and_then(|p| p.parse().ok())
-        .expect("part number")
+    util::pack_name(path).1
 }
 
 #[test]
@@ -337,7 +356,10 @@ fn failed_writer_with_unsynced_records_fails_the_next_sync() {
     let next = packer
         .write(&util::key(9), &util::page_record(2).0)
         .expect("write");
-    assert_eq!(next.path, "technology/2024/05/01/c9-1.warc.gz");
+    assert_eq!(
+        util::pack_name(&next.path),
+        (9, 1, packer.writer().to_string())
+    );
     packer.sync_all().expect("sync");
     packer.close_all().expect("close");
 }

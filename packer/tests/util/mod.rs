@@ -124,3 +124,18 @@ pub fn warcio(args: &[&str]) -> Output {
     );
     out
 }
+
+/// `(cluster, part, writer)` of a pack path named the current way (panics otherwise): the
+/// tests check names by their parts, the creation time in them being the clock's.
+pub fn pack_name(path: &str) -> (u32, u32, String) {
+    let name = packer::PackName::parse(path).unwrap_or_else(|| panic!("not a pack name: {path}"));
+    let origin = name
+        .origin
+        .unwrap_or_else(|| panic!("named the old way: {path}"));
+    assert_eq!(
+        (name.topic.as_str(), name.date),
+        ("technology", key(0).date),
+        "{path}"
+    );
+    (name.cluster, name.part, origin.writer)
+}

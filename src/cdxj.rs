@@ -1,0 +1,475 @@
+//! `harvest export cdxj`: the archive's captures as a CDXJ index in the
+//! format of pywb's `cdxj-indexer` and OutbackCDX:
+//!
+//! ```text
+//! com,example)/a 20240501101112 {"url": "http://example.com/a", "mime": "text/html", "status": "200", "digest": "sha1:…", "length": "1043", "offset": "333", "filename": "news/2024/05/01/news-20240501-c0-…warc.gz"}
+//! ```
+//!
+//! One line per `response` and `revisit` record (mime `warc/revisit`), as
+//! `cdxj-indexer` indexes them; the SURT key ([`crate::surt`]), the
+//! 14-digit WARC-Date, then the JSON fields in `cdxj-indexer`'s order and
+//! spelling (`json.dumps`: `", "` and `": "`, non-ASCII escaped). `filename`
+//! is the pack path relative to the pack store's root (`cdxj-indexer
+//! --dir-root PACKS` writes the same). Lines are sorted as byte strings,
+//! duplicates dropped (what `cdxj-indexer --sort` does), by an external
+//! merge sort: at most [`SORT_BUFFER_BYTES`] of lines in memory, sorted runs
+//! spilled to temporary files and merged.
+//!
+//! Which captures: without filters, every capture the `captures` table
+//! records (one scan); with filters (the flags of `harvest query`), every
+//! capture of the pages they select (revisit rows included). A page with no
+//! recorded capture (an archive from before the captures table) gets a
+//! line from its page row.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Seek, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
+use indexer::{Capture, CaptureKind, PackLocation, PageRecord};
+
+use crate::cli::CdxjArgs;
+use crate::filters::FilterSpec;
+use crate::stores::Stores;
+
+/// Bytes of lines held in memory before a sorted run is spilled to a file.
+pub const SORT_BUFFER_BYTES: usize = 64 << 20;
+/// Pages read per index call for a filtered export.
+const PAGE_BATCH: usize = 1_000;
+/// `mime` of a revisit record in `cdxj-indexer`'s output.
+pub const REVISIT_MIME: &str = "warc/revisit";
+
+/// The `mime` field `cdxj-indexer` derives from a Content-Type value: what
+/// comes before the first `;` or white space.
+pub fn cdx_mime(content_type: &str) -> &str {
+    let v = content_type.trim();
+    v.split(|c: char| c == ';' || c.is_whitespace())
+        .next()
+        .unwrap_or("")
+        .trim()
+}
+
+/// One record to index.
+#[derive(Debug, Clone)]
+pub struct Entry<'a> {
+    /// WARC-Target-URI.
+    pub url: &'a str,
+    /// WARC-Date.
+    pub time: DateTime<Utc>,
+    /// A `revisit` record (else `response`).
+    pub revisit: bool,
+    /// HTTP status of the record's HTTP head.
+    pub status: u16,
+    /// Content-Type of the HTTP head: `None` = no such header.
+    pub content_type: Option<&'a str>,
+    /// WARC-Payload-Digest (`None`: the record has none).
+    pub digest: Option<&'a str>,
+    /// Where the record is.
+    pub location: &'a PackLocation,
+}
+
+/// The CDXJ line of `e` (with its newline).
+pub fn line(e: &Entry<'_>) -> String {
+    let mut out = String::with_capacity(256);
+    out.push_str(&crate::surt::surt(e.url));
+    out.push(' ');
+    out.push_str(&e.time.format("%Y%m%d%H%M%S").to_string());
+    out.push_str(" {");
+    let status = e.status.to_string();
+    let length = e.location.length.to_string();
+    let offset = e.location.offset.to_string();
+    let mime = if e.revisit {
+        Some(REVISIT_MIME)
+    } else {
+        e.content_type.map(cdx_mime)
+    };
+    let fields = [
+        ("url", Some(e.url)),
+        ("mime", mime),
+        ("status", Some(status.as_str())),
+        ("digest", e.digest),
+        ("length", Some(length.as_str())),
+        ("offset", Some(offset.as_str())),
+        ("filename", Some(e.location.path.as_str())),
+    ];
+    let mut first = true;
+    for (name, value) in fields {
+        let Some(value) = value else { continue };
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+        push_json_string(&mut out, name);
+        out.push_str(": ");
+        push_json_string(&mut out, value);
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// A JSON string as Python's `json.dumps` writes it (`ensure_ascii`): `\"`,
+/// `\\`, `\b \f \n \r \t`, every other character outside `' '..='~'` as
+/// `\uXXXX` (UTF-16, so two escapes beyond the BMP).
+fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            ' '..='~' => out.push(c),
+            _ => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+}
+
+/// Sorts lines with bounded memory: runs of at most `limit` bytes are
+/// sorted and spilled to anonymous temporary files, then merged; equal
+/// lines are written once.
+pub struct LineSorter {
+    limit: usize,
+    buffer: Vec<String>,
+    bytes: usize,
+    runs: Vec<File>,
+}
+
+impl LineSorter {
+    pub fn new(limit: usize) -> LineSorter {
+        LineSorter {
+            limit,
+            buffer: Vec::new(),
+            bytes: 0,
+            runs: Vec::new(),
+        }
+    }
+
+    /// Adds one line (ending in `\n`).
+    pub fn push(&mut self, line: String) -> Result<()> {
+        self.bytes += line.len();
+        self.buffer.push(line);
+        if self.bytes > self.limit {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Sorted runs spilled so far.
+    pub fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        self.buffer.sort_unstable();
+        let file = tempfile::tempfile().context("creating a temporary file for sorting")?;
+        let mut w = BufWriter::new(file);
+        let mut last: Option<&String> = None;
+        for line in &self.buffer {
+            if last != Some(line) {
+                w.write_all(line.as_bytes())?;
+            }
+            last = Some(line);
+        }
+        let mut file = w.into_inner().map_err(|e| e.into_error())?;
+        file.rewind()?;
+        self.runs.push(file);
+        self.buffer.clear();
+        self.bytes = 0;
+        Ok(())
+    }
+
+    /// Writes every line, sorted, each distinct line once; returns how many.
+    pub fn finish(mut self, out: &mut dyn Write) -> Result<u64> {
+        let mut written = 0u64;
+        if self.runs.is_empty() {
+            self.buffer.sort_unstable();
+            self.buffer.dedup();
+            for line in &self.buffer {
+                out.write_all(line.as_bytes())?;
+            }
+            return Ok(self.buffer.len() as u64);
+        }
+        if !self.buffer.is_empty() {
+            self.spill()?;
+        }
+        let mut readers: Vec<BufReader<File>> = self.runs.drain(..).map(BufReader::new).collect();
+        let mut heap = BinaryHeap::new();
+        for (i, r) in readers.iter_mut().enumerate() {
+            if let Some(line) = next_line(r)? {
+                heap.push(Reverse((line, i)));
+            }
+        }
+        let mut last = String::new();
+        while let Some(Reverse((line, i))) = heap.pop() {
+            if line != last {
+                out.write_all(line.as_bytes())?;
+                written += 1;
+            }
+            if let Some(next) = next_line(&mut readers[i])? {
+                heap.push(Reverse((next, i)));
+            }
+            last = line;
+        }
+        Ok(written)
+    }
+}
+
+fn next_line(r: &mut BufReader<File>) -> Result<Option<String>> {
+    let mut line = String::new();
+    if r.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some(line))
+}
+
+/// The Content-Type of the HTTP head of the record at `loc` (`None` = no
+/// such header): for captures recorded before the pipeline kept it.
+fn content_type_in_pack(stores: &Stores, loc: &PackLocation) -> Result<Option<String>> {
+    let record = crate::filters::read_at(stores, loc)?;
+    let http = record
+        .http_response()
+        .with_context(|| format!("the record at {}:{} has no HTTP head", loc.path, loc.offset))?;
+    Ok(http
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.clone()))
+}
+
+/// The line of one capture.
+fn capture_line(stores: &Stores, c: &Capture) -> Result<String> {
+    let revisit = c.kind != CaptureKind::Response;
+    let content_type = match (&c.content_type, revisit) {
+        (_, true) => None,
+        (Some(known), false) => known.clone(),
+        (None, false) => content_type_in_pack(stores, &c.location)?,
+    };
+    // A 304's revisit record has no WARC-Payload-Digest (the capture keeps
+    // the unchanged payload's): cdxj-indexer writes no digest for it.
+    let digest = match c.kind {
+        CaptureKind::NotModified => None,
+        _ => c.digest.as_deref(),
+    };
+    Ok(line(&Entry {
+        url: &c.url,
+        time: c.time,
+        revisit,
+        status: c.status,
+        content_type: content_type.as_deref(),
+        digest,
+        location: &c.location,
+    }))
+}
+
+/// The line of a page row without recorded captures.
+fn page_line(stores: &Stores, p: &PageRecord) -> Result<String> {
+    let location = p.location();
+    let content_type = if p.revisit {
+        None
+    } else {
+        content_type_in_pack(stores, &location)?
+    };
+    Ok(line(&Entry {
+        url: &p.url,
+        time: p.fetched,
+        revisit: p.revisit,
+        status: p.status,
+        content_type: content_type.as_deref(),
+        digest: Some(&p.digest),
+        location: &location,
+    }))
+}
+
+/// Every line of the selection into `sorter`.
+fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Result<()> {
+    if *spec == FilterSpec::default() {
+        let mut failed = None;
+        let mut seen = 0u64;
+        stores.index.each_capture(&mut |c| {
+            seen += 1;
+            match capture_line(stores, &c).and_then(|l| sorter.push(l)) {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if seen > 0 {
+            return Ok(());
+        }
+        // No captures table: an archive from before it; its page rows.
+    }
+    let (mut q, _) = spec
+        .build(None, usize::MAX)
+        .map_err(|e| anyhow::anyhow!(e.cli()))?;
+    q.include_revisits = true;
+    q.sort = indexer::Sort::TimeAsc;
+    loop {
+        q.limit = Some(PAGE_BATCH);
+        let page = stores.index.search_page(&q)?;
+        for hit in &page.hits {
+            let captures = stores.index.captures_of(&hit.page.url)?;
+            if captures.is_empty() {
+                sorter.push(page_line(stores, &hit.page)?)?;
+            }
+            for c in &captures {
+                sorter.push(capture_line(stores, c)?)?;
+            }
+        }
+        match page.next_cursor {
+            Some(c) => q.cursor = Some(indexer::Cursor::decode(&c)?),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// Writes the CDXJ lines of the selection to `out`; returns how many.
+pub fn export(stores: &Stores, spec: &FilterSpec, out: &mut dyn Write) -> Result<u64> {
+    let mut sorter = LineSorter::new(SORT_BUFFER_BYTES);
+    collect(stores, spec, &mut sorter)?;
+    let runs = sorter.runs();
+    let n = sorter.finish(out)?;
+    tracing::info!(lines = n, spilled_runs = runs, "exported CDXJ");
+    Ok(n)
+}
+
+/// `harvest export cdxj`: to `--out` (written to a temporary name beside it,
+/// renamed when complete) or to `out`.
+pub fn run(
+    stores: &Stores,
+    args: &CdxjArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    let spec = FilterSpec::from(&args.filters);
+    match &args.out {
+        None => {
+            export(stores, &spec, out)?;
+            out.flush()?;
+        }
+        Some(path) => {
+            let n = export_to_file(stores, &spec, path)?;
+            writeln!(err, "harvest: {n} CDXJ lines written to {}", path.display())?;
+        }
+    }
+    Ok(())
+}
+
+fn export_to_file(stores: &Stores, spec: &FilterSpec, path: &Path) -> Result<u64> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("--out {}: not a file name", path.display()))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let file = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let mut w = BufWriter::new(file);
+    let result = export(stores, spec, &mut w).and_then(|n| {
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        Ok(n)
+    });
+    match result {
+        Ok(n) => {
+            std::fs::rename(&tmp, path)
+                .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+            Ok(n)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mime_is_the_content_type_before_parameters() {
+        assert_eq!(cdx_mime("text/html; charset=utf-8"), "text/html");
+        assert_eq!(cdx_mime(" text/html "), "text/html");
+        assert_eq!(cdx_mime("text/html;charset=utf-8"), "text/html");
+        assert_eq!(cdx_mime(""), "");
+    }
+
+    #[test]
+    fn json_strings_are_escaped_like_python() {
+        let mut s = String::new();
+        push_json_string(&mut s, "a\"b\\c\n/é军😀\u{7f}");
+        assert_eq!(s, r#""a\"b\\c\n/\u00e9\u519b\ud83d\ude00\u007f""#);
+    }
+
+    #[test]
+    fn a_line_has_the_fields_of_cdxj_indexer() {
+        let loc = PackLocation {
+            path: "t/2024/05/01/c0-0.warc.gz".into(),
+            offset: 333,
+            length: 1043,
+        };
+        let time = DateTime::parse_from_rfc3339("2024-05-01T10:11:12.5Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let mut e = Entry {
+            url: "http://www.example.com/a?b=1",
+            time,
+            revisit: false,
+            status: 200,
+            content_type: Some("text/html; charset=utf-8"),
+            digest: Some("sha1:AAAA"),
+            location: &loc,
+        };
+        assert_eq!(
+            line(&e),
+            "com,example)/a?b=1 20240501101112 {\"url\": \"http://www.example.com/a?b=1\", \"mime\": \"text/html\", \"status\": \"200\", \"digest\": \"sha1:AAAA\", \"length\": \"1043\", \"offset\": \"333\", \"filename\": \"t/2024/05/01/c0-0.warc.gz\"}\n"
+        );
+        e.content_type = None;
+        assert!(!line(&e).contains("mime"));
+        e.revisit = true;
+        assert!(line(&e).contains("\"mime\": \"warc/revisit\""));
+    }
+
+    #[test]
+    fn the_external_sort_equals_an_in_memory_sort() {
+        // Lines out of order, with repeats, through runs of ~100 bytes.
+        let mut x: u64 = 7;
+        let mut lines = Vec::new();
+        for _ in 0..2000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            lines.push(format!("k{} {}\n", (x >> 33) % 500, (x >> 20) % 3));
+        }
+        let mut sorter = LineSorter::new(100);
+        for l in &lines {
+            sorter.push(l.clone()).unwrap();
+        }
+        assert!(sorter.runs() > 10);
+        let mut out = Vec::new();
+        let n = sorter.finish(&mut out).unwrap();
+        let mut expected = lines.clone();
+        expected.sort();
+        expected.dedup();
+        assert_eq!(n, expected.len() as u64);
+        assert_eq!(String::from_utf8(out).unwrap(), expected.concat());
+    }
+}
