@@ -27,6 +27,7 @@ use crate::stores::Stores;
 pub fn run(args: &BenchArgs) -> Result<()> {
     match args.kind {
         BenchKind::Ingest => ingest(args),
+        BenchKind::Requisites => requisites(args),
         BenchKind::Resume => resume(args),
         BenchKind::Recrawl => recrawl(args),
         BenchKind::Frontier => frontier(args),
@@ -608,6 +609,94 @@ fn ingest(args: &BenchArgs) -> Result<()> {
         ours.run.peak_rss_kb as f64 / theirs.peak_rss_kb.max(1) as f64,
         s.failures_total(),
         bench.pages_on_site,
+    );
+    Ok(())
+}
+
+/// Issue 14 item 1: the first full crawl with requisites off and on, beside
+/// `wget --page-requisites`.
+fn requisites(args: &BenchArgs) -> Result<()> {
+    let wget = which("wget").context(
+        "the peer `wget` is not installed (apt-get install wget); the benchmark needs it",
+    )?;
+    let bench = CrawlBench::start(args)?;
+    let mut rows = Vec::new();
+    for on in [false, true] {
+        let name = if on {
+            "requisites-on"
+        } else {
+            "requisites-off"
+        };
+        let (config, _) = bench.config(name)?;
+        let text = std::fs::read_to_string(&config)?;
+        let mut raw: RawConfig = toml::from_str(&text)?;
+        raw.crawl.requisites = Some(on);
+        std::fs::write(&config, toml::to_string(&raw)?)?;
+        let before = bench.served.requests()?;
+        let run = bench.crawl(&config, || false)?;
+        let requests = bench.served.requests()? - before;
+        let s = run.summary();
+        let embeds = s.embeds;
+        rows.push((
+            format!(
+                "harvest crawl, requisites {}",
+                if on { "on" } else { "off" }
+            ),
+            s.pages,
+            embeds,
+            run.run.secs,
+            requests,
+            s.pack_bytes,
+        ));
+    }
+    let wget_dir = bench.dir.join("wget-p");
+    std::fs::create_dir_all(&wget_dir)?;
+    let mut cmd = Command::new(&wget);
+    cmd.current_dir(&wget_dir)
+        .args(["--recursive", "--page-requisites", "--no-verbose"])
+        .arg(format!(
+            "--level={}",
+            bench.depth.map_or("inf".to_string(), |d| d.to_string())
+        ))
+        .args(["--warc-file=wget", "--no-warc-keep-log"])
+        .arg(&bench.seed);
+    let before = bench.served.requests()?;
+    let theirs = run_child(cmd, || false)?;
+    let their_requests = bench.served.requests()? - before;
+    if !theirs.status.success() && theirs.status.code() != Some(8) {
+        bail!("wget failed: {}", theirs.stderr);
+    }
+    let host_dir = bench.seed.trim_start_matches("http://");
+    let host_dir = host_dir.split('/').next().unwrap_or_default();
+    let (wget_pages, _) = count_html_files(&wget_dir.join(host_dir))?;
+    let wget_files = files_under(&wget_dir.join(host_dir)).len() as u64;
+    let warc_bytes = dir_bytes(&wget_dir) - dir_bytes(&wget_dir.join(host_dir));
+    rows.push((
+        "wget --recursive --page-requisites".to_string(),
+        wget_pages,
+        wget_files.saturating_sub(wget_pages),
+        theirs.secs,
+        their_requests,
+        warc_bytes,
+    ));
+    println!(
+        "{:<36} {:>7} {:>7} {:>8} {:>9} {:>9} {:>10}",
+        "crawler", "pages", "embeds", "s", "pages/s", "requests", "archive MB"
+    );
+    for (name, pages, embeds, secs, requests, bytes) in &rows {
+        println!(
+            "{name:<36} {pages:>7} {embeds:>7} {secs:>8.1} {:>9.1} {requests:>9} {:>10.1}",
+            rate(*pages, *secs),
+            mb(*bytes, 1.0)
+        );
+    }
+    let (off, on) = (&rows[0], &rows[1]);
+    println!(
+        "requisites on/off: {:.2}x the time, {} more requests, {:.1} MB more archive; harvest with requisites / wget -p: {:.2}x pages/s",
+        on.3 / off.3.max(1e-9),
+        on.4.saturating_sub(off.4),
+        mb(on.5.saturating_sub(off.5), 1.0),
+        rate(on.1, on.3) / rate(rows[2].1, rows[2].3).max(1e-9)
     );
     Ok(())
 }

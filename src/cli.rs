@@ -562,6 +562,10 @@ pub enum BenchKind {
     /// First full crawl (`harvest crawl` as a child process, durable queue)
     /// on a loopback site vs `wget --recursive --warc-file`: pages/s, peak RSS.
     Ingest,
+    /// The first full crawl with `[crawl] requisites` off and on, beside
+    /// `wget --recursive --page-requisites --warc-file`: pages/s, requests,
+    /// embeds archived, archive bytes.
+    Requisites,
     /// The same crawl SIGKILLed at about half its pages and taken up by a
     /// second `harvest crawl`, vs the uninterrupted crawl: wall time, pages
     /// archived once, pages fetched twice.

@@ -14,6 +14,10 @@
 //!   at ingest by SimHash) of the selected pages with two or more copies;
 //!   each lists every recorded copy, selected or not (a story's spread).
 //!   Their bytes are stored in full: no bytes saved.
+//! - **Near-duplicate image groups**: the images archived with the selected
+//!   pages (`[crawl] images` / `requisites`, `images` table) whose pHashes
+//!   are within [`classifier::imagehash::HashKind::threshold`] of each other
+//!   (transitively): a photo and its re-encoded, resized, recompressed copies.
 //! - **Per source** (the seed's upload record): pages, captures, exact
 //!   duplicates (captures of a digest captured earlier), near-duplicates
 //!   (pages that repeat an earlier story), stories its pages belong to, and
