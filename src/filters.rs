@@ -644,6 +644,38 @@ pub fn get_original_at(
     at: chrono::DateTime<chrono::Utc>,
     whole_record: bool,
 ) -> Result<Vec<u8>> {
+    let mut url = url.to_string();
+    let mut seen = std::collections::HashSet::new();
+    loop {
+        match capture_bytes_at(stores, &url, at, whole_record)? {
+            Captured::Bytes(b) => return Ok(b),
+            Captured::Redirect(target) => {
+                if !seen.insert(url.clone()) || seen.len() > MAX_GET_REDIRECTS {
+                    anyhow::bail!(
+                        "{url}: the archived redirects loop or go on past {MAX_GET_REDIRECTS}"
+                    );
+                }
+                url = target;
+            }
+        }
+    }
+}
+
+/// Redirects `harvest get` follows through the archive.
+const MAX_GET_REDIRECTS: usize = 10;
+
+/// A capture's bytes, or the target of an archived redirect.
+enum Captured {
+    Bytes(Vec<u8>),
+    Redirect(String),
+}
+
+fn capture_bytes_at(
+    stores: &Stores,
+    url: &str,
+    at: chrono::DateTime<chrono::Utc>,
+    whole_record: bool,
+) -> Result<Captured> {
     let history = stores.index.captures_of(url)?;
     if history.is_empty() {
         anyhow::bail!(
@@ -658,7 +690,21 @@ pub fn get_original_at(
         );
     };
     if whole_record {
-        return Ok(record_bytes(&read_at(stores, &c.location)?));
+        return Ok(Captured::Bytes(record_bytes(&read_at(
+            stores,
+            &c.location,
+        )?)));
+    }
+    if (300..400).contains(&c.status) && c.status != 304 {
+        // An archived redirect: its own record holds the Location.
+        let http = read_at(stores, &c.location)?.http_response()?;
+        let location = http
+            .header("location")
+            .with_context(|| format!("the archived {} of {url} has no Location", c.status))?;
+        let target = url::Url::parse(url)
+            .and_then(|base| base.join(location.trim()))
+            .with_context(|| format!("the archived redirect of {url} to {location:?}"))?;
+        return Ok(Captured::Redirect(target.to_string()));
     }
     let loc = match c.kind {
         indexer::CaptureKind::Response => c.location.clone(),
@@ -680,7 +726,7 @@ pub fn get_original_at(
             loc.path, loc.offset
         )
     })?;
-    Ok(http.body)
+    Ok(Captured::Bytes(http.body))
 }
 
 /// The WARC record of `page`, read from its pack by path + offset + length;

@@ -79,6 +79,9 @@ pub struct IngestSummary {
     /// Discovered URLs not queued, by reason (`url_too_long`,
     /// `repeated_segments`, `host_limit`, `private_address`, ...).
     pub refused: BTreeMap<String, u64>,
+    /// Redirect (3xx) and error (4xx, 5xx) answers archived as `response`
+    /// records (with the page a redirect led to, or on their own).
+    pub answers: u64,
     /// Embedded resources archived with their pages (`[crawl] images`,
     /// `requisites`): response or revisit records, not index rows.
     pub embeds: u64,
@@ -154,6 +157,12 @@ impl IngestSummary {
             "not modified   {:>8}   (304: revisit records, links followed from the stored copy)\n",
             self.not_modified
         ));
+        if self.answers > 0 {
+            out.push_str(&format!(
+                "answers        {:>8}   (redirects and error answers archived)\n",
+                self.answers
+            ));
+        }
         if self.embeds > 0 || !self.embed_failures.is_empty() {
             out.push_str(&format!(
                 "embeds         {:>8}   ({} bytes, {} seen before, {} images hashed; {} not fetched)\n",
@@ -326,7 +335,8 @@ impl Analyser {
         stored: Option<Stored>,
     ) -> AnalysedEmbed {
         let digest = warc::payload_digest(&embed.body);
-        let image = (embed.content_type.starts_with("image/")
+        let image = (embed.kind != crawler::extract::EmbedKind::Answer
+            && embed.content_type.starts_with("image/")
             && embed.content_type != "image/svg+xml")
             .then(|| self.image_hasher.hash_bytes(&embed.body).ok())
             .flatten();
@@ -1037,9 +1047,13 @@ impl Ingest {
                     entry.first_location = first.clone();
                 }
             }
-            self.summary.embeds += 1;
-            self.summary.embed_bytes += e.body.len() as u64;
-            self.summary.embed_duplicates += u64::from(revisit);
+            if e.kind == crawler::extract::EmbedKind::Answer {
+                self.summary.answers += 1;
+            } else {
+                self.summary.embeds += 1;
+                self.summary.embed_bytes += e.body.len() as u64;
+                self.summary.embed_duplicates += u64::from(revisit);
+            }
             self.summary.pack_bytes += loc.length;
             if self.packs_seen.insert(loc.path.clone()) {
                 self.summary.packs += 1;

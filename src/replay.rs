@@ -275,15 +275,11 @@ impl<'a> Replay<'a> {
         stored: Option<Stored>,
         page_url: Option<String>,
     ) -> Result<bool> {
-        if !(200..300).contains(&response.status) {
-            self.summary
-                .skip(format!("HTTP status {}", response.status / 100 * 100));
-            return Ok(false);
-        }
         let content_type = crawler::archived::content_type_of(&response.headers);
-        if !self.wanted_type(&content_type) {
-            // Not a page: an image, stylesheet, script... the archive keeps
-            // as an embed (a capture, a digest, an image's hashes).
+        if !(200..300).contains(&response.status) || !self.wanted_type(&content_type) {
+            // Not a page: a redirect or error answer, or an image,
+            // stylesheet, script... the archive keeps as an embed (a
+            // capture, a digest, an image's hashes).
             self.embeds.push(PendingEmbed {
                 response,
                 content_type,
@@ -365,7 +361,9 @@ impl<'a> Replay<'a> {
             let page_url = e.page_url;
             let content_type = e.content_type;
             e.response.normalise(max_body).map(|r| {
-                let kind = if content_type.starts_with("image/") {
+                let kind = if !(200..300).contains(&r.status) {
+                    crawler::extract::EmbedKind::Answer
+                } else if content_type.starts_with("image/") {
                     crawler::extract::EmbedKind::Image
                 } else if content_type == "text/css" {
                     crawler::extract::EmbedKind::Stylesheet

@@ -18,7 +18,7 @@ use crate::charset;
 use crate::config::CrawlConfig;
 use crate::error::Result;
 use crate::event::{
-    CrawlEvent, CrawlSummary, FailureKind, FetchedPage, NotModifiedPage, UrlHistory,
+    CrawlEvent, CrawlSummary, FailureKind, FetchedEmbed, FetchedPage, NotModifiedPage, UrlHistory,
 };
 use crate::extract::{self, PublishedFrom};
 use crate::fetch::{self, RobotsFetch};
@@ -610,6 +610,41 @@ struct PendingPage {
     ip_address: Option<String>,
     depth: u32,
     time_ctx: extract::TimeContext,
+    /// The redirect answers on the way to it (archived after the page).
+    hops: Vec<FetchedEmbed>,
+}
+
+/// Bodies of redirect and error answers are archived up to this size.
+const MAX_ANSWER_BODY: u64 = 1 << 20;
+
+/// A redirect or error answer as a record to archive (its body read up to
+/// [`MAX_ANSWER_BODY`]; `None` when it cannot be read).
+async fn answer_record(
+    resp: reqwest::Response,
+    url: &Url,
+    fetched_at: chrono::DateTime<Utc>,
+) -> Option<FetchedEmbed> {
+    let status = resp.status();
+    let status_line = format!("{:?} {}", resp.version(), status);
+    let ip_address = resp.remote_addr().map(|a| a.ip().to_string());
+    let headers = resp.headers().clone();
+    let content_type = headers
+        .get(CONTENT_TYPE)
+        .map(|v| fetch::media_type(&String::from_utf8_lossy(v.as_bytes())))
+        .unwrap_or_default();
+    let body = fetch::read_body(resp, MAX_ANSWER_BODY).await.ok()?;
+    Some(FetchedEmbed {
+        url: url.to_string(),
+        page_url: String::new(),
+        kind: extract::EmbedKind::Answer,
+        fetched_at,
+        status: status.as_u16(),
+        status_line,
+        headers: fetch::stored_headers(&headers, body.len()),
+        body,
+        content_type,
+        ip_address,
+    })
 }
 
 /// Takes a URL that produced no page out of the queue.
@@ -634,6 +669,7 @@ async fn process(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
 /// page budgets), queues its links and reports it.
 async fn analyse_page(shared: Arc<Shared>, p: PendingPage) {
     let page_url = p.url.clone();
+    let hops = p.hops;
     let limits = shared.cfg.page_limits;
     let (header_charset, time_ctx) = (p.header_charset.clone(), p.time_ctx);
     let body = p.body;
@@ -688,6 +724,11 @@ async fn analyse_page(shared: Arc<Shared>, p: PendingPage) {
         extract: extracted,
     };
     shared.emit(CrawlEvent::Page(Box::new(page))).await;
+    for mut hop in hops {
+        hop.page_url = page_url_text.clone();
+        shared.summary().answers += 1;
+        shared.emit(CrawlEvent::Embed(Box::new(hop))).await;
+    }
     fetch_embeds(&shared, &page_url_text, embeds).await;
 }
 
@@ -749,6 +790,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
     let mut current = url;
     let mut chain: HashSet<String> = HashSet::from([requested.clone()]);
     let mut hops = 0u32;
+    let mut answers: Vec<FetchedEmbed> = Vec::new();
     let cfg = &shared.cfg;
     loop {
         if cfg.respect_robots {
@@ -811,7 +853,10 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
                 .headers()
                 .get(LOCATION)
                 .map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
-            drop(resp);
+            // The redirect is archived with the page it leads to.
+            if let Some(a) = answer_record(resp, &current, fetched_at).await {
+                answers.push(a);
+            }
             drop(permit);
             let Some(location) = location else {
                 let msg = format!("{status} without Location");
@@ -885,7 +930,16 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
             }));
         }
         if !status.is_success() {
-            drop(resp);
+            // An error answer is archived as fetched (with the redirects
+            // that led to it); the URL still counts as a failure.
+            let answer = answer_record(resp, &current, fetched_at).await;
+            drop(permit);
+            answers.extend(answer);
+            let count = answers.len() as u64;
+            for a in answers {
+                shared.emit(CrawlEvent::Embed(Box::new(a))).await;
+            }
+            shared.summary().answers += count;
             let msg = format!("HTTP status {status}");
             return shared
                 .fail(
@@ -955,6 +1009,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
             ip_address,
             depth,
             time_ctx,
+            hops: answers,
         }));
     }
 }

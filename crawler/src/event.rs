@@ -235,6 +235,9 @@ pub struct CrawlSummary {
     pub pages: u64,
     /// Embedded resources fetched and sent as [`CrawlEvent::Embed`].
     pub embeds: u64,
+    /// Redirect and error answers sent as [`CrawlEvent::Embed`] (kind
+    /// `Answer`) to be archived.
+    pub answers: u64,
     /// Embeds that could not be fetched (or were refused, not allowed by
     /// robots.txt, too large), by reason.
     pub embed_failures: BTreeMap<String, u64>,

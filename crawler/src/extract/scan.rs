@@ -92,6 +92,9 @@ pub enum EmbedKind {
     Media,
     /// `url(...)` of a stylesheet (fonts, backgrounds).
     StyleAsset,
+    /// Not embedded: a redirect (3xx) or error (4xx, 5xx) answer of a page
+    /// URL, archived as fetched.
+    Answer,
 }
 
 impl EmbedKind {
@@ -103,6 +106,7 @@ impl EmbedKind {
             EmbedKind::Icon => "icon",
             EmbedKind::Media => "media",
             EmbedKind::StyleAsset => "style-asset",
+            EmbedKind::Answer => "answer",
         }
     }
 }
