@@ -228,10 +228,17 @@ fn cdxj_export_equals_pywb_cdxj_indexer_field_by_field() {
         kinds["revisit"] > 100 && kinds["response"] > 300,
         "{kinds:?}"
     );
+    let key = |l: &&str| l.splitn(3, ' ').take(2).collect::<Vec<_>>().join(" ");
+    let our_keys: std::collections::BTreeSet<String> = ours_lines.iter().map(key).collect();
+    let missing: Vec<&&str> = theirs_lines
+        .iter()
+        .filter(|l| !our_keys.contains(&key(l)))
+        .take(5)
+        .collect();
     assert_eq!(
         ours_lines.len(),
         theirs_lines.len(),
-        "harvest exported {} lines, cdxj-indexer wrote {}",
+        "harvest exported {} lines, cdxj-indexer wrote {}; lines harvest lacks: {missing:?}",
         ours_lines.len(),
         theirs_lines.len()
     );
