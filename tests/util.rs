@@ -175,6 +175,15 @@ pub struct PackedRecord {
     pub record_id: String,
     /// `WARC-Concurrent-To`, when the record has one.
     pub concurrent_to: Option<String>,
+    /// HTTP status of a response or revisit record (0 for others).
+    pub status: u16,
+}
+
+impl PackedRecord {
+    /// A page's record (2xx), not a redirect or error answer.
+    pub fn is_page_answer(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
 }
 
 /// Walk every record of every pack with the WARC reader.
@@ -188,8 +197,10 @@ pub fn walk_packs(ws: &Workspace) -> Vec<PackedRecord> {
             if kind == "warcinfo" {
                 continue;
             }
+            let http = rec.http_response().ok();
+            let status = http.as_ref().map_or(0, |h| h.status);
             let body = if kind == "response" {
-                rec.http_response().expect("http response").body
+                http.expect("http response").body
             } else {
                 Vec::new()
             };
@@ -204,6 +215,7 @@ pub fn walk_packs(ws: &Workspace) -> Vec<PackedRecord> {
                 body,
                 record_id: rec.record_id().unwrap_or_default().to_string(),
                 concurrent_to: rec.header("WARC-Concurrent-To").map(str::to_string),
+                status,
             });
         }
     }
