@@ -11,6 +11,10 @@ cd "$(dirname "$0")/.."
 ./indexer/tests/fetch-news.sh
 ./deploy/data/fetch-neardup.sh
 ./deploy/data/fetch-images.sh
+# tests/pywb.rs: the demo's pages with the CSS, scripts and icons they embed.
+./deploy/data/fetch-debian.sh libreoffice-help-zh-cn libreoffice-help-common >/dev/null
+# The Python peers (pinned): warcio, cdxj-indexer, pywb (in deploy/cache/pywb-venv).
+./deploy/data/install-test-peers.sh
 # Build the cluster's class path once up front (the Rust guard would do it on
 # first use; doing it here keeps the Maven download out of a test's timeout).
 ./deploy/testcluster/build.sh

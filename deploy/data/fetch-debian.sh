@@ -3,6 +3,7 @@
 # and extract them into deploy/cache/ (gitignored).
 #
 #   deploy/data/fetch-debian.sh                       # libreoffice-help-zh-cn (demo site + corpus)
+#   deploy/data/fetch-debian.sh libreoffice-help-common  # its CSS, scripts, icons (tests/pywb.rs)
 #   deploy/data/fetch-debian.sh postgresql-doc-15     # PostgreSQL 15 HTML docs (benchmarks)
 #   deploy/data/fetch-debian.sh all
 #
@@ -17,6 +18,7 @@ set -euo pipefail
 # package | pinned version (Debian 12 "bookworm" main) | sha256 of the .deb
 PINS=(
   "libreoffice-help-zh-cn|4:7.4.7-1+deb12u14|db867cdece4c2f9c7eebe65e519c6cf386fdcf49d6e061db3dffec893b3e1dee"
+  "libreoffice-help-common|4:7.4.7-1+deb12u14|cb2614d0d6c55d58ad3a20b6d788ca93df8f4c70baeec269f078aa8ab3100f86"
   "postgresql-doc-15|15.18-0+deb12u1|3c598277a463c44d672daa2c335deb8d8252e1852fb025fd4578ea2d9a1b90f0"
 )
 DEFAULT_PACKAGE="libreoffice-help-zh-cn"
