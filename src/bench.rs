@@ -545,29 +545,23 @@ fn ingest(args: &BenchArgs) -> Result<()> {
     let s = ours.summary();
 
     // wget: same site, same robots.txt, same depth, WARC output.
-    let wget_dir = bench.dir.join("wget");
-    std::fs::create_dir_all(&wget_dir)?;
-    let mut cmd = Command::new(&wget);
-    cmd.current_dir(&wget_dir)
-        .args(["--recursive", "--no-verbose"])
-        .arg(format!(
-            "--level={}",
-            bench.depth.map_or("inf".to_string(), |d| d.to_string())
-        ))
-        .args(["--warc-file=wget", "--no-warc-keep-log", "--warc-cdx"])
-        .args(["--reject-regex", r"\.(png|css|js|svg|gif|jpg|woff2?|ttf)$"])
-        .arg(&bench.seed);
-    let before = bench.served.requests()?;
-    let theirs = run_child(cmd, || false)?;
-    let their_requests = bench.served.requests()? - before;
-    // wget exits 8 when some links were 404: that is a result, not a failure.
-    if !theirs.status.success() && theirs.status.code() != Some(8) {
-        bail!("wget failed: {}", theirs.stderr);
-    }
-    let host_dir = bench.seed.trim_start_matches("http://");
-    let host_dir = host_dir.split('/').next().unwrap_or_default();
-    let (wget_pages, wget_bytes) = count_html_files(&wget_dir.join(host_dir))?;
-    let warc_bytes = dir_bytes(&wget_dir) - wget_bytes;
+    let WgetRun {
+        run: theirs,
+        requests: their_requests,
+        pages: wget_pages,
+        html_bytes: wget_bytes,
+        warc_bytes,
+        ..
+    } = wget_mirror(
+        &bench,
+        &wget,
+        "wget",
+        &[
+            "--warc-cdx",
+            "--reject-regex",
+            r"\.(png|css|js|svg|gif|jpg|woff2?|ttf)$",
+        ],
+    )?;
 
     println!(
         "{:<34} {:>7} {:>9} {:>8} {:>9} {:>9} {:>10} {:>9}",
@@ -613,6 +607,55 @@ fn ingest(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// What a `wget --recursive --warc-file` of the bench site did.
+struct WgetRun {
+    run: ChildRun,
+    /// Requests the site served it.
+    requests: u64,
+    /// HTML files and their bytes in its mirror.
+    pages: u64,
+    html_bytes: u64,
+    /// Files of any kind in its mirror.
+    files: u64,
+    /// Bytes of its WARC (and CDX) files.
+    warc_bytes: u64,
+}
+
+/// `wget --recursive --warc-file` of the bench site (same robots.txt, same
+/// depth) into `bench.dir/{name}`, with `extra` arguments.
+fn wget_mirror(bench: &CrawlBench, wget: &Path, name: &str, extra: &[&str]) -> Result<WgetRun> {
+    let wget_dir = bench.dir.join(name);
+    std::fs::create_dir_all(&wget_dir)?;
+    let mut cmd = Command::new(wget);
+    cmd.current_dir(&wget_dir)
+        .args(["--recursive", "--no-verbose"])
+        .arg(format!(
+            "--level={}",
+            bench.depth.map_or("inf".to_string(), |d| d.to_string())
+        ))
+        .args(["--warc-file=wget", "--no-warc-keep-log"])
+        .args(extra)
+        .arg(&bench.seed);
+    let before = bench.served.requests()?;
+    let run = run_child(cmd, || false)?;
+    let requests = bench.served.requests()? - before;
+    // wget exits 8 when some links were 404: that is a result, not a failure.
+    if !run.status.success() && run.status.code() != Some(8) {
+        bail!("wget failed: {}", run.stderr);
+    }
+    let host_dir = bench.seed.trim_start_matches("http://");
+    let mirror = wget_dir.join(host_dir.split('/').next().unwrap_or_default());
+    let (pages, html_bytes) = count_html_files(&mirror)?;
+    Ok(WgetRun {
+        run,
+        requests,
+        pages,
+        html_bytes,
+        files: files_under(&mirror).len() as u64,
+        warc_bytes: dir_bytes(&wget_dir) - dir_bytes(&mirror),
+    })
+}
+
 /// Issue 14 item 1: the first full crawl with requisites off and on, beside
 /// `wget --page-requisites`.
 fn requisites(args: &BenchArgs) -> Result<()> {
@@ -649,35 +692,14 @@ fn requisites(args: &BenchArgs) -> Result<()> {
             s.pack_bytes,
         ));
     }
-    let wget_dir = bench.dir.join("wget-p");
-    std::fs::create_dir_all(&wget_dir)?;
-    let mut cmd = Command::new(&wget);
-    cmd.current_dir(&wget_dir)
-        .args(["--recursive", "--page-requisites", "--no-verbose"])
-        .arg(format!(
-            "--level={}",
-            bench.depth.map_or("inf".to_string(), |d| d.to_string())
-        ))
-        .args(["--warc-file=wget", "--no-warc-keep-log"])
-        .arg(&bench.seed);
-    let before = bench.served.requests()?;
-    let theirs = run_child(cmd, || false)?;
-    let their_requests = bench.served.requests()? - before;
-    if !theirs.status.success() && theirs.status.code() != Some(8) {
-        bail!("wget failed: {}", theirs.stderr);
-    }
-    let host_dir = bench.seed.trim_start_matches("http://");
-    let host_dir = host_dir.split('/').next().unwrap_or_default();
-    let (wget_pages, _) = count_html_files(&wget_dir.join(host_dir))?;
-    let wget_files = files_under(&wget_dir.join(host_dir)).len() as u64;
-    let warc_bytes = dir_bytes(&wget_dir) - dir_bytes(&wget_dir.join(host_dir));
+    let w = wget_mirror(&bench, &wget, "wget-p", &["--page-requisites"])?;
     rows.push((
         "wget --recursive --page-requisites".to_string(),
-        wget_pages,
-        wget_files.saturating_sub(wget_pages),
-        theirs.secs,
-        their_requests,
-        warc_bytes,
+        w.pages,
+        w.files.saturating_sub(w.pages),
+        w.run.secs,
+        w.requests,
+        w.warc_bytes,
     ));
     println!(
         "{:<36} {:>7} {:>7} {:>8} {:>9} {:>9} {:>10}",

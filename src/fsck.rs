@@ -24,7 +24,7 @@ use packer::warc::{header, RecordIter};
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::replay::{record_date, Entry, Kind};
+use crate::replay::{Entry, Kind};
 use crate::stores::Stores;
 
 /// Problems listed in the report (all are counted).
@@ -289,29 +289,12 @@ pub fn check(
             };
             report.records += 1;
             let Some(exp) = wanted.remove(&offset) else {
-                if let Some(kind) = Kind::of(&record) {
+                if Kind::of(&record).is_some() {
                     report.unindexed += 1;
                     if !repair {
                         continue;
                     }
-                    if let (Some(url), Some(id), Some(date)) = (
-                        record.target_uri(),
-                        record.record_id(),
-                        record_date(&record),
-                    ) {
-                        unindexed.push(Entry {
-                            date,
-                            kind,
-                            pack: paths.len() as u32,
-                            offset,
-                            length,
-                            url: url.to_string(),
-                            record_id: id.to_string(),
-                            refers_to: record.header("WARC-Refers-To").map(str::to_string),
-                            digest: record.payload_digest().map(str::to_string),
-                            concurrent_to: record.header("WARC-Concurrent-To").map(str::to_string),
-                        });
-                    }
+                    unindexed.extend(Entry::of(&record, paths.len() as u32, offset, length));
                 }
                 continue;
             };

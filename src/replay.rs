@@ -82,6 +82,25 @@ pub struct Entry {
     pub concurrent_to: Option<String>,
 }
 
+impl Entry {
+    /// The entry of a capture record (`None` for other records and for a
+    /// capture without target URI, record id or date).
+    pub fn of(record: &WarcRecord, pack: u32, offset: u64, length: u64) -> Option<Entry> {
+        Some(Entry {
+            date: record_date(record)?,
+            kind: Kind::of(record)?,
+            pack,
+            offset,
+            length,
+            url: record.target_uri()?.to_string(),
+            record_id: record.record_id()?.to_string(),
+            refers_to: record.header("WARC-Refers-To").map(str::to_string),
+            digest: record.payload_digest().map(str::to_string),
+            concurrent_to: record.header("WARC-Concurrent-To").map(str::to_string),
+        })
+    }
+}
+
 /// The `WARC-Date` of a record.
 pub fn record_date(record: &WarcRecord) -> Option<DateTime<Utc>> {
     let d = record.header("WARC-Date")?;
@@ -516,29 +535,13 @@ pub fn list_captures(
                 }
             };
             summary.records += 1;
-            let Some(kind) = Kind::of(&record) else {
+            if Kind::of(&record).is_none() {
                 continue;
-            };
-            let (Some(url), Some(id), Some(date)) = (
-                record.target_uri(),
-                record.record_id(),
-                record_date(&record),
-            ) else {
-                summary.skip("capture record without URI, id or date");
-                continue;
-            };
-            entries.push(Entry {
-                date,
-                kind,
-                pack: i as u32,
-                offset,
-                length,
-                url: url.to_string(),
-                record_id: id.to_string(),
-                refers_to: record.header("WARC-Refers-To").map(str::to_string),
-                digest: record.payload_digest().map(str::to_string),
-                concurrent_to: record.header("WARC-Concurrent-To").map(str::to_string),
-            });
+            }
+            match Entry::of(&record, i as u32, offset, length) {
+                Some(e) => entries.push(e),
+                None => summary.skip("capture record without URI, id or date"),
+            }
         }
         paths.push(pack.path.clone());
         if (i + 1) % 100 == 0 {

@@ -624,27 +624,15 @@ async fn answer_record(
     url: &Url,
     fetched_at: chrono::DateTime<Utc>,
 ) -> Option<FetchedEmbed> {
-    let status = resp.status();
-    let status_line = format!("{:?} {}", resp.version(), status);
-    let ip_address = resp.remote_addr().map(|a| a.ip().to_string());
-    let headers = resp.headers().clone();
-    let content_type = headers
-        .get(CONTENT_TYPE)
-        .map(|v| fetch::media_type(&String::from_utf8_lossy(v.as_bytes())))
-        .unwrap_or_default();
-    let body = fetch::read_body(resp, MAX_ANSWER_BODY).await.ok()?;
-    Some(FetchedEmbed {
-        url: url.to_string(),
-        page_url: String::new(),
-        kind: extract::EmbedKind::Answer,
+    crate::embeds::read_record(
+        resp,
+        url,
+        extract::EmbedKind::Answer,
         fetched_at,
-        status: status.as_u16(),
-        status_line,
-        headers: fetch::stored_headers(&headers, body.len()),
-        body,
-        content_type,
-        ip_address,
-    })
+        MAX_ANSWER_BODY,
+    )
+    .await
+    .ok()
 }
 
 /// Takes a URL that produced no page out of the queue.

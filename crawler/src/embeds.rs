@@ -140,35 +140,56 @@ pub(crate) async fn fetch_embed<H: EmbedHost + Sync>(
         if !status.is_success() {
             return Err(format!("http_{}", status.as_u16()));
         }
-        let content_type = resp
-            .headers()
-            .get(CONTENT_TYPE)
-            .map(|v| fetch::media_type(&String::from_utf8_lossy(v.as_bytes())))
-            .unwrap_or_default();
+        let content_type = content_type_of(&resp);
         if kind == EmbedKind::Image && !cfg.embeds.requisites && !content_type.starts_with("image/")
         {
             return Err("not an image".into());
         }
-        let status_line = format!("{:?} {}", resp.version(), status);
-        let ip_address = resp.remote_addr().map(|a| a.ip().to_string());
-        let headers = resp.headers().clone();
-        let body = fetch::read_body(resp, cfg.embeds.max_bytes)
+        let mut embed = read_record(resp, &current, kind, fetched_at, cfg.embeds.max_bytes)
             .await
-            .map_err(|(kind, _)| kind.label().to_string())?;
+            .map_err(|kind| kind.label().to_string())?;
         drop(permit);
-        return Ok(FetchedEmbed {
-            url: current.to_string(),
-            page_url: page_url.to_string(),
-            kind,
-            fetched_at,
-            status: status.as_u16(),
-            status_line,
-            headers: fetch::stored_headers(&headers, body.len()),
-            body,
-            content_type,
-            ip_address,
-        });
+        embed.page_url = page_url.to_string();
+        return Ok(embed);
     }
+}
+
+fn content_type_of(resp: &reqwest::Response) -> String {
+    resp.headers()
+        .get(CONTENT_TYPE)
+        .map(|v| fetch::media_type(&String::from_utf8_lossy(v.as_bytes())))
+        .unwrap_or_default()
+}
+
+/// An answer as a record to archive: status, stored headers and the body
+/// (read up to `max_bytes`); the page it belongs to is left empty.
+pub(crate) async fn read_record(
+    resp: reqwest::Response,
+    url: &Url,
+    kind: EmbedKind,
+    fetched_at: chrono::DateTime<chrono::Utc>,
+    max_bytes: u64,
+) -> Result<FetchedEmbed, crate::FailureKind> {
+    let status = resp.status();
+    let status_line = format!("{:?} {}", resp.version(), status);
+    let ip_address = resp.remote_addr().map(|a| a.ip().to_string());
+    let headers = resp.headers().clone();
+    let content_type = content_type_of(&resp);
+    let body = fetch::read_body(resp, max_bytes)
+        .await
+        .map_err(|(kind, _)| kind)?;
+    Ok(FetchedEmbed {
+        url: url.to_string(),
+        page_url: String::new(),
+        kind,
+        fetched_at,
+        status: status.as_u16(),
+        status_line,
+        headers: fetch::stored_headers(&headers, body.len()),
+        body,
+        content_type,
+        ip_address,
+    })
 }
 
 /// The embeds of a page worth fetching under the crawl's policy, at most

@@ -129,12 +129,24 @@ impl Index {
     /// time), for reports over the whole archive (`harvest dedup`): one scan
     /// of the `captures` table, streamed. `visit` returns `false` to stop.
     pub fn each_capture(&self, visit: &mut dyn FnMut(Capture) -> bool) -> Result<()> {
+        self.each_json(CAPTURES_TABLE, Q_CAPTURE, visit)
+    }
+
+    /// Every row of `table` whose `a:{qualifier}` cell holds a JSON `T`, in
+    /// key order, streamed; `visit` returns `false` to stop. A cell that
+    /// does not parse stops the scan with its error.
+    pub(crate) fn each_json<T: serde::de::DeserializeOwned>(
+        &self,
+        table: &str,
+        qualifier: &[u8],
+        visit: &mut dyn FnMut(T) -> bool,
+    ) -> Result<()> {
         let mut failed = None;
         self.store.scan_each(
-            CAPTURES_TABLE,
+            table,
             &Scan::prefix(&[]).families(&[FAMILY_ATTRS]),
-            &mut |row| match row.cell(FAMILY_ATTRS, Q_CAPTURE) {
-                Some(v) => match serde_json::from_slice::<Capture>(v) {
+            &mut |row| match row.cell(FAMILY_ATTRS, qualifier) {
+                Some(v) => match serde_json::from_slice::<T>(v) {
                     Ok(c) => visit(c),
                     Err(e) => {
                         failed = Some(e);

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::index::Index;
 use crate::keys::url_hash;
 use crate::record::{PackLocation, FAMILY_ATTRS};
-use crate::store::{Cell, Row, Scan};
+use crate::store::{Cell, Row};
 
 /// Table of the image hashes.
 pub const IMAGES_TABLE: &str = "images";
@@ -71,24 +71,6 @@ impl Index {
 
     /// Every filed image, streamed; `visit` returns `false` to stop.
     pub fn each_image(&self, visit: &mut dyn FnMut(ImageEntry) -> bool) -> Result<()> {
-        let mut failed = None;
-        self.store.scan_each(
-            IMAGES_TABLE,
-            &Scan::prefix(&[]).families(&[FAMILY_ATTRS]),
-            &mut |row| match row.cell(FAMILY_ATTRS, Q_IMAGE) {
-                Some(v) => match serde_json::from_slice::<ImageEntry>(v) {
-                    Ok(i) => visit(i),
-                    Err(e) => {
-                        failed = Some(e);
-                        false
-                    }
-                },
-                None => true,
-            },
-        )?;
-        match failed {
-            Some(e) => Err(e.into()),
-            None => Ok(()),
-        }
+        self.each_json(IMAGES_TABLE, Q_IMAGE, visit)
     }
 }
