@@ -1111,7 +1111,14 @@ impl Ingest {
         page_url: &str,
         at: chrono::DateTime<chrono::Utc>,
     ) -> Result<PagePlace> {
-        if let Some(state) = self.index.get_url(page_url)? {
+        // No page (an error answer of its own, an imported resource): no
+        // lookup (an empty row key is refused by HBase).
+        let state = if page_url.is_empty() {
+            None
+        } else {
+            self.index.get_url(page_url)?
+        };
+        if let Some(state) = state {
             if let Some(page) = self.index.get_page(&state.table, &state.row_key)? {
                 return Ok(PagePlace {
                     key: PackKey {

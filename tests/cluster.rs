@@ -165,7 +165,10 @@ fn embedded_and_cluster_backends_give_identical_answers() {
     let fsck: serde_json::Value =
         serde_json::from_slice(&on_cluster.harvest(&["fsck", "--json", "--quiet"]).stdout)
             .expect("fsck json");
-    assert_eq!(fsck["verified"].as_u64(), Some(377), "{fsck}");
+    // Every capture (the 377 pages, and the 404 answers of missing pages).
+    assert_eq!(fsck["pages"].as_u64(), Some(377), "{fsck}");
+    assert_eq!(fsck["verified"], fsck["captures"], "{fsck}");
+    assert_eq!(fsck["missing"].as_u64(), Some(0), "{fsck}");
     assert_eq!(fsck["unindexed"].as_u64(), Some(0), "{fsck}");
 
     // The cluster's packs rebuild a lost index: a reindex of the HDFS packs
