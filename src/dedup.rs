@@ -323,27 +323,16 @@ fn image_groups(filed: &[indexer::ImageEntry]) -> Vec<ImageGroup> {
         .map(|members| {
             let first = &filed[members[0]];
             let last = &filed[*members.last().unwrap_or(&members[0])];
-            let mut digests: BTreeMap<&str, u64> = BTreeMap::new();
+            // Copies and bytes per payload.
+            let mut digests: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
             for &m in &members {
-                *digests.entry(filed[m].digest.as_str()).or_default() += 1;
+                digests
+                    .entry(filed[m].digest.as_str())
+                    .or_insert((0, filed[m].bytes))
+                    .0 += 1;
             }
-            let bytes_saved = members
-                .iter()
-                .map(|&m| &filed[m])
-                .filter(|i| digests[i.digest.as_str()] > 1)
-                .map(|i| i.bytes)
-                .sum::<u64>()
-                - digests
-                    .iter()
-                    .filter(|(_, n)| **n > 1)
-                    .map(|(d, _)| {
-                        members
-                            .iter()
-                            .map(|&m| &filed[m])
-                            .find(|i| i.digest == *d)
-                            .map_or(0, |i| i.bytes)
-                    })
-                    .sum::<u64>();
+            // Exact copies beyond a payload's first were stored as revisits.
+            let bytes_saved = digests.values().map(|(n, bytes)| (n - 1) * bytes).sum();
             let sources: BTreeSet<&str> =
                 members.iter().map(|&m| filed[m].source.as_str()).collect();
             ImageGroup {

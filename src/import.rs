@@ -105,18 +105,10 @@ fn revisit_payload(
         let body = archived_response(&first, &url)?.normalise(max)?.body;
         return Ok(Some(body));
     }
-    let Some(digest) = record.payload_digest() else {
-        return Ok(None);
-    };
-    let Some(entry) = stores.index.get_digest(digest)? else {
-        return Ok(None);
-    };
-    let loc = entry.first_location;
-    if loc.path.is_empty() {
-        return Ok(None);
+    match record.payload_digest() {
+        Some(digest) => crate::replay::archived_payload(stores, digest),
+        None => Ok(None),
     }
-    let bytes = stores.packs.read_range(&loc.path, loc.offset, loc.length)?;
-    Ok(Some(warc::read_record(&bytes)?.http_response()?.body))
 }
 
 /// Imports `files` in order; the summary counts what went where.

@@ -560,18 +560,17 @@ pub fn list_captures(
     Ok((entries, paths))
 }
 
-/// Indexes `entries` (records already in the packs `paths`) where they lie.
-/// `responses` maps record ids of responses to their entries in `all` (for
-/// the payload of a revisit).
+/// Indexes `entries` (records already in the packs `paths`) where they lie;
+/// a revisit's payload comes from the response it refers to among them,
+/// else from the archive by digest.
 pub fn index_stored(
     replay: &mut Replay<'_>,
     stores: &Stores,
     entries: &[Entry],
     paths: &[String],
-    responses: &HashMap<String, usize>,
-    all: &[Entry],
     progress: &mut dyn Write,
 ) -> Result<()> {
+    let responses = response_ids(entries);
     let started = Instant::now();
     let mut last_report = Instant::now();
     for (n, e) in entries.iter().enumerate() {
@@ -602,13 +601,13 @@ pub fn index_stored(
                         .concurrent_to
                         .as_ref()
                         .and_then(|id| responses.get(id))
-                        .map(|&i| all[i].url.clone());
+                        .map(|&i| entries[i].url.clone());
                     replay.page(r, Some(stored), page_url)?;
                 }
                 Err(_) => replay.summary.skip("response without an HTTP message"),
             },
             Kind::Revisit => {
-                let Some(payload) = revisit_payload(stores, e, responses, all, paths)? else {
+                let Some(payload) = revisit_payload(stores, e, &responses, entries, paths)? else {
                     replay.summary.skip("revisit of a payload not in the packs");
                     continue;
                 };
@@ -666,22 +665,26 @@ fn revisit_payload(
                 first.length,
             )
         }
-        None => {
-            let entry = match &e.digest {
-                Some(d) => stores.index.get_digest(d)?,
-                None => None,
-            };
-            match entry {
-                Some(d) if !d.first_location.path.is_empty() => (
-                    d.first_location.path,
-                    d.first_location.offset,
-                    d.first_location.length,
-                ),
-                _ => return Ok(None),
-            }
-        }
+        None => match &e.digest {
+            Some(d) => return archived_payload(stores, d),
+            None => return Ok(None),
+        },
     };
     let bytes = stores.packs.read_range(&path, offset, length)?;
+    Ok(Some(warc::read_record(&bytes)?.http_response()?.body))
+}
+
+/// The payload (HTTP body as stored) of the archive's first capture of
+/// `digest`, if the archive has one.
+pub fn archived_payload(stores: &Stores, digest: &str) -> Result<Option<Vec<u8>>> {
+    let Some(entry) = stores.index.get_digest(digest)? else {
+        return Ok(None);
+    };
+    let loc = entry.first_location;
+    if loc.path.is_empty() {
+        return Ok(None);
+    }
+    let bytes = stores.packs.read_range(&loc.path, loc.offset, loc.length)?;
     Ok(Some(warc::read_record(&bytes)?.http_response()?.body))
 }
 
@@ -748,22 +751,13 @@ pub fn index_unindexed(
         .put_captures(&captures)
         .context("recording the captures of re-fetched pages")?;
     let mut replay = Replay::new(cfg, stores)?;
-    let responses = response_ids(&full);
-    index_stored(
-        &mut replay,
-        stores,
-        &full,
-        paths,
-        &responses,
-        &full,
-        progress,
-    )?;
+    index_stored(&mut replay, stores, &full, paths, progress)?;
     let summary = replay.finish(started)?;
     Ok((summary.replayed, captures.len() as u64))
 }
 
 /// Record id -> entry, for the responses among `entries`.
-pub fn response_ids(entries: &[Entry]) -> HashMap<String, usize> {
+fn response_ids(entries: &[Entry]) -> HashMap<String, usize> {
     entries
         .iter()
         .enumerate()
@@ -794,16 +788,7 @@ pub fn reindex(cfg: &Config, stores: &Stores, progress: &mut dyn Write) -> Resul
         entries.len(),
         paths.len()
     );
-    let responses = response_ids(&entries);
-    index_stored(
-        &mut replay,
-        stores,
-        &entries,
-        &paths,
-        &responses,
-        &entries,
-        progress,
-    )?;
+    index_stored(&mut replay, stores, &entries, &paths, progress)?;
     let mut summary = replay.finish(started)?;
     summary.files = listing.files;
     summary.records = listing.records;
