@@ -263,6 +263,9 @@ pub struct Analysed {
     /// Set when the page's record is already in a pack (reindex, fsck
     /// repair): it is indexed where it lies instead of written again.
     stored: Option<Stored>,
+    /// Bytes of the page's body (the body itself is dropped once its record
+    /// is encoded: a batch holds records, not bodies).
+    body_bytes: u64,
 }
 
 /// A record already in a pack, indexed where it lies (`harvest reindex`,
@@ -394,6 +397,13 @@ impl Analyser {
             .near_duplicates
             .then(|| classifier::simhash::simhash(&page.extract.body_text))
             .flatten();
+        let mut page = page;
+        let body_bytes = page.body.len() as u64;
+        // Encoded, hashed and classified: what the batch still needs is the
+        // record and the attributes, not the page's bytes and texts.
+        page.body = Vec::new();
+        page.extract.body_text = String::new();
+        page.extract.article_text = String::new();
         Analysed {
             page,
             source,
@@ -405,6 +415,7 @@ impl Analyser {
             simhash,
             classify_secs,
             stored,
+            body_bytes,
         }
     }
 }
@@ -456,6 +467,7 @@ struct Prepared {
     digest_update: DigestEntry,
     revisit: bool,
     stored: Option<Stored>,
+    body_bytes: u64,
 }
 
 /// Where the pages of a batch go.
@@ -669,7 +681,7 @@ impl Ingest {
                 }
             }
             let changed = p.previous.is_some() && !p.recapture;
-            self.account(&p.page, &p.topic, p.revisit, &loc);
+            self.account(p.body_bytes, &p.topic, p.revisit, &loc);
             match (&p.previous, p.recapture) {
                 (None, _) => self.summary.new += 1,
                 (Some(_), true) => self.summary.unchanged += 1,
@@ -877,6 +889,7 @@ impl Ingest {
                 simhash,
                 classify_secs,
                 stored,
+                body_bytes,
             } = analysed;
             self.summary.classify_secs += classify_secs;
             let day = page
@@ -954,6 +967,7 @@ impl Ingest {
                 digest_update,
                 revisit,
                 stored,
+                body_bytes,
             });
         }
         Ok(out)
@@ -1290,9 +1304,9 @@ impl Ingest {
         Ok(Placement { clusters, centres })
     }
 
-    fn account(&mut self, page: &FetchedPage, topic: &str, revisit: bool, loc: &Location) {
+    fn account(&mut self, body_bytes: u64, topic: &str, revisit: bool, loc: &Location) {
         self.summary.pages += 1;
-        self.summary.bytes += page.body.len() as u64;
+        self.summary.bytes += body_bytes;
         self.summary.pack_bytes += loc.length;
         if revisit {
             self.summary.duplicates += 1;
@@ -1518,6 +1532,13 @@ fn progress_line(s: &IngestSummary, queued: u64, elapsed: Duration) -> String {
 /// Pages analysed at the same time (the blocking pool's threads).
 const ANALYSE_PARALLEL: usize = 4;
 
+/// Bytes of page bodies under analysis at the same time, in KiB: a page
+/// takes its body's size (at most all of it), so several pages of many
+/// megabytes are analysed one after the other instead of side by side (each
+/// holds its body, its decoded text, a DOM and its compressed record while
+/// it is analysed), and small pages are not held back.
+const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
+
 /// A crawler event on its way to the storage thread: a page being analysed
 /// (awaited in arrival order), or an event that needs no analysis.
 enum Staged {
@@ -1536,16 +1557,23 @@ async fn analyse_stage(
     staged: mpsc::Sender<Staged>,
 ) {
     let slots = Arc::new(tokio::sync::Semaphore::new(ANALYSE_PARALLEL));
+    let budget = Arc::new(tokio::sync::Semaphore::new(ANALYSE_BUDGET_KIB as usize));
     while let Some(event) = events.recv().await {
         let next = match event {
             CrawlEvent::Page(page) => {
                 let Ok(slot) = slots.clone().acquire_owned().await else {
                     break;
                 };
+                let kib = u32::try_from(page.body.len() / 1024)
+                    .unwrap_or(u32::MAX)
+                    .clamp(1, ANALYSE_BUDGET_KIB);
+                let Ok(bytes) = budget.clone().acquire_many_owned(kib).await else {
+                    break;
+                };
                 let analyser = analyser.clone();
                 Staged::Page(tokio::task::spawn_blocking(move || {
                     let analysed = analyser.analyse(*page);
-                    drop(slot);
+                    drop((slot, bytes));
                     analysed
                 }))
             }

@@ -35,32 +35,118 @@ pub struct CliRequest {
     pub args: Vec<String>,
 }
 
-/// What the server answers to a [`CliRequest`].
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
-pub struct CliResponse {
-    /// Exit code (0 success, 1 error, 2 usage).
-    pub code: u8,
-    /// Standard output, base64.
-    pub stdout: String,
-    /// Standard error (messages).
-    pub stderr: String,
+/// One frame of the server's answer to a [`CliRequest`]: the answer is a
+/// stream of frames, one JSON object a line, sent as the command writes, so
+/// a long export or crawl shows its output as it goes instead of at the end
+/// (and the server holds a frame, not the whole output). The last frame is
+/// [`CliFrame::Code`].
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CliFrame {
+    /// Bytes of standard output, base64.
+    Stdout(String),
+    /// Text for standard error (messages, warnings).
+    Stderr(String),
+    /// The exit code (0 success, 1 error, 2 usage); nothing follows.
+    Code(u8),
 }
 
-impl CliResponse {
-    /// A response carrying `stdout` bytes.
-    pub fn new(code: u8, stdout: &[u8], stderr: String) -> CliResponse {
-        CliResponse {
-            code,
-            stdout: base64::engine::general_purpose::STANDARD.encode(stdout),
-            stderr,
+impl CliFrame {
+    /// A frame carrying `bytes` of standard output.
+    pub fn stdout(bytes: &[u8]) -> CliFrame {
+        CliFrame::Stdout(base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
+    /// The frame as a line of the answer.
+    pub fn line(&self) -> Vec<u8> {
+        let mut line = serde_json::to_vec(self).unwrap_or_default();
+        line.push(b'\n');
+        line
+    }
+}
+
+/// Bytes of output a [`FrameWriter`] gathers before it sends a frame.
+const FRAME_BYTES: usize = 32 * 1024;
+
+/// The standard output or error of a command run for a [`CliRequest`]:
+/// written bytes go to the answer's stream in frames of at most
+/// [`FRAME_BYTES`] (and at every flush). A slow reader holds the command
+/// back (the channel is bounded); a reader gone makes writes fail with
+/// `BrokenPipe`, which stops the command.
+pub struct FrameWriter {
+    tx: tokio::sync::mpsc::Sender<CliFrame>,
+    stderr: bool,
+    buf: Vec<u8>,
+}
+
+impl FrameWriter {
+    pub fn stdout(tx: tokio::sync::mpsc::Sender<CliFrame>) -> FrameWriter {
+        FrameWriter {
+            tx,
+            stderr: false,
+            buf: Vec::new(),
         }
     }
 
-    /// The decoded standard output.
-    pub fn stdout_bytes(&self) -> Result<Vec<u8>> {
-        base64::engine::general_purpose::STANDARD
-            .decode(&self.stdout)
-            .context("the server sent undecodable output")
+    pub fn stderr(tx: tokio::sync::mpsc::Sender<CliFrame>) -> FrameWriter {
+        FrameWriter {
+            tx,
+            stderr: true,
+            buf: Vec::new(),
+        }
+    }
+
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let bytes = std::mem::take(&mut self.buf);
+        let frame = if self.stderr {
+            CliFrame::Stderr(String::from_utf8_lossy(&bytes).into_owned())
+        } else {
+            CliFrame::stdout(&bytes)
+        };
+        if send_frame(&self.tx, frame) {
+            Ok(())
+        } else {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the command's caller went away",
+            ))
+        }
+    }
+}
+
+/// Sends `frame` from synchronous code, whatever thread that is: a plain
+/// thread blocks on the channel, a runtime worker steps out of the runtime
+/// for it. False when the receiver is gone.
+fn send_frame(tx: &tokio::sync::mpsc::Sender<CliFrame>, frame: CliFrame) -> bool {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(|| tx.blocking_send(frame)).is_ok()
+        }
+        Ok(_) => tx.try_send(frame).is_ok(),
+        Err(_) => tx.blocking_send(frame).is_ok(),
+    }
+}
+
+impl std::io::Write for FrameWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= FRAME_BYTES {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send()
+    }
+}
+
+impl Drop for FrameWriter {
+    fn drop(&mut self) {
+        let _ = self.send();
     }
 }
 
@@ -165,7 +251,8 @@ pub fn forwarded_args() -> Vec<String> {
     out
 }
 
-/// Sends `args` to the server and relays its output; returns the exit code.
+/// Sends `args` to the server and relays its output as it comes; returns
+/// the exit code.
 pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
     eprintln!(
         "harvest: the store is open in `harvest serve` (pid {}); running this through {}",
@@ -173,7 +260,7 @@ pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
     );
     let rt = crate::runtime()?;
     let url = format!("{}{CLI_ROUTE}", info.url.trim_end_matches('/'));
-    let resp: CliResponse = rt.block_on(async {
+    rt.block_on(async {
         let client = reqwest::Client::builder()
             .connect_timeout(std::time::Duration::from_secs(5))
             .build()
@@ -185,30 +272,58 @@ pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
         if let Some(t) = &info.token {
             req = req.bearer_auth(t);
         }
-        let r = req
+        let mut r = req
             .send()
             .await
             .with_context(|| format!("cannot reach the running server at {}", info.url))?;
         let status = r.status();
-        let body = r.bytes().await.context("reading the server's answer")?;
         if !status.is_success() {
+            let body = r.bytes().await.unwrap_or_default();
             anyhow::bail!(
                 "the running server answered {status}: {}",
                 String::from_utf8_lossy(&body)
             );
         }
-        serde_json::from_slice::<CliResponse>(&body)
-            .context("the server's answer is not a command result")
-    })?;
-    let out = resp.stdout_bytes()?;
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(&out)?;
-    stdout.flush()?;
-    if !resp.stderr.is_empty() {
-        eprint!("{}", resp.stderr);
+        let mut relay = Relay::default();
+        while let Some(chunk) = r.chunk().await.context("reading the server's answer")? {
+            if let Some(code) = relay.take(&chunk)? {
+                return Ok(code);
+            }
+        }
+        anyhow::bail!("the server ended its answer before the command finished")
+    })
+}
+
+/// Reads an answer's frames from its chunks and writes their output.
+#[derive(Default)]
+struct Relay {
+    pending: Vec<u8>,
+}
+
+impl Relay {
+    /// Takes one chunk of the answer; the exit code once its frame came.
+    fn take(&mut self, chunk: &[u8]) -> Result<Option<u8>> {
+        use std::io::Write;
+        self.pending.extend_from_slice(chunk);
+        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.pending.drain(..=end).collect();
+            let frame: CliFrame = serde_json::from_slice(&line)
+                .context("the server's answer is not a command result")?;
+            match frame {
+                CliFrame::Stdout(b64) => {
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(b64)
+                        .context("the server sent undecodable output")?;
+                    let mut stdout = std::io::stdout().lock();
+                    stdout.write_all(&bytes)?;
+                    stdout.flush()?;
+                }
+                CliFrame::Stderr(text) => eprint!("{text}"),
+                CliFrame::Code(code) => return Ok(Some(code)),
+            }
+        }
+        Ok(None)
     }
-    Ok(resp.code)
 }
 
 #[cfg(test)]
@@ -216,9 +331,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn responses_carry_binary_output() {
-        let r = CliResponse::new(0, &[0, 159, 146, 150], String::new());
-        assert_eq!(r.stdout_bytes().ok(), Some(vec![0, 159, 146, 150]));
+    fn frames_carry_binary_output_one_line_each() {
+        let line = CliFrame::stdout(&[0, 159, 146, 150, b'\n']).line();
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        let back: CliFrame = serde_json::from_slice(&line).expect("frame");
+        let CliFrame::Stdout(b64) = back else {
+            panic!("{back:?}")
+        };
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .expect("base64");
+        assert_eq!(bytes, vec![0, 159, 146, 150, b'\n']);
+        let mut relay = Relay::default();
+        let code = CliFrame::Code(3).line();
+        assert_eq!(relay.take(&code[..4]).expect("partial"), None);
+        assert_eq!(relay.take(&code[4..]).expect("rest"), Some(3));
+    }
+
+    #[test]
+    fn writers_send_frames_as_they_fill_and_fail_once_the_reader_is_gone() {
+        use std::io::Write;
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        let mut w = FrameWriter::stdout(tx);
+        w.write_all(b"small").expect("write");
+        assert!(rx.try_recv().is_err(), "a small write waits for a flush");
+        w.flush().expect("flush");
+        assert!(matches!(rx.try_recv(), Ok(CliFrame::Stdout(_))));
+        w.write_all(&vec![b'x'; FRAME_BYTES]).expect("write");
+        assert!(
+            matches!(rx.try_recv(), Ok(CliFrame::Stdout(_))),
+            "a full frame goes at once"
+        );
+        drop(rx);
+        w.write_all(b"more").expect("buffered");
+        let e = w.flush().expect_err("reader gone");
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe);
     }
 
     #[test]

@@ -503,6 +503,10 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
     );
     std::fs::write(&ws.config, good).expect("write");
 
+    // Output streams back in frames: the export equals the one read
+    // without the server (below).
+    let cdxj_served = ws.harvest(&["export", "cdxj"]).stdout;
+
     // SIGTERM: the server removes its file; the command line opens the store itself.
     let _ = std::process::Command::new("kill")
         .arg(server.id().to_string())
@@ -511,6 +515,12 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
     assert!(!ws.path().join("serve.json").exists(), "serve file removed");
     let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl"]));
     assert_eq!(rows.len(), 3);
+    let cdxj = ws.harvest(&["export", "cdxj"]).stdout;
+    assert!(cdxj.len() > 100, "{}", String::from_utf8_lossy(&cdxj));
+    assert_eq!(
+        String::from_utf8_lossy(&cdxj_served),
+        String::from_utf8_lossy(&cdxj)
+    );
 }
 
 /// Sitemaps (named by robots.txt, gzipped, Google News) and feeds lead to

@@ -155,7 +155,11 @@ pub async fn read_body(mut resp: Response, max_bytes: u64) -> Result<Vec<u8>, Fa
             ));
         }
     }
-    let mut body = Vec::new();
+    // Sized once when the server says how much comes (a decoded body may
+    // still grow past it): growing by doubling copied a large page several
+    // times and left it in a buffer up to twice its size.
+    let expected = resp.content_length().unwrap_or(0).min(max_bytes);
+    let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     loop {
         match resp.chunk().await {
             Ok(Some(chunk)) => {

@@ -661,56 +661,75 @@ async fn runs_list(
     })))
 }
 
-/// `POST /api/cli`: a command line found this server in the data dir.
+/// `POST /api/cli`: a command line found this server in the data dir. The
+/// answer streams the command's output as [`crate::remote::CliFrame`] lines
+/// while it runs and ends with its exit code.
 async fn cli_command(
     State(state): State<Arc<AppState>>,
     Json(req): Json<crate::remote::CliRequest>,
-) -> ApiResult<Json<crate::remote::CliResponse>> {
+) -> ApiResult<Response> {
+    use crate::remote::{CliFrame, FrameWriter};
     use clap::Parser;
     let cfg = needs_config(&state)?;
+    let refused = |text: String| {
+        let mut body = CliFrame::Stderr(text).line();
+        body.extend(CliFrame::Code(2).line());
+        Ok(frames_response(Body::from(body)))
+    };
     let parsed = match crate::cli::Cli::try_parse_from(
         std::iter::once("harvest".to_string()).chain(req.args),
     ) {
         Ok(c) => c,
-        Err(e) => {
-            return Ok(Json(crate::remote::CliResponse::new(
-                2,
-                &[],
-                e.render().to_string(),
-            )))
-        }
+        Err(e) => return refused(e.render().to_string()),
     };
     if !parsed.command.uses_archive() {
-        return Ok(Json(crate::remote::CliResponse::new(
-            2,
-            &[],
-            "harvest: error: only crawl, jobs, query, stats, get, reextract, fsck and dedup run through the server\n"
+        return refused(
+            "harvest: error: only crawl, jobs, query, stats, get, reextract, fsck, dedup, import and export run through the server\n"
                 .into(),
-        )));
+        );
     }
-    let mut out: Vec<u8> = Vec::new();
-    let mut err: Vec<u8> = Vec::new();
-    let result = crate::commands::run(
-        &parsed.command,
-        &cfg,
-        &state.stores,
-        &mut out,
-        &mut err,
-        crate::pipeline::Progress::Quiet,
-    )
-    .await;
-    let warnings = String::from_utf8_lossy(&err).into_owned();
-    Ok(Json(match result {
-        Ok(()) => crate::remote::CliResponse::new(0, &out, warnings),
-        Err(e) => {
-            let mut msg = warnings;
-            msg.push_str(&format!("harvest: error: {e}\n"));
-            for cause in e.chain().skip(1) {
-                msg.push_str(&format!("  caused by: {cause}\n"));
+    let (tx, rx) = tokio::sync::mpsc::channel::<CliFrame>(8);
+    tokio::spawn(async move {
+        let mut out = FrameWriter::stdout(tx.clone());
+        let mut err = FrameWriter::stderr(tx.clone());
+        let result = crate::commands::run(
+            &parsed.command,
+            &cfg,
+            &state.stores,
+            &mut out,
+            &mut err,
+            crate::pipeline::Progress::Quiet,
+        )
+        .await;
+        drop((out, err));
+        let code = match result {
+            Ok(()) => 0,
+            Err(e) => {
+                let mut msg = format!("harvest: error: {e}\n");
+                for cause in e.chain().skip(1) {
+                    msg.push_str(&format!("  caused by: {cause}\n"));
+                }
+                let _ = tx.send(CliFrame::Stderr(msg)).await;
+                1
             }
-            crate::remote::CliResponse::new(1, &out, msg)
-        }
-    }))
+        };
+        let _ = tx.send(CliFrame::Code(code)).await;
+    });
+    let frames = futures_util::stream::unfold(rx, |mut rx| async move {
+        let frame = rx.recv().await?;
+        Some((Ok::<_, std::convert::Infallible>(frame.line()), rx))
+    });
+    Ok(frames_response(Body::from_stream(frames)))
+}
+
+/// An answer of command frames (JSON lines).
+fn frames_response(body: Body) -> Response {
+    let mut resp = Response::new(body);
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
+    resp
 }
 
 /// The token of an `Authorization: Bearer TOKEN` value; the scheme name is

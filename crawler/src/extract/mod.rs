@@ -257,6 +257,26 @@ pub(crate) fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Appends the words of `text` to `out` separated by single spaces; the
+/// first word is preceded by a space unless `out` is empty or ends with one
+/// of `no_space_after` (what [`squash`] then a join would give, without
+/// allocating).
+pub(crate) fn push_squashed(out: &mut String, text: &str, no_space_after: &[char]) {
+    let mut words = text.split_whitespace();
+    let Some(first) = words.next() else {
+        return;
+    };
+    if !out.is_empty() && !out.ends_with('\n') && !no_space_after.iter().any(|c| out.ends_with(*c))
+    {
+        out.push(' ');
+    }
+    out.push_str(first);
+    for w in words {
+        out.push(' ');
+        out.push_str(w);
+    }
+}
+
 fn element_text(e: &ElementRef<'_>) -> String {
     squash(&e.text().collect::<String>())
 }
@@ -581,12 +601,23 @@ fn site_names(metas: &[(String, String)], ld: &JsonLd, url: &Url) -> Vec<String>
     names
 }
 
+/// Whether the `class` or `id` of `e` contains one of `markers` (lower
+/// case), ignoring ASCII case.
 fn marked(e: &ElementRef<'_>, markers: &[&str]) -> bool {
-    let v = e.value();
-    [v.attr("class"), v.attr("id")]
-        .into_iter()
-        .flatten()
-        .any(|s| markers.iter().any(|m| scan::contains_ignore_case(s, m)))
+    // One pass over the attributes (`attr(name)` interns `name` per call);
+    // class names are mostly lower case already: no copy for those.
+    e.value()
+        .attrs()
+        .filter(|(name, _)| matches!(*name, "class" | "id"))
+        .any(|(_, value)| {
+            let value: std::borrow::Cow<'_, str> = if value.bytes().any(|b| b.is_ascii_uppercase())
+            {
+                value.to_ascii_lowercase().into()
+            } else {
+                value.into()
+            };
+            markers.iter().any(|m| value.contains(m))
+        })
 }
 
 fn extract_counts(
@@ -664,15 +695,7 @@ pub fn visible_text(doc: &Html) -> String {
             Step::Visit(n) => n,
         };
         match node.value() {
-            Node::Text(t) => {
-                let piece = squash(t);
-                if !piece.is_empty() {
-                    if !out.is_empty() && !out.ends_with('\n') {
-                        out.push(' ');
-                    }
-                    out.push_str(&piece);
-                }
-            }
+            Node::Text(t) => push_squashed(&mut out, t, &[]),
             Node::Element(e) => {
                 let name = e.name();
                 if SKIPPED_ELEMENTS.contains(&name) {
@@ -683,12 +706,10 @@ pub fn visible_text(doc: &Html) -> String {
                     newline(&mut out);
                     stack.push(Step::Break);
                 }
-                let children: Vec<_> = node.children().collect();
-                stack.extend(children.into_iter().rev().map(Step::Visit));
+                stack.extend(node.children().rev().map(Step::Visit));
             }
             Node::Document | Node::Fragment => {
-                let children: Vec<_> = node.children().collect();
-                stack.extend(children.into_iter().rev().map(Step::Visit));
+                stack.extend(node.children().rev().map(Step::Visit));
             }
             _ => {}
         }
@@ -734,6 +755,9 @@ fn detect_language(text: &str, html_lang: Option<&str>) -> Option<String> {
     (letters > 0 && latin as f64 / letters as f64 > 0.8).then(|| "en".into())
 }
 
+static STOP_WORD_SET: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| STOP_WORDS.into_iter().collect());
+
 /// Top keywords of `text`: jieba TF-IDF for Chinese, term frequency otherwise.
 pub fn keywords(text: &str, chinese: bool) -> Vec<String> {
     let text: String = text.chars().take(KEYWORD_TEXT_CHARS).collect();
@@ -755,7 +779,7 @@ pub fn keywords(text: &str, chinese: bool) -> Vec<String> {
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|w| w.trim_matches('\'').to_lowercase())
         .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
-        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .filter(|w| !STOP_WORD_SET.contains(w.as_str()))
     {
         *counts.entry(word).or_default() += 1;
     }

@@ -111,12 +111,6 @@ impl EmbedKind {
     }
 }
 
-/// Whether `hay` contains `needle` ignoring ASCII case (`needle` is lower case).
-pub(crate) fn contains_ignore_case(hay: &str, needle: &str) -> bool {
-    let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    n.len() <= h.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
-}
-
 fn has_token(list: &str, token: &str) -> bool {
     list.split_ascii_whitespace().any(|t| t == token)
 }
@@ -297,7 +291,5 @@ mod tests {
         );
         assert_eq!(ids(&found.classed), select("[class], [id]"));
         assert_eq!(ids(&found.count_attr), select("[data-comments]"));
-        assert!(contains_ignore_case("Comment-Count", "comment-count"));
-        assert!(!contains_ignore_case("comm", "comment"));
     }
 }

@@ -18,7 +18,7 @@ use ego_tree::{NodeId, NodeRef};
 use regex::Regex;
 use scraper::{ElementRef, Html, Node};
 
-use super::{squash, BLOCK_ELEMENTS, SKIPPED_ELEMENTS};
+use super::{push_squashed, BLOCK_ELEMENTS, SKIPPED_ELEMENTS};
 
 /// Paragraphs with fewer characters than this do not vote.
 const MIN_PARAGRAPH_CHARS: usize = 20;
@@ -116,11 +116,14 @@ fn stats(doc: &Html) -> HashMap<NodeId, Stats> {
         HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
     for node in nodes.iter().rev() {
         let s = match node.value() {
-            Node::Text(t) => Stats {
-                chars: t.chars().filter(|c| !c.is_whitespace()).count(),
-                punct: t.chars().filter(|c| is_punct(*c)).count(),
-                ..Stats::default()
-            },
+            Node::Text(t) => {
+                let mut s = Stats::default();
+                for c in t.chars() {
+                    s.chars += usize::from(!c.is_whitespace());
+                    s.punct += usize::from(is_punct(c));
+                }
+                s
+            }
             Node::Element(e) if excluded(e.name()) => Stats::default(),
             Node::Element(e) => {
                 let mut s = Stats::default();
@@ -258,15 +261,7 @@ fn render(node: NodeRef<'_, Node>, stats: &HashMap<NodeId, Stats>, out: &mut Str
         }
     };
     match node.value() {
-        Node::Text(t) => {
-            let piece = squash(t);
-            if !piece.is_empty() {
-                if !out.is_empty() && !out.ends_with('\n') && !out.ends_with(' ') {
-                    out.push(' ');
-                }
-                out.push_str(&piece);
-            }
-        }
+        Node::Text(t) => push_squashed(out, t, &[' ']),
         Node::Element(e) => {
             let name = e.name();
             if excluded(name) {
