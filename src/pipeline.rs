@@ -1447,7 +1447,7 @@ impl IndexHistory {
 }
 
 /// How a run shows its progress on stderr.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Progress {
     /// Nothing until the summary.
     #[default]
@@ -1456,7 +1456,39 @@ pub enum Progress {
     Bar,
     /// A plain line every [`PROGRESS_EVERY`] (cron, systemd, log files).
     Lines,
+    /// The plain lines, handed to a sink (a command run for another
+    /// process: `harvest crawl` forwarded to `harvest serve`).
+    To(LineSink),
 }
+
+/// Where [`Progress::To`] sends its lines.
+#[derive(Clone)]
+pub struct LineSink(Arc<dyn Fn(&str) + Send + Sync>);
+
+impl LineSink {
+    pub fn new(f: impl Fn(&str) + Send + Sync + 'static) -> LineSink {
+        LineSink(Arc::new(f))
+    }
+
+    fn send(&self, line: &str) {
+        (self.0)(line)
+    }
+}
+
+impl std::fmt::Debug for LineSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LineSink")
+    }
+}
+
+/// Sinks are told apart by identity.
+impl PartialEq for LineSink {
+    fn eq(&self, other: &LineSink) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for LineSink {}
 
 impl Progress {
     /// A bar on a terminal, plain lines otherwise; nothing when `quiet`.
@@ -1676,7 +1708,11 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
     });
-    let lines = run.progress == Progress::Lines;
+    let lines: Option<LineSink> = match &run.progress {
+        Progress::Lines => Some(LineSink::new(|line| eprintln!("{line}"))),
+        Progress::To(sink) => Some(sink.clone()),
+        Progress::Quiet | Progress::Bar => None,
+    };
     let bar2 = bar.clone();
     let handle = tokio::runtime::Handle::current();
     let storage_queue = queue.clone();
@@ -1750,7 +1786,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                                 &storage_queue,
                                 &mut active,
                                 &bar2,
-                                lines,
+                                &lines,
                                 start,
                                 &mut last_report,
                             );
@@ -1836,7 +1872,7 @@ fn report(
     queue: &Arc<dyn crawler::UrlQueue>,
     active: &mut Option<crate::jobs::ActiveRun>,
     bar: &Option<indicatif::ProgressBar>,
-    lines: bool,
+    lines: &Option<LineSink>,
     start: Instant,
     last: &mut Instant,
 ) {
@@ -1849,8 +1885,8 @@ fn report(
         return;
     }
     *last = Instant::now();
-    if lines {
-        eprintln!("harvest: {}", line.trim_start());
+    if let Some(sink) = lines {
+        sink.send(&format!("harvest: {}", line.trim_start()));
     }
     if let Some(a) = active.as_mut() {
         if let Err(e) = a.heartbeat(serde_json::to_value(s).unwrap_or_default()) {

@@ -130,6 +130,12 @@ fn send_frame(tx: &tokio::sync::mpsc::Sender<CliFrame>, frame: CliFrame) -> bool
     }
 }
 
+/// Sends a line of standard error (a progress line); dropped when the
+/// caller went away.
+pub fn send_line(tx: &tokio::sync::mpsc::Sender<CliFrame>, line: &str) {
+    send_frame(tx, CliFrame::Stderr(format!("{line}\n")));
+}
+
 impl std::io::Write for FrameWriter {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.buf.extend_from_slice(data);

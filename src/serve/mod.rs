@@ -689,6 +689,15 @@ async fn cli_command(
         );
     }
     let (tx, rx) = tokio::sync::mpsc::channel::<CliFrame>(8);
+    // A crawl or job run forwarded without --quiet shows its progress lines.
+    let progress = if parsed.command.quiet() {
+        crate::pipeline::Progress::Quiet
+    } else {
+        let lines = tx.clone();
+        crate::pipeline::Progress::To(crate::pipeline::LineSink::new(move |line| {
+            crate::remote::send_line(&lines, line)
+        }))
+    };
     tokio::spawn(async move {
         let mut out = FrameWriter::stdout(tx.clone());
         let mut err = FrameWriter::stderr(tx.clone());
@@ -698,7 +707,7 @@ async fn cli_command(
             &state.stores,
             &mut out,
             &mut err,
-            crate::pipeline::Progress::Quiet,
+            progress,
         )
         .await;
         drop((out, err));
