@@ -15,6 +15,8 @@ pub const DEFAULT_DATA_DIR: &str = "harvest-data";
 pub const DEFAULT_CONFIG_FILE: &str = "harvest.toml";
 /// Default pack rollover size: 1 GiB.
 pub const DEFAULT_MAX_PACK_BYTES: u64 = 1 << 30;
+/// Default cap on pack writers open at once (`[storage] max_open_packs`).
+pub const DEFAULT_MAX_OPEN_PACKS: usize = packer::DEFAULT_MAX_OPEN_PACKS;
 /// Default number of salt buckets (regions) per table.
 pub const DEFAULT_BUCKETS: u8 = 16;
 /// Pages per durable batch (`[packing] batch_pages`).
@@ -89,6 +91,11 @@ pub struct RawStorage {
     pub packs: Option<String>,
     /// Start a new part when a pack would grow past this. Default 1 GiB.
     pub max_pack_bytes: Option<u64>,
+    /// At most this many packs open for writing at once (file handles; on
+    /// HDFS, leases and write pipelines). One more closes the least recently
+    /// written pack durably; a later page of its (topic, day, cluster) starts
+    /// the next part. At least 1. Default 64.
+    pub max_open_packs: Option<usize>,
     /// The NameNode's web server `host:port`, read by `harvest cluster check`
     /// for the Hadoop version and the capacity (its `/jmx`). Default: the
     /// NameNode host of `packs` on port 9870 (Hadoop 3's default).
@@ -230,6 +237,8 @@ pub struct Config {
     /// NameNode web server (HDFS packs only).
     pub namenode_http: Option<String>,
     pub max_pack_bytes: u64,
+    /// Pack writers open at once at most (`[storage] max_open_packs`).
+    pub max_open_packs: usize,
     pub index: IndexBackend,
     pub buckets: u8,
     pub model: PathBuf,
@@ -392,6 +401,10 @@ impl Config {
         let max_pack_bytes = raw.storage.max_pack_bytes.unwrap_or(DEFAULT_MAX_PACK_BYTES);
         if max_pack_bytes < 64 * 1024 {
             bail!("[storage] max_pack_bytes = {max_pack_bytes}: must be at least 65536");
+        }
+        let max_open_packs = raw.storage.max_open_packs.unwrap_or(DEFAULT_MAX_OPEN_PACKS);
+        if max_open_packs == 0 {
+            bail!("[storage] max_open_packs = 0: must be at least 1");
         }
         let index = match raw.index.backend.as_deref().unwrap_or("embedded") {
             "embedded" => IndexBackend::Embedded {
@@ -579,6 +592,7 @@ impl Config {
             packing,
             dedup,
             max_pack_bytes,
+            max_open_packs,
             index,
             buckets,
             model,
@@ -734,6 +748,7 @@ mod tests {
         );
         assert_eq!(c.packs, "harvest-data/packs");
         assert_eq!(c.max_pack_bytes, 1 << 30);
+        assert_eq!(c.max_open_packs, 64);
         assert_eq!(c.crawl.politeness_delay, Duration::from_secs(1));
         assert_eq!(c.crawl.max_body_bytes, 10 << 20);
     }
@@ -858,6 +873,11 @@ mod tests {
         assert!(err.contains("[[sources]]"), "{err}");
         let raw: RawConfig = toml::from_str("[crawl]\nseeds = [\"ftp://x\"]\n").unwrap();
         assert!(Config::from_raw(raw).is_err());
+        let raw: RawConfig = toml::from_str("[storage]\nmax_open_packs = 0\n").unwrap();
+        let err = Config::from_raw(raw).unwrap_err().to_string();
+        assert!(err.contains("[storage] max_open_packs"), "{err}");
+        let raw: RawConfig = toml::from_str("[storage]\nmax_open_packs = 3\n").unwrap();
+        assert_eq!(Config::from_raw(raw).unwrap().max_open_packs, 3);
     }
 
     #[test]

@@ -540,6 +540,7 @@ impl Ingest {
             stores.packs.clone(),
             packer::PackerOptions {
                 max_pack_bytes: cfg.max_pack_bytes,
+                max_open_packs: cfg.max_open_packs,
                 warcinfo_fields: vec![
                     (
                         "software".into(),

@@ -1,6 +1,6 @@
 //! Pack layout and the `Packer`, which keeps one open pack per (topic, day, cluster), rolls
-//! over to a new part when a pack is full, and never appends to a pack written by an earlier
-//! process.
+//! over to a new part when a pack is full, closes the least recently used pack when too many
+//! are open, and never appends to a pack written by an earlier process or closed earlier.
 //!
 //! # Pack names
 //!
@@ -12,7 +12,8 @@
 //! - `c{cluster}` the K-means cluster of the (topic, day);
 //! - `{created}` when the pack was created (UTC, `yyyymmddhhmmss`);
 //! - `{part}` the part of the family, 5 digits or more: one more than the highest part of the
-//!   family already in the store when a `Packer` first writes to it, then one more per rollover;
+//!   family already in the store when a `Packer` first writes to it, then one more per rollover
+//!   or reopening after the pack was closed for room ([`PackerOptions::max_open_packs`]);
 //! - `{writer}` 8 characters (`a-z2-7`, 40 random bits) drawn once per [`Packer`], so two
 //!   processes (or two `Packer`s) writing the same family at once make distinct names.
 //!
@@ -37,6 +38,11 @@ use crate::warc::{self, EncodedRecord, WarcRecord};
 pub const PACK_EXTENSION: &str = ".warc.gz";
 /// Default [`PackerOptions::max_pack_bytes`]: 1 GiB.
 pub const DEFAULT_MAX_PACK_BYTES: u64 = 1 << 30;
+/// Default [`PackerOptions::max_open_packs`].
+pub const DEFAULT_MAX_OPEN_PACKS: usize = 64;
+/// Families whose last part a `Packer` remembers before it forgets the closed ones (their next
+/// part is then found by listing the store, as after a restart).
+const MAX_REMEMBERED_FAMILIES: usize = 1 << 16;
 /// Longest topic segment (in characters) after sanitising.
 const MAX_TOPIC_CHARS: usize = 100;
 /// Segment used for a topic that sanitises to nothing.
@@ -56,6 +62,11 @@ pub struct PackerOptions {
     /// A pack is closed and the next part started when appending a record would make it
     /// larger than this (a pack always takes at least one record). Default: 1 GiB.
     pub max_pack_bytes: u64,
+    /// At most this many packs are open for writing at once (file handles; leases and write
+    /// pipelines on HDFS). Opening one more first closes the least recently written one,
+    /// durably, exactly as at the end of a run; a later record of that (topic, day, cluster)
+    /// starts its next part. 0 counts as 1. Default: 64.
+    pub max_open_packs: usize,
     /// Extra `name: value` fields for the warcinfo record at the start of every pack
     /// (after `software`, `format` and `conformsTo`). Default: none.
     pub warcinfo_fields: Vec<(String, String)>,
@@ -65,6 +76,7 @@ impl Default for PackerOptions {
     fn default() -> Self {
         Self {
             max_pack_bytes: DEFAULT_MAX_PACK_BYTES,
+            max_open_packs: DEFAULT_MAX_OPEN_PACKS,
             warcinfo_fields: Vec::new(),
         }
     }
@@ -305,6 +317,21 @@ struct OpenPack {
     records: u64,
     /// Appended to since the last successful sync.
     dirty: bool,
+    /// [`Packer::clock`] at the last write: the smallest is closed first for room.
+    last_used: u64,
+}
+
+/// Counters of a [`Packer`] since it was made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PackerStats {
+    /// Packs created.
+    pub opened: u64,
+    /// Packs closed because they were full (rollover).
+    pub rolled_over: u64,
+    /// Packs closed to make room ([`PackerOptions::max_open_packs`]).
+    pub closed_for_room: u64,
+    /// Most packs open at once.
+    pub peak_open: usize,
 }
 
 /// Writes records into packs: layout, lazy opening, rollover and syncing.
@@ -314,6 +341,14 @@ struct OpenPack {
 /// are durable only after [`Packer::sync_all`] (or [`Packer::close_all`]) returns `Ok`.
 /// **Callers must index a location only after the following `sync_all` succeeded.** A pack
 /// closed by rollover is synced as part of its close.
+///
+/// # Open packs
+/// At most [`PackerOptions::max_open_packs`] packs are open. Before opening one more, the
+/// pack written least recently is closed ([`PackWriter::close`]: synced and closed, as by
+/// [`Packer::close_all`]), so its records are durable and, on HDFS, readable by other
+/// processes. The next record of its family goes to a new part (never appended to a closed
+/// pack). If that close fails with unsynced records, the next `sync_all` reports
+/// [`Error::UnsyncedLoss`], as for a rollover.
 ///
 /// # Restarts
 /// The first write for a family in a process lists the parts already in the store and starts
@@ -328,8 +363,13 @@ pub struct Packer {
     /// This packer's writer token, part of every pack name it makes.
     writer: String,
     open: HashMap<FamilyKey, OpenPack>,
-    /// Highest part used per family in this process (open or closed).
+    /// Highest part used per family in this process (open or closed); closed families are
+    /// forgotten past `remembered_limit` entries.
     last_part: HashMap<FamilyKey, u32>,
+    remembered_limit: usize,
+    /// Counts writes: the time of [`OpenPack::last_used`].
+    clock: u64,
+    stats: PackerStats,
     /// A writer failed with unsynced records; reported by the next `sync_all`.
     lost: Option<Error>,
 }
@@ -339,6 +379,7 @@ impl std::fmt::Debug for Packer {
         f.debug_struct("Packer")
             .field("options", &self.options)
             .field("open_packs", &self.open.len())
+            .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
 }
@@ -352,6 +393,9 @@ impl Packer {
             writer: new_writer_token(),
             open: HashMap::new(),
             last_part: HashMap::new(),
+            remembered_limit: MAX_REMEMBERED_FAMILIES,
+            clock: 0,
+            stats: PackerStats::default(),
             lost: None,
         }
     }
@@ -364,6 +408,11 @@ impl Packer {
     /// The writer token in the names of the packs this packer creates.
     pub fn writer(&self) -> &str {
         &self.writer
+    }
+
+    /// Counters since this packer was made.
+    pub fn stats(&self) -> PackerStats {
+        self.stats
     }
 
     /// Paths of the packs currently open for writing, sorted.
@@ -384,26 +433,22 @@ impl Packer {
         if full {
             if let Some(pack) = self.open.remove(&family) {
                 tracing::debug!(path = %pack.path, bytes = pack.writer.position(), records = pack.records, "pack full, rolling over");
-                let unsynced = pack.dirty && pack.records > 0;
-                let path = pack.path;
-                if let Err(e) = pack.writer.close() {
-                    if unsynced {
-                        self.lost.get_or_insert(Error::UnsyncedLoss {
-                            path,
-                            reason: e.to_string(),
-                        });
-                    }
-                    return Err(e);
-                }
+                self.stats.rolled_over += 1;
+                self.close_pack(pack)?;
             }
         }
         if !self.open.contains_key(&family) {
+            self.make_room()?;
             let pack = self.open_next(key, &family)?;
             self.open.insert(family.clone(), pack);
+            self.stats.opened += 1;
+            self.stats.peak_open = self.stats.peak_open.max(self.open.len());
         }
+        self.clock += 1;
         let Some(pack) = self.open.get_mut(&family) else {
             unreachable!("pack inserted above");
         };
+        pack.last_used = self.clock;
         match pack.writer.append(&record.bytes) {
             Ok(offset) => {
                 pack.records += 1;
@@ -469,6 +514,45 @@ impl Packer {
         }
     }
 
+    /// Closes packs, least recently written first, until one more may be opened.
+    fn make_room(&mut self) -> Result<()> {
+        let cap = self.options.max_open_packs.max(1);
+        while self.open.len() >= cap {
+            let Some(oldest) = self
+                .open
+                .iter()
+                .min_by_key(|(_, p)| p.last_used)
+                .map(|(family, _)| family.clone())
+            else {
+                break;
+            };
+            let Some(pack) = self.open.remove(&oldest) else {
+                break;
+            };
+            tracing::debug!(path = %pack.path, records = pack.records, open = self.open.len() + 1, cap, "closing the least recently used pack");
+            self.stats.closed_for_room += 1;
+            self.close_pack(pack)?;
+        }
+        Ok(())
+    }
+
+    /// Syncs and closes a pack taken out of `open` (rollover, room). If the close fails with
+    /// unsynced records, the next `sync_all` reports them lost.
+    fn close_pack(&mut self, pack: OpenPack) -> Result<()> {
+        let unsynced = pack.dirty && pack.records > 0;
+        let path = pack.path;
+        if let Err(e) = pack.writer.close() {
+            if unsynced {
+                self.lost.get_or_insert(Error::UnsyncedLoss {
+                    path,
+                    reason: e.to_string(),
+                });
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Creates the next part of a family and writes its warcinfo record.
     fn open_next(&mut self, key: &PackKey, family: &FamilyKey) -> Result<OpenPack> {
         let mut part = match self.last_part.get(family) {
@@ -487,7 +571,7 @@ impl Packer {
             path = pack_path(&key.topic, key.date, key.cluster, part, origin.clone());
             match self.store.create(&path) {
                 Ok(mut writer) => {
-                    self.last_part.insert(family.clone(), part);
+                    self.remember_part(family, part);
                     let file_name = path.rsplit('/').next().unwrap_or(&path);
                     let fields: Vec<(&str, &str)> = self
                         .options
@@ -508,6 +592,7 @@ impl Packer {
                         writer,
                         records: 0,
                         dirty: true,
+                        last_used: self.clock,
                     });
                 }
                 Err(Error::AlreadyExists { .. }) => {
@@ -517,6 +602,21 @@ impl Packer {
             }
         }
         Err(Error::AlreadyExists { path })
+    }
+
+    /// Records the highest part of a family. Past `remembered_limit` families, the closed ones
+    /// are forgotten: their next part is then looked up in the store, where their packs are.
+    fn remember_part(&mut self, family: &FamilyKey, part: u32) {
+        self.last_part.insert(family.clone(), part);
+        if self.last_part.len() > self.remembered_limit {
+            let open = &self.open;
+            self.last_part
+                .retain(|f, _| f == family || open.contains_key(f));
+            tracing::debug!(
+                kept = self.last_part.len(),
+                "forgot the last parts of closed pack families"
+            );
+        }
     }
 
     /// One more than the highest part of this family already in the store, named either way
@@ -809,5 +909,39 @@ mod tests {
         assert_eq!(la.path, lb.path);
         assert_eq!(lb.offset, la.offset + la.length);
         packer.close_all().unwrap();
+    }
+
+    /// A long run meets ever new (topic, day, cluster) families: the parts of closed ones are
+    /// forgotten past a bound, and such a family reopened later still starts a new part.
+    #[test]
+    fn closed_families_are_forgotten_and_continue_after_their_last_part() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn PackStore> = Arc::new(LocalPackStore::open(dir.path()).unwrap());
+        let mut packer = Packer::new(
+            store.clone(),
+            PackerOptions {
+                max_open_packs: 1,
+                ..PackerOptions::default()
+            },
+        );
+        packer.remembered_limit = 3;
+        let rec = warc::encode_warcinfo("x", &[]);
+        let key = |cluster| PackKey {
+            topic: "news".into(),
+            date: date(),
+            cluster,
+        };
+        let mut paths = std::collections::BTreeSet::new();
+        for round in 0..3 {
+            for cluster in 0..5 {
+                let loc = packer.write(&key(cluster), &rec).unwrap();
+                assert!(packer.last_part.len() <= 3, "{:?}", packer.last_part);
+                let name = PackName::parse(&loc.path).unwrap();
+                assert_eq!((name.cluster, name.part), (cluster, round));
+                assert!(paths.insert(loc.path), "a pack was reused");
+            }
+        }
+        packer.close_all().unwrap();
+        assert_eq!(store.list("").unwrap().len(), paths.len());
     }
 }

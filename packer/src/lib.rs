@@ -6,7 +6,8 @@
 //!   record back from `(path, offset, length)` or walk a whole pack with [`warc::RecordIter`].
 //! - [`Packer`]: pack layout `{topic}/{yyyy}/{mm}/{dd}/{topic}-{yyyymmdd}-c{cluster}-{created}-{part}-{writer}.warc.gz`
 //!   ([`PackName`]: file names unique across folders, writers and restarts), rollover at
-//!   [`PackerOptions::max_pack_bytes`], sync before indexing.
+//!   [`PackerOptions::max_pack_bytes`], at most [`PackerOptions::max_open_packs`] open (least
+//!   recently used closed first), sync before indexing.
 //! - [`cluster`]: K-means cluster packing (which `c{cluster}` pack of a (topic, day) a page
 //!   goes to) with [`assign_batch`], and its measurements on the real news corpus.
 //! - `conformance` (tests, or feature `conformance`): checks every `PackStore` backend must pass.
@@ -31,7 +32,8 @@ pub use error::{Error, Result};
 pub use hdfs::{HdfsOptions, HdfsPackStore, HdfsPackWriter};
 pub use layout::{
     legacy_pack_path, new_writer_token, pack_path, sanitize_topic, Location, PackKey, PackName,
-    PackOrigin, Packer, PackerOptions, DEFAULT_MAX_PACK_BYTES, PACK_EXTENSION,
+    PackOrigin, Packer, PackerOptions, PackerStats, DEFAULT_MAX_OPEN_PACKS, DEFAULT_MAX_PACK_BYTES,
+    PACK_EXTENSION,
 };
 pub use local::{LocalPackStore, LocalPackWriter};
 pub use store::{open_store, validate_path, PackEntry, PackStore, PackWriter};

@@ -3,7 +3,7 @@
 mod util;
 
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use packer::{
@@ -359,6 +359,267 @@ fn failed_writer_with_unsynced_records_fails_the_next_sync() {
     assert_eq!(
         util::pack_name(&next.path),
         (9, 1, packer.writer().to_string())
+    );
+    packer.sync_all().expect("sync");
+    packer.close_all().expect("close");
+}
+
+/// Live writers of a store, counted at the store: created minus closed (or dropped).
+#[derive(Default)]
+struct WriterCounts {
+    open: AtomicUsize,
+    peak: AtomicUsize,
+    /// Writers dropped without `close` (not closed durably).
+    dropped: AtomicUsize,
+}
+
+struct CountingStore {
+    inner: LocalPackStore,
+    counts: Arc<WriterCounts>,
+}
+
+struct CountingWriter {
+    inner: Option<Box<dyn PackWriter>>,
+    counts: Arc<WriterCounts>,
+}
+
+impl CountingWriter {
+    fn inner(&mut self) -> &mut Box<dyn PackWriter> {
+        self.inner.as_mut().expect("writer used after close")
+    }
+}
+
+impl PackWriter for CountingWriter {
+    fn append(&mut self, bytes: &[u8]) -> Result<u64> {
+        self.inner().append(bytes)
+    }
+    fn position(&self) -> u64 {
+        self.inner.as_ref().map_or(0, |w| w.position())
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.inner().sync()
+    }
+    fn close(mut self: Box<Self>) -> Result<()> {
+        let inner = self.inner.take().expect("closed twice");
+        self.counts.open.fetch_sub(1, Ordering::SeqCst);
+        inner.close()
+    }
+}
+
+impl Drop for CountingWriter {
+    fn drop(&mut self) {
+        if self.inner.is_some() {
+            self.counts.open.fetch_sub(1, Ordering::SeqCst);
+            self.counts.dropped.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl PackStore for CountingStore {
+    fn create(&self, path: &str) -> Result<Box<dyn PackWriter>> {
+        let inner = self.inner.create(path)?;
+        let open = self.counts.open.fetch_add(1, Ordering::SeqCst) + 1;
+        self.counts.peak.fetch_max(open, Ordering::SeqCst);
+        Ok(Box::new(CountingWriter {
+            inner: Some(inner),
+            counts: Arc::clone(&self.counts),
+        }))
+    }
+    fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.inner.read_range(path, offset, len)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<PackEntry>> {
+        self.inner.list(prefix)
+    }
+    fn len(&self, path: &str) -> Result<u64> {
+        self.inner.len(path)
+    }
+    fn delete(&self, path: &str) -> Result<()> {
+        self.inner.delete(path)
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<()> {
+        self.inner.rename(from, to)
+    }
+}
+
+fn counting_store() -> (tempfile::TempDir, Arc<dyn PackStore>, Arc<WriterCounts>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let counts = Arc::new(WriterCounts::default());
+    let store: Arc<dyn PackStore> = Arc::new(CountingStore {
+        inner: LocalPackStore::open(dir.path()).expect("open"),
+        counts: Arc::clone(&counts),
+    });
+    (dir, store, counts)
+}
+
+fn capped_packer(store: &Arc<dyn PackStore>, max_open_packs: usize) -> Packer {
+    Packer::new(
+        Arc::clone(store),
+        PackerOptions {
+            max_open_packs,
+            ..PackerOptions::default()
+        },
+    )
+}
+
+/// The record ids of a pack file read whole from disk, record by record (warcinfo first,
+/// every gzip member complete).
+fn record_ids_on_disk(dir: &tempfile::TempDir, path: &str) -> Vec<String> {
+    let data = pack_bytes(dir, path);
+    let items: Vec<_> = RecordIter::new(&data)
+        .collect::<Result<_>>()
+        .unwrap_or_else(|e| panic!("{path} is not a complete WARC file: {e}"));
+    assert_eq!(items[0].2.record_type(), Some("warcinfo"), "{path}");
+    assert_eq!(
+        items[0].2.header("WARC-Filename"),
+        path.rsplit('/').next(),
+        "{path}"
+    );
+    items[1..]
+        .iter()
+        .map(|(_, _, r)| r.record_id().expect("record id").to_string())
+        .collect()
+}
+
+/// Issue 15 item 5: every (topic, day, cluster) writer stayed open until the run ended.
+#[test]
+fn at_most_max_open_packs_are_open_and_closed_packs_are_complete() {
+    let (dir, store, counts) = counting_store();
+    let mut packer = capped_packer(&store, 2);
+    // Record ids written to each pack, in order.
+    let mut written: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut locs = Vec::new();
+    for round in 0..4u32 {
+        for cluster in 0..3u32 {
+            let rec = util::page_record((round * 3 + cluster) as usize % util::PAGES.len()).0;
+            let loc = packer.write(&util::key(cluster), &rec).expect("write");
+            written
+                .entry(loc.path.clone())
+                .or_default()
+                .push(rec.record_id.clone());
+            assert!(
+                counts.open.load(Ordering::SeqCst) <= 2,
+                "round {round} cluster {cluster}"
+            );
+            let open = packer.open_paths();
+            assert!(open.len() <= 2 && open.contains(&loc.path), "{open:?}");
+            // A pack closed for room is complete before any sync_all: readable record by
+            // record by another process, holding exactly what was written to it.
+            for (path, ids) in written.iter().filter(|(p, _)| !open.contains(p)) {
+                assert_eq!(&record_ids_on_disk(&dir, path), ids, "{path}");
+            }
+            locs.push((round, cluster, loc, rec));
+        }
+        // As the pipeline does after each batch.
+        packer.sync_all().expect("sync");
+    }
+    // With a cap of 2 and 3 clusters taking turns, every family comes back after its pack was
+    // closed: each page starts the next part of its family, e.g. the third cluster's second
+    // page its part 1.
+    for (round, cluster, loc, _) in &locs {
+        assert_eq!(
+            util::pack_name(&loc.path),
+            (*cluster, *round, packer.writer().to_string()),
+            "{loc:?}"
+        );
+    }
+    assert_ne!(locs[2].2.path, locs[5].2.path);
+    assert_eq!(
+        packer.stats(),
+        packer::PackerStats {
+            opened: 12,
+            rolled_over: 0,
+            closed_for_room: 10,
+            peak_open: 2,
+        }
+    );
+    packer.close_all().expect("close");
+    assert_eq!(counts.peak.load(Ordering::SeqCst), 2);
+    assert_eq!(counts.open.load(Ordering::SeqCst), 0);
+    assert_eq!(
+        counts.dropped.load(Ordering::SeqCst),
+        0,
+        "every pack closed, none dropped"
+    );
+    // No record lost, none in two places, names unique.
+    let listed = store.list("").expect("list");
+    assert_eq!(listed.len(), 12);
+    let file_names: std::collections::HashSet<&str> = listed
+        .iter()
+        .map(|e| e.path.rsplit('/').next().expect("file name"))
+        .collect();
+    assert_eq!(file_names.len(), listed.len());
+    let mut total = 0;
+    for entry in &listed {
+        let ids = record_ids_on_disk(&dir, &entry.path);
+        assert_eq!(Some(&ids), written.get(&entry.path), "{}", entry.path);
+        total += ids.len();
+    }
+    assert_eq!(total, locs.len());
+    for (_, _, loc, rec) in &locs {
+        let read = packer.read(loc).expect("read back");
+        assert_eq!(read.record_id(), Some(rec.record_id.as_str()));
+    }
+}
+
+#[test]
+fn the_least_recently_written_pack_is_closed_first() {
+    let (_dir, store, counts) = counting_store();
+    let mut packer = capped_packer(&store, 2);
+    let rec = |i| util::page_record(i).0;
+    let a = packer.write(&util::key(0), &rec(0)).expect("write");
+    let b = packer.write(&util::key(1), &rec(1)).expect("write");
+    let a2 = packer.write(&util::key(0), &rec(2)).expect("write");
+    // Cluster 1 was written least recently (not first opened): it is the one closed.
+    let c = packer.write(&util::key(2), &rec(3)).expect("write");
+    assert_eq!(packer.open_paths(), {
+        let mut open = vec![a.path.clone(), c.path.clone()];
+        open.sort();
+        open
+    });
+    assert_eq!(a2.path, a.path);
+    let a3 = packer.write(&util::key(0), &rec(0)).expect("write");
+    assert_eq!(a3.path, a.path, "an open pack keeps taking records");
+    assert_eq!(a3.offset, a2.offset + a2.length);
+    let b2 = packer.write(&util::key(1), &rec(1)).expect("write");
+    assert_ne!(b2.path, b.path, "a closed pack is never appended to");
+    assert_eq!(
+        util::pack_name(&b2.path),
+        (1, 1, packer.writer().to_string())
+    );
+    assert_eq!(counts.open.load(Ordering::SeqCst), 2);
+    packer.close_all().expect("close");
+    assert_eq!(counts.dropped.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_failed_close_for_room_with_unsynced_records_fails_the_next_sync() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broken = Arc::new(AtomicBool::new(false));
+    let store: Arc<dyn PackStore> = Arc::new(FlakyStore {
+        inner: LocalPackStore::open(dir.path()).expect("open"),
+        broken: Arc::clone(&broken),
+    });
+    let mut packer = capped_packer(&store, 1);
+    let first = packer
+        .write(&util::key(9), &util::page_record(0).0)
+        .expect("write");
+    broken.store(true, Ordering::SeqCst);
+    // Cluster 8 needs room: closing cluster 9's pack fails.
+    assert!(packer
+        .write(&util::key(8), &util::page_record(1).0)
+        .is_err());
+    match packer.sync_all() {
+        Err(Error::UnsyncedLoss { path, .. }) => assert_eq!(path, first.path),
+        other => panic!("expected UnsyncedLoss, got {other:?}"),
+    }
+    broken.store(false, Ordering::SeqCst);
+    let next = packer
+        .write(&util::key(8), &util::page_record(1).0)
+        .expect("write");
+    assert_eq!(
+        util::pack_name(&next.path),
+        (8, 0, packer.writer().to_string())
     );
     packer.sync_all().expect("sync");
     packer.close_all().expect("close");

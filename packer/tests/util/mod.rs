@@ -99,6 +99,7 @@ pub fn packer(store: &Arc<dyn PackStore>, max_pack_bytes: u64) -> Packer {
         PackerOptions {
             max_pack_bytes,
             warcinfo_fields: vec![("operator".into(), "harvest tests".into())],
+            ..PackerOptions::default()
         },
     )
 }
