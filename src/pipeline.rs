@@ -372,15 +372,18 @@ impl Analyser {
                 }
                 s.placeholder(&digest)
             }
-            None => warc::encode_response(&ResponseInput {
-                target_uri: &page.url,
-                date: page.fetched_at,
-                ip_address: page.ip_address.as_deref(),
-                concurrent_to: None,
-                status_line: &page.status_line,
-                headers: &page.headers,
-                payload: &page.body,
-            }),
+            None => warc::encode_response_with(
+                &ResponseInput {
+                    target_uri: &page.url,
+                    date: page.fetched_at,
+                    ip_address: page.ip_address.as_deref(),
+                    concurrent_to: None,
+                    status_line: &page.status_line,
+                    headers: &page.headers,
+                    payload: &page.body,
+                },
+                &digest,
+            ),
         };
         let request = match &stored {
             Some(_) => None,
@@ -1088,16 +1091,19 @@ impl Ingest {
                 None => {
                     let rec = match &a.stored {
                         Some(s) => s.placeholder(&a.digest),
-                        None => warc::encode_response(&ResponseInput {
-                            target_uri: &e.url,
-                            date: e.fetched_at,
-                            ip_address: e.ip_address.as_deref(),
-                            concurrent_to: (!place.record_id.is_empty())
-                                .then_some(place.record_id.as_str()),
-                            status_line: &e.status_line,
-                            headers: &e.headers,
-                            payload: &e.body,
-                        }),
+                        None => warc::encode_response_with(
+                            &ResponseInput {
+                                target_uri: &e.url,
+                                date: e.fetched_at,
+                                ip_address: e.ip_address.as_deref(),
+                                concurrent_to: (!place.record_id.is_empty())
+                                    .then_some(place.record_id.as_str()),
+                                status_line: &e.status_line,
+                                headers: &e.headers,
+                                payload: &e.body,
+                            },
+                            &a.digest,
+                        ),
                     };
                     let entry = DigestEntry {
                         digest: a.digest.clone(),
