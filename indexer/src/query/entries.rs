@@ -206,7 +206,8 @@ fn memo(cache: &mut Vec<Option<bool>>, id: u16, labels: &Labels, wanted: &[Strin
 pub(crate) enum Verdict {
     Yes,
     No,
-    /// Legacy index row: read the data row to decide.
+    /// The value does not tell (a legacy value, or topic and media not
+    /// recorded): read the data row to decide.
     Unknown,
 }
 
@@ -309,28 +310,6 @@ pub(super) fn join(a: Vec<Entry>, b: Vec<Entry>, keep_unmatched: bool) -> Vec<En
             _ => {}
         }
     }
-    out
-}
-
-/// Merge of two suffix-sorted lists without duplicates; an entry of `a`
-/// wins over one of `b` with the same suffix.
-pub(super) fn prefer_first(a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
-    if b.is_empty() {
-        return a;
-    }
-    if a.is_empty() {
-        return b;
-    }
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let mut bi = b.into_iter().peekable();
-    for x in a {
-        while let Some(y) = bi.next_if(|y| y.suffix < x.suffix) {
-            out.push(y);
-        }
-        bi.next_if(|y| y.suffix == x.suffix);
-        out.push(x);
-    }
-    out.extend(bi);
     out
 }
 

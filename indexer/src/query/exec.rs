@@ -1,22 +1,17 @@
 //! Query execution: the tasks of a query (one per table and bucket), the
-//! scans of posting rows (and of index rows in tables made before them), the
-//! candidate stream of a task, data-row reads and [`Index::search`].
+//! scans of posting rows, the candidate stream of a task, data-row reads and
+//! [`Index::search`].
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
-use super::entries::{
-    join, prefer_first, union, verdict, Checks, Entry, Labels, Prefilter, Verdict,
-};
+use super::entries::{join, union, verdict, Checks, Entry, Labels, Prefilter, Verdict};
 use super::{truncate, year_start, PageHit, Query};
 use crate::error::{Error, Result};
-use crate::index::{Index, TableFormat, INDEX_ROW_QUALIFIER};
-use crate::keys::{
-    self, Suffix, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC, INDEX_TAG, POSTING_TAG, SUFFIX_LEN,
-    TIME_LEN,
-};
+use crate::index::Index;
+use crate::keys::{self, Suffix, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC, POSTING_TAG, TIME_LEN};
 use crate::record::{PageRecord, FAMILY_ATTRS, FAMILY_INDEX};
 use crate::store::{prefix_end, Scan};
 
@@ -36,20 +31,6 @@ pub(crate) struct Task {
 }
 
 impl Task {
-    /// `[prefix + from, prefix + to)` clipped to the table's year.
-    fn range(&self, prefix: &[u8]) -> (Vec<u8>, Vec<u8>) {
-        let mut start = prefix.to_vec();
-        start.extend_from_slice(&keys::time_bytes(self.from));
-        let stop = if self.to_is_year_end {
-            prefix_end(prefix)
-        } else {
-            let mut s = prefix.to_vec();
-            s.extend_from_slice(&keys::time_bytes(self.to));
-            s
-        };
-        (start, stop)
-    }
-
     /// The same task restricted to `[from, to)`; `None` when that is empty.
     pub(crate) fn clip(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> Option<Task> {
         let (f, t) = (self.from.max(from), self.to.min(to));
@@ -76,14 +57,6 @@ fn no_bad_key(bad_key: Option<Vec<u8>>, reason: &'static str) -> Result<()> {
         Some(key) => Err(Error::BadKey { key, reason }),
         None => Ok(()),
     }
-}
-
-/// The suffix (last [`SUFFIX_LEN`] bytes) of a data or index key.
-fn key_suffix(key: &[u8]) -> Option<Suffix> {
-    key.len()
-        .checked_sub(SUFFIX_LEN)
-        .and_then(|at| key.get(at..))
-        .and_then(|t| t.try_into().ok())
 }
 
 pub(crate) fn sort_hits(hits: &mut [PageHit]) {
@@ -135,8 +108,8 @@ impl Index {
 
     /// Entries of one (attribute, value) in a task's range, in suffix order,
     /// less those whose value already rules the page out (see
-    /// [`Prefilter`]): the cells of its posting rows, and in a table made
-    /// before posting rows also its index rows (a posting entry wins).
+    /// [`Prefilter`]): the cells of its posting rows. A table made before
+    /// posting rows is refused ([`Index::check_table`]).
     fn scan_index(
         &self,
         task: &Task,
@@ -145,12 +118,8 @@ impl Index {
         labels: &mut Labels,
         pre: &mut Prefilter<'_>,
     ) -> Result<Vec<Entry>> {
-        let postings = self.scan_postings(task, attr, value, labels, pre)?;
-        if self.table_format(&task.table)? == TableFormat::Postings {
-            return Ok(postings);
-        }
-        let rows = self.scan_index_rows(task, attr, value, labels, pre)?;
-        Ok(prefer_first(postings, rows))
+        self.check_table(&task.table)?;
+        self.scan_postings(task, attr, value, labels, pre)
     }
 
     /// The cells of the posting rows of one (attribute, value) in a task's
@@ -201,43 +170,12 @@ impl Index {
         Ok(out)
     }
 
-    /// Index rows (one per page, tables made before posting rows) of one
-    /// (attribute, value) in a task's range.
-    fn scan_index_rows(
-        &self,
-        task: &Task,
-        attr: u8,
-        value: &str,
-        labels: &mut Labels,
-        pre: &mut Prefilter<'_>,
-    ) -> Result<Vec<Entry>> {
-        let prefix = keys::index_prefix(task.salt, attr, value);
-        let (start, stop) = task.range(&prefix);
-        let scan = Scan::range(start, stop).families(&[FAMILY_INDEX]);
-        let mut out = Vec::new();
-        let mut bad_key: Option<Vec<u8>> = None;
-        self.store.scan_each(&task.table, &scan, &mut |row| {
-            let Some(suffix) = key_suffix(&row.key) else {
-                bad_key = Some(row.key.clone());
-                return false;
-            };
-            let value = row.cell(FAMILY_INDEX, INDEX_ROW_QUALIFIER).unwrap_or(&[]);
-            out.extend(pre.admit(suffix, value, labels));
-            true
-        })?;
-        no_bad_key(bad_key, "index key shorter than its suffix")?;
-        Ok(out)
-    }
-
     /// Distinct values of an index attribute in one bucket of a table, by a
-    /// skip scan: one `limit 1` scan per value (over posting rows, and index
-    /// rows in a table made before posting rows).
+    /// skip scan over its posting rows: one `limit 1` scan per value.
     pub(crate) fn attr_values(&self, table: &str, salt: u8, attr: u8) -> Result<Vec<String>> {
+        self.check_table(table)?;
         let mut values = BTreeSet::new();
-        self.skip_scan(table, salt, POSTING_TAG, attr, &mut values)?;
-        if self.table_format(table)? == TableFormat::Mixed {
-            self.skip_scan(table, salt, INDEX_TAG, attr, &mut values)?;
-        }
+        self.skip_scan(table, salt, attr, &mut values)?;
         Ok(values.into_iter().collect())
     }
 
@@ -245,11 +183,10 @@ impl Index {
         &self,
         table: &str,
         salt: u8,
-        tag: u8,
         attr: u8,
         values: &mut BTreeSet<String>,
     ) -> Result<()> {
-        let attr_prefix = [salt, tag, attr];
+        let attr_prefix = [salt, POSTING_TAG, attr];
         let stop = prefix_end(&attr_prefix);
         let mut start = attr_prefix.to_vec();
         loop {
@@ -259,12 +196,8 @@ impl Index {
             let Some(row) = self.store.scan(table, &scan)?.into_iter().next() else {
                 break;
             };
-            let value = if tag == POSTING_TAG {
-                keys::split_posting_key(&row.key)?.value
-            } else {
-                keys::split_index_key(&row.key)?.value
-            };
-            start = prefix_end(&keys::tagged_prefix(salt, tag, attr, &value));
+            let value = keys::split_posting_key(&row.key)?.value;
+            start = prefix_end(&keys::tagged_prefix(salt, POSTING_TAG, attr, &value));
             values.insert(value);
         }
         Ok(())
@@ -375,7 +308,7 @@ impl Index {
     }
 
     /// The candidates that match, with every condition decided: data rows
-    /// are read for the entries the index rows cannot decide (legacy rows)
+    /// are read for the entries their values cannot decide (legacy values)
     /// and for those `need_row` asks for; those pages are returned beside
     /// their entries (`None` for the others).
     pub(crate) fn decided(

@@ -6,9 +6,9 @@
 //! * without topic/media/keyword conditions, the bucket's data-row range is
 //!   scanned, with the comment and revisit conditions pushed down as
 //!   [`CellFilter`]s;
-//! * with conditions, each condition scans its index-row range
-//!   `[salt][0x01][attr][value][0x00][from..to)`, which yields suffixes (time +
-//!   URL hash) in time order; "any of" lists are unions, conditions are
+//! * with conditions, each condition scans its posting rows
+//!   `[salt][0x02][attr][value][0x00][month]` over `[from, to)`, whose cells
+//!   yield suffixes (time + URL hash) in time order; "any of" lists are unions, conditions are
 //!   intersected by merging the sorted streams; then the data rows are read
 //!   and the comment conditions checked.
 //!
@@ -22,7 +22,8 @@
 //! comment count ([`crate::index::index_row_value`]), so revisit, near-duplicate
 //! and comment-range conditions, relevance and the comment sort are decided
 //! from index keys alone; data rows are read only for the hits returned (and
-//! for index rows written by older versions, which lack that information).
+//! for entries whose value lacks that information, see
+//! [`crate::index::FLAG_EXT`]).
 //! Statistics therefore count from index keys alone; grouping by media labels
 //! the stream with a left merge-join against the media index rows (pages
 //! without media fall in the `None` group).

@@ -228,7 +228,7 @@ impl Index {
             (grouped_by_attr && !e.attrs_known()) || (by_story && story_needs_row(e))
         })?;
         // Group slots: 0 = no group, then one per label id (+1), then one per
-        // group name taken from a data row (legacy index rows).
+        // group name taken from a data row (values without topic/media).
         let mut names: Vec<Option<String>> = vec![None];
         names.extend(cands.labels.names.iter().cloned().map(Some));
         let mut extra: HashMap<Option<String>, usize> = HashMap::new();
