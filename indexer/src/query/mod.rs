@@ -3,14 +3,13 @@
 //! A [`Query`] picks the page tables of its sources whose year overlaps
 //! `[from, to)` and, in each table, one key range per bucket (region). Buckets
 //! are evaluated in parallel (rayon):
-//! * without topic/media/keyword conditions, the bucket's data-row range is
-//!   scanned, with the comment and revisit conditions pushed down as
-//!   [`CellFilter`]s;
+//! * without topic/media/keyword conditions, every topic's posting rows are
+//!   the stream (see below);
 //! * with conditions, each condition scans its posting rows
 //!   `[salt][0x02][attr][value][0x00][month]` over `[from, to)`, whose cells
-//!   yield suffixes (time + URL hash) in time order; "any of" lists are unions, conditions are
-//!   intersected by merging the sorted streams; then the data rows are read
-//!   and the comment conditions checked.
+//!   yield suffixes (time + URL hash) in time order; "any of" lists are
+//!   unions, conditions are intersected by merging the sorted streams; then
+//!   the data rows are read and the comment conditions checked.
 //!
 //! With no topic/media/keyword condition the topic index rows (every page has
 //! exactly one) are the stream: the distinct topics of a bucket are found by a
