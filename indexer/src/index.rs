@@ -15,8 +15,6 @@ use crate::store::{Cell, Row, Scan, TableStore};
 pub const URLS_TABLE: &str = "urls";
 /// Table of payload digests.
 pub const DIGESTS_TABLE: &str = "digests";
-/// Qualifier of the single cell of an index row (family `i`).
-pub const INDEX_ROW_QUALIFIER: &[u8] = b"";
 /// Table of K-means cluster centres (see [`crate::clusters`]).
 pub const CLUSTERS_TABLE: &str = "clusters";
 /// Bit in an index row's value: the page is a revisit.
@@ -40,8 +38,9 @@ pub const FLAG_MEDIA: u8 = 0x10;
 /// story then read the data row.
 pub const FLAG_STORY: u8 = 0x20;
 /// Bit in an index row's value: the value carries [`FLAG_NEAR_DUP`],
-/// [`FLAG_COMMENTS`] and [`FLAG_ATTRS`] (rows written before these existed
-/// have only [`FLAG_REVISIT`]; queries then read the data row to decide).
+/// [`FLAG_COMMENTS`] and [`FLAG_ATTRS`] (of a value without it, a legacy
+/// value or one that does not decode, only [`FLAG_REVISIT`] is read;
+/// queries then read the data row to decide).
 pub const FLAG_EXT: u8 = 0x80;
 
 /// Value of every index row of a page: `[flags]`, then with
@@ -171,25 +170,13 @@ pub struct Index {
     known_tables: Mutex<HashMap<String, KnownTable>>,
 }
 
-/// What an [`Index`] learnt about a page table.
+/// What an [`Index`] learnt about a page table whose format it checked.
 #[derive(Debug, Clone, Copy)]
 struct KnownTable {
-    format: TableFormat,
     /// `ensure_table` ran for it (created, format marker written if empty);
-    /// otherwise the format was only read (a table without its marker yet
-    /// reads as mixed: correct, and re-checked before this index writes).
+    /// otherwise the format was only checked (a table still empty may get
+    /// its marker later: re-checked before this index writes).
     ensured: bool,
-}
-
-/// How a page table holds its index entries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TableFormat {
-    /// Posting rows only: the table was empty when it got the format marker.
-    Postings,
-    /// A table without the marker (made before posting rows): it may hold
-    /// index rows (one per page and value) beside posting rows written
-    /// since; queries read both, a posting entry wins.
-    Mixed,
 }
 
 /// Qualifier (family `a`) of the format marker row's cell.
@@ -327,46 +314,56 @@ impl Index {
         })
     }
 
-    /// Creates a page table if this index has not seen it yet, and learns its
+    /// Creates a page table if this index has not seen it yet, and checks its
     /// format: a table that is empty when first seen gets the postings format
-    /// marker.
-    fn ensure_table(&self, table: &str) -> Result<TableFormat> {
+    /// marker (see [`Index::check_format`]).
+    fn ensure_table(&self, table: &str) -> Result<()> {
         let mut known = self.known_tables()?;
-        if let Some(k) = known.get(table).filter(|k| k.ensured) {
-            return Ok(k.format);
+        if known.get(table).is_some_and(|k| k.ensured) {
+            return Ok(());
         }
         self.store
             .create_table(table, &PAGE_FAMILIES, self.options.buckets)?;
-        let format = match self.read_format(table)? {
-            Some(f) => f,
-            None => {
-                if self
-                    .store
-                    .scan(table, &Scan::default().limit(1))?
-                    .is_empty()
-                {
-                    self.store.put(
-                        table,
-                        &[Row::new(keys::FORMAT_KEY).with(
-                            FAMILY_ATTRS,
-                            FORMAT_QUALIFIER,
-                            FORMAT_POSTINGS,
-                        )],
-                    )?;
-                    TableFormat::Postings
-                } else {
-                    TableFormat::Mixed
-                }
+        self.check_format(table, true)?;
+        known.insert(table.to_owned(), KnownTable { ensured: true });
+        Ok(())
+    }
+
+    /// Checks the format marker of an existing page table. A table without
+    /// it is accepted while it is empty (and then marked, with `mark`); one
+    /// that holds rows was made before posting rows, by a harvest that wrote
+    /// one index row per page: those rows are no longer read, so the table
+    /// is refused with an error naming it rather than half read.
+    fn check_format(&self, table: &str, mark: bool) -> Result<()> {
+        if self.read_format(table)? {
+            return Ok(());
+        }
+        if self
+            .store
+            .scan(table, &Scan::default().limit(1))?
+            .is_empty()
+        {
+            if mark {
+                self.store.put(
+                    table,
+                    &[Row::new(keys::FORMAT_KEY).with(
+                        FAMILY_ATTRS,
+                        FORMAT_QUALIFIER,
+                        FORMAT_POSTINGS,
+                    )],
+                )?;
             }
-        };
-        known.insert(
-            table.to_owned(),
-            KnownTable {
-                format,
-                ensured: true,
-            },
-        );
-        Ok(format)
+            return Ok(());
+        }
+        // A writer marks a table before its first page: the rows may have
+        // come, marker first, after the marker was read above.
+        if self.read_format(table)? {
+            return Ok(());
+        }
+        Err(Error::Invalid(format!(
+            "table {table} has no index format marker: it was written before posting rows \
+             (one index row per page), which this harvest no longer reads; re-index its pages"
+        )))
     }
 
     fn known_tables(&self) -> Result<std::sync::MutexGuard<'_, HashMap<String, KnownTable>>> {
@@ -375,15 +372,16 @@ impl Index {
             .map_err(|_| Error::Invalid("index table cache lock poisoned".into()))
     }
 
-    /// The format marker of an existing table (`None`: no marker).
-    fn read_format(&self, table: &str) -> Result<Option<TableFormat>> {
+    /// Whether an existing table has the postings format marker (an unknown
+    /// marker is an error).
+    fn read_format(&self, table: &str) -> Result<bool> {
         let rows = self
             .store
             .get(table, &[keys::FORMAT_KEY.to_vec()], &[FAMILY_ATTRS])?;
         match rows.into_iter().flatten().next() {
-            None => Ok(None),
+            None => Ok(false),
             Some(r) => match r.cell(FAMILY_ATTRS, FORMAT_QUALIFIER) {
-                Some(FORMAT_POSTINGS) => Ok(Some(TableFormat::Postings)),
+                Some(FORMAT_POSTINGS) => Ok(true),
                 other => Err(Error::Invalid(format!(
                     "table {table}: unknown index format {:?} (written by a newer harvest?)",
                     other.map(String::from_utf8_lossy)
@@ -392,28 +390,24 @@ impl Index {
         }
     }
 
-    /// The format of an existing page table (read once, then cached; a table
-    /// without the marker is [`TableFormat::Mixed`]).
-    pub(crate) fn table_format(&self, table: &str) -> Result<TableFormat> {
-        if let Some(k) = self.known_tables()?.get(table) {
-            return Ok(k.format);
+    /// Checks the format of an existing page table before it is read (once
+    /// per index, see [`Index::check_format`]).
+    pub(crate) fn check_table(&self, table: &str) -> Result<()> {
+        if self.known_tables()?.contains_key(table) {
+            return Ok(());
         }
-        let format = self.read_format(table)?.unwrap_or(TableFormat::Mixed);
+        self.check_format(table, false)?;
         self.known_tables()?
             .entry(table.to_owned())
-            .or_insert(KnownTable {
-                format,
-                ensured: false,
-            });
-        Ok(format)
+            .or_insert(KnownTable { ensured: false });
+        Ok(())
     }
 
     /// Indexes pages: per table, one batch with the data rows and their
     /// posting cells. Tables are created on demand. Re-indexing a page with
-    /// the same URL and key time replaces it: the old data row, the posting
-    /// cells of the index entries the new version no longer has (and, in a
-    /// table made before posting rows, the old page's index rows) are deleted
-    /// first. Within one call the last page for a given key wins.
+    /// the same URL and key time replaces it: the old data row and the
+    /// posting cells of the index entries the new version no longer has are
+    /// deleted first. Within one call the last page for a given key wins.
     pub fn index_pages(&self, pages: &[PageRecord]) -> Result<()> {
         let mut by_table: BTreeMap<String, BTreeMap<Vec<u8>, PageRows>> = BTreeMap::new();
         for page in pages {
@@ -424,7 +418,7 @@ impl Index {
                 .insert(rows.key.row_key.clone(), rows);
         }
         for (table, rows) in by_table {
-            let format = self.ensure_table(&table)?;
+            self.ensure_table(&table)?;
             let keys: Vec<Vec<u8>> = rows.keys().cloned().collect();
             let existing = self.store.get(&table, &keys, &[FAMILY_INDEX])?;
             let mut stale: Vec<Vec<u8>> = Vec::new();
@@ -433,9 +427,6 @@ impl Index {
                 let Some(old) = old else { continue };
                 stale.push(new.key.row_key.clone());
                 for c in old.family(FAMILY_INDEX) {
-                    if format == TableFormat::Mixed {
-                        stale.push(c.qualifier.clone());
-                    }
                     if new.index_keys.contains(&c.qualifier) {
                         continue;
                     }
@@ -538,7 +529,7 @@ impl Index {
                 .push(k.row_key.clone());
         }
         for (table, rows) in by_table {
-            let format = self.table_format(table)?;
+            self.check_table(table)?;
             let existing = self.store.get(table, &rows, &[FAMILY_INDEX])?;
             let mut whole: Vec<Vec<u8>> = Vec::new();
             let mut cells: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
@@ -546,9 +537,6 @@ impl Index {
                 let Some(old) = old else { continue };
                 whole.push(key.clone());
                 for c in old.family(FAMILY_INDEX) {
-                    if format == TableFormat::Mixed {
-                        whole.push(c.qualifier.clone());
-                    }
                     let (row, suffix) = keys::posting_of(&keys::split_index_key(&c.qualifier)?);
                     cells
                         .entry(row.clone())
@@ -649,5 +637,61 @@ impl Index {
             self.store.delete(table, &shrinking)?;
         }
         self.store.put(table, &rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+
+    use super::*;
+    use crate::query::{Interval, Query, StatsQuery};
+    use crate::EmbeddedStore;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    /// A page table that holds rows but no format marker was made before
+    /// posting rows (one index row per page, no longer read): reads and
+    /// writes refuse it by name instead of half reading it. An empty table
+    /// without the marker (made ahead of time, as `cluster init` does) is
+    /// read as empty and gets the marker with its first page.
+    #[test]
+    fn a_table_made_before_posting_rows_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store: Arc<dyn TableStore> =
+            Arc::new(EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("open: {e}")));
+        let options = IndexOptions { buckets: 2 };
+        let page = crate::record::tests::sample();
+        let table = "anglo_news_2017";
+        let q = Query::new(&[], at("2017-01-01T00:00:00Z"), at("2018-01-01T00:00:00Z"));
+        let ix = Index::new(store.clone(), options).expect("index");
+        store
+            .create_table(table, &PAGE_FAMILIES, options.buckets)
+            .expect("create ahead");
+        assert!(ix.search(&q).expect("search an empty table").is_empty());
+        ix.index_pages(std::slice::from_ref(&page)).expect("index");
+        assert_eq!(ix.search(&q).expect("search").len(), 1);
+
+        store
+            .delete(table, &[keys::FORMAT_KEY.to_vec()])
+            .expect("drop the marker");
+        let ix = Index::new(store, options).expect("index");
+        let key = ix.page_key(&page).expect("key");
+        let refusals = [
+            ix.search(&q).err(),
+            ix.stats(&StatsQuery::new(q.clone(), Interval::Month, None))
+                .err(),
+            ix.index_pages(std::slice::from_ref(&page)).err(),
+            ix.delete_pages(&[key]).err(),
+        ];
+        for (i, err) in refusals.into_iter().enumerate() {
+            let msg = err.map(|e| e.to_string()).unwrap_or_default();
+            assert!(
+                msg.contains(table) && msg.contains("no index format marker"),
+                "#{i}: {msg:?}"
+            );
+        }
     }
 }

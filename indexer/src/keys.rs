@@ -2,15 +2,18 @@
 //!
 //! ```text
 //! data row   [salt][0x00][MM][DD][hh][mm][ss][url-hash 8B]                       (15 bytes)
-//! index row  [salt][0x01][attr][escaped value][0x00][MM][DD][hh][mm][ss][url-hash 8B]
+//! index key  [salt][0x01][attr][escaped value][0x00][MM][DD][hh][mm][ss][url-hash 8B]
 //! posting    [salt][0x02][attr][escaped value][0x00][MM]      one cell per page:
 //!            qualifier = the page's suffix (13 bytes), value = its index value
 //! format     [0xff]"format"                                   (family a, see Index)
 //! ```
-//! * posting rows replace index rows for tables created with the postings
-//!   format: the pages of one (bucket, attribute, value, month) are the cells
-//!   of one row, so a query reads one stored value per month instead of one
-//!   per page. Index rows (one per page) remain readable in older tables.
+//! * posting rows hold the index: the pages of one (bucket, attribute, value,
+//!   month) are the cells of one row, so a query reads one stored value per
+//!   month instead of one per page. An index key names one entry of a page:
+//!   the data row lists its entries as qualifiers of family `i` (so a
+//!   re-index finds the posting cells to delete). Tables made before posting
+//!   rows, which held one index row per page under these keys, are no longer
+//!   read (refused by [`crate::Index`]).
 //! * `url-hash` = big-endian xxh3-64 of the (already normalised) URL; stable
 //!   across versions and platforms.
 //! * `salt` = first byte of `url-hash` modulo the bucket count.
@@ -32,7 +35,7 @@ use crate::error::{Error, Result};
 pub const DEFAULT_BUCKETS: u8 = 16;
 /// Second key byte of a data row.
 pub const DATA_TAG: u8 = 0x00;
-/// Second key byte of an index row.
+/// Second byte of an index key.
 pub const INDEX_TAG: u8 = 0x01;
 /// Index attribute: topic.
 pub const ATTR_TOPIC: u8 = b't';
@@ -174,7 +177,7 @@ pub(crate) fn tagged_prefix(salt: u8, tag: u8, attr: u8, value: &str) -> Vec<u8>
     k
 }
 
-/// `[salt][0x01][attr][escaped value][0x00]`: the prefix of all index rows of
+/// `[salt][0x01][attr][escaped value][0x00]`: the prefix of all index keys of
 /// one (attribute, value) in one bucket.
 pub fn index_prefix(salt: u8, attr: u8, value: &str) -> Vec<u8> {
     tagged_prefix(salt, INDEX_TAG, attr, value)
@@ -236,7 +239,7 @@ pub fn split_posting_key(key: &[u8]) -> Result<PostingKey> {
     })
 }
 
-/// Key of an index row.
+/// Index key of one entry of a page (a qualifier of its data row's family `i`).
 pub fn index_key(salt: u8, attr: u8, value: &str, s: &Suffix) -> Vec<u8> {
     let mut k = index_prefix(salt, attr, value);
     k.extend_from_slice(s);

@@ -490,7 +490,7 @@ impl Index {
                 if cands.entries.len() > MAX_SORTED_MATCHES {
                     return Err(too_many());
                 }
-                // Legacy index rows carry no comment count: read those rows.
+                // Legacy values (no FLAG_EXT) carry no comment count: read those rows.
                 let (cands, rows) =
                     self.decided(t, q, &mut cands, |e| comments && e.flags & FLAG_EXT == 0)?;
                 let mut out = Vec::with_capacity(cands.len());
