@@ -100,6 +100,10 @@ pub struct RawStorage {
     /// for the Hadoop version and the capacity (its `/jmx`). Default: the
     /// NameNode host of `packs` on port 9870 (Hadoop 3's default).
     pub namenode_http: Option<String>,
+    /// Who runs the archive (a person or an organisation and a contact), written as
+    /// `operator` in the warcinfo record that starts every pack. Default: none (the field
+    /// is left out).
+    pub operator: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -239,6 +243,8 @@ pub struct Config {
     pub max_pack_bytes: u64,
     /// Pack writers open at once at most (`[storage] max_open_packs`).
     pub max_open_packs: usize,
+    /// `[storage] operator`: the warcinfo `operator` field (none when unset or blank).
+    pub operator: Option<String>,
     pub index: IndexBackend,
     pub buckets: u8,
     pub model: PathBuf,
@@ -585,10 +591,24 @@ impl Config {
             near_duplicates: raw.dedup.near_duplicates.unwrap_or(true),
             distance,
         };
+        let operator = raw
+            .storage
+            .operator
+            .as_deref()
+            .map(str::trim)
+            .filter(|o| !o.is_empty())
+            .map(str::to_string);
+        if operator
+            .as_deref()
+            .is_some_and(|o| o.contains(['\r', '\n']))
+        {
+            bail!("[storage] operator: one line, please (it is a warcinfo field)");
+        }
         Ok(Config {
             data_dir,
             packs,
             namenode_http,
+            operator,
             packing,
             dedup,
             max_pack_bytes,
@@ -821,6 +841,24 @@ mod tests {
             "sina_news"
         );
         assert_eq!(c.source_for("http://127.0.0.1:8080/a"), "127_0_0_1");
+    }
+
+    #[test]
+    fn operator_is_one_trimmed_line_or_none() {
+        let parse = |text: &str| Config::from_raw(toml::from_str(text).unwrap());
+        let c =
+            parse("[storage]\noperator = \"  Web archive team <archive@example.org> \"\n").unwrap();
+        assert_eq!(
+            c.operator.as_deref(),
+            Some("Web archive team <archive@example.org>")
+        );
+        assert_eq!(
+            parse("[storage]\noperator = \" \"\n").unwrap().operator,
+            None
+        );
+        assert_eq!(parse("").unwrap().operator, None);
+        let err = parse("[storage]\noperator = \"a\\nb\"\n").unwrap_err();
+        assert!(err.to_string().contains("operator"), "{err}");
     }
 
     #[test]

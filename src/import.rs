@@ -10,10 +10,14 @@
 //!   they become revisits here too;
 //! - `revisit` records of a 304 (server-not-modified): a 304 capture of a URL
 //!   the archive holds;
-//! - `warcinfo`, `request`, `metadata`, `resource` and `conversion` records,
-//!   and answers a crawl would not have kept (not HTML, not 2xx), are
-//!   counted and left out: harvest archives pages and their answers, and
-//!   writes its own warcinfo and request records.
+//! - `request` records are skipped, deliberately: in harvest's packs a
+//!   request record is what harvest sent for the capture before it. An
+//!   imported capture was requested by another tool, so its record in our
+//!   packs gets no request record (the file it came from keeps the original);
+//!   harvest writes its own warcinfo at the start of each pack;
+//! - `warcinfo`, `metadata`, `resource` and `conversion` records, and answers
+//!   a crawl would not have kept (not HTML, not 2xx), are counted and left
+//!   out: harvest archives pages and their answers.
 //!
 //! A file is read whole into memory. Records gzipped one member each (as
 //! all these tools write them) and whole-file gzip are both read.

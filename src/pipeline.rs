@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use crawler::{CrawlEvent, FetchedPage, NotModifiedPage};
 use indexer::{ClusterRow, DigestEntry, Index, PageRecord, UrlState};
-use packer::warc::{self, EncodedRecord, ResponseInput, RevisitInput};
+use packer::warc::{self, EncodedRecord, RequestInput, ResponseInput, RevisitInput};
 use packer::{
     AttributeEncoder, BatchAssignment, Centre, Location, PackKey, Packer, PageAttributes,
 };
@@ -255,6 +255,9 @@ pub struct Analysed {
     digest: String,
     /// The page's record if it is new (unused when it turns out a revisit).
     response: EncodedRecord,
+    /// The `request` record of the page's capture, concurrent to `response` (encoded again
+    /// for a revisit); `None` when the page was not fetched by this crawl.
+    request: Option<EncodedRecord>,
     /// The page's K-means attribute vector.
     vector: Vec<f32>,
     /// SimHash of the page text (when near-duplicates are detected).
@@ -287,11 +290,7 @@ pub struct Stored {
 impl Stored {
     /// The record's id with no bytes: nothing is written for it.
     fn placeholder(&self, digest: &str) -> EncodedRecord {
-        EncodedRecord {
-            bytes: Vec::new(),
-            record_id: self.record_id.clone(),
-            payload_digest: Some(digest.to_string()),
-        }
+        EncodedRecord::id_only(self.record_id.clone(), Some(digest.to_string()))
     }
 }
 
@@ -377,12 +376,15 @@ impl Analyser {
                 target_uri: &page.url,
                 date: page.fetched_at,
                 ip_address: page.ip_address.as_deref(),
-                warcinfo_id: None,
                 concurrent_to: None,
                 status_line: &page.status_line,
                 headers: &page.headers,
                 payload: &page.body,
             }),
+        };
+        let request = match &stored {
+            Some(_) => None,
+            None => request_record(page.request.as_ref(), &page.url, page.fetched_at, &response),
         };
         let x = &page.extract;
         let vector = self.encoder.encode(&PageAttributes {
@@ -411,6 +413,7 @@ impl Analyser {
             topic_score,
             digest,
             response,
+            request,
             vector,
             simhash,
             classify_secs,
@@ -418,6 +421,25 @@ impl Analyser {
             body_bytes,
         }
     }
+}
+
+/// The `request` record of a capture whose record is `capture` (response or revisit), when
+/// this crawl sent the request: same target URI and date, `WARC-Concurrent-To` the capture.
+fn request_record(
+    sent: Option<&crawler::SentRequest>,
+    url: &str,
+    date: chrono::DateTime<chrono::Utc>,
+    capture: &EncodedRecord,
+) -> Option<EncodedRecord> {
+    sent.map(|sent| {
+        warc::encode_request(&RequestInput {
+            target_uri: url,
+            date,
+            concurrent_to: &capture.record_id,
+            request_line: &sent.request_line,
+            headers: &sent.headers,
+        })
+    })
 }
 
 /// Adds one member to `cluster`'s centre (a running mean), or starts it.
@@ -464,6 +486,8 @@ struct Prepared {
     previous: Option<UrlState>,
     recapture: bool,
     encoded: EncodedRecord,
+    /// The capture's `request` record (written right after `encoded`).
+    request: Option<EncodedRecord>,
     digest_update: DigestEntry,
     revisit: bool,
     stored: Option<Stored>,
@@ -534,32 +558,69 @@ struct Pending {
     url_state: UrlState,
 }
 
+/// `isPartOf` of the packs written by an ad-hoc crawl (a job writes its name).
+pub const PART_OF_CRAWL: &str = "crawl";
+/// `isPartOf` of the packs written by `harvest import`.
+pub const PART_OF_IMPORT: &str = "import";
+
+/// The fields of the warcinfo record that starts every pack (after the packer's `software`,
+/// `format` and `conformsTo`): `hostname` (of this machine), `operator` (`[storage]
+/// operator`, when set), `isPartOf` (`part_of`: the job, [`PART_OF_CRAWL`] or
+/// [`PART_OF_IMPORT`]), `robots` (`obey` or `ignore`, as `[crawl] respect_robots`) and
+/// `http-header-user-agent` (the `User-Agent` every request sends).
+pub fn warcinfo_fields(cfg: &Config, part_of: &str) -> Vec<(String, String)> {
+    let mut fields = Vec::new();
+    if let Some(host) = hostname() {
+        fields.push(("hostname".to_string(), host));
+    }
+    if let Some(operator) = &cfg.operator {
+        fields.push(("operator".to_string(), operator.clone()));
+    }
+    let robots = if cfg.crawl.respect_robots {
+        "obey"
+    } else {
+        "ignore"
+    };
+    fields.extend([
+        ("isPartOf".to_string(), part_of.to_string()),
+        ("robots".to_string(), robots.to_string()),
+        (
+            "http-header-user-agent".to_string(),
+            cfg.crawl.user_agent.clone(),
+        ),
+    ]);
+    fields
+}
+
+/// This machine's host name (`gethostname`), if it has a readable one.
+fn hostname() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most that many
+    // bytes and we read only up to the first NUL within them.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = std::str::from_utf8(&buf[..end]).ok()?.trim();
+    (!name.is_empty()).then(|| name.to_string())
+}
+
 impl Ingest {
-    pub fn new(cfg: &Config, stores: &Stores, model: Option<classifier::Model>) -> Result<Ingest> {
+    /// The storage half of a run whose packs say they are part of `part_of` (warcinfo
+    /// `isPartOf`: the job's name, [`PART_OF_CRAWL`] or [`PART_OF_IMPORT`]).
+    pub fn new(
+        cfg: &Config,
+        stores: &Stores,
+        model: Option<classifier::Model>,
+        part_of: &str,
+    ) -> Result<Ingest> {
         let packer = Packer::new(
             stores.packs.clone(),
             packer::PackerOptions {
                 max_pack_bytes: cfg.max_pack_bytes,
                 max_open_packs: cfg.max_open_packs,
-                warcinfo_fields: vec![
-                    (
-                        "software".into(),
-                        format!("harvest/{}", env!("CARGO_PKG_VERSION")),
-                    ),
-                    (
-                        "http-header-user-agent".into(),
-                        cfg.crawl.user_agent.clone(),
-                    ),
-                    (
-                        "robots".into(),
-                        if cfg.crawl.respect_robots {
-                            "obey"
-                        } else {
-                            "ignore"
-                        }
-                        .into(),
-                    ),
-                ],
+                warcinfo_fields: warcinfo_fields(cfg, part_of),
             },
         );
         Ok(Ingest {
@@ -651,8 +712,7 @@ impl Ingest {
             let loc = match &p.stored {
                 Some(s) => s.location.clone(),
                 None => self
-                    .packer
-                    .write(&key, &p.encoded)
+                    .write_capture(&key, &p.encoded, p.request.as_ref())
                     .with_context(|| format!("writing the record of {}", p.page.url))?,
             };
             cluster_packs.insert((p.topic.clone(), p.day, cluster), loc.path.clone());
@@ -886,6 +946,7 @@ impl Ingest {
                 topic_score,
                 digest,
                 response,
+                request,
                 vector,
                 simhash,
                 classify_secs,
@@ -916,6 +977,7 @@ impl Ingest {
                 Some(&i) => Some(out[i].digest_update.clone()),
                 None => self.index.get_digest(&digest)?,
             };
+            let response_id = response.record_id.clone();
             let (encoded, digest_update) = match earlier {
                 Some(mut first) => {
                     let rec = match &stored {
@@ -952,6 +1014,13 @@ impl Ingest {
                 }
             };
             let revisit = digest_update.captures > 1;
+            // The request was made concurrent to the response; a revisit is another record.
+            let request = match request {
+                Some(_) if encoded.record_id != response_id => {
+                    request_record(page.request.as_ref(), &page.url, page.fetched_at, &encoded)
+                }
+                other => other,
+            };
             batch_digests.insert(digest.clone(), out.len());
             out.push(Prepared {
                 page,
@@ -965,6 +1034,7 @@ impl Ingest {
                 previous,
                 recapture,
                 encoded,
+                request,
                 digest_update,
                 revisit,
                 stored,
@@ -1022,7 +1092,6 @@ impl Ingest {
                             target_uri: &e.url,
                             date: e.fetched_at,
                             ip_address: e.ip_address.as_deref(),
-                            warcinfo_id: None,
                             concurrent_to: (!place.record_id.is_empty())
                                 .then_some(place.record_id.as_str()),
                             status_line: &e.status_line,
@@ -1045,10 +1114,12 @@ impl Ingest {
             let revisit = entry.captures > 1;
             let loc = match &a.stored {
                 Some(s) => s.location.clone(),
-                None => self
-                    .packer
-                    .write(&place.key, &encoded)
-                    .with_context(|| format!("writing the record of {}", e.url))?,
+                None => {
+                    let request =
+                        request_record(e.request.as_ref(), &e.url, e.fetched_at, &encoded);
+                    self.write_capture(&place.key, &encoded, request.as_ref())
+                        .with_context(|| format!("writing the record of {}", e.url))?
+                }
             };
             let here = indexer::PackLocation {
                 path: loc.path.clone(),
@@ -1117,6 +1188,25 @@ impl Ingest {
             out.digests.push(entry);
         }
         Ok(out)
+    }
+
+    /// Writes a capture's record and, right after it in the same pack, the request record
+    /// that goes with it; the capture's location. The request's bytes count in `pack_bytes`
+    /// here (the capture's where it is accounted).
+    fn write_capture(
+        &mut self,
+        key: &PackKey,
+        capture: &EncodedRecord,
+        request: Option<&EncodedRecord>,
+    ) -> packer::Result<Location> {
+        let mut records = vec![capture];
+        records.extend(request);
+        let mut locations = self.packer.write_all(key, &records)?.into_iter();
+        let Some(capture) = locations.next() else {
+            unreachable!("one location per record written");
+        };
+        self.summary.pack_bytes += locations.map(|l| l.length).sum::<u64>();
+        Ok(capture)
     }
 
     /// The pack and record of a page stored earlier (for a late embed): its
@@ -1192,9 +1282,9 @@ impl Ingest {
                         date: page.key_time().date_naive(),
                         cluster: page.cluster,
                     };
+                    let request = request_record(nm.request.as_ref(), &nm.url, nm.fetched_at, &rec);
                     let loc = self
-                        .packer
-                        .write(&key, &rec)
+                        .write_capture(&key, &rec, request.as_ref())
                         .with_context(|| format!("writing the revisit record of {}", nm.url))?;
                     (rec, loc)
                 }
@@ -1632,7 +1722,8 @@ pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<I
 /// [`run_crawl`] with the run's identity in the answer.
 pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<RunReport> {
     let model = crate::load_model_or_warn(&cfg.model)?;
-    let mut ingest = Ingest::new(cfg, stores, model)?;
+    let part_of = run.job.as_ref().map_or(PART_OF_CRAWL, |j| j.name.as_str());
+    let mut ingest = Ingest::new(cfg, stores, model, part_of)?;
     let mut crawl_cfg = crate::crawl_config(cfg)?;
     let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
         Arc::new(IndexHistory(stores.clone()))

@@ -229,7 +229,8 @@ impl<'a> Replay<'a> {
             .as_ref()
             .map(|m| m.classes.clone())
             .unwrap_or_default();
-        let ingest = Ingest::new(cfg, stores, model)?;
+        // Only an import writes packs (reindex and fsck index records where they lie).
+        let ingest = Ingest::new(cfg, stores, model, crate::pipeline::PART_OF_IMPORT)?;
         Ok(Replay {
             cfg,
             crawl: crate::crawl_config(cfg)?,
@@ -356,6 +357,8 @@ impl<'a> Replay<'a> {
                 headers,
                 depth: REPLAY_DEPTH,
                 links_found: None,
+                // Not sent by harvest: an archived capture keeps no request record here.
+                request: None,
             },
             stored,
         ));
@@ -402,6 +405,7 @@ impl<'a> Replay<'a> {
                     body: r.body,
                     content_type,
                     ip_address: r.ip_address,
+                    request: None,
                 };
                 self.analyser.analyse_embed_stored(embed, stored)
             })

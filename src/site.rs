@@ -18,10 +18,13 @@ use axum::response::Response;
 /// `deploy/demo/README.md`.
 pub const DEMO_SITE: &[u8] = include_bytes!("../deploy/demo/site.tar.gz");
 
-/// Files of a site, by URL path (`/zh-CN/text/...html`).
+/// Files of a site, by URL path (`/zh-CN/text/...html`), and paths that
+/// answer a redirect.
 #[derive(Debug, Default)]
 pub struct SiteFiles {
     files: HashMap<String, Vec<u8>>,
+    /// Path -> `Location` of a `301 Moved Permanently`.
+    redirects: HashMap<String, String>,
 }
 
 impl SiteFiles {
@@ -47,7 +50,10 @@ impl SiteFiles {
                 .context("reading site archive")?;
             files.insert(key, data);
         }
-        Ok(SiteFiles { files })
+        Ok(SiteFiles {
+            files,
+            redirects: HashMap::new(),
+        })
     }
 
     /// Every regular file below `root`, keyed by its path relative to `root`.
@@ -68,14 +74,25 @@ impl SiteFiles {
                 }
             }
         }
-        Ok(SiteFiles { files })
+        Ok(SiteFiles {
+            files,
+            redirects: HashMap::new(),
+        })
     }
 
     /// A site from (URL path, bytes) pairs.
     pub fn from_pairs<I: IntoIterator<Item = (String, Vec<u8>)>>(pairs: I) -> SiteFiles {
         SiteFiles {
             files: pairs.into_iter().collect(),
+            redirects: HashMap::new(),
         }
+    }
+
+    /// `path` answers `301 Moved Permanently` with `Location: location` (a moved page).
+    pub fn with_redirect(mut self, path: &str, location: &str) -> SiteFiles {
+        self.redirects
+            .insert(path.to_string(), location.to_string());
+        self
     }
 
     pub fn len(&self) -> usize {
@@ -173,6 +190,16 @@ async fn serve_file(State(state): State<Arc<SiteState>>, uri: Uri) -> Response {
     } else {
         path.to_string()
     };
+    if let Some(location) = state.files.redirects.get(&path) {
+        return Response::builder()
+            .status(StatusCode::MOVED_PERMANENTLY)
+            .header(header::LOCATION, location.as_str())
+            .header(header::CONTENT_TYPE, "text/html")
+            .body(Body::from(format!(
+                "<html><body><a href=\"{location}\">Moved</a></body></html>"
+            )))
+            .unwrap_or_default();
+    }
     match state.files.get(&path) {
         Some(bytes) => {
             let ctype = content_type(&path);

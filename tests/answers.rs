@@ -7,7 +7,7 @@ mod util;
 use axum::body::Body;
 use axum::http::{header, StatusCode, Uri};
 use axum::response::Response;
-use util::{assert_warcio_accepts, jsonl, walk_packs, Workspace};
+use util::{assert_records_linked, assert_warcio_accepts, jsonl, walk_packs, Workspace};
 
 const NEW_PAGE: &str =
     "<html><head><title>The new place</title></head><body><p>Moved here.</p></body></html>";
@@ -95,6 +95,16 @@ fn redirects_and_error_answers_are_records_and_get_follows_the_redirect() {
     assert_eq!(status_of("/boom"), Some(500));
     for pack in ws.packs() {
         assert_warcio_accepts(&pack);
+    }
+    // Each answer has its request record, as every page has.
+    let links = assert_records_linked(&ws);
+    assert_eq!(links.captures, records.len());
+    assert_eq!(links.captures, 5, "2 pages, 3 answers");
+    for path in ["/old", "/gone.html", "/boom", "/new.html"] {
+        let headers = links
+            .headers_of(&format!("{base}{path}"))
+            .unwrap_or_else(|| panic!("no request record of {path}"));
+        assert_eq!(headers["host"], base.trim_start_matches("http://"));
     }
 
     // get: the redirect leads to the page; the error answer is its body.

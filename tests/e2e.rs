@@ -10,7 +10,10 @@ use std::process::{Command, Output};
 
 use harvest::demo::{manifest_labels, DEMO_DEPTH, DEMO_ENTRY};
 use harvest::site::{SiteFiles, DEMO_SITE};
-use util::{assert_warcio_accepts, count_by, http_get, jsonl, walk_packs, Site, Workspace};
+use util::{
+    assert_records_linked, assert_warcio_accepts, count_by, http_get, jsonl, walk_packs,
+    warcinfo_fields, Site, Workspace,
+};
 
 /// Pages of the demo manifest a robots-obeying crawl must archive.
 fn allowed_demo_paths() -> BTreeSet<String> {
@@ -36,6 +39,12 @@ fn demo_site_is_archived_once_and_answers_match_the_packs() {
     let files = SiteFiles::from_tar_gz(DEMO_SITE).unwrap();
     let ws = Workspace::new(&site.url(DEMO_ENTRY), "lohelp", Some(DEMO_DEPTH));
     ws.train_demo_model();
+    const AGENT: &str = "harvest-e2e/1.0 (+https://example.invalid/e2e)";
+    const OPERATOR: &str = "E2E archive team <archive@example.invalid>";
+    ws.configure(|raw| {
+        raw.crawl.user_agent = Some(AGENT.into());
+        raw.storage.operator = Some(OPERATOR.into());
+    });
 
     let summary = ws.crawl();
     let expected = allowed_demo_paths();
@@ -73,6 +82,30 @@ fn demo_site_is_archived_once_and_answers_match_the_packs() {
     }
     for pack in ws.packs() {
         assert_warcio_accepts(&pack);
+    }
+    // Issue 14: each capture is followed by the request harvest sent for it, and every
+    // record names its pack's warcinfo, which says who wrote the pack and how.
+    let links = assert_records_linked(&ws);
+    assert_eq!(links.captures, records.len());
+    let entry = links
+        .headers_of(&site.url(DEMO_ENTRY))
+        .expect("entry request");
+    assert_eq!(entry["accept-encoding"], "gzip, deflate, br");
+    assert!(entry["accept"].starts_with("text/html"), "{entry:?}");
+    assert!(
+        !entry.contains_key("if-none-match"),
+        "a first crawl is unconditional"
+    );
+    for pack in ws.packs() {
+        let info = warcinfo_fields(&pack);
+        assert!(info["software"].starts_with("harvest/"), "{info:?}");
+        assert_eq!(info["format"], "WARC File Format 1.1");
+        assert!(info["conformsTo"].contains("warc-1.1"), "{info:?}");
+        assert!(!info["hostname"].is_empty(), "{info:?}");
+        assert_eq!(info["operator"], OPERATOR);
+        assert_eq!(info["isPartOf"], "crawl");
+        assert_eq!(info["robots"], "obey");
+        assert_eq!(info["http-header-user-agent"], AGENT);
     }
 
     // `get` returns byte-identical bodies.
@@ -222,6 +255,10 @@ fn same_page_under_two_urls_is_one_response_and_one_revisit() {
     // The revisit stores no payload: the bytes are in the packs once.
     let stored: usize = records.iter().filter(|r| r.body == a).count();
     assert_eq!(stored, 1);
+    // The revisit has its own request record, as the response has.
+    let links = assert_records_linked(&ws);
+    assert_eq!(links.captures, records.len());
+    assert!(links.headers_of(&site.url("/copy/a.html")).is_some());
 
     let cfg = harvest::config::Config::load(Some(&ws.config)).unwrap();
     let stores = harvest::stores::Stores::open(&cfg).unwrap();
@@ -818,13 +855,20 @@ fn fsck_verifies_every_record_and_finds_torn_and_missing_packs() {
         .filter(|r| r.kind == "response" && r.is_page_answer())
         .map(|r| r.pack)
         .collect();
-    // A torn tail: the last record of the biggest pack cut in half.
+    // A torn tail: the biggest pack cut in the middle of its last capture record (the
+    // request record after it goes too).
     let mut packs = ws.packs();
     packs.sort_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0));
     let torn = packs.last().unwrap().clone();
-    let len = std::fs::metadata(&torn).unwrap().len();
+    let bytes = std::fs::read(&torn).unwrap();
+    let (offset, length) = packer::warc::RecordIter::new(&bytes)
+        .map(|r| r.unwrap())
+        .filter(|(_, _, rec)| rec.record_type() == Some("response"))
+        .map(|(offset, length, _)| (offset, length))
+        .last()
+        .expect("a response record");
     let f = std::fs::OpenOptions::new().write(true).open(&torn).unwrap();
-    f.set_len(len - 200).unwrap();
+    f.set_len(offset + length / 2).unwrap();
     let (code, report) = run(&ws);
     assert_eq!(code, Some(1), "{report}");
     assert_eq!(report["torn"], 1, "{report}");

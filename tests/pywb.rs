@@ -14,8 +14,10 @@
 //! `HARVEST_PYWB_PYTHON` picks another interpreter. The test fails, never
 //! skips, when pywb or the site's files are missing.
 //!
-//! Not yet tested: "a redirected URL replays to its target" — redirects leave
-//! no record yet (issue 14 item 2).
+//! A moved page (a `301` seeded beside the entry page, to a page only it
+//! leads to) replays as a redirect into the collection whose target replays
+//! the page. pywb's indexer joins each capture with the `request` record
+//! that follows it and indexes one line per capture.
 
 mod util;
 
@@ -113,6 +115,17 @@ fn files_below(root: &Path) -> Vec<(String, Vec<u8>)> {
 /// root of `libreoffice-help-common` and the zh-CN scripts of
 /// `libreoffice-help-zh-cn`, as Debian installs them side by side.
 fn real_site() -> SiteFiles {
+    real_site_files().with_redirect(MOVED_FROM, MOVED_TO)
+}
+
+/// A page moved away: the crawl is seeded with its old address.
+const MOVED_FROM: &str = "/old/moved.html";
+/// Where it went: a page no other page links to.
+const MOVED_TO: &str = "/new/moved.html";
+const MOVED_PAGE: &str = "<!DOCTYPE html><html><head><meta charset=utf-8><title>Moved</title>\
+    </head><body><p>This help page moved here.</p></body></html>";
+
+fn real_site_files() -> SiteFiles {
     let demo = SiteFiles::from_tar_gz(DEMO_SITE).expect("demo site");
     let mut pairs: Vec<(String, Vec<u8>)> = demo
         .html_paths()
@@ -125,6 +138,7 @@ fn real_site() -> SiteFiles {
         let bytes = std::fs::read(zh.join("zh-CN").join(js)).expect("zh-CN script");
         pairs.push((format!("/zh-CN/{js}"), bytes));
     }
+    pairs.push((MOVED_TO.to_string(), MOVED_PAGE.as_bytes().to_vec()));
     SiteFiles::from_pairs(pairs)
 }
 
@@ -248,6 +262,12 @@ impl Wayback {
 
     /// `GET path` (HTTP/1.0): status and body.
     fn try_get(&self, path: &str) -> std::io::Result<(u16, Vec<u8>)> {
+        self.try_get_with_head(path)
+            .map(|(status, _, body)| (status, body))
+    }
+
+    /// `GET path` (HTTP/1.0): status, response head and body.
+    fn try_get_with_head(&self, path: &str) -> std::io::Result<(u16, String, Vec<u8>)> {
         let mut s = TcpStream::connect_timeout(&self.addr, REQUEST_TIMEOUT)?;
         s.set_read_timeout(Some(REQUEST_TIMEOUT))?;
         s.set_write_timeout(Some(REQUEST_TIMEOUT))?;
@@ -278,7 +298,7 @@ impl Wayback {
                 return Err(bad(&format!("Content-Length {n}, got {}", body.len())));
             }
         }
-        Ok((status, body))
+        Ok((status, head, body))
     }
 
     fn get(&self, path: &str) -> (u16, Vec<u8>) {
@@ -300,7 +320,11 @@ fn pywb_replays_a_crawled_page_with_its_requisites() {
     let python = pywb_python();
     let site = Site::serve(real_site());
     let ws = Workspace::new(&site.url(DEMO_ENTRY), "help", Some(DEPTH));
-    ws.configure(|raw| raw.crawl.requisites = Some(true));
+    let moved = site.url(MOVED_FROM);
+    ws.configure(|raw| {
+        raw.crawl.requisites = Some(true);
+        raw.crawl.seeds.push(moved.clone());
+    });
     let summary = ws.crawl();
     let crawled = started.elapsed();
     let records = records(&ws);
@@ -323,7 +347,7 @@ fn pywb_replays_a_crawled_page_with_its_requisites() {
         .unwrap_or_else(|| panic!("no response record for {entry}: {summary}"));
     let linked: BTreeSet<&str> = records
         .iter()
-        .filter(|r| r.concurrent_to.as_deref() == Some(page.id.as_str()))
+        .filter(|r| r.kind != "request" && r.concurrent_to.as_deref() == Some(page.id.as_str()))
         .map(|r| r.uri.as_str())
         .collect();
     let expected: BTreeSet<String> = ENTRY_REQUISITES.iter().map(|p| site.url(p)).collect();
@@ -335,7 +359,8 @@ fn pywb_replays_a_crawled_page_with_its_requisites() {
     // Every requisite of every page, each once: the other pages' images too.
     let requisites: Vec<&Record> = records
         .iter()
-        .filter(|r| r.concurrent_to.is_some())
+        .filter(|r| r.kind != "request" && r.concurrent_to.is_some())
+        .filter(|r| r.uri != moved)
         .collect();
     assert!(
         requisites.len() > ENTRY_REQUISITES.len(),
@@ -364,7 +389,10 @@ fn pywb_replays_a_crawled_page_with_its_requisites() {
         .unwrap_or_else(|e| panic!("{}: {e}", index.display()))
         .lines()
         .count();
-    let captures = records.iter().filter(|r| r.kind != "warcinfo").count();
+    let captures = records
+        .iter()
+        .filter(|r| r.kind == "response" || r.kind == "revisit")
+        .count();
     assert_eq!(lines, captures, "pywb's index of {} packs", packs.len());
     let wayback = Wayback::start(&python, root.path());
     let ready = started.elapsed();
@@ -415,6 +443,47 @@ fn pywb_replays_a_crawled_page_with_its_requisites() {
     assert!(
         text.contains(&base),
         "rewritten <base> {base} not in {text}"
+    );
+
+    // The moved page: its old address replays the archived 301 with its
+    // Location rewritten into the collection, and the target replays the page.
+    let old = records
+        .iter()
+        .find(|r| r.kind == "response" && r.uri == moved)
+        .unwrap_or_else(|| panic!("the 301 of {moved} is not archived: {summary}"));
+    let path = format!("/{COLL}/{}mp_/{moved}", old.timestamp);
+    let (status, head, _) = wayback
+        .try_get_with_head(&path)
+        .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+    assert_eq!(status, 301, "{path}: {head}");
+    let location = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("location")
+                .then(|| v.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("{path}: no Location in {head}"));
+    let target = site.url(MOVED_TO);
+    assert!(
+        location.contains(&format!("/{COLL}/")) && location.ends_with(&target),
+        "{path} redirects to {location}, not into the collection to {target}"
+    );
+    let next = location
+        .strip_prefix(&format!("http://{}", wayback.addr))
+        .unwrap_or(&location);
+    let (status, body) = wayback.get(next);
+    let text = String::from_utf8_lossy(&body);
+    assert_eq!(status, 200, "{next}: {text}");
+    assert!(
+        text.contains("This help page moved here."),
+        "{next}: {text}"
+    );
+    let exact = next.replacen("mp_/", "id_/", 1);
+    assert_eq!(
+        wayback.get(&exact),
+        (200, MOVED_PAGE.as_bytes().to_vec()),
+        "{exact}"
     );
 
     // What a reader opens: the page in pywb's frame.

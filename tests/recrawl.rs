@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::Response;
-use util::{assert_warcio_accepts, count_by, http_get, jsonl, start_serve, walk_packs, Workspace};
+use util::{
+    assert_records_linked, assert_warcio_accepts, count_by, http_get, jsonl, start_serve,
+    walk_packs, warcinfo_fields, Workspace,
+};
 
 /// A site whose pages the test changes; ETag = a hash of the body.
 #[derive(Clone, Default)]
@@ -212,7 +215,21 @@ fn a_job_run_twice_archives_new_and_changed_pages_once_each() {
     );
     for pack in ws.packs() {
         assert_warcio_accepts(&pack);
+        assert_eq!(warcinfo_fields(&pack)["isPartOf"], "news", "the job");
     }
+    // Every capture has its request; a 304's request is the conditional GET that was sent.
+    let links = assert_records_linked(&ws);
+    assert_eq!(links.captures, 10);
+    let a2_url = format!("{}/a2.html", served.base);
+    let a2: Vec<_> = links
+        .requests
+        .iter()
+        .filter(|(u, _, _)| *u == a2_url)
+        .map(|(_, _, h)| h)
+        .collect();
+    assert_eq!(a2.len(), 2, "first fetch and the 304");
+    assert!(!a2[0].contains_key("if-none-match"), "{:?}", a2[0]);
+    assert!(a2[1].contains_key("if-none-match"), "{:?}", a2[1]);
 
     // Every version can be read back: a1 before and after its change, a2
     // through its 304 revisit (the payload of the capture it confirms).

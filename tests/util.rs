@@ -186,7 +186,8 @@ impl PackedRecord {
     }
 }
 
-/// Walk every record of every pack with the WARC reader.
+/// Walk every capture record (response, revisit) of every pack with the WARC reader;
+/// warcinfo and request records are checked by [`assert_records_linked`].
 pub fn walk_packs(ws: &Workspace) -> Vec<PackedRecord> {
     let mut out = Vec::new();
     for pack in ws.packs() {
@@ -194,7 +195,7 @@ pub fn walk_packs(ws: &Workspace) -> Vec<PackedRecord> {
         for item in packer::warc::RecordIter::new(&bytes) {
             let (_offset, _len, rec) = item.unwrap_or_else(|e| panic!("{}: {e}", pack.display()));
             let kind = rec.record_type().unwrap_or_default().to_string();
-            if kind == "warcinfo" {
+            if kind == "warcinfo" || kind == "request" {
                 continue;
             }
             let http = rec.http_response().ok();
@@ -220,6 +221,135 @@ pub fn walk_packs(ws: &Workspace) -> Vec<PackedRecord> {
         }
     }
     out
+}
+
+/// The fields of the warcinfo record that starts `pack` (asserted to be one).
+pub fn warcinfo_fields(pack: &Path) -> BTreeMap<String, String> {
+    let bytes = std::fs::read(pack).unwrap();
+    let (_, _, info) = packer::warc::RecordIter::new(&bytes)
+        .next()
+        .expect("a record")
+        .expect("readable");
+    assert_eq!(info.record_type(), Some("warcinfo"), "{}", pack.display());
+    String::from_utf8(info.block)
+        .expect("UTF-8 warc-fields")
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// What [`assert_records_linked`] saw.
+#[derive(Debug, Clone, Default)]
+pub struct Links {
+    /// Response and revisit records, each with its request.
+    pub captures: usize,
+    /// Request records: their request lines and headers (names lower case), in pack order.
+    pub requests: Vec<(String, String, BTreeMap<String, String>)>,
+}
+
+impl Links {
+    /// The request headers sent for `uri` (the first request of it).
+    pub fn headers_of(&self, uri: &str) -> Option<&BTreeMap<String, String>> {
+        self.requests
+            .iter()
+            .find(|(u, _, _)| u == uri)
+            .map(|(_, _, h)| h)
+    }
+}
+
+/// Issue 14, checked on every pack by brute force: the first record is a warcinfo and
+/// every other record names it in `WARC-Warcinfo-ID`; every response and revisit is
+/// followed, in the same pack, by exactly one request record whose `WARC-Concurrent-To`
+/// names it (same target URI and date), and no request names anything else; every
+/// request is a GET whose headers carry the configured user agent and a `host`.
+pub fn assert_records_linked(ws: &Workspace) -> Links {
+    let cfg = harvest::config::Config::load(Some(&ws.config)).expect("config");
+    let user_agent = cfg.crawl.user_agent.as_str();
+    let mut links = Links::default();
+    let mut named: BTreeMap<String, u32> = BTreeMap::new();
+    let mut captures: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for pack in ws.packs() {
+        let bytes = std::fs::read(&pack).unwrap();
+        let records: Vec<packer::WarcRecord> = packer::warc::RecordIter::new(&bytes)
+            .map(|r| r.unwrap_or_else(|e| panic!("{}: {e}", pack.display())).2)
+            .collect();
+        let info = &records[0];
+        assert_eq!(info.record_type(), Some("warcinfo"), "{}", pack.display());
+        let info_id = info.record_id().expect("warcinfo id");
+        for (i, rec) in records.iter().enumerate().skip(1) {
+            let kind = rec.record_type().unwrap_or_default();
+            let id = rec.record_id().unwrap_or_default();
+            assert_eq!(
+                rec.header("WARC-Warcinfo-ID"),
+                Some(info_id),
+                "{} record {i} ({kind} {id}) does not name its pack's warcinfo",
+                pack.display()
+            );
+            match kind {
+                "response" | "revisit" => {
+                    captures.insert(id.to_string(), pack.clone());
+                    let next = records.get(i + 1);
+                    let request = next.filter(|n| n.record_type() == Some("request"));
+                    let Some(request) = request else {
+                        panic!(
+                            "{}: {kind} {id} of {:?} is not followed by its request",
+                            pack.display(),
+                            rec.target_uri()
+                        )
+                    };
+                    assert_eq!(request.header("WARC-Concurrent-To"), Some(id));
+                    assert_eq!(request.target_uri(), rec.target_uri());
+                    assert_eq!(request.header("WARC-Date"), rec.header("WARC-Date"));
+                }
+                "request" => {
+                    let to = rec.header("WARC-Concurrent-To").expect("concurrent to");
+                    *named.entry(to.to_string()).or_default() += 1;
+                    assert_eq!(
+                        rec.header("Content-Type"),
+                        Some("application/http; msgtype=request")
+                    );
+                    let text = String::from_utf8(rec.block.clone()).expect("UTF-8 request");
+                    let (head, rest) = text.split_once("\r\n\r\n").expect("end of headers");
+                    assert_eq!(rest, "", "a GET has no body");
+                    let mut lines = head.split("\r\n");
+                    let line = lines.next().unwrap_or_default().to_string();
+                    assert!(
+                        line.starts_with("GET /") && line.ends_with(" HTTP/1.1"),
+                        "{line}"
+                    );
+                    let headers: BTreeMap<String, String> = lines
+                        .filter_map(|l| l.split_once(": "))
+                        .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
+                        .collect();
+                    assert_eq!(
+                        headers.get("user-agent").map(String::as_str),
+                        Some(user_agent),
+                        "{head}"
+                    );
+                    assert!(headers.contains_key("host"), "{head}");
+                    let uri = rec.target_uri().unwrap_or_default().to_string();
+                    links.requests.push((uri, line, headers));
+                }
+                other => panic!("{}: unexpected {other} record", pack.display()),
+            }
+        }
+    }
+    for (id, pack) in &captures {
+        assert_eq!(
+            named.get(id).copied(),
+            Some(1),
+            "{}: capture {id} has not exactly one request",
+            pack.display()
+        );
+    }
+    assert_eq!(
+        named.len(),
+        captures.len(),
+        "a request names no capture of the packs"
+    );
+    links.captures = captures.len();
+    links
 }
 
 /// `python3 -m warcio check` and `index` must accept `pack`.

@@ -233,6 +233,7 @@ impl ArchivedResponse {
             ip_address: self.ip_address,
             depth,
             extract: extracted,
+            request: None,
         })
     }
 }

@@ -481,7 +481,7 @@ async fn discover_all(shared: &Arc<Shared>) {
 async fn fetch_document(shared: &Arc<Shared>, doc: &Url) -> std::result::Result<Vec<u8>, String> {
     let cfg = &shared.cfg;
     let _permit = shared.politeness.acquire(&host_key(doc)).await;
-    let resp = fetch::send(&shared.client, cfg, doc, None, ACCEPT_DISCOVERY, || {
+    let (resp, _) = fetch::send(&shared.client, cfg, doc, None, ACCEPT_DISCOVERY, || {
         shared.count_request()
     })
     .await
@@ -612,6 +612,8 @@ struct PendingPage {
     time_ctx: extract::TimeContext,
     /// The redirect answers on the way to it (archived after the page).
     hops: Vec<FetchedEmbed>,
+    /// The request it answers.
+    request: crate::event::SentRequest,
 }
 
 /// Bodies of redirect and error answers are archived up to this size.
@@ -621,11 +623,13 @@ const MAX_ANSWER_BODY: u64 = 1 << 20;
 /// [`MAX_ANSWER_BODY`]; `None` when it cannot be read).
 async fn answer_record(
     resp: reqwest::Response,
+    request: crate::event::SentRequest,
     url: &Url,
     fetched_at: chrono::DateTime<Utc>,
 ) -> Option<FetchedEmbed> {
     crate::embeds::read_record(
         resp,
+        request,
         url,
         extract::EmbedKind::Answer,
         fetched_at,
@@ -710,6 +714,7 @@ async fn analyse_page(shared: Arc<Shared>, p: PendingPage) {
         ip_address: p.ip_address,
         depth: p.depth,
         extract: extracted,
+        request: Some(p.request),
     };
     shared.emit(CrawlEvent::Page(Box::new(page))).await;
     for mut hop in hops {
@@ -807,7 +812,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
         let host = host_key(&current);
         let permit = shared.politeness.acquire(&host).await;
         let validators = shared.history.validators(&current);
-        let resp = match fetch::send(
+        let (resp, request) = match fetch::send(
             &shared.client,
             cfg,
             &current,
@@ -842,7 +847,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
                 .get(LOCATION)
                 .map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
             // The redirect is archived with the page it leads to.
-            if let Some(a) = answer_record(resp, &current, fetched_at).await {
+            if let Some(a) = answer_record(resp, request, &current, fetched_at).await {
                 answers.push(a);
             }
             drop(permit);
@@ -915,12 +920,13 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
                 headers,
                 depth,
                 links_found: None,
+                request: Some(request),
             }));
         }
         if !status.is_success() {
             // An error answer is archived as fetched (with the redirects
             // that led to it); the URL still counts as a failure.
-            let answer = answer_record(resp, &current, fetched_at).await;
+            let answer = answer_record(resp, request, &current, fetched_at).await;
             drop(permit);
             answers.extend(answer);
             let count = answers.len() as u64;
@@ -998,6 +1004,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
             depth,
             time_ctx,
             hops: answers,
+            request,
         }));
     }
 }

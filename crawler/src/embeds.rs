@@ -112,7 +112,7 @@ pub(crate) async fn fetch_embed<H: EmbedHost + Sync>(
         }
         let host_name = host_key(&current);
         let permit = host.politeness().acquire(&host_name).await;
-        let resp = fetch::send(host.client(), cfg, &current, None, ACCEPT_ANY, || {
+        let (resp, request) = fetch::send(host.client(), cfg, &current, None, ACCEPT_ANY, || {
             host.count_request()
         })
         .await
@@ -145,9 +145,16 @@ pub(crate) async fn fetch_embed<H: EmbedHost + Sync>(
         {
             return Err("not an image".into());
         }
-        let mut embed = read_record(resp, &current, kind, fetched_at, cfg.embeds.max_bytes)
-            .await
-            .map_err(|kind| kind.label().to_string())?;
+        let mut embed = read_record(
+            resp,
+            request,
+            &current,
+            kind,
+            fetched_at,
+            cfg.embeds.max_bytes,
+        )
+        .await
+        .map_err(|kind| kind.label().to_string())?;
         drop(permit);
         embed.page_url = page_url.to_string();
         return Ok(embed);
@@ -165,6 +172,7 @@ fn content_type_of(resp: &reqwest::Response) -> String {
 /// (read up to `max_bytes`); the page it belongs to is left empty.
 pub(crate) async fn read_record(
     resp: reqwest::Response,
+    request: crate::event::SentRequest,
     url: &Url,
     kind: EmbedKind,
     fetched_at: chrono::DateTime<chrono::Utc>,
@@ -189,6 +197,7 @@ pub(crate) async fn read_record(
         body,
         content_type,
         ip_address,
+        request: Some(request),
     })
 }
 

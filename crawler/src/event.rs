@@ -49,6 +49,17 @@ impl UrlHistory for NoHistory {
     }
 }
 
+/// The HTTP request harvest sent for a capture, as handed to the HTTP client
+/// ([`crate::fetch::request_headers`]): archived as a `request` record beside the response.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SentRequest {
+    /// Request line: method, origin-form target and the protocol the answer came back on,
+    /// e.g. `GET /doc/?q=1 HTTP/1.1`.
+    pub request_line: String,
+    /// Header fields in the order sent, names in lower case as the client writes them.
+    pub headers: Vec<(String, String)>,
+}
+
 /// A fetched HTML page with its extracted attributes.
 #[derive(Debug, Clone)]
 pub struct FetchedPage {
@@ -86,6 +97,9 @@ pub struct FetchedPage {
     pub depth: u32,
     /// Extracted attributes.
     pub extract: Extracted,
+    /// The request that fetched it; `None` for a page this crawl did not fetch (a record
+    /// imported from another tool's WARC or indexed again from a pack).
+    pub request: Option<SentRequest>,
 }
 
 impl FetchedPage {
@@ -128,6 +142,8 @@ pub struct FetchedEmbed {
     /// Media type without parameters (`image/jpeg`).
     pub content_type: String,
     pub ip_address: Option<String>,
+    /// The request that fetched it (`None` when not fetched by this crawl).
+    pub request: Option<SentRequest>,
 }
 
 /// A 304 answer to a conditional GET (archived as a `revisit` record).
@@ -148,6 +164,8 @@ pub struct NotModifiedPage {
     /// Links found in the stored copy and offered to the frontier; `None`
     /// when no stored copy was available.
     pub links_found: Option<usize>,
+    /// The conditional request answered 304 (`None` when not fetched by this crawl).
+    pub request: Option<SentRequest>,
 }
 
 /// Why a URL produced no page.

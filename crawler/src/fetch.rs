@@ -4,16 +4,23 @@
 
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, ACCEPT, IF_MODIFIED_SINCE, IF_NONE_MATCH};
+use reqwest::header::{
+    HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, HOST, IF_MODIFIED_SINCE, IF_NONE_MATCH,
+    USER_AGENT,
+};
 use reqwest::{redirect, Client, Response};
-use url::Url;
+use url::{Position, Url};
 
 use crate::config::CrawlConfig;
 use crate::error::Result;
-use crate::event::{FailureKind, Validators};
+use crate::event::{FailureKind, SentRequest, Validators};
 
 /// `Accept` header sent with page requests.
 pub const ACCEPT_HTML: &str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
+/// `Accept-Encoding` sent with every request: the codings [`build_client`] decodes. Set on
+/// the request itself (the client would add its own spelling otherwise) so that the request
+/// record says what was sent.
+pub const ACCEPT_ENCODING_SENT: &str = "gzip, deflate, br";
 /// Headers dropped from the stored response because the body is stored decoded.
 pub const DROPPED_HEADERS: [&str; 3] = ["content-encoding", "transfer-encoding", "content-length"];
 /// Name of the header added with the stored body length.
@@ -103,8 +110,70 @@ fn retryable_kind(kind: FailureKind) -> bool {
     matches!(kind, FailureKind::Connect | FailureKind::Timeout)
 }
 
+/// The header fields of a GET of `url`, as handed to the HTTP client: `Host` (with the port
+/// when it is not the scheme's default, as hyper would write it), `User-Agent`, `Accept`,
+/// `Accept-Encoding` and, for a conditional GET, `If-None-Match` / `If-Modified-Since`. The
+/// client adds none of its own when these are set (reqwest fills only absent defaults and
+/// hyper only an absent `Host`), so these are the request's headers on the wire (HTTP/1.1;
+/// over HTTP/2 `Host` travels beside `:authority`, which it equals). A validator that is not
+/// a valid header value is left out (an unconditional GET).
+pub fn request_headers(
+    cfg: &CrawlConfig,
+    url: &Url,
+    validators: Option<&Validators>,
+    accept: &str,
+) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    if let Some(host) = url.host_str() {
+        let host = match url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_string(),
+        };
+        if let Ok(v) = HeaderValue::from_str(&host) {
+            headers.insert(HOST, v);
+        }
+    }
+    // build_client refuses a user agent that is not a header value.
+    if let Ok(v) = HeaderValue::from_str(&cfg.user_agent) {
+        headers.insert(USER_AGENT, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(accept) {
+        headers.insert(ACCEPT, v);
+    }
+    headers.insert(
+        ACCEPT_ENCODING,
+        HeaderValue::from_static(ACCEPT_ENCODING_SENT),
+    );
+    if let Some(v) = validators {
+        let valid = |s: &Option<String>| s.as_deref().and_then(|s| HeaderValue::from_str(s).ok());
+        if let Some(etag) = valid(&v.etag) {
+            headers.insert(IF_NONE_MATCH, etag);
+        }
+        if let Some(lm) = valid(&v.last_modified) {
+            headers.insert(IF_MODIFIED_SINCE, lm);
+        }
+    }
+    headers
+}
+
+/// The request `headers` sent for `url`, answered over `version`: what a `request` record
+/// holds.
+pub fn sent_request(url: &Url, version: reqwest::Version, headers: &HeaderMap) -> SentRequest {
+    SentRequest {
+        request_line: format!(
+            "GET {} {version:?}",
+            &url[Position::BeforePath..Position::AfterQuery]
+        ),
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), header_text(v)))
+            .collect(),
+    }
+}
+
 /// Sends GET `url` with retries; a 5xx after the last retry is returned as a
-/// response, not an error. `on_request` is called before each attempt.
+/// response, not an error. `on_request` is called before each attempt. Returns the
+/// response and the request it answers, as sent ([`request_headers`]).
 pub async fn send(
     client: &Client,
     cfg: &CrawlConfig,
@@ -112,18 +181,11 @@ pub async fn send(
     validators: Option<&Validators>,
     accept: &str,
     mut on_request: impl FnMut(),
-) -> Result<Response, Failed> {
+) -> Result<(Response, SentRequest), Failed> {
+    let headers = request_headers(cfg, url, validators, accept);
     let mut attempt = 0u32;
     loop {
-        let mut req = client.get(url.clone()).header(ACCEPT, accept);
-        if let Some(v) = validators {
-            if let Some(etag) = &v.etag {
-                req = req.header(IF_NONE_MATCH, etag.as_str());
-            }
-            if let Some(lm) = &v.last_modified {
-                req = req.header(IF_MODIFIED_SINCE, lm.as_str());
-            }
-        }
+        let req = client.get(url.clone()).headers(headers.clone());
         on_request();
         let outcome = req.send().await;
         let retry = match &outcome {
@@ -134,7 +196,12 @@ pub async fn send(
         // `max_retry_after`; a longer wait is not waited out here.
         let asked = outcome.as_ref().ok().and_then(retry_after);
         if !retry || attempt >= cfg.retries || asked.is_some_and(|a| a > cfg.max_retry_after) {
-            return outcome.map_err(|e| (classify(&e), error_chain(&e)));
+            return outcome
+                .map(|resp| {
+                    let sent = sent_request(url, resp.version(), &headers);
+                    (resp, sent)
+                })
+                .map_err(|e| (classify(&e), error_chain(&e)));
         }
         let wait = asked.unwrap_or_else(|| backoff(cfg.retry_backoff, attempt));
         tracing::debug!(url = %url, attempt, backoff_ms = wait.as_millis() as u64, "retrying");
@@ -239,7 +306,7 @@ pub async fn fetch_robots(
         )
         .await
         {
-            Ok(r) => r,
+            Ok((r, _)) => r,
             Err((kind, msg)) => return RobotsFetch::Network(kind, msg),
         };
         let status = resp.status().as_u16();
@@ -326,6 +393,45 @@ mod tests {
             s.last().map(|(k, v)| (k.as_str(), v.as_str())),
             Some(("Content-Length", "345"))
         );
+    }
+
+    #[test]
+    fn request_headers_are_the_ones_sent() {
+        let cfg = CrawlConfig {
+            user_agent: "harvest-test/1 (+https://example.org/bot)".into(),
+            ..CrawlConfig::default()
+        };
+        let url = Url::parse("http://127.0.0.1:8080/a/b.html?x=1&y=2#frag").unwrap();
+        let validators = Validators {
+            etag: Some("\"v1\"".into()),
+            last_modified: Some("Wed, 01 May 2024 12:00:00 GMT".into()),
+        };
+        let headers = request_headers(&cfg, &url, Some(&validators), ACCEPT_HTML);
+        let sent = sent_request(&url, reqwest::Version::HTTP_11, &headers);
+        assert_eq!(sent.request_line, "GET /a/b.html?x=1&y=2 HTTP/1.1");
+        let pairs: Vec<(&str, &str)> = sent
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("host", "127.0.0.1:8080"),
+                ("user-agent", "harvest-test/1 (+https://example.org/bot)"),
+                ("accept", ACCEPT_HTML),
+                ("accept-encoding", ACCEPT_ENCODING_SENT),
+                ("if-none-match", "\"v1\""),
+                ("if-modified-since", "Wed, 01 May 2024 12:00:00 GMT"),
+            ]
+        );
+        // The default port is not written; no validators, no conditional headers.
+        let url = Url::parse("https://example.org:443/").unwrap();
+        let headers = request_headers(&cfg, &url, None, ACCEPT_HTML);
+        assert_eq!(headers.get(HOST).unwrap(), "example.org");
+        assert!(headers.get(IF_NONE_MATCH).is_none());
+        let sent = sent_request(&url, reqwest::Version::HTTP_2, &headers);
+        assert_eq!(sent.request_line, "GET / HTTP/2.0");
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub use crawl::{crawl, crawl_with_cancel, crawl_with_queue, SCHEDULER_SCAN_LIMIT
 pub use error::{DiscoverError, Error, Result};
 pub use event::{
     CrawlEvent, CrawlSummary, FailureKind, FetchedEmbed, FetchedPage, NoHistory, NotModifiedPage,
-    StoredCopy, UrlHistory, Validators,
+    SentRequest, StoredCopy, UrlHistory, Validators,
 };
 pub use extract::Extracted;
 pub use queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};

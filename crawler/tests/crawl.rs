@@ -315,11 +315,14 @@ impl UrlHistory for KnownEtag {
 
 #[tokio::test]
 async fn conditional_get_reports_not_modified() {
-    let server = TestServer::start(|req| match req.path.as_str() {
+    let received: Arc<std::sync::Mutex<Vec<util::Request>>> = Arc::default();
+    let seen = received.clone();
+    let server = TestServer::start(move |req| match req.path.as_str() {
         "/robots.txt" => Reply::status(404),
         "/" if req.header("if-none-match") == Some("\"v1\"")
             && req.header("if-modified-since").is_some() =>
         {
+            seen.lock().unwrap().push(req.clone());
             Reply::Full {
                 status: 304,
                 headers: vec![],
@@ -333,7 +336,29 @@ async fn conditional_get_reports_not_modified() {
         run_with_history(test_config(vec![server.url("/")]), Arc::new(KnownEtag)).await;
     assert_eq!(summary.not_modified, 1);
     assert_eq!(summary.pages, 0);
-    assert!(matches!(events.first(), Some(CrawlEvent::NotModified(p)) if p.url.ends_with('/')));
+    let Some(CrawlEvent::NotModified(p)) = events.first() else {
+        panic!("{events:?}");
+    };
+    assert!(p.url.ends_with('/'));
+    // The request to archive is the one the server received, line and headers in order.
+    let on_wire = received.lock().unwrap()[0].clone();
+    let sent = p.request.clone().expect("the request is kept");
+    assert_eq!(sent.request_line, on_wire.line);
+    assert_eq!(sent.headers, on_wire.headers);
+    assert_eq!(
+        sent.headers
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "host",
+            "user-agent",
+            "accept",
+            "accept-encoding",
+            "if-none-match",
+            "if-modified-since"
+        ]
+    );
 }
 
 /// Knows the root page: validators and a stored copy linking to /a and /b.

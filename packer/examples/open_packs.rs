@@ -135,7 +135,6 @@ fn records() -> Vec<EncodedRecord> {
                 target_uri: &format!("https://news.example/{i}.html"),
                 date: fetched,
                 ip_address: None,
-                warcinfo_id: None,
                 concurrent_to: None,
                 status_line: "HTTP/1.1 200 OK",
                 headers: &headers,
@@ -237,7 +236,7 @@ fn main() -> BoxResult<()> {
         .collect();
     let records = records();
     let mean_record =
-        records.iter().map(|r| r.bytes.len()).sum::<usize>() as f64 / records.len() as f64;
+        records.iter().map(|r| r.member_len(None)).sum::<u64>() as f64 / records.len() as f64;
     println!(
         "open packs: {days} daily crawls x {pages_per_day} pages, {TOPICS} topics, {CLUSTERS} clusters per (topic, day), \
          dated 0/1/2 days back {}/{}/{} %, batches of {BATCH} ({:.1} KB records); open files soft limit {}",

@@ -312,6 +312,8 @@ impl FamilyKey {
 struct OpenPack {
     path: String,
     part: u32,
+    /// `WARC-Record-ID` of the pack's warcinfo record, named by every record after it.
+    warcinfo_id: String,
     writer: Box<dyn PackWriter>,
     /// Records (besides warcinfo) in this pack.
     records: u64,
@@ -423,11 +425,30 @@ impl Packer {
     }
 
     /// Appends `record` to the current pack of `key` (opening or rolling over as needed) and
-    /// returns where it is. Not durable until [`Packer::sync_all`].
+    /// returns where it is. Not durable until [`Packer::sync_all`]. The record names the pack's
+    /// warcinfo record in its `WARC-Warcinfo-ID`.
     pub fn write(&mut self, key: &PackKey, record: &EncodedRecord) -> Result<Location> {
+        let mut locations = self.write_all(key, &[record])?;
+        match locations.pop() {
+            Some(loc) => Ok(loc),
+            None => unreachable!("one location per record"),
+        }
+    }
+
+    /// Appends `records` one after the other to one pack of `key` (a response and its
+    /// request record): a rollover happens before the first of them, never between them.
+    /// Returns their locations in order.
+    pub fn write_all(
+        &mut self,
+        key: &PackKey,
+        records: &[&EncodedRecord],
+    ) -> Result<Vec<Location>> {
         let family = FamilyKey::new(key);
-        let len = record.bytes.len() as u64;
         let full = self.open.get(&family).is_some_and(|p| {
+            let len: u64 = records
+                .iter()
+                .map(|r| r.member_len(Some(&p.warcinfo_id)))
+                .sum();
             p.records > 0 && p.writer.position().saturating_add(len) > self.options.max_pack_bytes
         });
         if full {
@@ -449,23 +470,28 @@ impl Packer {
             unreachable!("pack inserted above");
         };
         pack.last_used = self.clock;
-        match pack.writer.append(&record.bytes) {
-            Ok(offset) => {
-                pack.records += 1;
-                pack.dirty = true;
-                Ok(Location {
-                    path: pack.path.clone(),
-                    offset,
-                    length: len,
-                })
-            }
-            Err(e) => {
-                if let Some(pack) = self.open.remove(&family) {
-                    self.abandon(pack, &e);
+        let mut locations = Vec::with_capacity(records.len());
+        for record in records {
+            let member = record.member(Some(&pack.warcinfo_id));
+            match pack.writer.append(&member) {
+                Ok(offset) => {
+                    pack.records += 1;
+                    pack.dirty = true;
+                    locations.push(Location {
+                        path: pack.path.clone(),
+                        offset,
+                        length: member.len() as u64,
+                    });
                 }
-                Err(e)
+                Err(e) => {
+                    if let Some(pack) = self.open.remove(&family) {
+                        self.abandon(pack, &e);
+                    }
+                    return Err(e);
+                }
             }
         }
+        Ok(locations)
     }
 
     /// Reads the record stored at `loc`.
@@ -580,7 +606,7 @@ impl Packer {
                         .map(|(n, v)| (n.as_str(), v.as_str()))
                         .collect();
                     let info = warc::encode_warcinfo(file_name, &fields);
-                    if let Err(e) = writer.append(&info.bytes) {
+                    if let Err(e) = writer.append(&info.member(None)) {
                         // Nothing of value in it yet; close quietly and report.
                         let _ = writer.close();
                         return Err(e);
@@ -589,6 +615,7 @@ impl Packer {
                     return Ok(OpenPack {
                         path,
                         part,
+                        warcinfo_id: info.record_id,
                         writer,
                         records: 0,
                         dirty: true,
@@ -789,6 +816,81 @@ mod tests {
             assert!(t
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || (b'2'..=b'7').contains(&b)));
+        }
+    }
+
+    /// Issue 14: every record names the warcinfo record of the pack it landed in (records are
+    /// compressed before that is known), and a response and its request stay in one pack when
+    /// the pack rolls over.
+    #[test]
+    fn records_name_their_packs_warcinfo_and_pairs_never_split() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn PackStore> = Arc::new(LocalPackStore::open(dir.path()).unwrap());
+        let mut packer = Packer::new(
+            store.clone(),
+            PackerOptions {
+                max_pack_bytes: 3000,
+                ..PackerOptions::default()
+            },
+        );
+        let key = PackKey {
+            topic: "news".into(),
+            date: date(),
+            cluster: 0,
+        };
+        let mut pairs = Vec::new();
+        for i in 0..40 {
+            let body = format!("<p>page {i} {}</p>", "x".repeat(i * 37));
+            let response = warc::encode_response(&warc::ResponseInput {
+                target_uri: "http://example.com/",
+                date: Utc::now(),
+                ip_address: None,
+                concurrent_to: None,
+                status_line: "HTTP/1.1 200 OK",
+                headers: &[],
+                payload: body.as_bytes(),
+            });
+            let request = warc::encode_request(&warc::RequestInput {
+                target_uri: "http://example.com/",
+                date: Utc::now(),
+                concurrent_to: &response.record_id,
+                request_line: "GET / HTTP/1.1",
+                headers: &[],
+            });
+            let locs = packer.write_all(&key, &[&response, &request]).unwrap();
+            assert_eq!(locs.len(), 2);
+            assert_eq!(locs[0].path, locs[1].path, "pair {i} split");
+            assert_eq!(locs[0].offset + locs[0].length, locs[1].offset);
+            pairs.push((response.record_id.clone(), locs));
+        }
+        packer.close_all().unwrap();
+        let listed = store.list("").unwrap();
+        assert!(listed.len() > 3, "rolled over: {listed:?}");
+        let mut seen = 0;
+        for entry in &listed {
+            let bytes = store.read_range(&entry.path, 0, entry.len).unwrap();
+            let mut records = warc::RecordIter::new(&bytes).map(|r| r.unwrap().2);
+            let info = records.next().unwrap();
+            assert_eq!(info.record_type(), Some("warcinfo"));
+            assert_eq!(info.header("WARC-Warcinfo-ID"), None);
+            for rec in records {
+                assert_eq!(
+                    rec.header("WARC-Warcinfo-ID"),
+                    info.record_id(),
+                    "{}",
+                    entry.path
+                );
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 80);
+        for (id, locs) in &pairs {
+            assert_eq!(
+                packer.read(&locs[0]).unwrap().record_id(),
+                Some(id.as_str())
+            );
+            let request = packer.read(&locs[1]).unwrap();
+            assert_eq!(request.header("WARC-Concurrent-To"), Some(id.as_str()));
         }
     }
 

@@ -38,6 +38,6 @@ pub use layout::{
 pub use local::{LocalPackStore, LocalPackWriter};
 pub use store::{open_store, validate_path, PackEntry, PackStore, PackWriter};
 pub use warc::{
-    encode_response, encode_revisit, encode_warcinfo, payload_digest, read_record, EncodedRecord,
-    HttpResponse, RecordIter, ResponseInput, RevisitInput, WarcRecord,
+    encode_request, encode_response, encode_revisit, encode_warcinfo, payload_digest, read_record,
+    EncodedRecord, HttpResponse, RecordIter, RequestInput, ResponseInput, RevisitInput, WarcRecord,
 };

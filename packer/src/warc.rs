@@ -1,20 +1,38 @@
 //! WARC/1.1 records, each one its own gzip member, and a tolerant reader.
 //!
-//! Writing: [`encode_warcinfo`], [`encode_response`], [`encode_revisit`] build one complete,
-//! gzip-compressed record in memory ([`EncodedRecord`]); the caller appends the bytes to a
-//! pack. Because every record is a separate gzip member, the concatenation is a valid
-//! `.warc.gz` file and any record can be read back from `(offset, length)` alone.
+//! Writing: [`encode_warcinfo`], [`encode_response`], [`encode_revisit`],
+//! [`encode_not_modified`] and [`encode_request`] compress one record in memory
+//! ([`EncodedRecord`]) before it is known which pack it goes to; [`EncodedRecord::member`]
+//! then makes the gzip member that names the pack's warcinfo record (`WARC-Warcinfo-ID`) and
+//! the caller appends it to the pack. Because every record is a separate gzip member, the
+//! concatenation is a valid `.warc.gz` file and any record can be read back from
+//! `(offset, length)` alone.
+//!
+//! # Compressing before the pack is known
+//!
+//! The deflate stream of a member is three runs of blocks, each compressed on its own (no
+//! back-reference crosses from one run into another):
+//!
+//! 1. the version line and the named WARC headers, ended by a sync flush (a byte-aligned,
+//!    non-final empty stored block);
+//! 2. `WARC-Warcinfo-ID: <id>` of the pack, as a stored (uncompressed) block, written by
+//!    [`EncodedRecord::member`]: no compressor runs when the pack is chosen;
+//! 3. `Content-Length`, the empty line, the block and the closing CRLF CRLF, ending with the
+//!    final deflate block.
+//!
+//! The member's CRC-32 is the combination of the three runs' CRCs. So the costly part (the
+//! block) is compressed wherever the record is built (the crawl's analysis stage, on every
+//! core) and the single storage thread only copies bytes.
 //!
 //! Reading: [`read_record`] decodes one record (gzip member or plain), [`RecordIter`] walks a
 //! whole pack and reports where it stops being readable (torn tail after a crash).
 //!
 //! Digests are `sha1:` + RFC 4648 base32 (upper case), as written by Heritrix and warcio.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use flate2::write::GzEncoder;
-use flate2::Compression;
+use flate2::{Compress, Compression, FlushCompress, Status};
 use sha1::{Digest, Sha1};
 
 use crate::error::{Error, Result};
@@ -34,6 +52,8 @@ pub const WARC_1_1_SPEC_URI: &str =
     "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/";
 /// Content type of HTTP response (and revisit) blocks.
 pub const CONTENT_TYPE_HTTP_RESPONSE: &str = "application/http; msgtype=response";
+/// Content type of HTTP request blocks.
+pub const CONTENT_TYPE_HTTP_REQUEST: &str = "application/http; msgtype=request";
 /// Content type of warcinfo blocks.
 pub const CONTENT_TYPE_WARC_FIELDS: &str = "application/warc-fields";
 /// Largest decompressed record the reader accepts (guards against gzip bombs).
@@ -53,6 +73,7 @@ pub mod header {
     pub const IP_ADDRESS: &str = "WARC-IP-Address";
     /// `WARC-Warcinfo-ID`.
     pub const WARCINFO_ID: &str = "WARC-Warcinfo-ID";
+    /// `WARC-Concurrent-To`.
     pub const CONCURRENT_TO: &str = "WARC-Concurrent-To";
     /// `WARC-Filename`.
     pub const FILENAME: &str = "WARC-Filename";
@@ -82,6 +103,8 @@ pub mod record_type {
     pub const RESPONSE: &str = "response";
     /// `revisit`.
     pub const REVISIT: &str = "revisit";
+    /// `request`.
+    pub const REQUEST: &str = "request";
 }
 
 const WARCINFO_SOFTWARE: &str = "software";
@@ -90,17 +113,93 @@ const WARCINFO_CONFORMS_TO: &str = "conformsTo";
 const WARC_FORMAT_1_1: &str = "WARC File Format 1.1";
 const CRLF: &[u8] = b"\r\n";
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// Header of every member written: magic, deflate, no flags, no time, no extra flags, OS
+/// unknown.
+const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+/// Largest stored deflate block.
+const MAX_STORED_BLOCK: usize = 0xffff;
 const SOFTWARE: &str = concat!("harvest/", env!("CARGO_PKG_VERSION"));
 
-/// One complete record, ready to append to a pack.
+/// One complete record, compressed, waiting for the pack it goes to (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodedRecord {
-    /// The record as one gzip member.
-    pub bytes: Vec<u8>,
+    /// Version line and named WARC headers, deflated, ended by a sync flush.
+    head: Deflated,
+    /// `Content-Length`, empty line, block and CRLF CRLF, deflated, with the final block.
+    tail: Deflated,
     /// `WARC-Record-ID`, e.g. `<urn:uuid:…>`.
     pub record_id: String,
     /// `WARC-Payload-Digest` (`sha1:BASE32`) when the record has one.
     pub payload_digest: Option<String>,
+}
+
+/// A run of deflate blocks with the CRC-32 and length of what it holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Deflated {
+    bytes: Vec<u8>,
+    crc: u32,
+    len: u64,
+}
+
+impl EncodedRecord {
+    /// A record that is never written (it already lies in a pack): its id and digest only.
+    /// [`EncodedRecord::member`] of it is not a valid gzip member.
+    pub fn id_only(record_id: String, payload_digest: Option<String>) -> Self {
+        Self {
+            head: Deflated::default(),
+            tail: Deflated::default(),
+            record_id,
+            payload_digest,
+        }
+    }
+
+    /// The record as one gzip member, with `WARC-Warcinfo-ID: warcinfo_id` among its headers
+    /// when given (the pack's warcinfo record; `None` for the warcinfo record itself).
+    pub fn member(&self, warcinfo_id: Option<&str>) -> Vec<u8> {
+        let line = warcinfo_id.map(warcinfo_line);
+        let line = line.as_deref().unwrap_or_default();
+        let mut out = Vec::with_capacity(self.member_len_with(line.len()) as usize);
+        out.extend_from_slice(&GZIP_HEADER);
+        out.extend_from_slice(&self.head.bytes);
+        for chunk in line.chunks(MAX_STORED_BLOCK) {
+            let len = chunk.len() as u16;
+            out.push(0); // BFINAL 0, BTYPE 00 (stored); we are at a byte boundary.
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&(!len).to_le_bytes());
+            out.extend_from_slice(chunk);
+        }
+        out.extend_from_slice(&self.tail.bytes);
+        let mut crc = crc32fast::Hasher::new_with_initial_len(self.head.crc, self.head.len);
+        let mut middle = crc32fast::Hasher::new();
+        middle.update(line);
+        crc.combine(&middle);
+        crc.combine(&crc32fast::Hasher::new_with_initial_len(
+            self.tail.crc,
+            self.tail.len,
+        ));
+        let size = self.head.len + line.len() as u64 + self.tail.len;
+        out.extend_from_slice(&crc.finalize().to_le_bytes());
+        // ISIZE: the uncompressed length modulo 2^32.
+        out.extend_from_slice(&(size as u32).to_le_bytes());
+        out
+    }
+
+    /// Length of [`EncodedRecord::member`] for `warcinfo_id`, without building it.
+    pub fn member_len(&self, warcinfo_id: Option<&str>) -> u64 {
+        self.member_len_with(warcinfo_id.map_or(0, |id| warcinfo_line(id).len()))
+    }
+
+    fn member_len_with(&self, line: usize) -> u64 {
+        let stored = line + line.div_ceil(MAX_STORED_BLOCK) * 5;
+        (GZIP_HEADER.len() + self.head.bytes.len() + stored + self.tail.bytes.len() + 8) as u64
+    }
+}
+
+/// The `WARC-Warcinfo-ID` header line naming `id`.
+fn warcinfo_line(id: &str) -> Vec<u8> {
+    let mut line = Vec::with_capacity(id.len() + 22);
+    push_field(&mut line, header::WARCINFO_ID, id);
+    line
 }
 
 /// What [`encode_response`] needs to know about one HTTP response.
@@ -112,8 +211,6 @@ pub struct ResponseInput<'a> {
     pub date: DateTime<Utc>,
     /// IP address of the server, if known.
     pub ip_address: Option<&'a str>,
-    /// `WARC-Record-ID` of the pack's warcinfo record, if the caller wants it referenced.
-    pub warcinfo_id: Option<&'a str>,
     /// `WARC-Concurrent-To`: the record of the capture this one belongs to
     /// (the page that embeds this resource).
     pub concurrent_to: Option<&'a str>,
@@ -166,6 +263,46 @@ pub struct NotModifiedInput<'a> {
     pub refers_to_date: DateTime<Utc>,
 }
 
+/// What [`encode_request`] needs: the HTTP request sent for a capture.
+#[derive(Debug, Clone)]
+pub struct RequestInput<'a> {
+    /// URL of the capture (the response's `WARC-Target-URI`).
+    pub target_uri: &'a str,
+    /// The response's `WARC-Date`.
+    pub date: DateTime<Utc>,
+    /// `WARC-Record-ID` of the response (or revisit) record the request belongs to.
+    pub concurrent_to: &'a str,
+    /// Request line, e.g. `GET /doc/ HTTP/1.1`.
+    pub request_line: &'a str,
+    /// Request headers as sent, in order.
+    pub headers: &'a [(String, String)],
+}
+
+/// A `request` record (`application/http; msgtype=request`): the request line and headers
+/// sent, `WARC-Concurrent-To` the capture's record. A GET has no body, so no payload digest.
+pub fn encode_request(r: &RequestInput<'_>) -> EncodedRecord {
+    let block = http_head(r.request_line, r.headers);
+    let record_id = new_record_id();
+    let date = format_warc_date(&r.date);
+    let block_digest = payload_digest(&block);
+    let headers = [
+        (header::WARC_TYPE, record_type::REQUEST),
+        (header::RECORD_ID, record_id.as_str()),
+        (header::DATE, date.as_str()),
+        (header::TARGET_URI, r.target_uri),
+        (header::CONCURRENT_TO, r.concurrent_to),
+        (header::CONTENT_TYPE, CONTENT_TYPE_HTTP_REQUEST),
+        (header::BLOCK_DIGEST, block_digest.as_str()),
+    ];
+    let (head, tail) = encode(&headers, &block);
+    EncodedRecord {
+        head,
+        tail,
+        record_id,
+        payload_digest: None,
+    }
+}
+
 /// A `revisit` record with profile server-not-modified: the 304's status line
 /// and headers as the block, referring to the capture it confirms.
 pub fn encode_not_modified(r: &NotModifiedInput<'_>) -> EncodedRecord {
@@ -186,8 +323,10 @@ pub fn encode_not_modified(r: &NotModifiedInput<'_>) -> EncodedRecord {
         (header::CONTENT_TYPE, CONTENT_TYPE_HTTP_RESPONSE),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ];
+    let (head, tail) = encode(&headers, &block);
     EncodedRecord {
-        bytes: gzip_record(&headers, &block),
+        head,
+        tail,
         record_id,
         payload_digest: None,
     }
@@ -247,8 +386,10 @@ pub fn encode_warcinfo(filename: &str, fields: &[(&str, &str)]) -> EncodedRecord
         (header::CONTENT_TYPE, CONTENT_TYPE_WARC_FIELDS),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ];
+    let (head, tail) = encode(&headers, &block);
     EncodedRecord {
-        bytes: gzip_record(&headers, &block),
+        head,
+        tail,
         record_id,
         payload_digest: None,
     }
@@ -271,9 +412,6 @@ pub fn encode_response(r: &ResponseInput<'_>) -> EncodedRecord {
     if let Some(ip) = r.ip_address {
         headers.push((header::IP_ADDRESS, ip));
     }
-    if let Some(id) = r.warcinfo_id {
-        headers.push((header::WARCINFO_ID, id));
-    }
     if let Some(id) = r.concurrent_to {
         headers.push((header::CONCURRENT_TO, id));
     }
@@ -282,8 +420,10 @@ pub fn encode_response(r: &ResponseInput<'_>) -> EncodedRecord {
         (header::PAYLOAD_DIGEST, digest.as_str()),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ]);
+    let (head, tail) = encode(&headers, &block);
     EncodedRecord {
-        bytes: gzip_record(&headers, &block),
+        head,
+        tail,
         record_id,
         payload_digest: Some(digest),
     }
@@ -312,8 +452,10 @@ pub fn encode_revisit(r: &RevisitInput<'_>) -> EncodedRecord {
         (header::PAYLOAD_DIGEST, r.payload_digest),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ]);
+    let (head, tail) = encode(&headers, &block);
     EncodedRecord {
-        bytes: gzip_record(&headers, &block),
+        head,
+        tail,
         record_id,
         payload_digest: Some(r.payload_digest.to_string()),
     }
@@ -347,29 +489,60 @@ fn http_head(status_line: &str, headers: &[(String, String)]) -> Vec<u8> {
     out
 }
 
-/// Serialises a record and compresses it as one gzip member.
-fn gzip_record(headers: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
-    let mut raw = Vec::with_capacity(block.len() + 512);
-    raw.extend_from_slice(WARC_VERSION.as_bytes());
-    raw.extend_from_slice(CRLF);
+/// Serialises a record and compresses it (see the module docs): `headers` then, when the
+/// pack is known, its `WARC-Warcinfo-ID`, then `Content-Length` and `block`.
+fn encode(headers: &[(&str, &str)], block: &[u8]) -> (Deflated, Deflated) {
+    let mut head = Vec::with_capacity(512);
+    head.extend_from_slice(WARC_VERSION.as_bytes());
+    head.extend_from_slice(CRLF);
     for (name, value) in headers {
-        push_field(&mut raw, name, value);
+        push_field(&mut head, name, value);
     }
-    push_field(&mut raw, header::CONTENT_LENGTH, &block.len().to_string());
-    raw.extend_from_slice(CRLF);
-    raw.extend_from_slice(block);
-    raw.extend_from_slice(CRLF);
-    raw.extend_from_slice(CRLF);
+    let mut tail = Vec::with_capacity(block.len() + 32);
+    push_field(&mut tail, header::CONTENT_LENGTH, &block.len().to_string());
+    tail.extend_from_slice(CRLF);
+    tail.extend_from_slice(block);
+    tail.extend_from_slice(CRLF);
+    tail.extend_from_slice(CRLF);
 
-    let mut encoder = GzEncoder::new(
-        Vec::with_capacity(raw.len() / 3 + 64),
-        Compression::default(),
-    );
-    // Writing into a Vec cannot fail.
-    let written = encoder.write_all(&raw).and_then(|()| encoder.finish());
-    match written {
-        Ok(bytes) => bytes,
-        Err(e) => unreachable!("gzip into memory failed: {e}"),
+    let mut compress = Compress::new(Compression::default(), false);
+    let head = deflate(&mut compress, &head, FlushCompress::Sync);
+    compress.reset();
+    let tail = deflate(&mut compress, &tail, FlushCompress::Finish);
+    (head, tail)
+}
+
+/// Raw deflate of `data` from a fresh (or reset) compressor: ended by a sync flush (more
+/// blocks may follow) or by the final block.
+fn deflate(compress: &mut Compress, data: &[u8], flush: FlushCompress) -> Deflated {
+    let start = compress.total_in();
+    let mut out = Vec::with_capacity(data.len() / 3 + 64);
+    loop {
+        if out.capacity() - out.len() < 64 {
+            out.reserve(out.capacity().max(256));
+        }
+        let consumed = (compress.total_in() - start) as usize;
+        let status = compress.compress_vec(&data[consumed..], &mut out, flush);
+        let consumed = (compress.total_in() - start) as usize;
+        match status {
+            Ok(Status::StreamEnd) => break,
+            // Done with a sync flush when all input is in and the output was not filled.
+            Ok(_)
+                if flush == FlushCompress::Sync
+                    && consumed == data.len()
+                    && out.len() < out.capacity() =>
+            {
+                break
+            }
+            Ok(_) => {}
+            // Compressing into memory cannot fail.
+            Err(e) => unreachable!("deflate into memory failed: {e}"),
+        }
+    }
+    Deflated {
+        bytes: out,
+        crc: crc32fast::hash(data),
+        len: data.len() as u64,
     }
 }
 
@@ -666,7 +839,6 @@ mod tests {
             target_uri: "https://www.debian.org/doc/",
             date: Utc.with_ymd_and_hms(2024, 5, 1, 12, 30, 0).unwrap(),
             ip_address: Some("130.89.148.77"),
-            warcinfo_id: None,
             concurrent_to: None,
             status_line: "HTTP/1.1 200 OK",
             headers: &h,
@@ -697,8 +869,8 @@ mod tests {
     fn response_round_trips() {
         let payload = "<html><body>Débat</body></html>".as_bytes();
         let enc = response(payload);
-        assert_eq!(&enc.bytes[..2], &GZIP_MAGIC);
-        let rec = read_record(&enc.bytes).unwrap();
+        assert_eq!(&enc.member(None)[..2], &GZIP_MAGIC);
+        let rec = read_record(&enc.member(None)).unwrap();
         assert_eq!(rec.record_type(), Some("response"));
         assert_eq!(rec.target_uri(), Some("https://www.debian.org/doc/"));
         assert_eq!(rec.record_id(), Some(enc.record_id.as_str()));
@@ -721,25 +893,112 @@ mod tests {
 
     #[test]
     fn optional_headers_are_written_only_when_given() {
-        let plain = read_record(&response(b"x").bytes).unwrap();
+        let plain = read_record(&response(b"x").member(None)).unwrap();
         assert_eq!(plain.header(header::WARCINFO_ID), None);
-        let info = encode_warcinfo("p.warc.gz", &[]);
         let enc = encode_response(&ResponseInput {
             target_uri: "https://www.debian.org/",
             date: Utc::now(),
             ip_address: None,
-            warcinfo_id: Some(&info.record_id),
             concurrent_to: None,
             status_line: "HTTP/1.1 200 OK",
             headers: &[],
             payload: b"x",
         });
-        let rec = read_record(&enc.bytes).unwrap();
+        let rec = read_record(&enc.member(None)).unwrap();
+        assert_eq!(rec.header(header::IP_ADDRESS), None);
+        assert_eq!(rec.header(header::CONCURRENT_TO), None);
+    }
+
+    #[test]
+    fn a_member_names_the_warcinfo_it_is_given() {
+        let info = encode_warcinfo("p.warc.gz", &[]);
+        let enc = response("<p>Débat</p>".repeat(500).as_bytes());
+        let member = enc.member(Some(&info.record_id));
+        assert_eq!(member.len() as u64, enc.member_len(Some(&info.record_id)));
+        assert_eq!(
+            enc.member(None).len() as u64,
+            enc.member_len(None),
+            "length without the line"
+        );
+        // A standard decoder checks the CRC-32 and ISIZE of the spliced member.
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(&member[..])
+            .read_to_end(&mut raw)
+            .unwrap();
+        let rec = read_record(&member).unwrap();
         assert_eq!(
             rec.header(header::WARCINFO_ID),
             Some(info.record_id.as_str())
         );
-        assert_eq!(rec.header(header::IP_ADDRESS), None);
+        assert_eq!(
+            rec.headers
+                .iter()
+                .filter(|(n, _)| n == header::WARCINFO_ID)
+                .count(),
+            1
+        );
+        assert_eq!(rec.record_id(), Some(enc.record_id.as_str()));
+        assert_eq!(
+            rec.http_response().unwrap().body,
+            "<p>Débat</p>".repeat(500).as_bytes()
+        );
+        assert_eq!(
+            rec.header(header::BLOCK_DIGEST),
+            Some(payload_digest(&rec.block).as_str())
+        );
+        // The same record names whichever pack it lands in.
+        let other = encode_warcinfo("q.warc.gz", &[]);
+        let moved = read_record(&enc.member(Some(&other.record_id))).unwrap();
+        assert_eq!(
+            moved.header(header::WARCINFO_ID),
+            Some(other.record_id.as_str())
+        );
+        assert_eq!(moved.block, rec.block);
+    }
+
+    #[test]
+    fn a_long_warcinfo_id_spans_stored_blocks() {
+        let enc = response(b"x");
+        let id = format!("<urn:x:{}>", "a".repeat(70_000));
+        let member = enc.member(Some(&id));
+        assert_eq!(member.len() as u64, enc.member_len(Some(&id)));
+        let rec = read_record(&member).unwrap();
+        assert_eq!(rec.header(header::WARCINFO_ID), Some(id.as_str()));
+    }
+
+    #[test]
+    fn request_records_hold_the_request_as_sent() {
+        let page = response(b"body");
+        let sent = vec![
+            ("host".to_string(), "www.debian.org".to_string()),
+            ("user-agent".to_string(), "harvest-test/1".to_string()),
+            ("if-none-match".to_string(), "\"v1\"".to_string()),
+        ];
+        let enc = encode_request(&RequestInput {
+            target_uri: "https://www.debian.org/doc/",
+            date: Utc.with_ymd_and_hms(2024, 5, 1, 12, 30, 0).unwrap(),
+            concurrent_to: &page.record_id,
+            request_line: "GET /doc/?a=1 HTTP/1.1",
+            headers: &sent,
+        });
+        assert_eq!(enc.payload_digest, None);
+        let rec = read_record(&enc.member(Some("<urn:uuid:info>"))).unwrap();
+        assert_eq!(rec.record_type(), Some(record_type::REQUEST));
+        assert_eq!(
+            rec.header(header::CONTENT_TYPE),
+            Some(CONTENT_TYPE_HTTP_REQUEST)
+        );
+        assert_eq!(
+            rec.header(header::CONCURRENT_TO),
+            Some(page.record_id.as_str())
+        );
+        assert_eq!(rec.header(header::DATE), Some("2024-05-01T12:30:00Z"));
+        assert_eq!(rec.payload_digest(), None);
+        assert_eq!(
+            String::from_utf8(rec.block).unwrap(),
+            "GET /doc/?a=1 HTTP/1.1\r\nhost: www.debian.org\r\nuser-agent: harvest-test/1\r\n\
+             if-none-match: \"v1\"\r\n\r\n"
+        );
     }
 
     #[test]
@@ -749,13 +1008,12 @@ mod tests {
             target_uri: "http://x/\r\nWARC-Type: revisit",
             date: Utc::now(),
             ip_address: None,
-            warcinfo_id: None,
             concurrent_to: None,
             status_line: "HTTP/1.1 200 OK",
             headers: &h,
             payload: b"x",
         });
-        let rec = read_record(&enc.bytes).unwrap();
+        let rec = read_record(&enc.member(None)).unwrap();
         assert_eq!(rec.record_type(), Some("response"));
         assert_eq!(
             rec.headers.iter().filter(|(n, _)| n == "WARC-Type").count(),
@@ -779,7 +1037,7 @@ mod tests {
             refers_to_target_uri: "https://www.debian.org/doc/",
             refers_to_date: Utc.with_ymd_and_hms(2024, 5, 1, 0, 0, 0).unwrap(),
         });
-        let rec = read_record(&enc.bytes).unwrap();
+        let rec = read_record(&enc.member(None)).unwrap();
         assert_eq!(rec.record_type(), Some("revisit"));
         assert_eq!(
             rec.header("WARC-Profile"),
@@ -805,7 +1063,7 @@ mod tests {
             refers_to_date: Utc.with_ymd_and_hms(2024, 5, 1, 12, 30, 0).unwrap(),
             payload_digest: original.payload_digest.as_deref().unwrap(),
         });
-        let rec = read_record(&enc.bytes).unwrap();
+        let rec = read_record(&enc.member(None)).unwrap();
         assert_eq!(rec.record_type(), Some("revisit"));
         assert_eq!(
             rec.header("WARC-Profile"),
@@ -828,7 +1086,7 @@ mod tests {
     #[test]
     fn warcinfo_lists_software_and_fields() {
         let enc = encode_warcinfo("c1-0.warc.gz", &[("operator", "harvest team")]);
-        let rec = read_record(&enc.bytes).unwrap();
+        let rec = read_record(&enc.member(None)).unwrap();
         assert_eq!(rec.record_type(), Some("warcinfo"));
         assert_eq!(rec.header("WARC-Filename"), Some("c1-0.warc.gz"));
         assert_eq!(rec.header("Content-Type"), Some(CONTENT_TYPE_WARC_FIELDS));
@@ -849,7 +1107,7 @@ mod tests {
             "x.warc.gz",
             &[("Software", "harvest/9.9"), ("isPartOf", "news")],
         );
-        let text = String::from_utf8(read_record(&enc.bytes).unwrap().block).unwrap();
+        let text = String::from_utf8(read_record(&enc.member(None)).unwrap().block).unwrap();
         assert_eq!(text.matches("oftware: ").count(), 1, "{text}");
         assert!(text.starts_with("software: harvest/9.9\r\n"), "{text}");
         assert!(text.ends_with("isPartOf: news\r\n"), "{text}");
@@ -859,7 +1117,7 @@ mod tests {
     fn uncompressed_records_are_read() {
         let enc = response(b"plain");
         let mut raw = Vec::new();
-        flate2::read::GzDecoder::new(&enc.bytes[..])
+        flate2::read::GzDecoder::new(&enc.member(None)[..])
             .read_to_end(&mut raw)
             .unwrap();
         assert!(raw.starts_with(b"WARC/1.1\r\n"));
@@ -883,18 +1141,18 @@ mod tests {
         let c = response(b"second");
         let mut pack = Vec::new();
         for r in [&a, &b, &c] {
-            pack.extend_from_slice(&r.bytes);
+            pack.extend_from_slice(&r.member(None));
         }
         let items: Vec<_> = RecordIter::new(&pack).collect::<Result<_>>().unwrap();
         let spans: Vec<_> = items.iter().map(|(o, l, _)| (*o, *l)).collect();
-        let a_len = a.bytes.len() as u64;
-        let b_len = b.bytes.len() as u64;
+        let a_len = a.member(None).len() as u64;
+        let b_len = b.member(None).len() as u64;
         assert_eq!(
             spans,
             vec![
                 (0, a_len),
                 (a_len, b_len),
-                (a_len + b_len, c.bytes.len() as u64)
+                (a_len + b_len, c.member(None).len() as u64)
             ]
         );
         assert_eq!(items[2].2.http_response().unwrap().body, b"second");
@@ -904,15 +1162,15 @@ mod tests {
     fn truncated_tail_yields_good_records_then_corrupt() {
         let a = response(b"one");
         let b = response(b"two");
-        let mut pack = a.bytes.clone();
-        pack.extend_from_slice(&b.bytes[..b.bytes.len() / 2]);
+        let mut pack = a.member(None).clone();
+        pack.extend_from_slice(&b.member(None)[..b.member(None).len() / 2]);
         let mut it = RecordIter::new(&pack);
         let (off, len, rec) = it.next().unwrap().unwrap();
-        assert_eq!((off, len), (0, a.bytes.len() as u64));
+        assert_eq!((off, len), (0, a.member(None).len() as u64));
         assert_eq!(rec.http_response().unwrap().body, b"one");
         match it.next() {
             Some(Err(Error::CorruptRecord { offset, .. })) => {
-                assert_eq!(offset, a.bytes.len() as u64)
+                assert_eq!(offset, a.member(None).len() as u64)
             }
             other => panic!("expected CorruptRecord, got {other:?}"),
         }
@@ -921,7 +1179,7 @@ mod tests {
 
     #[test]
     fn malformed_input_never_panics() {
-        let good = response(b"<p>x</p>").bytes;
+        let good = response(b"<p>x</p>").member(None);
         let mut raw = Vec::new();
         flate2::read::GzDecoder::new(&good[..])
             .read_to_end(&mut raw)

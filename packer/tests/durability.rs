@@ -190,9 +190,9 @@ fn rollover_starts_new_parts_each_with_warcinfo() {
         .collect();
     let biggest = records
         .iter()
-        .map(|r| r.bytes.len())
+        .map(|r| r.member_len(Some("<urn:uuid:00000000-0000-0000-0000-000000000000>")))
         .max()
-        .expect("records") as u64;
+        .expect("records");
     // Room for warcinfo plus roughly two pages.
     let max = 2 * biggest + 1200;
     let mut packer = util::packer(&store, max);

@@ -17,13 +17,12 @@ fn response(uri: &str, headers: &[(String, String)], payload: &[u8]) -> Vec<u8> 
             .single()
             .unwrap_or_default(),
         ip_address: Some("192.0.2.1"),
-        warcinfo_id: None,
         concurrent_to: None,
         status_line: "HTTP/1.1 200 OK",
         headers,
         payload,
     })
-    .bytes
+    .member(None)
 }
 
 /// Real records: a warcinfo, responses, a revisit, gzip members and the
@@ -37,7 +36,7 @@ fn corpus() -> Vec<Vec<u8>> {
         ("Content-Length".to_string(), "27".to_string()),
     ];
     let page = b"<html><p>hello</p></html>\r\n".to_vec();
-    let info = warc::encode_warcinfo("c0-0.warc.gz", &[("operator", "fuzz")]).bytes;
+    let info = warc::encode_warcinfo("c0-0.warc.gz", &[("operator", "fuzz")]).member(None);
     let resp = response("http://example.com/a?b=c", &headers, &page);
     let revisit = warc::encode_revisit(&RevisitInput {
         target_uri: "http://example.com/copy",
@@ -55,7 +54,7 @@ fn corpus() -> Vec<Vec<u8>> {
             .unwrap_or_default(),
         payload_digest: &warc::payload_digest(&page),
     })
-    .bytes;
+    .member(None);
     let mut pack = info.clone();
     pack.extend_from_slice(&resp);
     pack.extend_from_slice(&revisit);

@@ -122,9 +122,10 @@ fn synced_bytes_of_an_open_pack_count_for_other_clients() {
     let other = connect(&url);
     let mut w = writer_store.create("open.warc.gz").expect("create");
     let (rec, _) = util::page_record(0);
-    w.append(&rec.bytes).expect("append");
+    let member = rec.member(None);
+    w.append(&member).expect("append");
     w.sync().expect("hsync");
-    let n = rec.bytes.len() as u64;
+    let n = member.len() as u64;
     // hsync records the length at the NameNode ...
     assert_eq!(other.len("open.warc.gz").expect("len"), n);
     // ... the writing client reads its bytes ...
@@ -132,18 +133,18 @@ fn synced_bytes_of_an_open_pack_count_for_other_clients() {
         writer_store
             .read_range("open.warc.gz", 0, n)
             .expect("own read"),
-        rec.bytes
+        member
     );
     // ... another client cannot read the block under construction yet (hdfs-native 0.14).
     match other.read_range("open.warc.gz", 0, n) {
         Err(Error::NotYetReadable { readable, .. }) => assert_eq!(readable, 0),
-        Ok(bytes) => assert_eq!(bytes, rec.bytes, "if readable, then correct"),
+        Ok(bytes) => assert_eq!(bytes, member, "if readable, then correct"),
         Err(e) => panic!("unexpected error: {e}"),
     }
     w.close().expect("close");
     assert_eq!(
         other.read_range("open.warc.gz", 0, n).expect("read"),
-        rec.bytes
+        member
     );
 }
 

@@ -21,6 +21,8 @@ use tokio::task::JoinHandle;
 /// A request as the server saw it.
 #[derive(Debug, Clone)]
 pub struct Request {
+    /// The request line as received.
+    pub line: String,
     /// Path and query.
     pub path: String,
     /// Header names lowercased.
@@ -173,18 +175,19 @@ async fn serve(
     }
     let head = String::from_utf8_lossy(&buf).into_owned();
     let mut lines = head.split("\r\n");
-    let path = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .unwrap_or("/")
-        .to_string();
+    let line = lines.next().unwrap_or_default().to_string();
+    let path = line.split(' ').nth(1).unwrap_or("/").to_string();
     let headers = lines
         .take_while(|l| !l.is_empty())
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
     *hits.lock().expect("hits").entry(path.clone()).or_default() += 1;
-    let req = Request { path, headers };
+    let req = Request {
+        line,
+        path,
+        headers,
+    };
     match routes(&req) {
         Reply::Full {
             status,

@@ -67,7 +67,6 @@ pub fn page_record(i: usize) -> (EncodedRecord, Vec<u8>) {
         target_uri: url,
         date: fetch_time(i as u32),
         ip_address: Some("8.43.85.97"),
-        warcinfo_id: None,
         concurrent_to: None,
         status_line: "HTTP/1.1 200 OK",
         headers: &headers,
