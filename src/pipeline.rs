@@ -596,6 +596,7 @@ pub fn warcinfo_fields(cfg: &Config, part_of: &str) -> Vec<(String, String)> {
 }
 
 /// This machine's host name (`gethostname`), if it has a readable one.
+#[allow(unsafe_code, reason = "gethostname through libc")]
 fn hostname() -> Option<String> {
     let mut buf = [0u8; 256];
     // SAFETY: the buffer is valid for its length; gethostname writes at most that many

@@ -313,7 +313,7 @@ impl AttributeEncoder {
     /// Encodes one page. Keyword `i` (0 = most important) weighs `1 / sqrt(i + 1)`; keywords
     /// are lowercased and hashed into the keyword block, which is then L2-normalised (an empty
     /// list gives zeros). Always finite.
-    pub fn encode(&self, p: &PageAttributes) -> Vec<f32> {
+    pub fn encode(&self, p: &PageAttributes<'_>) -> Vec<f32> {
         let mut v = vec![0.0f32; self.width()];
         if let Some(slots) = self.media_slots(p.media) {
             // Each probe adds weight / sqrt(probes): the media block has norm media_weight.

@@ -346,6 +346,7 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
 
 /// Raises this process's open-files limit to its hard limit and returns it
 /// (connections are file descriptors).
+#[allow(unsafe_code, reason = "getrlimit/setrlimit through libc")]
 fn raise_open_files_limit() -> u64 {
     let mut lim = libc::rlimit {
         rlim_cur: 0,

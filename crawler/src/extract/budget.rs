@@ -115,6 +115,7 @@ impl LimitReport {
 
 /// CPU time used by the calling thread so far (wall time where the platform
 /// has no thread clock).
+#[allow(unsafe_code, reason = "clock_gettime through libc")]
 pub fn thread_cpu_time() -> Duration {
     #[cfg(unix)]
     {
