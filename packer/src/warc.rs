@@ -299,13 +299,7 @@ pub fn encode_request(r: &RequestInput<'_>) -> EncodedRecord {
         (header::CONTENT_TYPE, CONTENT_TYPE_HTTP_REQUEST),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ];
-    let (head, tail) = encode(&headers, &block);
-    EncodedRecord {
-        head,
-        tail,
-        record_id,
-        payload_digest: None,
-    }
+    record(&headers, &[&block], record_id.clone(), None)
 }
 
 /// A `revisit` record with profile server-not-modified: the 304's status line
@@ -328,13 +322,7 @@ pub fn encode_not_modified(r: &NotModifiedInput<'_>) -> EncodedRecord {
         (header::CONTENT_TYPE, CONTENT_TYPE_HTTP_RESPONSE),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ];
-    let (head, tail) = encode(&headers, &block);
-    EncodedRecord {
-        head,
-        tail,
-        record_id,
-        payload_digest: None,
-    }
+    record(&headers, &[&block], record_id.clone(), None)
 }
 
 /// `sha1:` + base32 (RFC 4648, upper case, padded) of `bytes`, as in `WARC-Payload-Digest`.
@@ -395,13 +383,7 @@ pub fn encode_warcinfo(filename: &str, fields: &[(&str, &str)]) -> EncodedRecord
         (header::CONTENT_TYPE, CONTENT_TYPE_WARC_FIELDS),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ];
-    let (head, tail) = encode(&headers, &block);
-    EncodedRecord {
-        head,
-        tail,
-        record_id,
-        payload_digest: None,
-    }
+    record(&headers, &[&block], record_id.clone(), None)
 }
 
 /// Encodes a `response` record: block = status line, headers, empty line, payload.
@@ -438,13 +420,12 @@ pub fn encode_response_with(r: &ResponseInput<'_>, digest: &str) -> EncodedRecor
         (header::PAYLOAD_DIGEST, digest),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ]);
-    let (head, tail) = encode_parts(&headers, &[&head, r.payload]);
-    EncodedRecord {
-        head,
-        tail,
-        record_id,
-        payload_digest: Some(digest.to_string()),
-    }
+    record(
+        &headers,
+        &[&head, r.payload],
+        record_id.clone(),
+        Some(digest.to_string()),
+    )
 }
 
 /// Encodes a `revisit` record (profile identical-payload-digest): block = the HTTP status
@@ -470,13 +451,12 @@ pub fn encode_revisit(r: &RevisitInput<'_>) -> EncodedRecord {
         (header::PAYLOAD_DIGEST, r.payload_digest),
         (header::BLOCK_DIGEST, block_digest.as_str()),
     ]);
-    let (head, tail) = encode(&headers, &block);
-    EncodedRecord {
-        head,
-        tail,
-        record_id,
-        payload_digest: Some(r.payload_digest.to_string()),
-    }
+    record(
+        &headers,
+        &[&block],
+        record_id.clone(),
+        Some(r.payload_digest.to_string()),
+    )
 }
 
 /// Replaces CR and LF (which would end a header line early) by spaces.
@@ -507,14 +487,27 @@ fn http_head(status_line: &str, headers: &[(String, String)]) -> Vec<u8> {
     out
 }
 
-/// Serialises a record and compresses it (see the module docs): `headers` then, when the
-/// pack is known, its `WARC-Warcinfo-ID`, then `Content-Length` and `block`.
-fn encode(headers: &[(&str, &str)], block: &[u8]) -> (Deflated, Deflated) {
-    encode_parts(headers, &[block])
+/// The record of `headers` and `block` (in parts), compressed.
+fn record(
+    headers: &[(&str, &str)],
+    block: &[&[u8]],
+    record_id: String,
+    payload_digest: Option<String>,
+) -> EncodedRecord {
+    let (head, tail) = encode_parts(headers, block);
+    EncodedRecord {
+        head,
+        tail,
+        record_id,
+        payload_digest,
+    }
 }
 
 /// [`encode`] of a block given in parts (an HTTP head and its payload),
 /// without joining them first.
+/// Serialises a record and compresses it (see the module docs): `headers` then, when the
+/// pack is known, its `WARC-Warcinfo-ID`, then `Content-Length` and the block, given in
+/// parts (an HTTP head and its payload) and compressed where they lie.
 fn encode_parts(headers: &[(&str, &str)], block: &[&[u8]]) -> (Deflated, Deflated) {
     let mut head = Vec::with_capacity(512);
     head.extend_from_slice(WARC_VERSION.as_bytes());
@@ -526,8 +519,6 @@ fn encode_parts(headers: &[(&str, &str)], block: &[&[u8]]) -> (Deflated, Deflate
     let mut length = Vec::with_capacity(32);
     push_field(&mut length, header::CONTENT_LENGTH, &block_len.to_string());
     length.extend_from_slice(CRLF);
-    // The block is compressed where it lies (a payload is not copied next
-    // to its HTTP head first).
     let mut tail: Vec<&[u8]> = Vec::with_capacity(block.len() + 2);
     tail.push(&length);
     tail.extend_from_slice(block);
