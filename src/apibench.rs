@@ -252,7 +252,7 @@ impl Work {
                 buckets: cfg.buckets,
             },
         )?;
-        let packs = packer::open_store(&cfg.packs)
+        let packs = crate::stores::open_packs(cfg)
             .with_context(|| format!("cannot open the seed packs {}", cfg.packs))?;
         Ok((
             Stores {

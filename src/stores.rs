@@ -109,7 +109,7 @@ impl Stores {
                 }
             }
         }
-        let packs = packer::open_store(&cfg.packs)
+        let packs = open_packs(cfg)
             .with_context(|| format!("cannot open the pack store {:?}", cfg.packs))?;
         let tables: Arc<dyn TableStore> = match &cfg.index {
             IndexBackend::Embedded { .. } => {
@@ -181,6 +181,18 @@ impl Stores {
     }
 }
 
+/// Opens the configured pack store; on HDFS with the NameNode's web address, so that
+/// pages another process (a running crawl) has synced into a pack it is still writing are
+/// read over WebHDFS (`packer::HdfsOptions::webhdfs`).
+pub fn open_packs(cfg: &Config) -> packer::Result<Arc<dyn packer::PackStore>> {
+    packer::open_store_with(
+        &cfg.packs,
+        &packer::OpenOptions {
+            namenode_http: cfg.namenode_http.clone(),
+        },
+    )
+}
+
 /// Timeout of one request to a NameNode or HBase master web server.
 const WEB_TIMEOUT: Duration = Duration::from_secs(5);
 /// The NameNode's JMX bean with version and capacity.
@@ -192,8 +204,8 @@ const MASTER_DUMP: &str = "/dump";
 pub fn check(cfg: &Config) -> Result<String> {
     let mut out = String::new();
     let started = Instant::now();
-    let packs = packer::open_store(&cfg.packs)
-        .with_context(|| format!("cannot open the pack store {:?}", cfg.packs))?;
+    let packs =
+        open_packs(cfg).with_context(|| format!("cannot open the pack store {:?}", cfg.packs))?;
     let entries = packs
         .list("")
         .with_context(|| format!("cannot list the pack store {:?}", cfg.packs))?;

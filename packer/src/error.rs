@@ -138,9 +138,10 @@ pub enum Error {
     },
 
     /// The requested bytes exist (they are counted by `len`) but cannot be read yet: on HDFS,
-    /// the last block of a file another process is still writing is only readable after
-    /// that writer closes it or its lease is recovered.
-    #[error("bytes {offset}..{end} of {path} are in a block still being written by another client (readable: {readable} bytes); read again after the pack is closed or its lease recovered")]
+    /// the last block of a file another process is still writing is not readable through
+    /// hdfs-native until that writer closes it or its lease is recovered, and no WebHDFS
+    /// address was given (or WebHDFS served fewer bytes).
+    #[error("bytes {offset}..{end} of {path} are in a block still being written by another client (readable: {readable} bytes); read again after the pack is closed or its lease recovered, or give the store the NameNode's web address ([storage] namenode_http) to read synced bytes over WebHDFS")]
     NotYetReadable {
         /// Store-relative path.
         path: String,

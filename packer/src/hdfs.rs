@@ -16,13 +16,24 @@
 //! # Visibility of bytes being written
 //! `sync` is `hsync` (data on every DataNode of the pipeline, length recorded at the
 //! NameNode): after it the bytes survive the writer dying and `len` counts them. hdfs-native
-//! 0.14 cannot read the last block of a file that is still open (it has no
-//! `getReplicaVisibleLength`), so:
+//! 0.14.8 cannot read the last block of a file that is still open: `Client::read` takes the
+//! file length from `getBlockLocations`, which leaves the block under construction out
+//! (`LocatedBlocksProto::file_length`), `FileReader::read_range` panics past that length, and
+//! it has no `getReplicaVisibleLength` call to ask a DataNode how much of the block is
+//! readable (Java's `DFSInputStream` does). Measured on the test cluster: a pack a running
+//! crawl had synced 24,812 bytes into gave `read_range` 0 readable bytes from another
+//! process. So:
 //! - the writing process itself reads its open packs through a copy of the current block
 //!   kept by the writer (at most one block, [`HdfsOptions::block_size`]);
-//! - another process gets [`Error::NotYetReadable`] for bytes in that last block until the
-//!   pack is closed, or the dead writer's lease is recovered
-//!   ([`HdfsPackStore::recover_lease`]).
+//! - another process reads bytes in that block over WebHDFS when
+//!   [`HdfsOptions::webhdfs`] names the NameNode's web server: the NameNode redirects
+//!   `op=OPEN` to a DataNode, whose Java client serves the block up to its visible
+//!   (acknowledged) length, which covers every byte the writer synced. Only bytes up to the
+//!   length the NameNode recorded at the writer's last `hsync` are asked for, so a reader
+//!   never sees an unsynced tail;
+//! - without that address (or if WebHDFS serves fewer bytes) it gets
+//!   [`Error::NotYetReadable`] until the pack is closed, or the dead writer's lease is
+//!   recovered ([`HdfsPackStore::recover_lease`]).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -64,6 +75,10 @@ const FILE_PERMISSION: u32 = 0o644;
 const READ_RETRY_PAUSE: Duration = Duration::from_millis(100);
 /// Most files whose block locations are cached for reads (the cache is cleared when full).
 const READER_CACHE_ENTRIES: usize = 1024;
+/// WebHDFS path prefix on the NameNode's web server.
+const WEBHDFS_PREFIX: &str = "webhdfs/v1";
+/// Environment variable with the HDFS user (also hdfs-native's choice).
+const HADOOP_USER_ENV: &str = "HADOOP_USER_NAME";
 /// Pause between polls of `recoverLease`.
 const LEASE_POLL_PAUSE: Duration = Duration::from_millis(500);
 /// Java exception classes the NameNode uses for missing / existing files.
@@ -100,6 +115,12 @@ pub struct HdfsOptions {
     pub lease_recovery_timeout: Duration,
     /// HDFS user; `None` = hdfs-native's choice (`HADOOP_USER_NAME` or the OS user).
     pub user: Option<String>,
+    /// The NameNode's web server `host:port` (`dfs.namenode.http-address`, Hadoop 3 port
+    /// 9870). When set, bytes another process has synced into the block it is still writing
+    /// are read over WebHDFS (see the module docs); `None`: such reads fail with
+    /// [`Error::NotYetReadable`]. Plain HTTP with `user.name` (simple authentication), no
+    /// Kerberos/SPNEGO. Default `None`.
+    pub webhdfs: Option<String>,
     /// Extra hdfs-native configuration (`key`, `value`), applied last. Default none.
     pub extra_config: Vec<(String, String)>,
 }
@@ -119,6 +140,7 @@ impl Default for HdfsOptions {
             write_buffer_bytes: DEFAULT_WRITE_BUFFER_BYTES,
             lease_recovery_timeout: Duration::from_secs(60),
             user: None,
+            webhdfs: None,
             extra_config: Vec::new(),
         }
     }
@@ -184,6 +206,8 @@ struct Inner {
     /// Block locations of recently read files, by full HDFS path (saves the NameNode round
     /// trip per read; dropped on any error, delete or rename).
     readers: Mutex<HashMap<String, Arc<FileReader>>>,
+    /// HTTP client for WebHDFS reads (`Some` when [`HdfsOptions::webhdfs`] is set).
+    http: Option<reqwest::Client>,
 }
 
 impl Drop for Inner {
@@ -305,12 +329,9 @@ impl Inner {
                 // Maybe synced by a writer elsewhere: counted by the NameNode, not readable.
                 let recorded = self.file_len(path, full)?;
                 return match offset.checked_add(len) {
-                    Some(end) if end <= recorded => Err(Error::NotYetReadable {
-                        path: path.to_string(),
-                        offset,
-                        end,
-                        readable: visible,
-                    }),
+                    Some(end) if end <= recorded => {
+                        self.read_webhdfs(path, full, offset, len, visible)
+                    }
                     _ => Err(Error::OutOfRange {
                         path: path.to_string(),
                         offset,
@@ -371,6 +392,128 @@ impl Inner {
         };
         out.extend_from_slice(&from_tail);
         Ok(out)
+    }
+}
+
+impl Inner {
+    /// A writer's failure is an hdfs-native I/O error that does not say whether the
+    /// NameNode (`fsync`, `addBlock`, `complete`) or a DataNode refused: asks the NameNode
+    /// (one `getFileInfo` of the root, [`HdfsOptions::connect_timeout`]) and, if it does not
+    /// answer either, reports [`Error::Unavailable`] naming it.
+    fn name_dead_namenode(&self, e: Error) -> Error {
+        if !matches!(e, Error::Hdfs { .. } | Error::Timeout { .. }) {
+            return e;
+        }
+        let root = self.root_dir().to_string();
+        let probe = self.run(
+            "stat",
+            &root,
+            self.options.connect_timeout,
+            self.client.get_file_info(&root),
+        );
+        match probe {
+            Ok(_) | Err(Error::NotFound { .. }) => e,
+            Err(probe) => Error::Unavailable {
+                url: self.namenode.clone(),
+                reason: format!("the NameNode does not answer ({probe}); {e}"),
+            },
+        }
+    }
+
+    /// Reads `offset..offset+len` (synced bytes of a block another client is writing) over
+    /// WebHDFS; [`Error::NotYetReadable`] (with `readable`, the bytes hdfs-native can read)
+    /// without a WebHDFS address or when the DataNode serves fewer bytes.
+    fn read_webhdfs(
+        &self,
+        path: &str,
+        full: &str,
+        offset: u64,
+        len: u64,
+        readable: u64,
+    ) -> Result<Vec<u8>> {
+        let end = offset.saturating_add(len);
+        let not_yet = |readable: u64| Error::NotYetReadable {
+            path: path.to_string(),
+            offset,
+            end,
+            readable,
+        };
+        let (Some(web), Some(http)) = (&self.options.webhdfs, &self.http) else {
+            return Err(not_yet(readable));
+        };
+        let failed = |reason: String| Error::Hdfs {
+            op: "webhdfs read",
+            path: path.to_string(),
+            source: HdfsError::OperationFailed(reason),
+        };
+        let mut url = reqwest::Url::parse(&format!("http://{web}/"))
+            .map_err(|e| failed(format!("bad WebHDFS address {web:?}: {e}")))?;
+        url.path_segments_mut()
+            .map_err(|()| failed(format!("bad WebHDFS address {web:?}")))?
+            .pop_if_empty()
+            .extend(WEBHDFS_PREFIX.split('/'))
+            .extend(full.trim_start_matches('/').split('/'));
+        {
+            let mut query = url.query_pairs_mut();
+            query
+                .append_pair("op", "OPEN")
+                .append_pair("offset", &offset.to_string())
+                .append_pair("length", &len.to_string());
+            let user = self
+                .options
+                .user
+                .clone()
+                .or_else(|| std::env::var(HADOOP_USER_ENV).ok())
+                .or_else(|| std::env::var("USER").ok());
+            if let Some(user) = user {
+                query.append_pair("user.name", &user);
+            }
+        }
+        let Some(rt) = self.runtime.as_ref() else {
+            return Err(Error::AsyncContext { op: "webhdfs read" });
+        };
+        let deadline = self.options.call_timeout;
+        let answer = rt.block_on(async {
+            tokio::time::timeout(deadline, async {
+                // Built inside the runtime: reqwest's connector needs its reactor.
+                let response = http.get(url.clone()).send().await?;
+                let status = response.status();
+                let body = response.bytes().await?;
+                Ok::<_, reqwest::Error>((status, body))
+            })
+            .await
+        });
+        let (status, body) = match answer {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(e)) => return Err(failed(format!("GET {url}: {e}"))),
+            Err(_) => {
+                return Err(Error::Timeout {
+                    op: "webhdfs read",
+                    path: path.to_string(),
+                    after: deadline,
+                })
+            }
+        };
+        if status == reqwest::StatusCode::NOT_FOUND {
+            return Err(Error::NotFound {
+                path: path.to_string(),
+            });
+        }
+        if !status.is_success() {
+            let text = String::from_utf8_lossy(&body[..body.len().min(300)]).to_string();
+            return Err(failed(format!("GET {url}: {status}: {text}")));
+        }
+        if body.len() as u64 != len {
+            // The DataNode's visible length ends earlier than the NameNode's synced length.
+            return Err(not_yet(offset + (body.len() as u64).min(len)));
+        }
+        tracing::debug!(
+            path,
+            offset,
+            len,
+            "read synced bytes of an open block over WebHDFS"
+        );
+        Ok(body.to_vec())
     }
 }
 
@@ -471,6 +614,16 @@ impl HdfsPackStore {
             builder = builder.with_user(user.clone());
         }
         let client = builder.build().map_err(|e| unavailable(e.to_string()))?;
+        let http = match &options.webhdfs {
+            Some(_) => Some(
+                reqwest::Client::builder()
+                    .connect_timeout(options.connect_timeout)
+                    .timeout(options.call_timeout)
+                    .build()
+                    .map_err(|e| unavailable(format!("WebHDFS client: {e}")))?,
+            ),
+            None => None,
+        };
         let inner = Inner {
             runtime: Some(runtime),
             client,
@@ -479,6 +632,7 @@ impl HdfsPackStore {
             options,
             tails: Mutex::new(HashMap::new()),
             readers: Mutex::new(HashMap::new()),
+            http,
         };
         let root_dir = inner.root_dir().to_string();
         let started = Instant::now();
@@ -766,7 +920,7 @@ impl HdfsPackWriter {
                 self.failed = Some(e.to_string());
             }
         }
-        result
+        result.map_err(|e| self.inner.name_dead_namenode(e))
     }
 
     /// Hands the buffered bytes to HDFS and trims the copy of the open block.

@@ -36,7 +36,9 @@ pub use layout::{
     PACK_EXTENSION,
 };
 pub use local::{LocalPackStore, LocalPackWriter};
-pub use store::{open_store, validate_path, PackEntry, PackStore, PackWriter};
+pub use store::{
+    open_store, open_store_with, validate_path, OpenOptions, PackEntry, PackStore, PackWriter,
+};
 pub use warc::{
     encode_request, encode_response, encode_revisit, encode_warcinfo, payload_digest, read_record,
     EncodedRecord, HttpResponse, RecordIter, RequestInput, ResponseInput, RevisitInput, WarcRecord,

@@ -165,6 +165,22 @@ pub(crate) fn split_prefix(prefix: &str) -> Result<(&str, &str)> {
 /// scheme (or `hdfs://` without the feature) fails with [`Error::UnsupportedScheme`].
 /// `file://` URLs are taken literally (no percent-decoding).
 pub fn open_store(url: &str) -> Result<Arc<dyn PackStore>> {
+    open_store_with(url, &OpenOptions::default())
+}
+
+/// Settings of [`open_store_with`] that only some backends use. `Default`: none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// HDFS: the NameNode's web server `host:port`, for WebHDFS reads of bytes another
+    /// process has synced into a pack it is still writing
+    /// (`crate::hdfs::HdfsOptions::webhdfs`). Ignored by the local backend.
+    pub namenode_http: Option<String>,
+}
+
+/// [`open_store`] with backend settings.
+pub fn open_store_with(url: &str, options: &OpenOptions) -> Result<Arc<dyn PackStore>> {
+    #[cfg(not(feature = "hdfs"))]
+    let _ = options;
     let invalid = |reason| Error::InvalidUrl {
         url: url.to_string(),
         reason,
@@ -178,7 +194,13 @@ pub fn open_store(url: &str) -> Result<Arc<dyn PackStore>> {
         }
         #[cfg(feature = "hdfs")]
         Some((scheme, _)) if scheme.eq_ignore_ascii_case(crate::hdfs::HDFS_SCHEME) => {
-            let store = crate::hdfs::HdfsPackStore::connect(url)?;
+            let store = crate::hdfs::HdfsPackStore::connect_with(
+                url,
+                crate::hdfs::HdfsOptions {
+                    webhdfs: options.namenode_http.clone(),
+                    ..Default::default()
+                },
+            )?;
             tracing::debug!(url, root = store.root(), "opened hdfs pack store");
             return Ok(Arc::new(store));
         }

@@ -49,6 +49,17 @@ pub enum Error {
         tail: String,
     },
 
+    /// A control command failed in the JVM (or it did not know it).
+    #[error("test cluster command `{command}` failed: {answer}; last output:\n{tail}")]
+    Command {
+        /// The command as sent.
+        command: String,
+        /// The JVM's answer (`COMMAND-FAILED ...`, `UNKNOWN-COMMAND ...`).
+        answer: String,
+        /// Last lines of the JVM's output.
+        tail: String,
+    },
+
     /// The ready line lacked an endpoint.
     #[error("malformed ready line (missing {missing}): {line}")]
     ReadyLine {

@@ -4,7 +4,10 @@
 //! `src/main/java/harvest/testcluster/`).
 //!
 //! [`TestCluster::start`] builds the Maven project if needed (`build.sh`), spawns the JVM, waits for its ready line
-//! and returns the endpoints; dropping the guard stops the JVM. [`TestCluster::shared`] gives one cluster per test
+//! and returns the endpoints; dropping the guard stops the JVM. [`TestCluster::start_with`] takes [`Options`] (more
+//! DataNodes, a replication factor) for fault tests, which use the control methods
+//! ([`TestCluster::stop_datanode`], [`TestCluster::datanodes_of`], [`TestCluster::restart_namenode`],
+//! [`TestCluster::restart_thrift`]). [`TestCluster::shared`] gives one cluster per test
 //! process. The JVM exits by itself when its stdin closes, so it never outlives the test process, even one that
 //! was killed.
 //!
@@ -31,16 +34,38 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// Prefix of the line the JVM prints once every endpoint answers.
 pub const READY_PREFIX: &str = "HARVEST-TESTCLUSTER READY ";
+/// Prefix of every line the JVM prints for the guard (the ready line and the answers to control commands).
+pub const LINE_PREFIX: &str = "HARVEST-TESTCLUSTER ";
 /// Line the JVM prints after `restart-thrift` once the Thrift server answers again.
 pub const THRIFT_RESTARTED: &str = "HARVEST-TESTCLUSTER THRIFT-RESTARTED";
+/// Answer to `stop-datanode I`: `DATANODE-STOPPED I 127.0.0.1:PORT` (after [`LINE_PREFIX`]).
+pub const DATANODE_STOPPED: &str = "DATANODE-STOPPED";
+/// Answer to `datanodes-of PATH`: `DATANODES-OF 0,2` (after [`LINE_PREFIX`]).
+pub const DATANODES_OF: &str = "DATANODES-OF";
+/// Answer to `restart-namenode [DOWN_MS]` once the NameNode is back and out of safe mode.
+pub const NAMENODE_RESTARTED: &str = "NAMENODE-RESTARTED";
+/// Answer to a control command that failed: `COMMAND-FAILED <command>: <error>`.
+pub const COMMAND_FAILED: &str = "COMMAND-FAILED";
+/// Answer to a control command the JVM does not know.
+pub const UNKNOWN_COMMAND: &str = "UNKNOWN-COMMAND";
 /// Control command: restart the Thrift server on the same port.
 pub const CMD_RESTART_THRIFT: &str = "restart-thrift";
+/// Control command: stop the live DataNode with this index (`stop-datanode I`).
+pub const CMD_STOP_DATANODE: &str = "stop-datanode";
+/// Control command: which live DataNodes hold the last block of an HDFS file (`datanodes-of /path`).
+pub const CMD_DATANODES_OF: &str = "datanodes-of";
+/// Control command: stop the NameNode, wait, start it again on the same port (`restart-namenode [DOWN_MS]`).
+pub const CMD_RESTART_NAMENODE: &str = "restart-namenode";
 /// Control command: clean shutdown (EOF on stdin does the same).
 pub const CMD_STOP: &str = "stop";
 /// How long [`TestCluster::start`] waits for the ready line.
 pub const START_TIMEOUT: Duration = Duration::from_secs(300);
 /// How long [`TestCluster::restart_thrift`] waits for the Thrift server to answer again.
 pub const RESTART_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long [`TestCluster::restart_namenode`] waits (after the down time) for the NameNode to be back.
+pub const NAMENODE_RESTART_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long [`TestCluster::stop_datanode`] and [`TestCluster::datanodes_of`] wait for their answer.
+pub const DATANODE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long `Drop` waits for a clean shutdown before it kills the process group.
 pub const STOP_GRACE: Duration = Duration::from_secs(15);
 /// Lines of JVM output kept for error messages.
@@ -54,6 +79,8 @@ const KEY_NAMENODE_HTTP: &str = "namenode_http";
 const KEY_HBASE_HTTP: &str = "hbase_http";
 const MAIN_CLASS: &str = "harvest.testcluster.Main";
 const DELETE_ON_EXIT: &str = "--delete-on-exit";
+const OPT_DATANODES: &str = "--datanodes";
+const OPT_REPLICATION: &str = "--replication";
 const JVM_FLAGS_FILE: &str = "jvm.flags";
 const BUILD_SCRIPT: &str = "build.sh";
 const POM_FILE: &str = "pom.xml";
@@ -73,8 +100,29 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 #[derive(Debug)]
 enum Event {
     Ready(String),
-    ThriftRestarted,
+    /// Any other line of the guard's protocol, without [`LINE_PREFIX`] (the answer to a control command).
+    Answer(String),
     Closed,
+}
+
+/// Shape of a test cluster started by [`TestCluster::start_with`]. `Default`: 1 DataNode, replication 1 (what
+/// [`TestCluster::start`] and [`TestCluster::shared`] use: the fastest start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// DataNodes of the MiniDFSCluster (at least 1).
+    pub datanodes: u32,
+    /// `dfs.replication` of the cluster (1 ..= `datanodes`); HBase's files and new files without their own
+    /// replication get it.
+    pub replication: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            datanodes: 1,
+            replication: 1,
+        }
+    }
 }
 
 /// The JVM's combined output: the log file plus the last [`TAIL_LINES`] lines in memory.
@@ -129,10 +177,9 @@ fn pump(
         if let Some(tx) = &events {
             let event = if line.starts_with(READY_PREFIX) {
                 Some(Event::Ready(line.to_string()))
-            } else if line == THRIFT_RESTARTED {
-                Some(Event::ThriftRestarted)
             } else {
-                None
+                line.strip_prefix(LINE_PREFIX)
+                    .map(|answer| Event::Answer(answer.to_string()))
             };
             if let Some(e) = event {
                 let _ = tx.send(e);
@@ -354,8 +401,26 @@ static SHARED: OnceLock<std::result::Result<TestCluster, String>> = OnceLock::ne
 
 impl TestCluster {
     /// Starts the JVM (building the Maven project first if needed), waits for the ready line (timeout 300 s),
-    /// returns Err with the tail of the JVM's output if it fails or times out.
+    /// returns Err with the tail of the JVM's output if it fails or times out. 1 DataNode, replication 1.
     pub fn start() -> Result<TestCluster> {
+        Self::start_with(Options::default())
+    }
+
+    /// [`TestCluster::start`] with more DataNodes and another replication factor (for fault tests; each extra
+    /// DataNode adds a second or two to the start).
+    pub fn start_with(options: Options) -> Result<TestCluster> {
+        if options.datanodes == 0
+            || options.replication == 0
+            || options.replication > options.datanodes
+        {
+            return Err(Error::io(
+                "test cluster options",
+                std::io::Error::other(format!(
+                    "need 1 <= replication ({}) <= DataNodes ({})",
+                    options.replication, options.datanodes
+                )),
+            ));
+        }
         let dir = project_dir();
         ensure_built(&dir)?;
         let classpath_file = dir.join(CLASSPATH_FILE);
@@ -384,6 +449,8 @@ impl TestCluster {
             .arg(MAIN_CLASS)
             .arg(temp.path().join(WORK_DIR))
             .arg(DELETE_ON_EXIT)
+            .args([OPT_DATANODES, &options.datanodes.to_string()])
+            .args([OPT_REPLICATION, &options.replication.to_string()])
             .current_dir(temp.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -420,7 +487,7 @@ impl TestCluster {
                         return Err(e);
                     }
                 },
-                Ok(Event::ThriftRestarted) => {}
+                Ok(Event::Answer(_)) => {}
                 Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => {
                     let status =
                         wait_exit(&mut child, STOP_GRACE).unwrap_or_else(|| "stdout closed".into());
@@ -475,9 +542,9 @@ impl TestCluster {
         }
     }
 
-    /// Kill the Thrift server only and start it again on the same port (for fault tests); blocks until it answers.
-    /// Open Thrift connections are cut and open scanners are lost, as with a real server restart; the data stays.
-    pub fn restart_thrift(&self) -> Result<()> {
+    /// Sends one control command and waits up to `limit` for its answer, which must start with `expect`; returns
+    /// the rest of the answer (trimmed). A `COMMAND-FAILED` or `UNKNOWN-COMMAND` answer is [`Error::Command`].
+    fn command(&self, command: &str, expect: &str, limit: Duration) -> Result<String> {
         let started = Instant::now();
         let mut stdin = lock(&self.stdin);
         let events = lock(&self.events);
@@ -490,26 +557,51 @@ impl TestCluster {
         let Some(pipe) = stdin.as_mut() else {
             return Err(self.exited());
         };
-        if let Err(e) = writeln!(pipe, "{CMD_RESTART_THRIFT}").and_then(|_| pipe.flush()) {
-            return Err(Error::io("send restart-thrift to the JVM", e));
+        if let Err(e) = writeln!(pipe, "{command}").and_then(|_| pipe.flush()) {
+            return Err(Error::io(format!("send `{command}` to the JVM"), e));
         }
-        let deadline = started + RESTART_TIMEOUT;
+        let deadline = started + limit;
         loop {
             match events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(Event::ThriftRestarted) => break,
+                Ok(Event::Answer(answer)) => {
+                    if let Some(rest) = answer.strip_prefix(expect) {
+                        tracing::info!(
+                            command,
+                            elapsed_ms = started.elapsed().as_millis() as u64,
+                            "test cluster command done"
+                        );
+                        return Ok(rest.trim().to_string());
+                    }
+                    if answer.starts_with(COMMAND_FAILED) || answer.starts_with(UNKNOWN_COMMAND) {
+                        return Err(Error::Command {
+                            command: command.to_string(),
+                            answer,
+                            tail: self.output.tail(),
+                        });
+                    }
+                }
                 Ok(Event::Ready(_)) => {}
                 Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => {
                     return Err(self.exited())
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(Error::Timeout {
-                        what: "restart the Thrift server".into(),
-                        secs: RESTART_TIMEOUT.as_secs(),
+                        what: format!("answer `{command}`"),
+                        secs: limit.as_secs(),
                         tail: self.output.tail(),
                     })
                 }
             }
         }
+    }
+
+    /// Kill the Thrift server only and start it again on the same port (for fault tests); blocks until it answers.
+    /// Open Thrift connections are cut and open scanners are lost, as with a real server restart; the data stays.
+    pub fn restart_thrift(&self) -> Result<()> {
+        let answered = THRIFT_RESTARTED
+            .strip_prefix(LINE_PREFIX)
+            .unwrap_or(THRIFT_RESTARTED);
+        self.command(CMD_RESTART_THRIFT, answered, RESTART_TIMEOUT)?;
         if !port_answers(&self.thrift) {
             return Err(Error::Timeout {
                 what: format!("accept connections on {} after the restart", self.thrift),
@@ -517,8 +609,58 @@ impl TestCluster {
                 tail: self.output.tail(),
             });
         }
-        tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, thrift = %self.thrift, "thrift restarted");
+        tracing::info!(thrift = %self.thrift, "thrift restarted");
         Ok(())
+    }
+
+    /// Stops the live DataNode with index `index` (0-based among the DataNodes still running; the indexes of later
+    /// ones shift down by one) as a killed process would stop: its sockets close at once, writers with it in their
+    /// pipeline see the failure, the NameNode marks it dead after ~20 s (heartbeat recheck). Returns its data
+    /// transfer address `127.0.0.1:PORT`.
+    pub fn stop_datanode(&self, index: usize) -> Result<String> {
+        self.command(
+            &format!("{CMD_STOP_DATANODE} {index}"),
+            DATANODE_STOPPED,
+            DATANODE_TIMEOUT,
+        )
+        .map(|rest| {
+            rest.split_whitespace()
+                .nth(1)
+                .unwrap_or_default()
+                .to_string()
+        })
+    }
+
+    /// Indexes of the live DataNodes that hold the last block of the HDFS file `path` (absolute, e.g.
+    /// `/packs/a.warc.gz`); for a file being written, the DataNodes of its write pipeline.
+    pub fn datanodes_of(&self, path: &str) -> Result<Vec<usize>> {
+        let rest = self.command(
+            &format!("{CMD_DATANODES_OF} {path}"),
+            DATANODES_OF,
+            DATANODE_TIMEOUT,
+        )?;
+        rest.split(',')
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse().map_err(|_| Error::Command {
+                    command: format!("{CMD_DATANODES_OF} {path}"),
+                    answer: rest.clone(),
+                    tail: String::new(),
+                })
+            })
+            .collect()
+    }
+
+    /// Stops the NameNode, keeps it down for `down`, starts it again on the same port and waits until it has left
+    /// safe mode (the DataNodes reported their blocks). HBase rides it out (its HDFS client retries); clients of
+    /// the NameNode see refused connections while it is down.
+    pub fn restart_namenode(&self, down: Duration) -> Result<()> {
+        self.command(
+            &format!("{CMD_RESTART_NAMENODE} {}", down.as_millis()),
+            NAMENODE_RESTARTED,
+            down + NAMENODE_RESTART_TIMEOUT,
+        )
+        .map(|_| ())
     }
 
     /// Process id of the JVM (it leads its own process group).
@@ -627,15 +769,22 @@ mod tests {
             log: Mutex::new(file),
             tail: Mutex::new(VecDeque::new()),
         });
-        let text =
-            format!("noise\n{READY_PREFIX}hdfs=hdfs://h:1 thrift=h:2 zk=h:3\n{THRIFT_RESTARTED}\n");
+        let text = format!(
+            "noise\n{READY_PREFIX}hdfs=hdfs://h:1 thrift=h:2 zk=h:3\n{THRIFT_RESTARTED}\n\
+             {LINE_PREFIX}{DATANODE_STOPPED} 1 127.0.0.1:5\n"
+        );
         let (tx, rx) = mpsc::channel();
         pump(text.as_bytes(), "out", out, Some(tx));
         let events: Vec<Event> = rx.try_iter().collect();
         assert!(
             matches!(
                 events.as_slice(),
-                [Event::Ready(_), Event::ThriftRestarted, Event::Closed]
+                [
+                    Event::Ready(_),
+                    Event::Answer(t),
+                    Event::Answer(d),
+                    Event::Closed
+                ] if t == "THRIFT-RESTARTED" && d == "DATANODE-STOPPED 1 127.0.0.1:5"
             ),
             "{events:?}"
         );

@@ -16,16 +16,31 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.testing.TestingHBaseCluster;
 import org.apache.hadoop.hbase.testing.TestingHBaseClusterOption;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.LocatedBlock;
+import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
 
 /**
  * Test cluster for harvest's cluster tests: a real HBase 2.6 mini cluster ({@link TestingHBaseCluster}: one HMaster,
  * one RegionServer, a MiniDFSCluster with one DataNode holding hbase.rootdir, a MiniZooKeeperCluster) and HBase's own
  * Thrift 1 server on top of it (thread-pool server, binary protocol, unframed), see {@link HBaseThrift}.
  *
- * <p>Prints {@code HARVEST-TESTCLUSTER READY hdfs=... thrift=... zk=... thrift2=... namenode_http=...
- * hbase_http=...} once every endpoint answers, then reads
- * control commands on stdin: {@code restart-thrift}, {@code stop}. EOF on stdin shuts the cluster down, so the JVM
- * never outlives the process that started it.
+ * <p>Usage: {@code Main <workdir> [--delete-on-exit] [--datanodes N] [--replication R]} (defaults: 1 DataNode,
+ * replication 1). Prints {@code HARVEST-TESTCLUSTER READY hdfs=... thrift=... zk=... thrift2=... namenode_http=...
+ * hbase_http=...} once every endpoint answers, then reads control commands on stdin, one a line, each answered by one
+ * line:
+ * <ul>
+ *   <li>{@code restart-thrift} → {@code THRIFT-RESTARTED}</li>
+ *   <li>{@code stop-datanode I} (index into the live DataNodes) → {@code DATANODE-STOPPED I 127.0.0.1:PORT}</li>
+ *   <li>{@code datanodes-of PATH} (indexes of the live DataNodes holding the last block of an HDFS file, also one
+ *       still being written) → {@code DATANODES-OF 0,2}</li>
+ *   <li>{@code restart-namenode [DOWN_MS]} (NameNode stopped, down for DOWN_MS, started again on the same port, out
+ *       of safe mode) → {@code NAMENODE-RESTARTED}</li>
+ *   <li>{@code stop}</li>
+ * </ul>
+ * A command that fails answers {@code COMMAND-FAILED <command>: <error>}. EOF on stdin shuts the cluster down, so the
+ * JVM never outlives the process that started it.
  */
 public final class Main {
     static final String PREFIX = "HARVEST-TESTCLUSTER";
@@ -42,6 +57,15 @@ public final class Main {
     static final String DELETE_ON_EXIT = "--delete-on-exit";
     static final String CMD_STOP = "stop";
     static final String CMD_RESTART_THRIFT = "restart-thrift";
+    static final String CMD_STOP_DATANODE = "stop-datanode";
+    static final String CMD_DATANODES_OF = "datanodes-of";
+    static final String CMD_RESTART_NAMENODE = "restart-namenode";
+    static final String OPT_DATANODES = "--datanodes";
+    static final String OPT_REPLICATION = "--replication";
+    static final String USAGE = "usage: harvest.testcluster.Main <workdir> [" + DELETE_ON_EXIT + "] ["
+            + OPT_DATANODES + " N] [" + OPT_REPLICATION + " R]";
+    /** How long {@code restart-namenode} waits for the restarted NameNode to leave safe mode. */
+    static final long SAFE_MODE_WAIT_MS = 60_000;
 
     private Main() {}
 
@@ -58,10 +82,28 @@ public final class Main {
     }
 
     private static void run(String[] args) throws Exception {
-        boolean deleteOnExit = args.length == 2 && args[1].equals(DELETE_ON_EXIT);
-        if (args.length < 1 || args.length > 2 || (args.length == 2 && !deleteOnExit)) {
-            System.err.println("usage: harvest.testcluster.Main <workdir> [" + DELETE_ON_EXIT + "]");
+        if (args.length < 1) {
+            System.err.println(USAGE);
             System.exit(2);
+        }
+        boolean deleteOnExit = false;
+        int dataNodes = 1;
+        int replication = 1;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals(DELETE_ON_EXIT)) {
+                deleteOnExit = true;
+            } else if (args[i].equals(OPT_DATANODES) && i + 1 < args.length) {
+                dataNodes = Integer.parseInt(args[++i]);
+            } else if (args[i].equals(OPT_REPLICATION) && i + 1 < args.length) {
+                replication = Integer.parseInt(args[++i]);
+            } else {
+                System.err.println(USAGE);
+                System.exit(2);
+            }
+        }
+        if (dataNodes < 1 || replication < 1 || replication > dataNodes) {
+            throw new IllegalArgumentException("need 1 <= replication (" + replication + ") <= DataNodes ("
+                    + dataNodes + ")");
         }
         File work = new File(args[0]).getAbsoluteFile();
         if (!work.isDirectory() && !work.mkdirs()) {
@@ -72,10 +114,10 @@ public final class Main {
         System.setProperty(TEST_DATA_PROPERTY, new File(work, "data").getPath());
         int masterInfoPort = freePort();
         TestingHBaseCluster hbase = TestingHBaseCluster.create(TestingHBaseClusterOption.builder()
-                .conf(clusterConf(masterInfoPort))
+                .conf(clusterConf(masterInfoPort, replication))
                 .numMasters(1)
                 .numRegionServers(1)
-                .numDataNodes(1)
+                .numDataNodes(dataNodes)
                 .numZkServers(1)
                 .build());
         hbase.start();
@@ -90,15 +132,16 @@ public final class Main {
         int thriftPort = freePort();
         HBaseThrift thrift = new HBaseThrift(thriftPort, conf);
         thrift.start();
-        InetSocketAddress nameNodeHttp = nameNodeHttpAddress(hbase);
+        MiniDFSCluster dfs = dfsCluster(hbase);
+        InetSocketAddress nameNodeHttp = dfs.getNameNode().getHttpAddress();
         int thrift2Port = freePort();
         HBaseThrift2 thrift2 = new HBaseThrift2(thrift2Port, conf);
         thrift2.start();
 
         waitForPort(nameNodePort);
         waitForPort(zkPort);
-        System.err.println(PREFIX + " hbase.rootdir=" + conf.get(ROOT_DIR_KEY) + " started in "
-                + (System.currentTimeMillis() - started) + " ms");
+        System.err.println(PREFIX + " hbase.rootdir=" + conf.get(ROOT_DIR_KEY) + " datanodes=" + dataNodes
+                + " replication=" + replication + " started in " + (System.currentTimeMillis() - started) + " ms");
 
         Runnable shutdown = () -> {
             Thread watchdog = new Thread(() -> {
@@ -132,15 +175,18 @@ public final class Main {
             String cmd = line.trim();
             if (cmd.equals(CMD_STOP)) {
                 break;
-            } else if (cmd.equals(CMD_RESTART_THRIFT)) {
-                thrift.stop();
-                thrift.start();
-                System.out.println(PREFIX + " THRIFT-RESTARTED");
-                System.out.flush();
-            } else if (!cmd.isEmpty()) {
-                System.out.println(PREFIX + " UNKNOWN-COMMAND " + cmd);
-                System.out.flush();
+            } else if (cmd.isEmpty()) {
+                continue;
             }
+            String answer;
+            try {
+                answer = control(cmd, thrift, dfs);
+            } catch (Exception e) {
+                e.printStackTrace();
+                answer = "COMMAND-FAILED " + cmd + ": " + e.toString().replace('\n', ' ');
+            }
+            System.out.println(PREFIX + " " + answer);
+            System.out.flush();
         }
         shutdown.run();
         if (deleteOnExit) {
@@ -151,19 +197,79 @@ public final class Main {
         System.exit(0);
     }
 
-    /** HBase/HDFS settings for a small test cluster on loopback with free ports only. */
+    /** Runs one control command other than {@code stop}; returns the answer (without the prefix). */
+    private static String control(String cmd, HBaseThrift thrift, MiniDFSCluster dfs) throws Exception {
+        String[] words = cmd.split("\\s+", 2);
+        String arg = words.length > 1 ? words[1].trim() : "";
+        switch (words[0]) {
+            case CMD_RESTART_THRIFT:
+                thrift.stop();
+                thrift.start();
+                return "THRIFT-RESTARTED";
+            case CMD_STOP_DATANODE: {
+                int index = Integer.parseInt(arg);
+                if (index < 0 || index >= dfs.getDataNodes().size()) {
+                    throw new IllegalArgumentException("no live DataNode " + index + " (live: "
+                            + dfs.getDataNodes().size() + ")");
+                }
+                String addr = LOOPBACK + ":" + dfs.getDataNodes().get(index).getXferPort();
+                // Stops the DataNode's server and its sockets at once, as a killed process would; the NameNode
+                // marks it dead after the heartbeat recheck (clusterConf).
+                if (dfs.stopDataNode(index) == null) {
+                    throw new IllegalStateException("stopDataNode(" + index + ") found no DataNode");
+                }
+                return "DATANODE-STOPPED " + index + " " + addr;
+            }
+            case CMD_DATANODES_OF: {
+                LocatedBlocks blocks = dfs.getFileSystem().getClient().getLocatedBlocks(arg, 0);
+                LocatedBlock last = blocks.getLastLocatedBlock();
+                if (last == null) {
+                    throw new IllegalStateException(arg + " has no blocks");
+                }
+                StringBuilder out = new StringBuilder();
+                for (DatanodeInfo loc : last.getLocations()) {
+                    for (int i = 0; i < dfs.getDataNodes().size(); i++) {
+                        if (dfs.getDataNodes().get(i).getXferPort() == loc.getXferPort()) {
+                            out.append(out.length() == 0 ? "" : ",").append(i);
+                        }
+                    }
+                }
+                return "DATANODES-OF " + out;
+            }
+            case CMD_RESTART_NAMENODE: {
+                long downMs = arg.isEmpty() ? 0 : Long.parseLong(arg);
+                dfs.shutdownNameNode(0);
+                Thread.sleep(downMs);
+                // Same ports (MiniDFSCluster keeps the bound addresses in the NameNode's configuration).
+                dfs.restartNameNode(0, true);
+                long deadline = System.currentTimeMillis() + SAFE_MODE_WAIT_MS;
+                while (dfs.getNameNode().getNamesystem().isInSafeMode()) {
+                    if (System.currentTimeMillis() > deadline) {
+                        throw new IllegalStateException("NameNode still in safe mode after " + SAFE_MODE_WAIT_MS
+                                + " ms");
+                    }
+                    Thread.sleep(100);
+                }
+                return "NAMENODE-RESTARTED";
+            }
+            default:
+                return "UNKNOWN-COMMAND " + cmd;
+        }
+    }
+
     /**
-     * The NameNode's web address. MiniDFSCluster picks its own port, and TestingHBaseCluster does not expose the
-     * MiniDFSCluster, so this reads it from the implementation's testing utility.
+     * The MiniDFSCluster under the HBase mini cluster. TestingHBaseCluster does not expose it, so this reads it from
+     * the implementation's testing utility.
      */
-    private static InetSocketAddress nameNodeHttpAddress(TestingHBaseCluster hbase) throws ReflectiveOperationException {
+    private static MiniDFSCluster dfsCluster(TestingHBaseCluster hbase) throws ReflectiveOperationException {
         java.lang.reflect.Field field = hbase.getClass().getDeclaredField("util");
         field.setAccessible(true);
         HBaseTestingUtility util = (HBaseTestingUtility) field.get(hbase);
-        return util.getDFSCluster().getNameNode().getHttpAddress();
+        return util.getDFSCluster();
     }
 
-    private static Configuration clusterConf(int masterInfoPort) {
+    /** HBase/HDFS settings for a small test cluster on loopback with free ports only. */
+    private static Configuration clusterConf(int masterInfoPort, int replication) {
         Configuration conf = HBaseConfiguration.create();
         // Free ports only (0 = any), everything on loopback. The NameNode's and the master's web servers run on
         // ports picked here (their JMX pages give `harvest cluster check` the versions and the capacity); the
@@ -179,7 +285,9 @@ public final class Main {
         conf.set("dfs.datanode.address", LOOPBACK + ":0");
         conf.set("dfs.datanode.http.address", LOOPBACK + ":0");
         conf.set("dfs.datanode.ipc.address", LOOPBACK + ":0");
-        conf.set("dfs.replication", "1");
+        conf.set("dfs.replication", Integer.toString(replication));
+        // A restarted NameNode leaves safe mode as soon as the DataNodes have reported their blocks.
+        conf.set("dfs.namenode.safemode.extension", "0");
         conf.set("dfs.permissions.enabled", "false");
         // Fast heartbeats: this is a test cluster.
         conf.set("dfs.heartbeat.interval", "1");
