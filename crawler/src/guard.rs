@@ -112,11 +112,15 @@ impl TrapFilter {
             return Err(Refusal::UrlTooLong);
         }
         if let Some(segments) = url.path_segments() {
-            let mut counts: HashMap<&str, usize> = HashMap::new();
-            for s in segments.filter(|s| !s.is_empty()) {
-                let n = counts.entry(s).or_default();
-                *n += 1;
-                if *n > l.max_repeated_segments {
+            // Sorted, equal segments are neighbours: no hashing per URL
+            // (this runs for every link of every page).
+            let mut sorted: Vec<&str> = segments.filter(|s| !s.is_empty()).collect();
+            if sorted.len() > l.max_repeated_segments {
+                sorted.sort_unstable();
+                if sorted
+                    .chunk_by(|a, b| a == b)
+                    .any(|run| run.len() > l.max_repeated_segments)
+                {
                     return Err(Refusal::RepeatedSegments);
                 }
             }

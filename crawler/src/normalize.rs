@@ -17,12 +17,18 @@ pub const CRAWLABLE_SCHEMES: [&str; 2] = ["http", "https"];
 /// and resolves `.`/`..` segments while parsing; this adds the fragment and
 /// empty-query rules.
 pub fn normalize(url: &Url) -> Url {
-    let mut out = url.clone();
-    out.set_fragment(None);
-    if out.query() == Some("") {
-        out.set_query(None);
+    normalize_owned(url.clone())
+}
+
+/// [`normalize`] of a URL the caller owns (no copy).
+fn normalize_owned(mut url: Url) -> Url {
+    if url.fragment().is_some() {
+        url.set_fragment(None);
     }
-    out
+    if url.query() == Some("") {
+        url.set_query(None);
+    }
+    url
 }
 
 /// Parses `input` (absolute, or relative to `base`) and normalises it.
@@ -41,7 +47,7 @@ pub fn parse_normalized(input: &str, base: Option<&Url>) -> Option<Url> {
     if !CRAWLABLE_SCHEMES.contains(&parsed.scheme()) || parsed.host_str().is_none() {
         return None;
     }
-    Some(normalize(&parsed))
+    Some(normalize_owned(parsed))
 }
 
 /// The `host[:port]` key used for politeness and robots.txt caching.

@@ -23,7 +23,7 @@ use std::sync::LazyLock;
 use chrono::{DateTime, FixedOffset, Utc};
 use jieba_rs::{Jieba, KeywordExtract, TfIdf};
 use regex::Regex;
-use scraper::{ElementRef, Html, Node, Selector};
+use scraper::{ElementRef, Html, Node};
 use serde_json::Value;
 use url::Url;
 
@@ -128,21 +128,6 @@ pub(crate) const BLOCK_ELEMENTS: [&str; 31] = [
     "td",
 ];
 
-/// Class/id fragments marking an element that holds a comment count.
-const COMMENT_MARKERS: [&str; 8] = [
-    "comment-count",
-    "comment_count",
-    "commentcount",
-    "comments-count",
-    "comments_count",
-    "commentscount",
-    "comment-num",
-    "comment_num",
-];
-
-/// Class/id fragments marking an element that holds a participant count.
-const PARTICIPANT_MARKERS: [&str; 4] = ["participant", "join-count", "join_num", "joincount"];
-
 /// Attributes holding a comment count directly.
 const COMMENT_DATA_ATTRS: [&str; 3] =
     ["data-comments", "data-comment-count", "data-comments-count"];
@@ -221,12 +206,6 @@ impl Extracted {
         }
     }
 }
-
-fn sel(s: &str) -> Selector {
-    Selector::parse(s).expect("static selector is valid")
-}
-
-static SEL_LINKS: LazyLock<Selector> = LazyLock::new(|| sel("a[href], area[href], link[href]"));
 
 fn re(s: &str) -> Regex {
     Regex::new(s).expect("static regex is valid")
@@ -601,25 +580,6 @@ fn site_names(metas: &[(String, String)], ld: &JsonLd, url: &Url) -> Vec<String>
     names
 }
 
-/// Whether the `class` or `id` of `e` contains one of `markers` (lower
-/// case), ignoring ASCII case.
-fn marked(e: &ElementRef<'_>, markers: &[&str]) -> bool {
-    // One pass over the attributes (`attr(name)` interns `name` per call);
-    // class names are mostly lower case already: no copy for those.
-    e.value()
-        .attrs()
-        .filter(|(name, _)| matches!(*name, "class" | "id"))
-        .any(|(_, value)| {
-            let value: std::borrow::Cow<'_, str> = if value.bytes().any(|b| b.is_ascii_uppercase())
-            {
-                value.to_ascii_lowercase().into()
-            } else {
-                value.into()
-            };
-            markers.iter().any(|m| value.contains(m))
-        })
-}
-
 fn extract_counts(
     els: &scan::PageElements<'_>,
     ld: &JsonLd,
@@ -643,9 +603,8 @@ fn extract_counts(
     }
     if comments.is_none() {
         comments = els
-            .classed
+            .comment_marked
             .iter()
-            .filter(|e| marked(e, &COMMENT_MARKERS))
             .find_map(|e| parse_count(&element_text(e)));
     }
     if comments.is_none() {
@@ -661,9 +620,8 @@ fn extract_counts(
                 .and_then(|c| parse_count(c.get(1)?.as_str()))
         })
         .or_else(|| {
-            els.classed
+            els.participant_marked
                 .iter()
-                .filter(|e| marked(e, &PARTICIPANT_MARKERS))
                 .find_map(|e| parse_count(&element_text(e)))
         });
     (comments, participants)
@@ -855,7 +813,7 @@ impl<'a> LinkSink<'a> {
             return;
         }
         if let Some(u) = parse_normalized(href, Some(self.base)) {
-            let s = u.to_string();
+            let s = String::from(u);
             if s.len() > self.limits.max_url_length {
                 self.long += 1;
             } else if self.seen.insert(s.clone()) {
@@ -884,20 +842,11 @@ pub struct Links {
     pub too_long: u64,
 }
 
-fn extract_links(doc: &Html, base: &Url, limits: &Limits) -> Links {
+/// The links among a page's raw `href`s (in document order, as
+/// [`scan::PageElements`] collected them), under `limits`.
+fn extract_links(hrefs: &[&str], base: &Url, limits: &Limits) -> Links {
     let mut sink = LinkSink::new(base, limits);
-    for e in doc.select(&SEL_LINKS) {
-        let v = e.value();
-        if v.name() == "link" {
-            let is_next = v.attr("rel").is_some_and(|r| {
-                r.split_ascii_whitespace()
-                    .any(|t| t.eq_ignore_ascii_case("next"))
-            });
-            if !is_next {
-                continue;
-            }
-        }
-        let Some(href) = v.attr("href") else { continue };
+    for href in hrefs {
         sink.offer(href);
     }
     sink.finish()
@@ -942,14 +891,15 @@ pub fn extract_limited(html: &str, url: &Url, ctx: &TimeContext, limits: &Limits
     }
     let cpu = budget::CpuBudget::start(limits.parse_cpu);
     let (doc, parse_truncated) = parse_budgeted(flat.html.as_deref().unwrap_or(prefix), &cpu);
-    let (mut x, base) = extract_doc(&doc, url, ctx);
+    let (mut x, base, hrefs) = extract_doc(&doc, url, ctx);
     let whole_dom = cut == html.len() && flat.dropped == 0 && !parse_truncated;
     // The tokenizer is linear in the page (at most `max_body_bytes`): its
     // links are not cut by the CPU budget, so they never depend on the
     // machine's speed.
     let links = if whole_dom {
-        extract_links(&doc, &base, limits)
+        extract_links(&hrefs, &base, limits)
     } else {
+        drop(hrefs);
         drop(doc);
         stream_links(html, &base, limits)
     };
@@ -1075,8 +1025,10 @@ pub fn stream_links(html: &str, base: &Url, limits: &Limits) -> Links {
 
 /// Extracts the attributes of a parsed page (all but its links); also the
 /// base URL of its links.
-fn extract_doc(doc: &Html, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
-    let els = scan::PageElements::collect(doc, &COMMENT_DATA_ATTRS);
+/// A page's attributes, its base URL and its raw link `href`s.
+fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, Url, Vec<&'a str>) {
+    let mut els = scan::PageElements::collect(doc, &COMMENT_DATA_ATTRS);
+    let hrefs = std::mem::take(&mut els.links);
     let metas = meta_pairs(&els.meta);
     let ld = jsonld(&els.jsonld);
     let base = els
@@ -1226,7 +1178,7 @@ fn extract_doc(doc: &Html, url: &Url, ctx: &TimeContext) -> (Extracted, Url) {
         article_text,
         limits: LimitReport::default(),
     };
-    (extracted, base)
+    (extracted, base, hrefs)
 }
 
 #[cfg(test)]
@@ -1246,11 +1198,11 @@ mod large_page_tests {
             <a href="mailto:x@y">mail</a> <a>no href</a> <A HREF="UP.html">up</A></body></html>"#;
         let base = u("http://e.com/docs/");
         let doc = Html::parse_document(html);
-        let (_, dom_base) =
+        let (_, dom_base, hrefs) =
             extract_doc(&doc, &u("http://e.com/index.html"), &TimeContext::default());
         assert_eq!(dom_base, base);
         let limits = Limits::default();
-        let dom_links = extract_links(&doc, &base, &limits);
+        let dom_links = extract_links(&hrefs, &base, &limits);
         assert_eq!(stream_links(html, &base, &limits), dom_links);
         assert_eq!(dom_links.links.len(), 4, "{dom_links:?}");
         assert!(!dom_links

@@ -9,6 +9,9 @@
 //! marker tests are substring tests without allocation. The elements come
 //! in document order.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
 use scraper::{ElementRef, Html};
 
 /// Class fragments (case-sensitive, as the CSS `[class*=...]` they replace)
@@ -34,6 +37,48 @@ const DATE_CLASS: [&str; 15] = [
 const DATE_ID: [&str; 3] = ["pubtime", "publish", "pub_date"];
 /// Class tokens of a byline.
 const BYLINE_CLASSES: [&str; 4] = ["byline", "author", "article-author", "author-name"];
+
+/// Class/id fragments (any ASCII case) marking an element that holds a
+/// comment count.
+const COMMENT_MARKERS: [&str; 8] = [
+    "comment-count",
+    "comment_count",
+    "commentcount",
+    "comments-count",
+    "comments_count",
+    "commentscount",
+    "comment-num",
+    "comment_num",
+];
+/// Class/id fragments (any ASCII case) marking an element that holds a
+/// participant count.
+const PARTICIPANT_MARKERS: [&str; 4] = ["participant", "join-count", "join_num", "joincount"];
+
+/// One automaton per marker list: a class value is scanned once per list
+/// instead of once per fragment (most elements of a page have a class, and
+/// those substring tests were 3% of a crawl's CPU).
+struct Markers {
+    date_class: AhoCorasick,
+    date_id: AhoCorasick,
+    comment: AhoCorasick,
+    participant: AhoCorasick,
+}
+
+static MARKERS: LazyLock<Markers> = LazyLock::new(|| {
+    let exact = |p: &[&str]| AhoCorasick::new(p).expect("marker automaton");
+    let any_case = |p: &[&str]| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(p)
+            .expect("marker automaton")
+    };
+    Markers {
+        date_class: exact(&DATE_CLASS),
+        date_id: exact(&DATE_ID),
+        comment: any_case(&COMMENT_MARKERS),
+        participant: any_case(&PARTICIPANT_MARKERS),
+    }
+});
 
 /// At most this many `<time>` elements are kept.
 const MAX_TIMES: usize = 200;
@@ -65,10 +110,15 @@ pub(crate) struct PageElements<'a> {
     pub byline: Vec<ElementRef<'a>>,
     /// `[itemprop=commentCount]`.
     pub itemprop_comments: Vec<ElementRef<'a>>,
-    /// Elements that have a `class` or an `id`.
-    pub classed: Vec<ElementRef<'a>>,
+    /// Class or id marks a comment count (any ASCII case).
+    pub comment_marked: Vec<ElementRef<'a>>,
+    /// Class or id marks a participant count (any ASCII case).
+    pub participant_marked: Vec<ElementRef<'a>>,
     /// Elements with one of the given count attributes (`data-comments`...).
     pub count_attr: Vec<ElementRef<'a>>,
+    /// Raw `href`s of `<a>`, `<area>` and `<link rel~=next>`, in document
+    /// order (the page's links before they are resolved and capped).
+    pub links: Vec<&'a str>,
     /// What the page embeds (images, stylesheets, scripts, icons, media),
     /// raw `src`/`href` values in document order (at most [`MAX_EMBEDS`]).
     pub embeds: Vec<(EmbedKind, &'a str)>,
@@ -181,6 +231,13 @@ impl<'a> PageElements<'a> {
                     }
                 }
             }
+            match (name, href) {
+                ("a" | "area", Some(h)) => out.links.push(h),
+                ("link", Some(h)) if rel.is_some_and(|r| has_token_ci(r, "next")) => {
+                    out.links.push(h)
+                }
+                _ => {}
+            }
             match name {
                 "meta" => out.meta.push(e),
                 "script" if kind == Some("application/ld+json") => out.jsonld.push(e),
@@ -208,10 +265,9 @@ impl<'a> PageElements<'a> {
             let class_s = class.unwrap_or_default();
             let id_s = id.unwrap_or_default();
             if class.is_some() || id.is_some() {
-                out.classed.push(e);
-                if DATE_CLASS.iter().any(|m| class_s.contains(m))
-                    || DATE_ID.iter().any(|m| id_s.contains(m))
-                {
+                let m = &*MARKERS;
+                let either = |a: &AhoCorasick| a.is_match(class_s) || a.is_match(id_s);
+                if m.date_class.is_match(class_s) || m.date_id.is_match(id_s) {
                     out.date_marked.push(e);
                 }
                 if class_s.contains("source")
@@ -219,6 +275,12 @@ impl<'a> PageElements<'a> {
                     || id_s.contains("source")
                 {
                     out.source.push(e);
+                }
+                if either(&m.comment) {
+                    out.comment_marked.push(e);
+                }
+                if either(&m.participant) {
+                    out.participant_marked.push(e);
                 }
             }
             if out.byline.len() < MAX_BYLINES
@@ -249,7 +311,10 @@ mod tests {
             <a rel="author" href="/me">me</a><span class="byline">by</span><span class="bylines">no</span>
             <span itemprop="datePublished">2020</span><meta itemprop="datePublished" content="x">
             <span itemprop="commentCount">3</span><i data-comments="5">c</i>
-            <time>1</time><time class="updated">2</time></body></html>"#;
+            <time>1</time><time class="updated">2</time>
+            <span class="x Comment-Count">12</span><b id="news_comment_num">4</b><em id="joinCount">3</em>
+            <a href="/a">a</a><a name="n">no href</a><link rel="Next prefetch" href="/p2"><link rel="prev" href="/p0">
+            <map><area href="/m"></map></body></html>"#;
         let doc = Html::parse_document(html);
         let found = PageElements::collect(&doc, &["data-comments"]);
         let ids = |v: &[ElementRef<'_>]| v.iter().map(|e| e.id()).collect::<Vec<_>>();
@@ -289,7 +354,16 @@ mod tests {
             ids(&found.itemprop_comments),
             select(r#"[itemprop="commentCount"]"#)
         );
-        assert_eq!(ids(&found.classed), select("[class], [id]"));
+        assert_eq!(
+            ids(&found.comment_marked),
+            select(r#"[class*="comment-count" i], [id*="comment_num" i]"#)
+        );
+        assert_eq!(found.comment_marked.len(), 2);
+        assert_eq!(
+            ids(&found.participant_marked),
+            select(r#"[id*="joincount" i]"#)
+        );
+        assert_eq!(found.links, ["/me", "/a", "/p2", "/m"]);
         assert_eq!(ids(&found.count_attr), select("[data-comments]"));
     }
 }
