@@ -1145,6 +1145,7 @@ pub async fn crawl_quietly(cfg: &Config) -> Result<(Stores, pipeline::IngestSumm
             progress: pipeline::Progress::Quiet,
             conditional: false,
             job: None,
+            cancel: crawler::CancellationToken::new(),
         },
     )
     .await?;

@@ -79,6 +79,7 @@ pub async fn run(
     out: &mut (dyn Write + Send),
     err: &mut (dyn Write + Send),
     progress: Progress,
+    cancel: crawler::CancellationToken,
 ) -> Result<()> {
     match command {
         Command::Crawl(args) => {
@@ -99,12 +100,13 @@ pub async fn run(
                         name: jobs::AD_HOC_JOB.to_string(),
                         recrawl: jobs::Recrawl::always(),
                     }),
+                    cancel,
                 },
             )
             .await?;
             write_report(out, &report, args.json)
         }
-        Command::Jobs { command } => run_jobs(command, cfg, stores, out, progress).await,
+        Command::Jobs { command } => run_jobs(command, cfg, stores, out, progress, cancel).await,
         Command::Query(args) => jobs::off_runtime(|| filters::run_query(stores, args, out, err)),
         Command::Stats(args) => jobs::off_runtime(|| filters::run_stats(stores, args, out, err)),
         Command::Get(args) => {
@@ -173,6 +175,7 @@ async fn run_jobs(
     stores: &Stores,
     out: &mut (dyn Write + Send),
     progress: Progress,
+    cancel: crawler::CancellationToken,
 ) -> Result<()> {
     match command {
         JobsCommand::List => {
@@ -234,6 +237,7 @@ async fn run_jobs(
                         name: job.name.clone(),
                         recrawl: job.recrawl.clone(),
                     }),
+                    cancel,
                 },
             )
             .await?;

@@ -133,6 +133,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
                 progress: pipeline::Progress::for_stderr(args.quiet),
                 conditional: false,
                 job: None,
+                cancel: crawler::CancellationToken::new(),
             },
         )
         .await?;

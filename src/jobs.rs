@@ -542,6 +542,18 @@ impl ActiveRun {
         let runs = RunsTable::open(index.store().clone()).context("cannot open the runs table")?;
         let now = Utc::now();
         if let Some(mut last) = runs.last(job)? {
+            if last.status == RunStatus::Cancelled {
+                // Stopped on request: its queue is intact; take it up.
+                last.resumed += 1;
+                last.status = RunStatus::Running;
+                last.ended = None;
+                last.pid = std::process::id();
+                last.host = host_name();
+                last.heartbeat = now;
+                runs.put(&last)?;
+                tracing::info!(job, started = %last.started, resumed = last.resumed, "taking up a cancelled run");
+                return Ok(ActiveRun { runs, record: last });
+            }
             if last.status == RunStatus::Running {
                 let age = (now - last.heartbeat).to_std().unwrap_or_default();
                 // On this host a dead pid settles it; elsewhere the heartbeat.

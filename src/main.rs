@@ -106,6 +106,7 @@ fn run(cli: Cli) -> Result<()> {
                 &mut out,
                 &mut err,
                 progress,
+                crawler::CancellationToken::new(),
             ))?;
             out.flush()?;
             Ok(())

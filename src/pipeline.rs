@@ -1624,6 +1624,11 @@ pub struct CrawlRun {
     pub conditional: bool,
     /// Run as a job (durable queue, run record); `None`: a queue in memory.
     pub job: Option<JobRun>,
+    /// Stops the run when cancelled (a forwarded command whose caller went
+    /// away): fetches stop, the pages fetched so far are stored and indexed,
+    /// the queue is kept and the run is recorded `cancelled`, so the next
+    /// run of the job takes it up.
+    pub cancel: crawler::CancellationToken,
 }
 
 /// What a run did, and which run it was.
@@ -1901,14 +1906,9 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
             },
         )
         .context("cannot start the storage thread")?;
-    let crawl_result = crawler::crawl_with_queue(
-        crawl_cfg,
-        history,
-        queue,
-        tx,
-        crawler::CancellationToken::new(),
-    )
-    .await;
+    let crawl_result =
+        crawler::crawl_with_queue(crawl_cfg, history, queue, tx, run.cancel.clone()).await;
+    let cancelled = crawl_result.as_ref().is_ok_and(|s| s.cancelled);
     let (finished, active) = tokio::task::spawn_blocking(move || storage.join())
         .await
         .context("waiting for the storage thread")?
@@ -1941,7 +1941,11 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     if let Some(a) = active.as_mut() {
         let (status, summary, error) = match &outcome {
             Ok(s) => (
-                indexer::RunStatus::Finished,
+                if cancelled {
+                    indexer::RunStatus::Cancelled
+                } else {
+                    indexer::RunStatus::Finished
+                },
                 serde_json::to_value(s).unwrap_or_default(),
                 None,
             ),

@@ -49,7 +49,14 @@ pub enum CliFrame {
     Stderr(String),
     /// The exit code (0 success, 1 error, 2 usage); nothing follows.
     Code(u8),
+    /// Nothing: sent every [`ALIVE_EVERY`] while a command runs, so that a
+    /// caller that went away is noticed (its connection fails the write) even
+    /// when the command writes nothing, and the command is cancelled.
+    Alive,
 }
+
+/// How often a running command's answer carries a [`CliFrame::Alive`].
+pub const ALIVE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl CliFrame {
     /// A frame carrying `bytes` of standard output.
@@ -326,6 +333,7 @@ impl Relay {
                 }
                 CliFrame::Stderr(text) => eprint!("{text}"),
                 CliFrame::Code(code) => return Ok(Some(code)),
+                CliFrame::Alive => {}
             }
         }
         Ok(None)

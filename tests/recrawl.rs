@@ -403,6 +403,99 @@ fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
     );
 }
 
+/// A crawl forwarded to `harvest serve` whose caller is killed stops in the
+/// server (it used to run on to the end with nobody to report to): the run is
+/// recorded `cancelled`, what was fetched is stored, and the next crawl takes
+/// the run up without fetching a stored page again.
+#[test]
+fn a_forwarded_crawl_whose_caller_is_killed_is_cancelled_and_taken_up() {
+    const PAGES: u32 = 200;
+    let served = index_site(PAGES, "of the cancel test.", Duration::from_millis(100));
+    let site = &served.site;
+    let seed = format!("{}/index.html", served.base);
+    let ws = Workspace::new(&seed, "cancelled", None);
+    ws.configure(|raw| {
+        raw.packing.batch_pages = Some(8);
+        raw.crawl.concurrency = Some(2);
+        // A server with a job creates the archive (without, it serves an
+        // existing one); this job is never scheduled.
+        raw.jobs = vec![harvest::jobs::RawJob {
+            name: "idle".into(),
+            seeds: vec![seed.clone()],
+            ..Default::default()
+        }];
+    });
+    let (mut server, base) = start_serve(&ws.config, &[]);
+    // --quiet: the command writes nothing until its summary, so only the
+    // server's alive frames can find out that its caller is gone.
+    let mut child = spawn_crawl(&ws);
+    let t0 = Instant::now();
+    while site.hits().values().sum::<u64>() < 20 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "crawl made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let run = loop {
+        let runs: serde_json::Value =
+            serde_json::from_str(&http_get(&base, "/api/runs?job=crawl")).expect("runs json");
+        let run = runs["runs"][0].clone();
+        if run["status"] != "running" {
+            break run;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the forwarded crawl went on without its caller: {runs}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(run["status"], "cancelled", "{run}");
+    // Stopped: no more requests reach the site.
+    std::thread::sleep(Duration::from_millis(500));
+    let hits_at_cancel = site.hits();
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(
+        site.hits(),
+        hits_at_cancel,
+        "fetching went on after the cancel"
+    );
+    let fetched: u64 = hits_at_cancel.values().sum();
+    assert!(
+        fetched < u64::from(PAGES),
+        "{fetched} requests: cancelled too late to tell"
+    );
+
+    let stored_before: BTreeSet<String> =
+        jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]))
+            .iter()
+            .map(|r| r["url"].as_str().unwrap_or_default().to_string())
+            .collect();
+    assert!(stored_before.len() > 10, "{} stored", stored_before.len());
+
+    *site.delay.lock().unwrap() = Duration::ZERO;
+    let out = ws.harvest(&["crawl", "--quiet", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["resumed"].as_u64(), Some(1), "{report}");
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
+    let distinct: BTreeSet<&str> = rows.iter().filter_map(|r| r["url"].as_str()).collect();
+    assert_eq!(rows.len(), distinct.len(), "duplicated index rows");
+    assert_eq!(distinct.len(), PAGES as usize + 1, "every page archived");
+    let hits = site.hits();
+    for url in &stored_before {
+        let path = url.trim_start_matches(&served.base);
+        assert_eq!(
+            hits.get(path),
+            hits_at_cancel.get(path),
+            "{path} was stored before the cancel and fetched again"
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
 /// Regression (issue 10): with `harvest serve` running, `harvest crawl` and
 /// `harvest query` on the same data dir failed with `FjallError: Locked`.
 #[test]

@@ -549,6 +549,7 @@ fn start_job(state: &Arc<AppState>, cfg: &Config, job: &crate::jobs::Job) {
             name: job.name.clone(),
             recrawl: job.recrawl.clone(),
         }),
+        cancel: crawler::CancellationToken::new(),
     };
     let name = job.name.clone();
     tokio::spawn(async move {
@@ -699,6 +700,32 @@ async fn cli_command(
             crate::remote::send_line(&lines, line)
         }))
     };
+    // The caller going away (killed, interrupted, its connection lost) drops
+    // the answer's receiver: that cancels the command (a crawl stores what it
+    // fetched, keeps its queue and is recorded `cancelled`; its next run takes
+    // it up). Alive frames find a lost caller of a command that writes nothing.
+    let cancel = crawler::CancellationToken::new();
+    let finished = crawler::CancellationToken::new();
+    {
+        let (tx, cancel, finished) = (tx.clone(), cancel.clone(), finished.clone());
+        tokio::spawn(async move {
+            let mut alive = tokio::time::interval(crate::remote::ALIVE_EVERY);
+            alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = finished.cancelled() => return,
+                    _ = tx.closed() => {
+                        tracing::info!("the caller of a forwarded command went away: cancelling it");
+                        cancel.cancel();
+                        return;
+                    }
+                    _ = alive.tick() => {
+                        let _ = tx.try_send(CliFrame::Alive);
+                    }
+                }
+            }
+        });
+    }
     tokio::spawn(async move {
         let mut out = FrameWriter::stdout(tx.clone());
         let mut err = FrameWriter::stderr(tx.clone());
@@ -709,6 +736,7 @@ async fn cli_command(
             &mut out,
             &mut err,
             progress,
+            cancel,
         )
         .await;
         drop((out, err));
@@ -724,6 +752,7 @@ async fn cli_command(
             }
         };
         let _ = tx.send(CliFrame::Code(code)).await;
+        finished.cancel();
     });
     let frames = futures_util::stream::unfold(rx, |mut rx| async move {
         let frame = rx.recv().await?;
