@@ -25,12 +25,19 @@ async fn answer(uri: Uri) -> Response {
         "/index.html" => html(
             StatusCode::OK,
             r#"<html><head><title>Home</title></head><body>
-               <a href="/old">old</a> <a href="/gone.html">gone</a> <a href="/boom">boom</a></body></html>"#,
+               <a href="/old">old</a> <a href="/alias">alias</a> <a href="/gone.html">gone</a> <a href="/boom">boom</a></body></html>"#,
         ),
         "/old" => Response::builder()
             .status(StatusCode::MOVED_PERMANENTLY)
             .header(header::LOCATION, "/new.html")
             .body(Body::from("moved"))
+            .unwrap(),
+        // A second name of the same page: whichever redirect comes second
+        // leads to a page already seen, and is archived all the same.
+        "/alias" => Response::builder()
+            .status(StatusCode::FOUND)
+            .header(header::LOCATION, "/new.html")
+            .body(Body::from("found"))
             .unwrap(),
         "/new.html" => html(StatusCode::OK, NEW_PAGE),
         "/boom" => html(StatusCode::INTERNAL_SERVER_ERROR, "<p>server error</p>"),
@@ -63,7 +70,7 @@ fn redirects_and_error_answers_are_records_and_get_follows_the_redirect() {
     ws.configure(|raw| raw.crawl.retries = Some(0));
     let summary = ws.crawl();
     assert_eq!(summary["pages"].as_u64(), Some(2), "{summary}");
-    assert_eq!(summary["answers"].as_u64(), Some(3), "{summary}");
+    assert_eq!(summary["answers"].as_u64(), Some(4), "{summary}");
     // The failures are still counted as such.
     assert_eq!(
         summary["failures"]["http_404"].as_u64(),
@@ -91,6 +98,7 @@ fn redirects_and_error_answers_are_records_and_get_follows_the_redirect() {
             .map(|h| h.status)
     };
     assert_eq!(status_of("/old"), Some(301));
+    assert_eq!(status_of("/alias"), Some(302));
     assert_eq!(status_of("/gone.html"), Some(404));
     assert_eq!(status_of("/boom"), Some(500));
     for pack in ws.packs() {
@@ -99,8 +107,8 @@ fn redirects_and_error_answers_are_records_and_get_follows_the_redirect() {
     // Each answer has its request record, as every page has.
     let links = assert_records_linked(&ws);
     assert_eq!(links.captures, records.len());
-    assert_eq!(links.captures, 5, "2 pages, 3 answers");
-    for path in ["/old", "/gone.html", "/boom", "/new.html"] {
+    assert_eq!(links.captures, 6, "2 pages, 4 answers");
+    for path in ["/old", "/alias", "/gone.html", "/boom", "/new.html"] {
         let headers = links
             .headers_of(&format!("{base}{path}"))
             .unwrap_or_else(|| panic!("no request record of {path}"));
@@ -110,6 +118,9 @@ fn redirects_and_error_answers_are_records_and_get_follows_the_redirect() {
     // get: the redirect leads to the page; the error answer is its body.
     let old = format!("{base}/old");
     assert_eq!(ws.harvest(&["get", &old]).stdout, NEW_PAGE.as_bytes());
+    // Both names of the page, although its body was fetched once.
+    let alias = format!("{base}/alias");
+    assert_eq!(ws.harvest(&["get", &alias]).stdout, NEW_PAGE.as_bytes());
     let record =
         String::from_utf8_lossy(&ws.harvest(&["get", "--record", &old]).stdout).to_string();
     assert!(
@@ -126,6 +137,7 @@ fn redirects_and_error_answers_are_records_and_get_follows_the_redirect() {
     // A rebuilt index keeps the answers.
     ws.harvest(&["reindex", "--replace", "--quiet"]);
     assert_eq!(ws.harvest(&["get", &old]).stdout, NEW_PAGE.as_bytes());
+    assert_eq!(ws.harvest(&["get", &alias]).stdout, NEW_PAGE.as_bytes());
     let fsck: serde_json::Value =
         serde_json::from_slice(&ws.harvest(&["fsck", "--json", "--quiet"]).stdout).unwrap();
     assert_eq!(fsck["unindexed"].as_u64(), Some(0), "{fsck}");

@@ -639,6 +639,15 @@ async fn answer_record(
     .ok()
 }
 
+/// Reports redirect and error answers that lead to no page, to be archived.
+async fn emit_answers(shared: &Shared, answers: Vec<FetchedEmbed>) {
+    let count = answers.len() as u64;
+    for a in answers {
+        shared.emit(CrawlEvent::Embed(Box::new(a))).await;
+    }
+    shared.summary().answers += count;
+}
+
 /// Takes a URL that produced no page out of the queue.
 fn finish_unhanded(shared: &Shared, requested: &str) {
     if let Err(e) = shared.queue.finish(&[requested.to_string()]) {
@@ -852,6 +861,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
             }
             drop(permit);
             let Some(location) = location else {
+                emit_answers(shared, std::mem::take(&mut answers)).await;
                 let msg = format!("{status} without Location");
                 return shared
                     .fail(
@@ -862,10 +872,12 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
                     .await;
             };
             let Some(next) = parse_normalized(&location, Some(&current)) else {
+                emit_answers(shared, std::mem::take(&mut answers)).await;
                 let msg = format!("unusable redirect Location {location:?}");
                 return shared.fail(current.as_str(), FailureKind::Other, msg).await;
             };
             if !chain.insert(next.to_string()) {
+                emit_answers(shared, std::mem::take(&mut answers)).await;
                 let msg = format!("redirect from {current} back to {next}");
                 return shared
                     .fail(&requested, FailureKind::RedirectLoop, msg)
@@ -873,6 +885,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
             }
             hops += 1;
             if hops > cfg.max_redirects {
+                emit_answers(shared, std::mem::take(&mut answers)).await;
                 let msg = format!("more than {} redirects", cfg.max_redirects);
                 return shared
                     .fail(&requested, FailureKind::TooManyRedirects, msg)
@@ -896,12 +909,17 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
                 (in_scope, new)
             };
             if !in_scope {
+                emit_answers(shared, std::mem::take(&mut answers)).await;
                 let msg = format!("redirect to out-of-scope {next}");
                 return shared.fail(&requested, FailureKind::Other, msg).await;
             }
             if !new {
                 tracing::debug!(url = %requested, target = %next, "redirect target already seen");
                 shared.summary().duplicate_redirects += 1;
+                // The redirect is an answer of its own URL: archived, so
+                // that URL replays (and `harvest get` follows it) although
+                // its target is fetched under its own name.
+                emit_answers(shared, std::mem::take(&mut answers)).await;
                 return Fetched::Done;
             }
             current = next;
@@ -929,11 +947,7 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
             let answer = answer_record(resp, request, &current, fetched_at).await;
             drop(permit);
             answers.extend(answer);
-            let count = answers.len() as u64;
-            for a in answers {
-                shared.emit(CrawlEvent::Embed(Box::new(a))).await;
-            }
-            shared.summary().answers += count;
+            emit_answers(shared, answers).await;
             let msg = format!("HTTP status {status}");
             return shared
                 .fail(
