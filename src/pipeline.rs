@@ -1545,7 +1545,7 @@ impl IndexHistory {
 }
 
 /// How a run shows its progress on stderr.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub enum Progress {
     /// Nothing until the summary.
     #[default]
@@ -1580,14 +1580,6 @@ impl std::fmt::Debug for LineSink {
 }
 
 /// Sinks are told apart by identity.
-impl PartialEq for LineSink {
-    fn eq(&self, other: &LineSink) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for LineSink {}
-
 impl Progress {
     /// A bar on a terminal, plain lines otherwise; nothing when `quiet`.
     pub fn for_stderr(quiet: bool) -> Progress {
@@ -1803,7 +1795,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     // as they arrive, in order, then handed to the storage thread.
     let (staged_tx, mut staged_rx) = mpsc::channel::<Staged>(capacity);
     let analyse_stage = tokio::spawn(analyse_stage(ingest.analyser(), rx, staged_tx));
-    let bar = (run.progress == Progress::Bar).then(|| {
+    let bar = matches!(run.progress, Progress::Bar).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
             indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")

@@ -108,8 +108,9 @@ impl Index {
 
     /// Entries of one (attribute, value) in a task's range, in suffix order,
     /// less those whose value already rules the page out (see
-    /// [`Prefilter`]): the cells of its posting rows. A table made before
-    /// posting rows is refused ([`Index::check_table`]).
+    /// [`Prefilter`]): the cells of its posting rows (one row per month;
+    /// cells in suffix order). A table made before posting rows is refused
+    /// ([`Index::check_table`]: its format is read once per index).
     fn scan_index(
         &self,
         task: &Task,
@@ -119,19 +120,6 @@ impl Index {
         pre: &mut Prefilter<'_>,
     ) -> Result<Vec<Entry>> {
         self.check_table(&task.table)?;
-        self.scan_postings(task, attr, value, labels, pre)
-    }
-
-    /// The cells of the posting rows of one (attribute, value) in a task's
-    /// range (one row per month; cells in suffix order).
-    fn scan_postings(
-        &self,
-        task: &Task,
-        attr: u8,
-        value: &str,
-        labels: &mut Labels,
-        pre: &mut Prefilter<'_>,
-    ) -> Result<Vec<Entry>> {
         let prefix = keys::posting_prefix(task.salt, attr, value);
         let from = keys::time_bytes(task.from);
         let to = (!task.to_is_year_end).then(|| keys::time_bytes(task.to));
