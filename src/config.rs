@@ -616,7 +616,7 @@ impl Config {
             index,
             buckets,
             model,
-            jobs: crate::jobs::validate_jobs(&raw.jobs, &crawl)?,
+            jobs: crate::jobs::validate_jobs(&raw.jobs, &crawl, raw.crawl.requisites)?,
             crawl,
             sources,
         })

@@ -63,7 +63,8 @@ pub struct RawJob {
     pub robots_sitemaps: Option<bool>,
     /// Archive the images pages embed; default: `[crawl] images`.
     pub images: Option<bool>,
-    /// Archive every page requisite; default: `[crawl] requisites`.
+    /// Archive every page requisite; default: `[crawl] requisites` when it
+    /// is set, otherwise true (a job keeps an archive that replays).
     pub requisites: Option<bool>,
     /// `same-host`, `same-domain` or `any`; default: `[crawl] scope`.
     pub scope: Option<String>,
@@ -237,7 +238,15 @@ fn duration(job: &str, field: &str, text: &str) -> Result<Duration> {
 }
 
 /// Checks `[[job]]` tables against `[crawl]` (the defaults of every job).
-pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
+/// `requisites` is `[crawl] requisites` as written: a job archives its
+/// pages' requisites unless it or `[crawl]` says otherwise (an archiving
+/// job's pages should replay whole; an ad-hoc `harvest crawl` fetches pages
+/// only unless asked).
+pub fn validate_jobs(
+    raw: &[RawJob],
+    base: &CrawlSettings,
+    requisites: Option<bool>,
+) -> Result<Vec<Job>> {
     let mut out: Vec<Job> = Vec::with_capacity(raw.len());
     for j in raw {
         let name = &j.name;
@@ -272,7 +281,7 @@ pub fn validate_jobs(raw: &[RawJob], base: &CrawlSettings) -> Result<Vec<Job>> {
         crawl.feeds = j.feeds.clone();
         crawl.robots_sitemaps = j.robots_sitemaps.unwrap_or(true);
         crawl.embeds.images = j.images.unwrap_or(base.embeds.images);
-        crawl.embeds.requisites = j.requisites.unwrap_or(base.embeds.requisites);
+        crawl.embeds.requisites = j.requisites.or(requisites).unwrap_or(true);
         if let Some(scope) = &j.scope {
             crawl.scope = crate::config::parse_scope(scope)
                 .with_context(|| format!("[[job]] {name:?}: scope"))?;
@@ -724,6 +733,31 @@ mod tests {
     }
 
     #[test]
+    fn jobs_archive_requisites_unless_told_otherwise() {
+        let base = crate::config::Config::from_raw(crate::config::RawConfig::default())
+            .map(|c| c.crawl)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let requisites = |job: Option<bool>, crawl: Option<bool>| {
+            let j = RawJob {
+                name: "news".into(),
+                seeds: vec!["http://127.0.0.1/".into()],
+                requisites: job,
+                ..RawJob::default()
+            };
+            validate_jobs(&[j], &base, crawl).expect("valid job")[0]
+                .crawl
+                .embeds
+                .requisites
+        };
+        assert!(requisites(None, None), "an archiving job's default");
+        assert!(!requisites(None, Some(false)), "[crawl] requisites = false");
+        assert!(!requisites(Some(false), None));
+        assert!(requisites(Some(true), Some(false)));
+        // An ad-hoc crawl keeps [crawl]'s default: pages only.
+        assert!(!base.embeds.requisites);
+    }
+
+    #[test]
     fn bad_job_tables_name_the_job_and_field() {
         let base = crate::config::Config::from_raw(crate::config::RawConfig::default())
             .map(|c| c.crawl)
@@ -735,7 +769,7 @@ mod tests {
                 ..RawJob::default()
             };
             f(&mut j);
-            validate_jobs(&[j], &base)
+            validate_jobs(&[j], &base, None)
                 .err()
                 .map(|e| format!("{e:#}"))
                 .unwrap_or_default()
