@@ -187,7 +187,11 @@ fn get_follows_a_chain_of_archived_redirects() {
     let second = format!("{base}/r/2");
     let now = chrono::Utc::now().to_rfc3339();
     for url in [&first, &second] {
-        assert_eq!(ws.harvest(&["get", url]).stdout, NEW_PAGE.as_bytes(), "{url}");
+        assert_eq!(
+            ws.harvest(&["get", url]).stdout,
+            NEW_PAGE.as_bytes(),
+            "{url}"
+        );
         assert_eq!(
             ws.harvest(&["get", url, "--at", &now]).stdout,
             NEW_PAGE.as_bytes(),
