@@ -436,3 +436,94 @@ pub fn page_detail(stores: &Stores, id: &str) -> Result<Option<PageDetailJson>> 
         payload_captures: d.digest.map(|dg| dg.captures),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn page() -> PageRecord {
+        let fetched = Utc
+            .with_ymd_and_hms(2024, 5, 1, 10, 11, 12)
+            .single()
+            .unwrap();
+        PageRecord {
+            url: "http://example.com/a.html".into(),
+            title: "A".into(),
+            published: None,
+            fetched,
+            first_seen: None,
+            media: Some("example.com".into()),
+            comments: Some(3),
+            participants: None,
+            keywords: vec!["k".into()],
+            topic: "news".into(),
+            topic_score: 0.83,
+            cluster: 2,
+            pack_path: "news/2024/05/01/c2-0.warc.gz".into(),
+            offset: 1234,
+            length: 567,
+            digest: "sha1:ABC".into(),
+            record_id: "<urn:uuid:1>".into(),
+            simhash: Some(0x00ff_0000_0000_0042),
+            near_duplicate_of: Some("http://example.com/first.html".into()),
+            language: Some("en".into()),
+            charset: Some("utf-8".into()),
+            status: 200,
+            source: "example".into(),
+            revisit: false,
+            // A row written before the field: no publish time reads as `fetch`.
+            published_from: None,
+            author: None,
+            media_from_host: true,
+        }
+    }
+
+    #[test]
+    fn a_page_shows_its_id_links_location_and_hex_simhash() {
+        let hit = PageHit {
+            table: "example_2024".into(),
+            row_key: vec![0, 1, 2],
+            page: page(),
+        };
+        let v = serde_json::to_value(PageJson::new(&hit, 3)).unwrap();
+        let id = hit.id();
+        assert_eq!(v["id"], id.as_str());
+        assert_eq!(v["links"]["raw"], format!("/api/pages/{id}/raw"));
+        assert_eq!(v["links"]["copies"], format!("/api/pages/{id}/copies"));
+        assert_eq!(v["simhash"], "00ff000000000042");
+        assert_eq!(v["published_from"], "fetch");
+        assert_eq!(v["near_duplicate"], true);
+        assert_eq!(v["copies"], 3);
+        assert_eq!(
+            v["pack"],
+            serde_json::json!({"path": "news/2024/05/01/c2-0.warc.gz", "offset": 1234, "length": 567})
+        );
+        assert_eq!(v["pack_path"], v["pack"]["path"]);
+        assert_eq!(v["offset"], 1234);
+        assert_eq!(v["length"], 567);
+        // An f32 as written, not widened to f64 digits.
+        let text = serde_json::to_string(&PageJson::new(&hit, 3)).unwrap();
+        assert!(text.contains(r#""topic_score":0.83,"#), "{text}");
+        // The shape reads back.
+        let back: PageJson = serde_json::from_value(v).unwrap();
+        assert_eq!(back, PageJson::new(&hit, 3));
+    }
+
+    #[test]
+    fn at_takes_a_time_or_the_end_of_a_day() {
+        assert_eq!(
+            parse_at("2026-11-30T08:00:00+08:00").unwrap(),
+            Utc.with_ymd_and_hms(2026, 11, 30, 0, 0, 0)
+                .single()
+                .unwrap()
+        );
+        assert_eq!(
+            parse_at("2026-11-30").unwrap(),
+            Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).single().unwrap()
+                - chrono::Duration::microseconds(1)
+        );
+        let err = parse_at("yesterday").unwrap_err().to_string();
+        assert!(err.contains("--at"), "{err}");
+    }
+}

@@ -376,6 +376,8 @@ fn a_page_and_its_revisit_read_the_same_through_the_cli_and_the_api() {
     let (files, a) = duplicate_site();
     let site = Site::serve(files);
     let ws = Workspace::new(&site.url("/index.html"), "reads", None);
+    // A real model: a topic score that is not 0 (an f32 must print alike on both sides).
+    ws.train_demo_model();
     ws.crawl();
     let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--include-revisits"]));
     let row_of = |url: &str| {
@@ -429,6 +431,10 @@ fn a_page_and_its_revisit_read_the_same_through_the_cli_and_the_api() {
         let want: BTreeSet<&str> = PAGE_FIELDS.iter().copied().collect();
         assert_eq!(keys(&row), want, "query --format jsonl");
         assert_eq!(&row, hit, "query --format jsonl and /api/search");
+        assert!(
+            row["topic_score"].as_f64().is_some_and(|s| s > 0.0),
+            "{row}"
+        );
         let want: BTreeSet<&str> = PAGE_FIELDS
             .iter()
             .chain(DETAIL_EXTRA_FIELDS)

@@ -849,10 +849,20 @@ fn parse_sort(v: Option<&str>) -> Result<Sort, ParamError> {
     }
 }
 
+/// An answer of `/api/search`, serialised as it is (through `serde_json::Value` a hit's f32
+/// `topic_score` would print as its f64 widening, unlike the same page's JSON line).
+#[derive(serde::Serialize)]
+struct SearchAnswer {
+    hits: Vec<crate::read::PageJson>,
+    next_cursor: Option<String>,
+    warnings: Vec<Value>,
+    took_ms: f64,
+}
+
 async fn search(
     State(state): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SearchAnswer>> {
     let started = Instant::now();
     let q = search_request(raw.as_deref())?;
     let st = state.clone();
@@ -875,12 +885,12 @@ async fn search(
     .await??;
     let (hits, next_cursor) = page;
     state.metrics.hits_returned(hits.len());
-    Ok(Json(json!({
-        "hits": hits,
-        "next_cursor": next_cursor,
-        "warnings": warnings,
-        "took_ms": started.elapsed().as_secs_f64() * 1e3,
-    })))
+    Ok(Json(SearchAnswer {
+        hits,
+        next_cursor,
+        warnings,
+        took_ms: started.elapsed().as_secs_f64() * 1e3,
+    }))
 }
 
 /// The index query of a `/api/search` request (its query string).
