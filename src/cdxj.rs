@@ -237,7 +237,7 @@ fn next_line(r: &mut BufReader<File>) -> Result<Option<String>> {
 /// The Content-Type of the HTTP head of the record at `loc` (`None` = no
 /// such header): for captures recorded before the pipeline kept it.
 fn content_type_in_pack(stores: &Stores, loc: &PackLocation) -> Result<Option<String>> {
-    let record = crate::filters::read_at(stores, loc)?;
+    let record = crate::read::record_at(stores, loc)?;
     let http = record
         .http_response()
         .with_context(|| format!("the record at {}:{} has no HTTP head", loc.path, loc.offset))?;

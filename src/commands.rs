@@ -11,7 +11,7 @@ use crate::cli::{Command, ExportCommand, JobsCommand};
 use crate::config::Config;
 use crate::pipeline::{self, CrawlRun, JobRun, Progress, RunReport};
 use crate::stores::Stores;
-use crate::{filters, jobs};
+use crate::{filters, jobs, read};
 
 /// An exit code decided elsewhere (the server already printed the messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,11 +110,14 @@ pub async fn run(
         Command::Query(args) => jobs::off_runtime(|| filters::run_query(stores, args, out, err)),
         Command::Stats(args) => jobs::off_runtime(|| filters::run_stats(stores, args, out, err)),
         Command::Get(args) => {
-            let bytes = jobs::off_runtime(|| match &args.at {
-                Some(at) => {
-                    filters::get_original_at(stores, &args.url, filters::parse_at(at)?, args.record)
-                }
-                None => filters::get_original(stores, &args.url, args.record),
+            let bytes = jobs::off_runtime(|| {
+                let at = args.at.as_deref().map(read::parse_at).transpose()?;
+                let part = if args.record {
+                    read::Part::Record
+                } else {
+                    read::Part::Payload
+                };
+                read::capture(stores, &args.url, at, part)
             })?;
             out.write_all(&bytes)?;
             out.flush()?;

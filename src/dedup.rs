@@ -27,14 +27,14 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use chrono::{DateTime, Utc};
 use indexer::{Capture, PageRecord};
 use serde::Serialize;
 
 use crate::cli::{DedupArgs, DedupFormat};
-use crate::filters;
 use crate::stores::Stores;
+use crate::{filters, read};
 
 /// A group of captures with one payload digest.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -390,21 +390,9 @@ fn payload_len(stores: &Stores, digest: &str, group: &[&Capture]) -> Result<u64>
         .find(|c| c.kind == indexer::CaptureKind::Response)
     {
         Some(c) => c.location.clone(),
-        None => {
-            stores
-                .index
-                .get_digest(digest)?
-                .with_context(|| format!("digest {digest} is not indexed"))?
-                .first_location
-        }
+        None => read::payload_location(stores, digest, "a duplicate group")?,
     };
-    let record = filters::read_at(stores, &location)?;
-    let http = record.http_response().with_context(|| {
-        format!(
-            "the record at {}+{} has no HTTP response",
-            location.path, location.offset
-        )
-    })?;
+    let http = read::response_at(stores, &location)?;
     Ok(http.body.len() as u64)
 }
 

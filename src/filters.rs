@@ -1,9 +1,9 @@
-//! `query`, `stats` and `get`: command-line filters turned into index queries,
-//! and results printed.
+//! `query` and `stats`: command-line filters turned into index queries, and
+//! results printed (a page's JSON is `read::PageJson`, as in the API).
 
 use std::io::Write;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use indexer::{GroupBy, Interval, Query, StatsQuery, Zone};
 
@@ -424,8 +424,9 @@ pub fn run_query(
     Ok(())
 }
 
-/// Every hit of `q` (up to `limit`) as one JSON object a line, written as
-/// each page of [`CLI_PAGE`] hits arrives: memory is one page.
+/// Every hit of `q` (up to `limit`) as one JSON object a line (the API's
+/// page shape, `read::PageJson`), written as each page of [`CLI_PAGE`] hits
+/// arrives: memory is one page.
 pub fn stream_jsonl(
     stores: &Stores,
     mut q: Query,
@@ -440,8 +441,8 @@ pub fn stream_jsonl(
         }
         q.limit = Some(left.min(CLI_PAGE));
         let page = stores.index.search_page(&q)?;
-        for h in &page.hits {
-            serde_json::to_writer(&mut *out, &h.page)?;
+        for p in crate::read::pages_json(stores, &page.hits)? {
+            serde_json::to_writer(&mut *out, &p)?;
             out.write_all(b"\n")?;
             written += 1;
         }
@@ -596,201 +597,6 @@ fn csv_field(s: &str) -> String {
     } else {
         s.to_string()
     }
-}
-
-/// The original bytes of the page captured at `url` (its latest capture):
-/// the HTTP body, or the whole WARC record. A revisit is followed to the
-/// record that holds the payload.
-pub fn get_original(stores: &Stores, url: &str, whole_record: bool) -> Result<Vec<u8>> {
-    let Some(state) = stores.index.get_url(url)? else {
-        // Not a page: an embedded resource (image, stylesheet...) has
-        // captures only.
-        if !stores.index.captures_of(url)?.is_empty() {
-            return get_original_at(stores, url, chrono::Utc::now(), whole_record);
-        }
-        anyhow::bail!("{url} is not in the archive (try the URL exactly as crawled)");
-    };
-    let page = stores
-        .index
-        .get_page(&state.table, &state.row_key)?
-        .with_context(|| format!("the index row of {url} is missing from {}", state.table))?;
-    if whole_record {
-        return Ok(record_bytes(&read_record(stores, &page, false)?));
-    }
-    Ok(original_response(stores, &page)?.body)
-}
-
-/// Parses `--at`: an RFC 3339 time, or a date meaning the end of that day (UTC).
-pub fn parse_at(text: &str) -> Result<chrono::DateTime<chrono::Utc>> {
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(text) {
-        return Ok(t.with_timezone(&chrono::Utc));
-    }
-    let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").with_context(|| {
-        format!("--at {text:?}: expected YYYY-MM-DD or an RFC 3339 time like 2026-11-30T08:00:00Z")
-    })?;
-    let next = day
-        .succ_opt()
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
-        .with_context(|| format!("--at {text:?}: out of range"))?;
-    Ok(next.and_utc() - chrono::Duration::microseconds(1))
-}
-
-/// The bytes of the capture of `url` in force at `at` (the last capture at or
-/// before it): the payload, or with `whole_record` its own WARC record. A
-/// revisit (identical payload or 304) gives the payload it stands for.
-pub fn get_original_at(
-    stores: &Stores,
-    url: &str,
-    at: chrono::DateTime<chrono::Utc>,
-    whole_record: bool,
-) -> Result<Vec<u8>> {
-    let mut url = url.to_string();
-    let mut seen = std::collections::HashSet::new();
-    loop {
-        match capture_bytes_at(stores, &url, at, whole_record)? {
-            Captured::Bytes(b) => return Ok(b),
-            Captured::Redirect(target) => {
-                if !seen.insert(url.clone()) || seen.len() > MAX_GET_REDIRECTS {
-                    anyhow::bail!(
-                        "{url}: the archived redirects loop or go on past {MAX_GET_REDIRECTS}"
-                    );
-                }
-                url = target;
-            }
-        }
-    }
-}
-
-/// Redirects `harvest get` follows through the archive.
-const MAX_GET_REDIRECTS: usize = 10;
-
-/// A capture's bytes, or the target of an archived redirect.
-enum Captured {
-    Bytes(Vec<u8>),
-    Redirect(String),
-}
-
-fn capture_bytes_at(
-    stores: &Stores,
-    url: &str,
-    at: chrono::DateTime<chrono::Utc>,
-    whole_record: bool,
-) -> Result<Captured> {
-    let history = stores.index.captures_of(url)?;
-    if history.is_empty() {
-        anyhow::bail!(
-            "{url} has no recorded capture history (not in the archive, or captured before harvest recorded captures); `harvest get URL` without --at gives the latest"
-        );
-    }
-    let Some(c) = history.iter().rev().find(|c| c.time <= at) else {
-        anyhow::bail!(
-            "{url} was first captured at {}, after {}",
-            history[0].time.to_rfc3339(),
-            at.to_rfc3339()
-        );
-    };
-    if whole_record {
-        return Ok(Captured::Bytes(record_bytes(&read_at(
-            stores,
-            &c.location,
-        )?)));
-    }
-    if (300..400).contains(&c.status) && c.status != 304 {
-        // An archived redirect: its own record holds the Location.
-        let http = read_at(stores, &c.location)?.http_response()?;
-        let location = http
-            .header("location")
-            .with_context(|| format!("the archived {} of {url} has no Location", c.status))?;
-        let target = url::Url::parse(url)
-            .and_then(|base| base.join(location.trim()))
-            .with_context(|| format!("the archived redirect of {url} to {location:?}"))?;
-        return Ok(Captured::Redirect(target.to_string()));
-    }
-    let loc = match c.kind {
-        indexer::CaptureKind::Response => c.location.clone(),
-        indexer::CaptureKind::Revisit | indexer::CaptureKind::NotModified => {
-            let digest = c
-                .digest
-                .as_deref()
-                .with_context(|| format!("the revisit of {url} at {} names no payload", c.time))?;
-            stores
-                .index
-                .get_digest(digest)?
-                .with_context(|| format!("revisit of {url}: digest {digest} is not indexed"))?
-                .first_location
-        }
-    };
-    let http = read_at(stores, &loc)?.http_response().with_context(|| {
-        format!(
-            "the record at {}+{} has no HTTP response",
-            loc.path, loc.offset
-        )
-    })?;
-    Ok(Captured::Bytes(http.body))
-}
-
-/// The WARC record of `page`, read from its pack by path + offset + length;
-/// with `follow_revisit`, a revisit's first capture instead (which holds the
-/// payload).
-pub fn read_record(
-    stores: &Stores,
-    page: &indexer::PageRecord,
-    follow_revisit: bool,
-) -> Result<packer::warc::WarcRecord> {
-    let mut loc = page.location();
-    if page.revisit && follow_revisit {
-        loc = stores
-            .index
-            .get_digest(&page.digest)?
-            .with_context(|| {
-                format!(
-                    "revisit of {}: digest {} is not indexed",
-                    page.url, page.digest
-                )
-            })?
-            .first_location;
-    }
-    read_at(stores, &loc)
-}
-
-/// The WARC record at a pack location.
-pub fn read_at(stores: &Stores, loc: &indexer::PackLocation) -> Result<packer::warc::WarcRecord> {
-    let raw = stores
-        .packs
-        .read_range(&loc.path, loc.offset, loc.length)
-        .with_context(|| format!("reading {} at {}+{}", loc.path, loc.offset, loc.length))?;
-    packer::warc::read_record(&raw).with_context(|| {
-        format!(
-            "the record at {}+{} is not valid WARC",
-            loc.path, loc.offset
-        )
-    })
-}
-
-/// A record as WARC text: version line, headers, blank line, block.
-fn record_bytes(record: &packer::warc::WarcRecord) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(b"WARC/1.1\r\n");
-    for (k, v) in &record.headers {
-        out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
-    }
-    out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(&record.block);
-    out
-}
-
-/// The archived HTTP response of `page` (revisits followed to the payload).
-pub fn original_response(
-    stores: &Stores,
-    page: &indexer::PageRecord,
-) -> Result<packer::warc::HttpResponse> {
-    let record = read_record(stores, page, true)?;
-    record.http_response().with_context(|| {
-        format!(
-            "the record of {} at {}+{} has no HTTP response",
-            page.url, page.pack_path, page.offset
-        )
-    })
 }
 
 #[cfg(test)]

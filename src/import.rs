@@ -110,7 +110,7 @@ fn revisit_payload(
         return Ok(Some(body));
     }
     match record.payload_digest() {
-        Some(digest) => crate::replay::archived_payload(stores, digest),
+        Some(digest) => crate::read::archived_payload(stores, digest),
         None => Ok(None),
     }
 }

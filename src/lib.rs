@@ -19,6 +19,7 @@ pub mod jobs;
 pub mod newssite;
 pub mod pipeline;
 pub mod plot;
+pub mod read;
 pub mod reextract;
 pub mod remote;
 pub mod replay;

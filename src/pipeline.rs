@@ -1524,14 +1524,10 @@ impl crawler::UrlHistory for IndexHistory {
 
 impl IndexHistory {
     fn read_stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
-        let state = self.0.index.get_url(url.as_str()).ok().flatten()?;
-        let page = self
-            .0
-            .index
-            .get_page(&state.table, &state.row_key)
+        let page = crate::read::page_by_url(&self.0, url.as_str())
             .ok()
             .flatten()?;
-        match crate::filters::original_response(&self.0, &page) {
+        match crate::read::page_response(&self.0, &page) {
             Ok(http) => Some(crawler::StoredCopy {
                 content_type: header_value(&http.headers, "content-type").unwrap_or_default(),
                 body: http.body,

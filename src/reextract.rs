@@ -24,7 +24,7 @@ use indexer::{PageHit, PageRecord};
 
 use crate::cli::ReextractArgs;
 use crate::config::Config;
-use crate::filters::{self, FilterSpec, MAX_LIMIT};
+use crate::filters::{FilterSpec, MAX_LIMIT};
 use crate::stores::Stores;
 
 /// Pages written to the index per batch.
@@ -45,7 +45,7 @@ pub struct ReextractSummary {
 
 /// The page's attributes extracted again from its archived response.
 pub fn reextract_page(stores: &Stores, cfg: &Config, page: &PageRecord) -> Result<PageRecord> {
-    let response = filters::original_response(stores, page)?;
+    let response = crate::read::page_response(stores, page)?;
     let content_type = response
         .headers
         .iter()

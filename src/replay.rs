@@ -660,36 +660,21 @@ fn revisit_payload(
     all: &[Entry],
     paths: &[String],
 ) -> Result<Option<Vec<u8>>> {
-    let (path, offset, length) = match e.refers_to.as_ref().and_then(|id| responses.get(id)) {
+    let loc = match e.refers_to.as_ref().and_then(|id| responses.get(id)) {
         Some(&i) => {
             let first = &all[i];
-            (
-                paths[first.pack as usize].clone(),
-                first.offset,
-                first.length,
-            )
+            indexer::PackLocation {
+                path: paths[first.pack as usize].clone(),
+                offset: first.offset,
+                length: first.length,
+            }
         }
         None => match &e.digest {
-            Some(d) => return archived_payload(stores, d),
+            Some(d) => return crate::read::archived_payload(stores, d),
             None => return Ok(None),
         },
     };
-    let bytes = stores.packs.read_range(&path, offset, length)?;
-    Ok(Some(warc::read_record(&bytes)?.http_response()?.body))
-}
-
-/// The payload (HTTP body as stored) of the archive's first capture of
-/// `digest`, if the archive has one.
-pub fn archived_payload(stores: &Stores, digest: &str) -> Result<Option<Vec<u8>>> {
-    let Some(entry) = stores.index.get_digest(digest)? else {
-        return Ok(None);
-    };
-    let loc = entry.first_location;
-    if loc.path.is_empty() {
-        return Ok(None);
-    }
-    let bytes = stores.packs.read_range(&loc.path, loc.offset, loc.length)?;
-    Ok(Some(warc::read_record(&bytes)?.http_response()?.body))
+    Ok(Some(crate::read::response_at(stores, &loc)?.body))
 }
 
 /// `fsck --repair`: indexes records no row points at (the tail of a batch

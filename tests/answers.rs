@@ -45,14 +45,51 @@ async fn answer(uri: Uri) -> Response {
     }
 }
 
+/// A chain of two redirects, one relative, one absolute-path, to a page.
+async fn chain(uri: Uri) -> Response {
+    let redirect = |status: StatusCode, to: &str| {
+        Response::builder()
+            .status(status)
+            .header(header::LOCATION, to)
+            .body(Body::from("moved"))
+            .unwrap()
+    };
+    match uri.path() {
+        "/index.html" => Response::builder()
+            .header(header::CONTENT_TYPE, "text/html")
+            .body(Body::from(
+                r#"<html><head><title>Home</title></head><body><a href="/r/1">one</a></body></html>"#,
+            ))
+            .unwrap(),
+        "/r/1" => redirect(StatusCode::FOUND, "2"),
+        "/r/2" => redirect(StatusCode::MOVED_PERMANENTLY, "/new.html"),
+        "/new.html" => Response::builder()
+            .header(header::CONTENT_TYPE, "text/html")
+            .body(Body::from(NEW_PAGE))
+            .unwrap(),
+        _ => Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .body(Body::from(GONE))
+            .unwrap(),
+    }
+}
+
 fn serve() -> (tokio::runtime::Runtime, String) {
+    serve_with(answer)
+}
+
+fn serve_with<F, Fut>(handler: F) -> (tokio::runtime::Runtime, String)
+where
+    F: Fn(Uri) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Response> + Send + 'static,
+{
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
     let base = rt.block_on(async {
-        let app = axum::Router::new().fallback(answer);
+        let app = axum::Router::new().fallback(move |uri: Uri| handler(uri));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move {
@@ -144,5 +181,47 @@ fn redirects_and_error_answers_are_records_and_get_follows_the_redirect() {
     assert_eq!(
         jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"])).len(),
         2
+    );
+}
+
+/// The read path follows an archived chain of redirects (a relative Location,
+/// then an absolute path) to the page, with and without `--at`, from either
+/// hop; `--record` gives the first hop's own record.
+#[test]
+fn get_follows_a_chain_of_archived_redirects() {
+    let (_rt, base) = serve_with(chain);
+    let ws = Workspace::new(&format!("{base}/index.html"), "chain", None);
+    ws.configure(|raw| raw.crawl.retries = Some(0));
+    let summary = ws.crawl();
+    assert_eq!(summary["pages"].as_u64(), Some(2), "{summary}");
+    assert_eq!(summary["answers"].as_u64(), Some(2), "{summary}");
+    let first = format!("{base}/r/1");
+    let second = format!("{base}/r/2");
+    let now = chrono::Utc::now().to_rfc3339();
+    for url in [&first, &second] {
+        assert_eq!(
+            ws.harvest(&["get", url]).stdout,
+            NEW_PAGE.as_bytes(),
+            "{url}"
+        );
+        assert_eq!(
+            ws.harvest(&["get", url, "--at", &now]).stdout,
+            NEW_PAGE.as_bytes(),
+            "{url} --at {now}"
+        );
+    }
+    let record =
+        String::from_utf8_lossy(&ws.harvest(&["get", "--record", &first]).stdout).to_string();
+    assert!(
+        record.contains(" 302 ") && record.to_ascii_lowercase().contains("location: 2"),
+        "{record}"
+    );
+    // Before the crawl: no capture in force, an error naming the first capture.
+    let early = ws.harvest_raw(&["get", &first, "--at", "2001-01-01"]);
+    assert!(!early.status.success());
+    assert!(
+        String::from_utf8_lossy(&early.stderr).contains("first captured"),
+        "{}",
+        String::from_utf8_lossy(&early.stderr)
     );
 }

@@ -451,8 +451,13 @@ fn page_detail_and_the_sandboxed_original() {
         .unwrap()
         .starts_with("text/html"));
     // The same bytes `harvest get URL` prints.
-    let original =
-        harvest::filters::get_original(&f.stores, hit["url"].as_str().unwrap(), false).unwrap();
+    let original = harvest::read::capture(
+        &f.stores,
+        hit["url"].as_str().unwrap(),
+        None,
+        harvest::read::Part::Payload,
+    )
+    .unwrap();
     assert_eq!(raw.body, original);
     assert!(String::from_utf8_lossy(&raw.body).contains(hit["title"].as_str().unwrap()));
 

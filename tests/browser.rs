@@ -10,8 +10,8 @@
 //! panel, the finished run and its history, polling that stops when the panel
 //! is folded (`target/browser/harvest-jobs.png`).
 //!
-//! Needs /usr/bin/chromium: `.ci/browser-deps.sh` installs it. Without it the
-//! test fails; it never skips.
+//! Needs /usr/bin/chromium: `deploy/test-deps.sh` installs it (`deploy/test.sh` runs it).
+//! Without it the test fails; it never skips.
 
 mod util;
 
@@ -828,7 +828,7 @@ fn ui_queries_opens_a_page_and_charts_the_demo_crawl() {
     let chromium = PathBuf::from(CHROMIUM);
     assert!(
         chromium.exists(),
-        "{CHROMIUM} is missing: run .ci/browser-deps.sh (installs Debian's chromium)"
+        "{CHROMIUM} is missing: run deploy/test-deps.sh (installs Debian's chromium)"
     );
 
     let site = Site::demo();
@@ -872,7 +872,7 @@ fn jobs_panel_runs_a_job_and_shows_its_progress_and_last_runs() {
     let chromium = PathBuf::from(CHROMIUM);
     assert!(
         chromium.exists(),
-        "{CHROMIUM} is missing: run .ci/browser-deps.sh (installs Debian's chromium)"
+        "{CHROMIUM} is missing: run deploy/test-deps.sh (installs Debian's chromium)"
     );
 
     let site = Site::demo();

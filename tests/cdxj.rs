@@ -1,5 +1,5 @@
 //! `harvest export cdxj` (issue 14 item 4) against pywb's own indexer:
-//! `cdxj-indexer` 1.5.0 (pip, pinned; `.ci/run` installs it) reads the packs
+//! `cdxj-indexer` 1.5.0 (pip, pinned; `deploy/test.sh` installs it) reads the packs
 //! of a real crawl and must write, line for line and field by field, what
 //! harvest exports from its index. Also the SURT keys against the Python
 //! `surt` package cdxj-indexer uses, and `query --format jsonl` past the
@@ -119,7 +119,7 @@ fn python(args: &[&str], stdin: Option<&str>) -> String {
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
-        "python3 {args:?} failed (is {CDXJ_INDEXER} installed? `python3 -m pip install '{CDXJ_INDEXER}'`, as .ci/run does): {}",
+        "python3 {args:?} failed (is {CDXJ_INDEXER} installed? `deploy/data/install-test-peers.sh` puts it in deploy/cache/test-venv, which deploy/test.sh puts first on PATH): {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("UTF-8 output")

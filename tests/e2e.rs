@@ -287,6 +287,177 @@ fn same_page_under_two_urls_is_one_response_and_one_revisit() {
     assert_eq!((plain.len(), with.len()), (3, 4));
 }
 
+/// GET `uri` on the API router without a server: status and body.
+fn api_get(app: &axum::Router, uri: &str) -> (axum::http::StatusCode, Vec<u8>) {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let req = axum::http::Request::builder()
+            .uri(uri)
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let resp = app.clone().oneshot(req).await.unwrap();
+        let status = resp.status();
+        let body = resp.into_body().collect().await.unwrap().to_bytes();
+        (status, body.to_vec())
+    })
+}
+
+fn api_json(app: &axum::Router, uri: &str) -> serde_json::Value {
+    let (status, body) = api_get(app, uri);
+    assert_eq!(
+        status,
+        axum::http::StatusCode::OK,
+        "{uri}: {}",
+        String::from_utf8_lossy(&body)
+    );
+    serde_json::from_slice(&body).unwrap()
+}
+
+fn keys(v: &serde_json::Value) -> BTreeSet<&str> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+/// The fields of a page, one shape (`harvest::read::PageJson`) in `harvest query --format
+/// jsonl` and in `/api/search` hits. Before it the JSON lines had the index row's fields
+/// (no `id`, `near_duplicate`, `copies`, `links`, `pack`; `simhash` a number) and the hits
+/// had `id` … `links` and none of the row's location, digest or record fields.
+const PAGE_FIELDS: &[&str] = &[
+    "id",
+    "url",
+    "title",
+    "published",
+    "published_from",
+    "fetched",
+    "first_seen",
+    "source",
+    "media",
+    "media_from_host",
+    "author",
+    "topic",
+    "topic_score",
+    "comments",
+    "participants",
+    "keywords",
+    "cluster",
+    "revisit",
+    "near_duplicate",
+    "near_duplicate_of",
+    "copies",
+    "language",
+    "charset",
+    "status",
+    "digest",
+    "record_id",
+    "simhash",
+    "pack",
+    "pack_path",
+    "offset",
+    "length",
+    "links",
+];
+/// What `/api/pages/{id}` adds to a page.
+const DETAIL_EXTRA_FIELDS: &[&str] = &["captures", "history", "payload_captures"];
+
+/// The read path, through the command line and the API on the same pages: a page and its
+/// revisit (the same payload under a second URL) read back by URL (`get`, `get --record`)
+/// and by id (`/api/pages/{id}`, `/raw`), the revisit followed to its payload; and the
+/// JSON of a page as `query --format jsonl` and the API show it.
+#[test]
+fn a_page_and_its_revisit_read_the_same_through_the_cli_and_the_api() {
+    let (files, a) = duplicate_site();
+    let site = Site::serve(files);
+    let ws = Workspace::new(&site.url("/index.html"), "reads", None);
+    // A real model: a topic score that is not 0 (an f32 must print alike on both sides).
+    ws.train_demo_model();
+    ws.crawl();
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--include-revisits"]));
+    let row_of = |url: &str| {
+        rows.iter()
+            .find(|r| r["url"] == url)
+            .unwrap_or_else(|| panic!("no row of {url}"))
+            .clone()
+    };
+    // Which URL the crawl reached first holds the payload; the other is its revisit.
+    let (mut original, mut copy) = (site.url("/a.html"), site.url("/copy/a.html"));
+    if row_of(&original)["revisit"] == true {
+        std::mem::swap(&mut original, &mut copy);
+    }
+    assert_eq!(row_of(&original)["revisit"], false);
+    assert_eq!(row_of(&copy)["revisit"], true);
+
+    // By URL: the payload, and each capture's own record.
+    for url in [&original, &copy] {
+        assert_eq!(ws.harvest(&["get", url]).stdout, a, "get {url}");
+    }
+    let record = |url: &str| {
+        String::from_utf8_lossy(&ws.harvest(&["get", "--record", url]).stdout).into_owned()
+    };
+    assert!(record(&original).contains("WARC-Type: response"));
+    let revisit = record(&copy);
+    assert!(revisit.contains("WARC-Type: revisit"), "{revisit}");
+    assert!(revisit.contains(&copy), "{revisit}");
+
+    let cfg = harvest::config::Config::load(Some(&ws.config)).unwrap();
+    let stores = harvest::stores::Stores::open(&cfg).unwrap();
+    let app = harvest::serve::router(harvest::serve::AppState::new(stores, None));
+    let hits = api_json(&app, "/api/search?revisits=true&limit=200");
+    let hits = hits["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), rows.len());
+    for url in [&original, &copy] {
+        let hit = hits
+            .iter()
+            .find(|h| h["url"] == url.as_str())
+            .unwrap_or_else(|| panic!("no hit of {url}"));
+        let id = hit["id"].as_str().unwrap();
+        let row = row_of(url);
+        let detail = api_json(&app, &format!("/api/pages/{id}"));
+
+        // By id: the same bytes as by URL, a revisit followed to its payload.
+        let (status, raw) = api_get(&app, &format!("/api/pages/{id}/raw"));
+        assert_eq!(status, axum::http::StatusCode::OK);
+        assert_eq!(raw, a, "/api/pages/{id}/raw of {url}");
+        assert_eq!(hit["revisit"], row["revisit"], "{hit}");
+
+        // One shape: the JSON line is the hit; the detail adds the capture history.
+        let want: BTreeSet<&str> = PAGE_FIELDS.iter().copied().collect();
+        assert_eq!(keys(&row), want, "query --format jsonl");
+        assert_eq!(&row, hit, "query --format jsonl and /api/search");
+        assert!(
+            row["topic_score"].as_f64().is_some_and(|s| s > 0.0),
+            "{row}"
+        );
+        let want: BTreeSet<&str> = PAGE_FIELDS
+            .iter()
+            .chain(DETAIL_EXTRA_FIELDS)
+            .copied()
+            .collect();
+        assert_eq!(keys(&detail), want, "/api/pages/{{id}}");
+        for (k, v) in hit.as_object().unwrap() {
+            assert_eq!(
+                &detail[k], v,
+                "{k} of {url}: hit {v}, /api/pages {}",
+                detail[k]
+            );
+        }
+        assert_eq!(detail["pack"]["path"], row["pack_path"]);
+        assert_eq!(detail["pack"]["offset"], row["offset"]);
+        assert_eq!(detail["pack"]["length"], row["length"]);
+        assert!(
+            row["simhash"].as_str().is_some_and(|s| s.len() == 16),
+            "{row}"
+        );
+    }
+}
+
 #[test]
 fn a_second_crawl_stores_revisits_and_loses_nothing() {
     let (files, _) = duplicate_site();

@@ -362,7 +362,7 @@ pub fn assert_warcio_accepts(pack: &Path) {
             .expect("python3 must be installed");
         assert!(
             out.status.success(),
-            "warcio {verb} rejected {} (is warcio installed? pip install warcio==1.7.4): {}{}",
+            "warcio {verb} rejected {} (is warcio installed? deploy/data/install-test-peers.sh puts it in deploy/cache/test-venv, which deploy/test.sh puts first on PATH): {}{}",
             pack.display(),
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)

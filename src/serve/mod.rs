@@ -23,7 +23,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use indexer::{GroupBy, Interval, PageHit, Sort, StatsQuery, StatsRow};
+use indexer::{GroupBy, Interval, Sort, StatsQuery, StatsRow};
 use serde_json::{json, Value};
 
 use crate::config::Config;
@@ -839,39 +839,6 @@ async fn observe(State(state): State<Arc<AppState>>, req: Request, next: Next) -
     resp
 }
 
-/// One hit as the API shows it, with the number of archived copies of its
-/// story (1 = no known near-duplicate).
-fn hit_json(h: &PageHit, copies: u64) -> Value {
-    let id = h.id();
-    let p = &h.page;
-    json!({
-        "id": id,
-        "url": p.url,
-        "title": p.title,
-        "published": p.published,
-        "published_from": p.published_source(),
-        "fetched": p.fetched,
-        "source": p.source,
-        "media": p.media,
-        "media_from_host": p.media_from_host,
-        "author": p.author,
-        "topic": p.topic,
-        "topic_score": p.topic_score,
-        "comments": p.comments,
-        "participants": p.participants,
-        "keywords": p.keywords,
-        "cluster": p.cluster,
-        "revisit": p.revisit,
-        "near_duplicate": p.near_duplicate_of.is_some(),
-        "copies": copies,
-        "links": {
-            "page": format!("/api/pages/{id}"),
-            "raw": format!("/api/pages/{id}/raw"),
-            "copies": format!("/api/pages/{id}/copies"),
-        },
-    })
-}
-
 /// Unknown sources are a 400 naming `source`.
 fn check_sources(stores: &Stores, wanted: &[String]) -> anyhow::Result<Result<(), ParamError>> {
     if wanted.is_empty() {
@@ -911,10 +878,20 @@ fn parse_sort(v: Option<&str>) -> Result<Sort, ParamError> {
     }
 }
 
+/// An answer of `/api/search`, serialised as it is (through `serde_json::Value` a hit's f32
+/// `topic_score` would print as its f64 widening, unlike the same page's JSON line).
+#[derive(serde::Serialize)]
+struct SearchAnswer {
+    hits: Vec<crate::read::PageJson>,
+    next_cursor: Option<String>,
+    warnings: Vec<Value>,
+    took_ms: f64,
+}
+
 async fn search(
     State(state): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SearchAnswer>> {
     let started = Instant::now();
     let q = search_request(raw.as_deref())?;
     let st = state.clone();
@@ -926,21 +903,23 @@ async fn search(
             Err(indexer::Error::BadCursor(m)) => Ok(Err(ParamError::new("cursor", m))),
             r => {
                 let page = r?;
-                let pages: Vec<&indexer::PageRecord> = page.hits.iter().map(|h| &h.page).collect();
-                let copies = st.stores.index.copy_counts(&pages)?;
-                Ok(Ok(((page, copies), warnings_json(&st.stores, &q)?)))
+                let hits = crate::read::pages_json(&st.stores, &page.hits)?;
+                Ok(Ok((
+                    (hits, page.next_cursor),
+                    warnings_json(&st.stores, &q)?,
+                )))
             }
         }
     })
     .await??;
-    let (page, copies) = page;
-    state.metrics.hits_returned(page.hits.len());
-    Ok(Json(json!({
-        "hits": page.hits.iter().zip(copies).map(|(h, c)| hit_json(h, c)).collect::<Vec<_>>(),
-        "next_cursor": page.next_cursor,
-        "warnings": warnings,
-        "took_ms": started.elapsed().as_secs_f64() * 1e3,
-    })))
+    let (hits, next_cursor) = page;
+    state.metrics.hits_returned(hits.len());
+    Ok(Json(SearchAnswer {
+        hits,
+        next_cursor,
+        warnings,
+        took_ms: started.elapsed().as_secs_f64() * 1e3,
+    }))
 }
 
 /// The index query of a `/api/search` request (its query string).
@@ -1099,53 +1078,15 @@ async fn page(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<crate::read::PageDetailJson>> {
     no_params(raw.as_deref())?;
     indexer::PageId::parse(&id)
         .map_err(|e| ParamError::new("id", format!("{id:?} is not a page id: {e}")))?;
     let st = state.clone();
     let id2 = id.clone();
-    let detail = blocking(move || {
-        let Some(d) = st.stores.index.page_detail(&id2)? else {
-            return Ok(None);
-        };
-        let history = st.stores.index.captures_of(&d.hit.page.url)?;
-        let copies = st.stores.index.copy_counts(&[&d.hit.page])?;
-        Ok(Some((d, history, copies.first().copied().unwrap_or(1))))
-    })
-    .await?;
-    let (d, history, copies) =
-        detail.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
-    let mut v = hit_json(&d.hit, copies);
-    let p = &d.hit.page;
-    v["pack"] =
-        json!({"path": d.location.path, "offset": d.location.offset, "length": d.location.length});
-    v["digest"] = json!(p.digest);
-    v["record_id"] = json!(p.record_id);
-    v["language"] = json!(p.language);
-    v["charset"] = json!(p.charset);
-    v["status"] = json!(p.status);
-    v["near_duplicate_of"] = json!(p.near_duplicate_of);
-    // Hex: a JSON number loses bits of a u64 in JavaScript.
-    v["simhash"] = json!(p.simhash.map(|s| format!("{s:016x}")));
-    v["captures"] =
-        json!({"count": d.captures, "first_seen": d.first_seen, "last_seen": d.last_seen});
-    // Every recorded version: `harvest get URL --at TIME` reads one back.
-    v["history"] = json!(history
-        .iter()
-        .map(|c| json!({
-            "time": c.time,
-            "kind": c.kind,
-            "status": c.status,
-            "digest": c.digest,
-            "record_id": c.record_id,
-            "pack": {"path": c.location.path, "offset": c.location.offset, "length": c.location.length},
-        }))
-        .collect::<Vec<_>>());
-    if let Some(dg) = &d.digest {
-        v["payload_captures"] = json!(dg.captures);
-    }
-    Ok(Json(v))
+    let detail = blocking(move || crate::read::page_detail(&st.stores, &id2)).await?;
+    let detail = detail.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
+    Ok(Json(detail))
 }
 
 /// `/api/pages/{id}/copies`: the story's copies, oldest first, and how
@@ -1161,7 +1102,7 @@ async fn copies(
     let st = state.clone();
     let id2 = id.clone();
     let found = blocking(move || {
-        let Some(hit) = st.stores.index.get_by_id(&id2)? else {
+        let Some(hit) = crate::read::page_by_id(&st.stores, &id2)? else {
             return Ok(None);
         };
         let copies = st.stores.index.story_copies(&hit.page)?;
@@ -1210,12 +1151,10 @@ async fn raw(
     let st = state.clone();
     let id2 = id.clone();
     let found = blocking(move || {
-        let Some(hit) = st.stores.index.get_by_id(&id2)? else {
+        let Some(hit) = crate::read::page_by_id(&st.stores, &id2)? else {
             return Ok(None);
         };
-        Ok(Some(crate::filters::original_response(
-            &st.stores, &hit.page,
-        )?))
+        Ok(Some(crate::read::page_response(&st.stores, &hit.page)?))
     })
     .await?;
     let http = found.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;

@@ -201,23 +201,43 @@ fn operation_id(path: &str) -> String {
 }
 
 fn schemas() -> Value {
+    // One page: `read::PageJson` (also a line of `harvest query --format jsonl`).
+    let pack = json!({"type": "object", "properties": {"path": {"type": "string"}, "offset": {"type": "integer"}, "length": {"type": "integer"}}});
+    // One json! of every property passes the macro's recursion limit: two halves.
+    let mut properties = json!({
+        "id": {"type": "string"}, "url": {"type": "string"}, "title": {"type": "string"},
+        "published": {"type": "string", "format": "date-time", "nullable": true},
+        "published_from": {"type": "string", "nullable": true},
+        "fetched": {"type": "string", "format": "date-time"},
+        "first_seen": {"type": "string", "format": "date-time", "nullable": true},
+        "source": {"type": "string"}, "media": {"type": "string", "nullable": true},
+        "media_from_host": {"type": "boolean"}, "author": {"type": "string", "nullable": true},
+        "topic": {"type": "string"}, "topic_score": {"type": "number"},
+        "comments": {"type": "integer", "nullable": true},
+        "participants": {"type": "integer", "nullable": true},
+        "keywords": {"type": "array", "items": {"type": "string"}},
+        "cluster": {"type": "integer"}, "revisit": {"type": "boolean"}
+    });
+    let rest = json!({
+        "near_duplicate": {"type": "boolean"},
+        "near_duplicate_of": {"type": "string", "nullable": true},
+        "copies": {"type": "integer", "minimum": 1, "description": "Archived copies of the page's story (near-duplicates), itself included"},
+        "language": {"type": "string", "nullable": true}, "charset": {"type": "string", "nullable": true},
+        "status": {"type": "integer"}, "digest": {"type": "string"}, "record_id": {"type": "string"},
+        "simhash": {"type": "string", "nullable": true, "description": "16 hex digits"},
+        "pack": pack.clone(),
+        "pack_path": {"type": "string", "description": "pack.path"},
+        "offset": {"type": "integer", "description": "pack.offset"},
+        "length": {"type": "integer", "description": "pack.length"},
+        "links": {"type": "object", "properties": {"page": {"type": "string"}, "raw": {"type": "string"}, "copies": {"type": "string"}}}
+    });
+    if let (Some(all), Value::Object(rest)) = (properties.as_object_mut(), rest) {
+        all.extend(rest);
+    }
     let hit = json!({
         "type": "object",
         "required": ["id", "url", "title", "fetched", "source", "topic", "keywords", "links"],
-        "properties": {
-            "id": {"type": "string"}, "url": {"type": "string"}, "title": {"type": "string"},
-            "published": {"type": "string", "format": "date-time", "nullable": true},
-            "fetched": {"type": "string", "format": "date-time"},
-            "source": {"type": "string"}, "media": {"type": "string", "nullable": true},
-            "topic": {"type": "string"}, "topic_score": {"type": "number"},
-            "comments": {"type": "integer", "nullable": true},
-            "participants": {"type": "integer", "nullable": true},
-            "keywords": {"type": "array", "items": {"type": "string"}},
-            "cluster": {"type": "integer"}, "revisit": {"type": "boolean"},
-            "near_duplicate": {"type": "boolean"},
-            "copies": {"type": "integer", "minimum": 1, "description": "Archived copies of the page's story (near-duplicates), itself included"},
-            "links": {"type": "object", "properties": {"page": {"type": "string"}, "raw": {"type": "string"}, "copies": {"type": "string"}}}
-        }
+        "properties": properties,
     });
     // Filter values no page of the selected sources has (topic, media): the
     // answer is empty or narrower for that reason.
@@ -247,10 +267,13 @@ fn schemas() -> Value {
                 "source": {"type": "string"}, "media": {"type": "string", "nullable": true},
                 "time": {"type": "string", "format": "date-time"}, "fetched": {"type": "string", "format": "date-time"},
                 "distance": {"type": "integer"}, "revisit": {"type": "boolean"}, "simhash": {"type": "string"}}}}}},
-        "PageDetail": {"allOf": [{"$ref": "#/components/schemas/Hit"}, {"type": "object", "properties": {
-            "pack": {"type": "object", "properties": {"path": {"type": "string"}, "offset": {"type": "integer"}, "length": {"type": "integer"}}},
-            "digest": {"type": "string"}, "record_id": {"type": "string"},
-            "simhash": {"type": "string", "nullable": true}, "near_duplicate_of": {"type": "string", "nullable": true},
-            "captures": {"type": "object", "properties": {"count": {"type": "integer"}, "first_seen": {"type": "string", "nullable": true}, "last_seen": {"type": "string"}}}}}]}
+        "PageDetail": {"allOf": [{"$ref": "#/components/schemas/Hit"}, {"type": "object", "required": ["captures", "history"], "properties": {
+            "captures": {"type": "object", "properties": {"count": {"type": "integer"}, "first_seen": {"type": "string", "nullable": true}, "last_seen": {"type": "string"}}},
+            "history": {"type": "array", "items": {"type": "object", "properties": {
+                "time": {"type": "string", "format": "date-time"},
+                "kind": {"type": "string", "enum": ["response", "revisit", "not_modified"]},
+                "status": {"type": "integer"}, "digest": {"type": "string", "nullable": true},
+                "record_id": {"type": "string"}, "pack": pack}}},
+            "payload_captures": {"type": "integer"}}}]}
     })
 }

@@ -120,7 +120,7 @@ pub fn warcio(args: &[&str]) -> Output {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !stderr.contains("No module named"),
-        "warcio is not installed for {python}; run `pip install warcio==1.7.4`\n{stderr}"
+        "warcio is not installed for {python}: run deploy/data/install-test-peers.sh (warcio==1.7.4 in deploy/cache/test-venv, which deploy/test.sh puts first on PATH)\n{stderr}"
     );
     out
 }
