@@ -21,6 +21,15 @@
 //! near-duplicate groups per hash at its default threshold
 //! (`imagehash::near_groups`). Printed: time per step, files/s, the planted
 //! duplicates each hash finds, and pairs of different tiles it joins.
+//!
+//! Then grouping at scale (pHash, threshold 14, as `harvest dedup` groups):
+//! `near_groups` (multi-index) beside `near_groups_brute_force` (every pair)
+//! on the real pHashes of the run, and on 10,000 and 1,000,000
+//! (`HARVEST_BENCH_PHASHES`) synthetic pHashes: values with 32 of 64 bits
+//! set, as pHash's median threshold gives, 1% of them near copies of an
+//! earlier one (0 to 14 bits flipped). The pair-by-pair pass runs on a
+//! sample of at most 40,000 and is extrapolated by n²; the groups of both
+//! are compared on that sample.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Cursor, Write};
@@ -39,6 +48,10 @@ use crate::reposts::Rng;
 
 /// Files of the workload (env overrides the seed's 10,000).
 const FILES_ENV: &str = "HARVEST_BENCH_IMAGES";
+/// Synthetic pHashes of the large grouping run (env overrides the million).
+const PHASHES_ENV: &str = "HARVEST_BENCH_PHASHES";
+/// Largest pair-by-pair grouping run (larger inputs are sampled, extrapolated by n²).
+const BRUTE_SAMPLE: usize = 40_000;
 /// The figure for the seed's duplicate finder on this workload.
 const SEED_SECONDS: f64 = 112.0;
 const TILE: u32 = 64;
@@ -530,6 +543,148 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     println!();
     println!(
         "(pairs of different tiles: two 64x64 cuts of real images within the threshold; low-contrast textures — grass, gravel, cells — look alike at 8x8)"
+    );
+    println!();
+    let real: Vec<u64> = ours
+        .hashes
+        .iter()
+        .map(|h| h.get(HashKind::Perceptual))
+        .collect();
+    let large: usize = std::env::var(PHASHES_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    grouping_at_scale(&real, &[10_000, large])
+}
+
+/// `n` synthetic pHashes: 32 of 64 bits set (pHash's median threshold), 1% of them near copies
+/// of an earlier one with 0 to `threshold` bits flipped.
+fn synthetic_phashes(n: usize, threshold: u32, seed: u64) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    let mut out: Vec<u64> = Vec::with_capacity(n);
+    while out.len() < n {
+        if !out.is_empty() && rng.below(100) == 0 {
+            let mut h = out[rng.below(out.len())];
+            for _ in 0..rng.below(threshold as usize + 1) {
+                h ^= 1 << rng.below(64);
+            }
+            out.push(h);
+        } else {
+            let mut h = rng.next_u64();
+            while h.count_ones() != 32 {
+                let bit = 1u64 << rng.below(64);
+                if (h.count_ones() > 32) == (h & bit != 0) {
+                    h ^= bit;
+                }
+            }
+            out.push(h);
+        }
+    }
+    out
+}
+
+/// One grouping run: the index on every hash, every pair on a sample (extrapolated by n²).
+struct Grouping {
+    n: usize,
+    plan: String,
+    index_s: f64,
+    groups: usize,
+    /// Members of the largest group.
+    largest: usize,
+    sample: usize,
+    sample_brute_s: f64,
+    /// The index's groups of the sample equal the brute force's.
+    agree: bool,
+}
+
+impl Grouping {
+    fn brute_s(&self) -> f64 {
+        let scale = self.n as f64 / self.sample as f64;
+        self.sample_brute_s * scale * scale
+    }
+}
+
+fn group(hashes: &[u64], threshold: u32) -> Grouping {
+    let mut distinct = hashes.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let plan = imagehash::near_groups_plan(distinct.len(), threshold).map_or_else(
+        || "every pair".to_string(),
+        |blocks| {
+            let cut: Vec<String> = blocks.iter().map(|(w, r)| format!("{w}/{r}")).collect();
+            format!("{} blocks (bits/radius {})", blocks.len(), cut.join(" "))
+        },
+    );
+    let t0 = Instant::now();
+    let found = imagehash::near_groups(hashes, threshold);
+    let index_s = t0.elapsed().as_secs_f64();
+    let sample = &hashes[..hashes.len().min(BRUTE_SAMPLE)];
+    let t1 = Instant::now();
+    let brute = imagehash::near_groups_brute_force(sample, threshold);
+    let sample_brute_s = t1.elapsed().as_secs_f64();
+    let agree = imagehash::near_groups(sample, threshold) == brute;
+    Grouping {
+        n: hashes.len(),
+        plan,
+        index_s,
+        groups: found.len(),
+        largest: found.iter().map(Vec::len).max().unwrap_or(0),
+        sample: sample.len(),
+        sample_brute_s,
+        agree,
+    }
+}
+
+/// Grouping time of `near_groups` beside every pair, pHash at its threshold.
+fn grouping_at_scale(real: &[u64], sizes: &[usize]) -> Result<()> {
+    let t = HashKind::Perceptual.threshold();
+    println!("near-duplicate groups, pHash within {t} bits, one thread: multi-index vs every pair (same run)");
+    println!(
+        "{:<28} {:>8} {:>8} {:>10} {:>12} {:>7}  plan",
+        "hashes", "groups", "largest", "index", "every pair", "ratio"
+    );
+    let mut runs = vec![(format!("{} real pHashes", real.len()), group(real, t))];
+    for (i, &n) in sizes.iter().enumerate() {
+        eprintln!("harvest: grouping {n} synthetic pHashes");
+        let hashes = synthetic_phashes(n, t, 1_000 + i as u64);
+        runs.push((format!("{n} synthetic pHashes"), group(&hashes, t)));
+    }
+    for (name, g) in &runs {
+        let brute = if g.sample == g.n {
+            format!("{:.3} s", g.brute_s())
+        } else {
+            format!("~{:.0} s", g.brute_s())
+        };
+        println!(
+            "{name:<28} {:>8} {:>8} {:>10} {:>12} {:>6.0}x  {}",
+            g.groups,
+            g.largest,
+            format!("{:.3} s", g.index_s),
+            brute,
+            g.brute_s() / g.index_s.max(1e-9),
+            g.plan
+        );
+        if g.sample < g.n {
+            println!(
+                "{:<28} every pair on {} of them: {:.2} s, x{:.0} for {}",
+                "",
+                g.sample,
+                g.sample_brute_s,
+                (g.n as f64 / g.sample as f64).powi(2),
+                g.n
+            );
+        }
+    }
+    let disagree: Vec<&str> = runs
+        .iter()
+        .filter(|(_, g)| !g.agree)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if !disagree.is_empty() {
+        bail!("the index's groups differ from every pair's on: {disagree:?}");
+    }
+    println!(
+        "(groups of the index = groups of every pair on each sample; largest: members of the largest group — unrelated hashes within {t} bits chain into one)"
     );
     Ok(())
 }

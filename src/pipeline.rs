@@ -260,7 +260,7 @@ pub struct Analysed {
     request: Option<EncodedRecord>,
     /// The page's K-means attribute vector.
     vector: Vec<f32>,
-    /// SimHash of the page text (when near-duplicates are detected).
+    /// [`fingerprint`] of the page (when near-duplicates are detected).
     simhash: Option<u64>,
     classify_secs: f64,
     /// Set when the page's record is already in a pack (reindex, fsck
@@ -269,6 +269,19 @@ pub struct Analysed {
     /// Bytes of the page's body (the body itself is dropped once its record
     /// is encoded: a batch holds records, not bodies).
     body_bytes: u64,
+}
+
+/// The near-duplicate fingerprint of a page: the SimHash of its article text
+/// when the extractor found one, else of its whole visible text
+/// ([`crawler::extract::Extracted::main_text`]). The site's frame (menus,
+/// related headlines, a long notice in an `<aside>` or a `copyright` box)
+/// then has no say; a block the extractor counts as part of the article
+/// (prose beside it, rust-doc's lists of provided methods) still has.
+/// Every path that fingerprints a page (crawl, import, reindex: all through
+/// [`Analyser::analyse_stored`]) uses this, so fingerprints stay comparable;
+/// `harvest reextract` keeps the stored fingerprint and link.
+pub fn fingerprint(extract: &crawler::extract::Extracted) -> Option<u64> {
+    classifier::simhash::simhash(extract.main_text())
 }
 
 /// A record already in a pack, indexed where it lies (`harvest reindex`,
@@ -400,7 +413,7 @@ impl Analyser {
             .cfg
             .dedup
             .near_duplicates
-            .then(|| classifier::simhash::simhash(&page.extract.body_text))
+            .then(|| fingerprint(&page.extract))
             .flatten();
         let mut page = page;
         let body_bytes = page.body.len() as u64;

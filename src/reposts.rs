@@ -595,14 +595,15 @@ pub fn repost_site(
 
 /// The accuracy set: for every story, its original page on one site and an
 /// edited repost on another (each with related headlines of other
-/// stories), as the crawler extracts them. Returns (story index, extracted
-/// body text) per page, original first.
+/// stories), as the crawler extracts them. Returns (story index, the
+/// extracted text ingest fingerprints: the article text, else the body text,
+/// see [`crate::pipeline::fingerprint`]) per page, original first.
 pub fn accuracy_texts(stories: &[Story], seed: u64) -> Vec<(usize, String)> {
     let mut rng = Rng(seed);
     let mut out = Vec::with_capacity(stories.len() * 2);
     let text = |html: &str, host: &str, id: u64| {
         let url = url::Url::parse(&format!("http://{host}/{id}.html")).ok();
-        url.map(|u| crawler::extract::extract(html, &u).body_text)
+        url.map(|u| crawler::extract::extract(html, &u).main_text().to_owned())
             .unwrap_or_default()
     };
     for (i, s) in stories.iter().enumerate() {

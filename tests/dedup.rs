@@ -37,7 +37,7 @@ const SITES: [&str; 3] = ["site0", "site1", "site2"];
 fn fingerprint(html: &[u8], url: &str) -> Option<u64> {
     let url = url::Url::parse(url).expect("url");
     let text = String::from_utf8_lossy(html);
-    classifier::simhash::simhash(&crawler::extract::extract(&text, &url).body_text)
+    harvest::pipeline::fingerprint(&crawler::extract::extract(&text, &url))
 }
 
 #[test]

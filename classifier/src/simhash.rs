@@ -27,8 +27,9 @@
 //! other stories stay >= 11 bits apart in every variant.
 //!
 //! The fingerprint is stored with every page: [`FINGERPRINT_VERSION`] names
-//! this recipe, and any change to tokens, shingles, weights or hashing must
-//! bump it (stored fingerprints of another version are not comparable).
+//! this recipe and the text of a page it reads, and any change to tokens,
+//! shingles, weights, hashing or that text must bump it (stored fingerprints
+//! of another version are not comparable).
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -42,8 +43,12 @@ pub const SHINGLE_WEIGHT: (i64, i64) = (1, 4);
 /// features gives an unstable fingerprint (a one-word change flips many bits)
 /// and short texts (menus, captions) are not stories.
 pub const MIN_SHINGLES: usize = 24;
-/// The recipe of [`simhash`] (tokens, shingles, line weights, hashes).
-pub const FINGERPRINT_VERSION: u32 = 1;
+/// The recipe of [`simhash`] (tokens, shingles, line weights, hashes) and the
+/// text of a page ingest fingerprints: 1 = the body text, 2 = the article
+/// text when the extractor finds one, else the body text
+/// (`harvest::pipeline::fingerprint`). `harvest reindex` fingerprints an
+/// archive again.
+pub const FINGERPRINT_VERSION: u32 = 2;
 
 /// Hamming distance between two fingerprints.
 #[inline]
