@@ -1,7 +1,8 @@
 //! `harvest bench ...`: programs that print harvest's figure beside a peer's
 //! from the same run.
 //!
-//! The crawl benchmarks (`ingest`, `resume`, `recrawl`) run harvest as the
+//! The crawl benchmarks (`ingest`, `requisites`, `neardup`, `resume`,
+//! `recrawl`) run harvest as the
 //! user does, as a child process `harvest -c CONFIG crawl --quiet --json`
 //! (durable queue in the `frontier` table included), on a loopback site
 //! served by nginx when it is installed (else the built-in `SiteServer`,
@@ -28,6 +29,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     match args.kind {
         BenchKind::Ingest => ingest(args),
         BenchKind::Requisites => requisites(args),
+        BenchKind::Neardup => neardup(args),
         BenchKind::Resume => resume(args),
         BenchKind::Recrawl => recrawl(args),
         BenchKind::Frontier => frontier(args),
@@ -256,6 +258,9 @@ struct ChildRun {
     secs: f64,
     /// Peak resident set (VmHWM), kB.
     peak_rss_kb: u64,
+    /// User + system CPU seconds of the child, as last seen (within one
+    /// [`POLL`] of its exit).
+    cpu_secs: f64,
     killed: bool,
     status: std::process::ExitStatus,
     stdout: String,
@@ -265,6 +270,16 @@ struct ChildRun {
 /// Peak resident set size of `pid` so far (VmHWM, kB).
 fn peak_rss_kb(pid: u32) -> Option<u64> {
     proc_status_kb(&format!("/proc/{pid}/status"), "VmHWM:")
+}
+
+/// User + system CPU seconds `pid` has used so far, all threads
+/// (`/proc/PID/stat` fields 14 and 15, in ticks of USER_HZ, 100 on Linux).
+fn cpu_secs(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }
 
 fn proc_status_kb(path: &str, key: &str) -> Option<u64> {
@@ -301,10 +316,13 @@ fn run_child(mut cmd: Command, mut kill_when: impl FnMut() -> bool) -> Result<Ch
         let _ = err.read_to_string(&mut s);
         s
     });
-    let (mut peak, mut killed) = (0u64, false);
+    let (mut peak, mut killed, mut cpu) = (0u64, false, 0f64);
     let status = loop {
         if let Some(kb) = peak_rss_kb(pid) {
             peak = peak.max(kb);
+        }
+        if let Some(c) = cpu_secs(pid) {
+            cpu = cpu.max(c);
         }
         if let Some(status) = child.try_wait()? {
             break status;
@@ -319,6 +337,7 @@ fn run_child(mut cmd: Command, mut kill_when: impl FnMut() -> bool) -> Result<Ch
     Ok(ChildRun {
         secs,
         peak_rss_kb: peak,
+        cpu_secs: cpu,
         killed,
         status,
         stdout: out.join().unwrap_or_default(),
@@ -352,20 +371,41 @@ impl HarvestRun {
 }
 
 impl CrawlBench {
-    /// Wipes `args.dir`, serves the site, trains the demo topic model once.
+    /// Wipes `args.dir`, serves the site (`--site`, or the generated Chinese
+    /// repost site with `--zh-reposts`), trains the demo topic model once.
     fn start(args: &BenchArgs) -> Result<CrawlBench> {
         if args.dir.exists() {
             std::fs::remove_dir_all(&args.dir)?;
         }
         std::fs::create_dir_all(&args.dir)?;
         let dir = args.dir.canonicalize()?;
-        let served = Served::start(args.site.as_deref(), &dir)?;
-        let pages_on_site = match args.site.as_deref() {
+        if args.zh_reposts {
+            let root = dir.join("site");
+            let pages = zh_repost_site(&args.news, &root)?;
+            eprintln!(
+                "harvest: wrote {pages} pages of People's Daily 1998-01 articles and reposts to {}",
+                root.display()
+            );
+            return CrawlBench::serve(dir, Some(&root), "/index.html", None);
+        }
+        let entry = args.entry.clone().unwrap_or_else(|| DEMO_ENTRY.to_string());
+        let depth = args.site.is_none().then_some(DEMO_DEPTH);
+        CrawlBench::serve(dir, args.site.as_deref(), &entry, depth)
+    }
+
+    /// Serves `site` (a folder or .tar.gz; None: the demo site) for crawls
+    /// from `entry` into data dirs under `dir`.
+    fn serve(
+        dir: PathBuf,
+        site: Option<&Path>,
+        entry: &str,
+        depth: Option<u32>,
+    ) -> Result<CrawlBench> {
+        let served = Served::start(site, &dir)?;
+        let pages_on_site = match site {
             Some(p) if p.is_dir() => count_html_files(p)?.0,
             other => load_site(other)?.html_paths().count() as u64,
         };
-        let entry = args.entry.clone().unwrap_or_else(|| DEMO_ENTRY.to_string());
-        let depth = args.site.is_none().then_some(DEMO_DEPTH);
         let model = dir.join("topic.model");
         crate::demo::train_demo_model(&model)?;
         let seed = format!("{}{entry}", served.base);
@@ -720,6 +760,169 @@ fn requisites(args: &BenchArgs) -> Result<()> {
         mb(on.5.saturating_sub(off.5), 1.0),
         rate(on.1, on.3) / rate(rows[2].1, rows[2].3).max(1e-9)
     );
+    Ok(())
+}
+
+/// Pairs of runs of `harvest bench neardup` (env; default 3).
+const NEARDUP_RUNS_ENV: &str = "HARVEST_BENCH_RUNS";
+
+/// One crawl of `harvest bench neardup`.
+struct NeardupRun {
+    pair: usize,
+    /// `[dedup] near_duplicates`.
+    on: bool,
+    pages: u64,
+    secs: f64,
+    cpu_secs: f64,
+    /// Pages linked to an earlier page of their story.
+    linked: u64,
+    peak_rss_kb: u64,
+}
+
+impl NeardupRun {
+    fn cpu_ms_per_page(&self) -> f64 {
+        1e3 * self.cpu_secs / self.pages.max(1) as f64
+    }
+}
+
+/// Writes the `--zh-reposts` site below `root`: every People's Daily
+/// 1998-01 article of 250 characters or more (`199801.txt` beside
+/// `news`) published by one Chinese portal and reposted by two others, each
+/// portal with an index page (`reposts::repost_site`). Returns its pages.
+fn zh_repost_site(news: &Path, root: &Path) -> Result<usize> {
+    let corpus = news.with_file_name("199801.txt");
+    let stories = crate::reposts::chinese_stories(&corpus, 250)?;
+    let (files, _) = crate::reposts::repost_site(&stories, 3, 1998);
+    files.write_to(root)?;
+    Ok(files.html_paths().count())
+}
+
+/// Issue 12: ingest with near-duplicate detection on vs off. The first full
+/// crawl of the site with `[dedup] near_duplicates = false` and `= true`,
+/// each in a fresh data dir, alternated (off on, on off, ...) so that the
+/// machine's drift falls on both settings and the spread shows the noise.
+fn neardup(args: &BenchArgs) -> Result<()> {
+    let pairs: usize = std::env::var(NEARDUP_RUNS_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+        .max(1);
+    let bench = CrawlBench::start(args)?;
+    let mut runs: Vec<NeardupRun> = Vec::new();
+    for pair in 1..=pairs {
+        let order = if pair % 2 == 1 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        for on in order {
+            let name = format!("neardup-{}-{pair}", if on { "on" } else { "off" });
+            let (config, data) = bench.config(&name)?;
+            let mut raw: RawConfig = toml::from_str(&std::fs::read_to_string(&config)?)?;
+            raw.dedup.near_duplicates = Some(on);
+            std::fs::write(&config, toml::to_string(&raw)?)?;
+            eprintln!(
+                "harvest: run {pair}/{pairs}, near-duplicate detection {}",
+                if on { "on" } else { "off" }
+            );
+            let run = bench.crawl(&config, || false)?;
+            let s = run.summary();
+            runs.push(NeardupRun {
+                pair,
+                on,
+                pages: s.pages,
+                secs: run.run.secs,
+                cpu_secs: run.run.cpu_secs,
+                linked: s.near_duplicates,
+                peak_rss_kb: run.run.peak_rss_kb,
+            });
+            // Each run starts from an empty data dir; the archives are not needed after.
+            std::fs::remove_dir_all(&data)
+                .with_context(|| format!("cannot remove {}", data.display()))?;
+        }
+    }
+    println!(
+        "{:<5} {:<10} {:>7} {:>8} {:>9} {:>8} {:>12} {:>8} {:>9}",
+        "run", "detection", "pages", "s", "pages/s", "CPU s", "CPU ms/page", "linked", "peak RSS"
+    );
+    for r in &runs {
+        println!(
+            "{:<5} {:<10} {:>7} {:>8.1} {:>9.1} {:>8.1} {:>12.3} {:>8} {:>6.0} MB",
+            r.pair,
+            if r.on { "on" } else { "off" },
+            r.pages,
+            r.secs,
+            rate(r.pages, r.secs),
+            r.cpu_secs,
+            r.cpu_ms_per_page(),
+            r.linked,
+            mb(r.peak_rss_kb, 1e3)
+        );
+    }
+    let of = |on: bool, f: fn(&NeardupRun) -> f64| -> Vec<f64> {
+        runs.iter().filter(|r| r.on == on).map(f).collect()
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let range = |v: &[f64], digits: usize| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(0.0, f64::max);
+        format!("{lo:.digits$}-{hi:.digits$}")
+    };
+    let (on, off) = (
+        of(true, |r| rate(r.pages, r.secs)),
+        of(false, |r| rate(r.pages, r.secs)),
+    );
+    let cost = 100.0 * (1.0 - mean(&on) / mean(&off).max(1e-9));
+    println!(
+        "near-duplicate detection: on {:.1} pages/s (runs {}), off {:.1} pages/s (runs {}): cost {cost:.1}% (goal <= 10%: {}); site {} HTML files",
+        mean(&on),
+        range(&on, 1),
+        mean(&off),
+        range(&off, 1),
+        if cost <= 10.0 { "met" } else { "missed" },
+        bench.pages_on_site,
+    );
+    let (cpu_on, cpu_off) = (
+        of(true, NeardupRun::cpu_ms_per_page),
+        of(false, NeardupRun::cpu_ms_per_page),
+    );
+    println!(
+        "CPU a page (user + system, every thread of the crawl; less noisy than wall time on a shared machine): on {:.3} ms (runs {}), off {:.3} ms (runs {}): {:+.1}%",
+        mean(&cpu_on),
+        range(&cpu_on, 3),
+        mean(&cpu_off),
+        range(&cpu_off, 3),
+        100.0 * (mean(&cpu_on) / mean(&cpu_off).max(1e-9) - 1.0),
+    );
+    // Each pair ran back to back: its ratio is the least drifted figure.
+    let mut pair_costs: Vec<f64> = (1..=pairs)
+        .filter_map(|pair| {
+            let rate_of = |on: bool| {
+                runs.iter()
+                    .find(|r| r.pair == pair && r.on == on)
+                    .map(|r| rate(r.pages, r.secs))
+            };
+            Some(100.0 * (1.0 - rate_of(true)? / rate_of(false)?.max(1e-9)))
+        })
+        .collect();
+    pair_costs.sort_by(f64::total_cmp);
+    let median = match pair_costs.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => pair_costs[n / 2],
+        n => (pair_costs[n / 2 - 1] + pair_costs[n / 2]) / 2.0,
+    };
+    println!(
+        "cost per pair of runs (sorted): {}; median {median:.1}%",
+        pair_costs
+            .iter()
+            .map(|c| format!("{c:.1}%"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let pages: BTreeSet<u64> = runs.iter().map(|r| r.pages).collect();
+    if pages.len() > 1 {
+        println!("note: the runs archived different numbers of pages: {pages:?}");
+    }
     Ok(())
 }
 

@@ -566,6 +566,11 @@ pub enum BenchKind {
     /// `wget --recursive --page-requisites --warc-file`: pages/s, requests,
     /// embeds archived, archive bytes.
     Requisites,
+    /// The first full crawl with `[dedup] near_duplicates` off and on, runs
+    /// alternated (env HARVEST_BENCH_RUNS pairs, default 3): pages/s each
+    /// way, the cost of detection in %, pages linked. With --zh-reposts, on
+    /// a generated site of Chinese news articles and their reposts.
+    Neardup,
     /// The same crawl SIGKILLed at about half its pages and taken up by a
     /// second `harvest crawl`, vs the uninterrupted crawl: wall time, pages
     /// archived once, pages fetched twice.
@@ -634,6 +639,12 @@ pub struct BenchArgs {
     /// harvest's labelled extraction pages (extract).
     #[arg(long, default_value = "crawler/tests/fixtures/extract")]
     pub fixtures: PathBuf,
+    /// Crawl benchmarks: instead of --site, serve every People's Daily
+    /// 1998-01 article (199801.txt beside --news, fetched by
+    /// deploy/data/fetch-neardup.sh) published by one Chinese portal and
+    /// reposted by two others (harvest::reposts templates).
+    #[arg(long)]
+    pub zh_reposts: bool,
 }
 
 #[cfg(test)]

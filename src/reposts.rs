@@ -541,21 +541,21 @@ pub fn repost_site(
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut paths: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut index: BTreeMap<&str, Vec<(String, String)>> = BTreeMap::new();
+    let mut by_lang: BTreeMap<&str, Vec<Story>> = BTreeMap::new();
+    for s in stories {
+        by_lang.entry(s.lang).or_default().push(s.clone());
+    }
     for story in stories {
         let ts = templates(story.lang);
         let origin = ts[0];
+        let same_lang = &by_lang[story.lang];
         for (n, t) in ts.iter().cycle().take(copies.max(1)).enumerate() {
             let version = if n == 0 {
                 story.clone()
             } else {
                 repost_with(story, origin.site, &mut rng, false)
             };
-            let same_lang: Vec<Story> = stories
-                .iter()
-                .filter(|s| s.lang == story.lang)
-                .cloned()
-                .collect();
-            let rel = related(&same_lang, story.id, 5, &mut rng);
+            let rel = related(same_lang, story.id, 5, &mut rng);
             let path = format!("/{}/{}/{}-{}.html", t.host, story.day, story.id, n);
             files.push((
                 path.clone(),

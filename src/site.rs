@@ -119,6 +119,25 @@ impl SiteFiles {
     pub fn total_bytes(&self) -> u64 {
         self.files.values().map(|v| v.len() as u64).sum()
     }
+
+    /// Writes every file below `root` at its URL path (for a server that serves a folder;
+    /// redirects are not files and are left out).
+    pub fn write_to(&self, root: &Path) -> Result<()> {
+        for (path, bytes) in &self.files {
+            let rel = path.trim_start_matches('/');
+            if rel.split('/').any(|part| part == ".." || part.is_empty()) {
+                anyhow::bail!("site path {path} does not name a file below the site folder");
+            }
+            let file = root.join(rel);
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            std::fs::write(&file, bytes)
+                .with_context(|| format!("cannot write {}", file.display()))?;
+        }
+        Ok(())
+    }
 }
 
 struct SiteState {
