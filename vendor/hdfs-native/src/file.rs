@@ -14,7 +14,7 @@ use tokio::runtime::Handle;
 use crate::common::config::Configuration;
 use crate::ec::{EcSchema, resolve_ec_policy};
 use crate::hdfs::block_reader::{DeadNodes, get_block_stream};
-use crate::hdfs::block_writer::BlockWriter;
+use crate::hdfs::block_writer::{BlockWriter, PipelineSetupError};
 use crate::hdfs::crypto::FileCryptoCodec;
 use crate::hdfs::protocol::{LeaseTracker, NamenodeProtocol};
 use crate::proto::hdfs;
@@ -22,6 +22,9 @@ use crate::{HdfsError, Result};
 
 const COMPLETE_RETRY_DELAY_MS: u64 = 500;
 const COMPLETE_RETRIES: u32 = 5;
+/// harvest patch (c): new blocks asked for again after a failed pipeline setup (Java's
+/// `dfs.client.block.write.retries` default): at most 4 attempts.
+const BLOCK_WRITE_RETRIES: u32 = 3;
 
 fn io_error(error: HdfsError) -> io::Error {
     io::Error::other(error)
@@ -326,37 +329,86 @@ impl FileWriter {
     }
 
     async fn create_block_writer(&mut self) -> Result<()> {
-        let new_block = if let Some(last_block) = self.last_block.take() {
+        // harvest patch (c): the block to start from is either the partial last block of an
+        // append (written into as it is: no new allocation) or a new block after `previous`.
+        let previous = if let Some(last_block) = self.last_block.take() {
             // Append operation on first write. Erasure code appends always just create a new block.
             if last_block.b.num_bytes() < self.status.blocksize() && self.status.ec_policy.is_none()
             {
                 // The last block isn't full, just write data to it
-                last_block
-            } else {
-                // The last block is full, so create a new block to write to
-                self.protocol
-                    .add_block(&self.src, Some(last_block.b), self.status.file_id)
-                    .await?
-                    .block
+                let block_writer = self.new_block_writer(last_block).await?;
+                self.block_writer = Some(block_writer);
+                return Ok(());
             }
+            // The last block is full, so create a new block to write to
+            Some(last_block.b)
         } else {
             // Not appending to an existing block, just create a new one
             // If there's an existing block writer, close it first
-            let extended_block = if let Some(block_writer) = self.block_writer.take() {
+            if let Some(block_writer) = self.block_writer.take() {
                 Some(block_writer.close().await?)
             } else {
                 None
-            };
-
-            self.protocol
-                .add_block(&self.src, extended_block, self.status.file_id)
-                .await?
-                .block
+            }
         };
 
-        let block_writer = BlockWriter::new(
+        // harvest patch (c): like Java's `DataStreamer.nextBlockOutputStream`, a new block whose
+        // write pipeline cannot be set up (a DataNode the NameNode still thinks alive is down)
+        // is abandoned and asked for again without the DataNode to blame, up to
+        // `BLOCK_WRITE_RETRIES` more times. Upstream returned the first setup error, leaving
+        // the block allocated with no replica, so the file could not be completed either.
+        let mut excluded: Vec<hdfs::DatanodeInfoProto> = Vec::new();
+        let mut retries = 0;
+        loop {
+            let new_block = self
+                .protocol
+                .add_block(&self.src, previous.clone(), self.status.file_id, &excluded)
+                .await?
+                .block;
+            let abandoned = new_block.b.clone();
+            let locs = new_block.locs.clone();
+            match self.new_block_writer(new_block).await {
+                Ok(block_writer) => {
+                    self.block_writer = Some(block_writer);
+                    return Ok(());
+                }
+                Err(e) => {
+                    warn!(
+                        "Abandoning block {} of {}: {}",
+                        abandoned.block_id, self.src, e.error
+                    );
+                    if let Err(abandon) = self
+                        .protocol
+                        .abandon_block(&self.src, abandoned, self.status.file_id)
+                        .await
+                    {
+                        warn!("Failed to abandon a block of {}: {}", self.src, abandon);
+                        return Err(e.error);
+                    }
+                    let Some(node) = e.bad_node.and_then(|i| locs.get(i)) else {
+                        return Err(e.error);
+                    };
+                    if retries >= BLOCK_WRITE_RETRIES {
+                        return Err(e.error);
+                    }
+                    warn!(
+                        "Excluding DataNode {}:{} for the next block of {}",
+                        node.id.ip_addr, node.id.xfer_port, self.src
+                    );
+                    excluded.push(node.clone());
+                    retries += 1;
+                }
+            }
+        }
+    }
+
+    async fn new_block_writer(
+        &self,
+        block: hdfs::LocatedBlockProto,
+    ) -> std::result::Result<BlockWriter, PipelineSetupError> {
+        BlockWriter::new(
             Arc::clone(&self.protocol),
-            new_block,
+            block,
             self.protocol.get_cached_server_defaults().await?,
             Arc::clone(&self.config),
             self.handle.clone(),
@@ -370,10 +422,7 @@ impl FileWriter {
             &self.status,
             self.crypto.clone(),
         )
-        .await?;
-
-        self.block_writer = Some(block_writer);
-        Ok(())
+        .await
     }
 
     async fn get_block_writer(&mut self) -> Result<&mut BlockWriter> {

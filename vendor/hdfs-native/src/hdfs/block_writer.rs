@@ -31,6 +31,11 @@ const ACK_READ_TIMEOUT: Duration = Duration::from_secs(60);
 // The number of packets and acks to queue up on writes
 const WRITE_PACKET_BUFFER_LEN: usize = 100;
 
+/// `ip:xferPort` of a DataNode, the form of `firstBadLink` (Java's `DatanodeID.getXferAddr`).
+fn datanode_addr(id: &hdfs::DatanodeIdProto) -> String {
+    format!("{}:{}", id.ip_addr, id.xfer_port)
+}
+
 /// Wrapper around both types of block writers. This was simpler than trying to
 /// do dynamic dispatch with a BlockWriter trait.
 pub(crate) enum BlockWriter {
@@ -50,7 +55,7 @@ impl BlockWriter {
         src: &str,
         status: &hdfs::HdfsFileStatusProto,
         crypto: Option<Arc<FileCryptoCodec>>,
-    ) -> Result<Self> {
+    ) -> std::result::Result<Self, PipelineSetupError> {
         let block_writer = if let Some(ec_schema) = ec_schema {
             Self::Striped(StripedBlockWriter::new(
                 protocol,
@@ -114,6 +119,40 @@ impl BlockWriter {
 enum WriteStatus {
     Success,
     Recover(Vec<usize>, Vec<WritePacket>),
+}
+
+/// harvest patch (b): a write pipeline that could not be set up, with the DataNode to blame
+/// when one is known (an index into the block's `locs`), so that the caller can abandon the
+/// block and ask the NameNode for another one that excludes it (Java's
+/// `DataStreamer.createBlockOutputStream` sets `badNodeIndex` the same way).
+#[derive(Debug)]
+pub(crate) struct PipelineSetupError {
+    pub(crate) bad_node: Option<usize>,
+    pub(crate) error: HdfsError,
+}
+
+impl PipelineSetupError {
+    fn at(bad_node: usize, error: HdfsError) -> Self {
+        Self {
+            bad_node: Some(bad_node),
+            error,
+        }
+    }
+}
+
+impl From<HdfsError> for PipelineSetupError {
+    fn from(error: HdfsError) -> Self {
+        Self {
+            bad_node: None,
+            error,
+        }
+    }
+}
+
+impl From<PipelineSetupError> for HdfsError {
+    fn from(e: PipelineSetupError) -> Self {
+        e.error
+    }
 }
 
 struct Pipeline {
@@ -180,11 +219,25 @@ impl Pipeline {
     }
 
     async fn shutdown(self) -> Result<WriteStatus> {
-        self.heartbeat_handle.abort();
+        // harvest patch (a): drop our Sender before awaiting the packet task. The task only
+        // ends when `packet_receiver.recv()` returns `None`, i.e. when every Sender is gone;
+        // upstream awaited it while `self.packet_sender` (the last Sender once the heartbeat
+        // task is aborted) was still alive here, so a failure seen by the ack listener while
+        // the packet task sat idle (an hsync whose ack reports a dead downstream DataNode)
+        // hung forever. Packets still queued are drained by the task and come back for replay.
+        let Self {
+            packet_sender,
+            ack_listener_handle,
+            packet_sender_handle,
+            heartbeat_handle,
+            failed: _,
+        } = self;
+        heartbeat_handle.abort();
+        drop(packet_sender);
 
-        let (failed_nodes, unacked_packets) = match self.ack_listener_handle.await.unwrap()? {
+        let (failed_nodes, unacked_packets) = match ack_listener_handle.await.unwrap()? {
             WriteStatus::Success => {
-                if !self.packet_sender_handle.await.unwrap().is_empty() {
+                if !packet_sender_handle.await.unwrap().is_empty() {
                     return Err(HdfsError::DataTransferError(
                         "Failed to send all packets to DataNode".to_string(),
                     ));
@@ -194,7 +247,7 @@ impl Pipeline {
             WriteStatus::Recover(failed_nodes, unacked_packets) => (failed_nodes, unacked_packets),
         };
 
-        let packets_to_send = self.packet_sender_handle.await.unwrap();
+        let packets_to_send = packet_sender_handle.await.unwrap();
 
         let packets_to_replay = unacked_packets.into_iter().chain(packets_to_send).collect();
 
@@ -409,7 +462,7 @@ impl ReplicatedBlockWriter {
         handle: Handle,
         status: &hdfs::HdfsFileStatusProto,
         crypto: Option<Arc<FileCryptoCodec>>,
-    ) -> Result<Self> {
+    ) -> std::result::Result<Self, PipelineSetupError> {
         let pipeline = Self::setup_pipeline(
             &protocol,
             &block,
@@ -585,16 +638,19 @@ impl ReplicatedBlockWriter {
         bytes_acked: Option<u64>,
         config: &Configuration,
         handle: &Handle,
-    ) -> Result<Pipeline> {
+    ) -> std::result::Result<Pipeline, PipelineSetupError> {
         let datanode = &block.locs[0].id;
+        let encryption_key = protocol.get_cached_data_encryption_key().await?;
+        // harvest patch (b): failing to reach the first DataNode blames it (index 0).
         let mut connection = DatanodeConnection::connect(
             datanode,
             &block.block_token,
-            protocol.get_cached_data_encryption_key().await?,
+            encryption_key,
             config,
             handle,
         )
-        .await?;
+        .await
+        .map_err(|e| PipelineSetupError::at(0, e))?;
 
         let checksum = hdfs::ChecksumProto {
             r#type: hdfs::ChecksumTypeProto::ChecksumCrc32c as i32,
@@ -627,8 +683,38 @@ impl ReplicatedBlockWriter {
         };
 
         debug!("Block write request: {:?}", message);
-        let response = connection.send(Op::WriteBlock, &message).await?;
+        let response = connection
+            .send(Op::WriteBlock, &message)
+            .await
+            .map_err(|e| PipelineSetupError::at(0, e))?;
         debug!("Block write response: {:?}", response);
+
+        // harvest patch (b): upstream built the pipeline whatever the DataNode answered. A
+        // first DataNode that could not reach the next one answers ERROR with `firstBadLink`
+        // naming it (`ip:xferPort`) and closes the connection; writes then only queued and
+        // the failure surfaced later, blaming the healthy first DataNode. Like Java, blame
+        // the node `firstBadLink` names, or the first one when it names none.
+        if response.status() != hdfs::Status::Success {
+            let first_bad_link = response.first_bad_link.clone().unwrap_or_default();
+            let bad_node = block
+                .locs
+                .iter()
+                .position(|loc| {
+                    !first_bad_link.is_empty() && datanode_addr(&loc.id) == first_bad_link
+                })
+                .unwrap_or(0);
+            return Err(PipelineSetupError::at(
+                bad_node,
+                HdfsError::DataTransferError(format!(
+                    "DataNode {} refused the write pipeline for block {}: status {:?}, firstBadLink {:?}, {}",
+                    datanode_addr(datanode),
+                    block.b.block_id,
+                    response.status(),
+                    first_bad_link,
+                    response.message.as_deref().unwrap_or("")
+                )),
+            ));
+        }
 
         Ok(Pipeline::new(connection, handle))
     }
@@ -1049,7 +1135,8 @@ impl StripedBlockWriter {
                         // re-encrypt the ciphertext.
                         None,
                     )
-                    .await,
+                    .await
+                    .map_err(HdfsError::from),
                 )
             }
 

@@ -217,21 +217,43 @@ impl NamenodeProtocol {
         self.call("append", message, true).await
     }
 
+    /// harvest patch (c): `exclude_nodes` are DataNodes the NameNode must not place the new
+    /// block on (upstream always sent none).
     pub(crate) async fn add_block(
         &self,
         src: &str,
         previous: Option<hdfs::ExtendedBlockProto>,
         file_id: Option<u64>,
+        exclude_nodes: &[hdfs::DatanodeInfoProto],
     ) -> Result<hdfs::AddBlockResponseProto> {
         let message = hdfs::AddBlockRequestProto {
             src: src.to_string(),
             client_name: self.client_name.clone(),
             previous,
             file_id,
+            exclude_nodes: exclude_nodes.to_vec(),
             ..Default::default()
         };
 
         self.call("addBlock", message, true).await
+    }
+
+    /// harvest patch (c): gives back a block allocated by `add_block` that no DataNode
+    /// accepted, so that `add_block` can be asked again (Java's `ClientProtocol.abandonBlock`).
+    pub(crate) async fn abandon_block(
+        &self,
+        src: &str,
+        block: hdfs::ExtendedBlockProto,
+        file_id: Option<u64>,
+    ) -> Result<hdfs::AbandonBlockResponseProto> {
+        let message = hdfs::AbandonBlockRequestProto {
+            b: block,
+            src: src.to_string(),
+            holder: self.client_name.clone(),
+            file_id,
+        };
+
+        self.call("abandonBlock", message, true).await
     }
 
     pub(crate) async fn update_block_for_pipeline(
