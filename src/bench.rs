@@ -28,6 +28,7 @@ use crate::stores::Stores;
 pub fn run(args: &BenchArgs) -> Result<()> {
     match args.kind {
         BenchKind::Ingest => ingest(args),
+        BenchKind::ClusterIngest => cluster_ingest(args),
         BenchKind::Requisites => requisites(args),
         BenchKind::Neardup => neardup(args),
         BenchKind::Resume => resume(args),
@@ -747,6 +748,68 @@ fn ingest(args: &BenchArgs) -> Result<()> {
         mb(peak, 1e3),
         if peak < 500_000 { "met" } else { "missed" },
         peak as f64 / their_peak.max(1) as f64,
+        bench.pages_on_site,
+    );
+    Ok(())
+}
+
+/// Issue 15 item 2: the first full crawl of the same site on the cluster
+/// backends (HDFS packs, HBase index through Thrift) beside the embedded
+/// default, run before and after it (their mean is the reference, their
+/// spread the noise). One cluster run: its tables must start empty.
+fn cluster_ingest(args: &BenchArgs) -> Result<()> {
+    let (Some(hdfs), Some(thrift)) = (&args.hdfs, &args.thrift) else {
+        bail!(
+            "cluster-ingest needs --hdfs and --thrift (deploy/bench/cluster-ingest.sh starts the test cluster and passes them)"
+        );
+    };
+    let bench = CrawlBench::start(args)?;
+    let mut rows: Vec<(String, pipeline::IngestSummary, ChildRun)> = Vec::new();
+    for name in ["embedded-1", "cluster", "embedded-2"] {
+        let (config, data) = bench.config(name)?;
+        let cluster = name == "cluster";
+        if cluster {
+            let mut raw: RawConfig = toml::from_str(&std::fs::read_to_string(&config)?)?;
+            raw.storage.packs = Some(format!("{}/harvest-bench", hdfs.trim_end_matches('/')));
+            raw.index.backend = Some("hbase".into());
+            raw.index.thrift = Some(thrift.clone());
+            raw.index.thrift2 = args.thrift2.clone();
+            std::fs::write(&config, toml::to_string(&raw)?)?;
+        }
+        eprintln!("harvest: {name} run");
+        let run = bench.crawl(&config, || false)?;
+        rows.push((name.to_string(), run.summary(), run.run));
+        if !cluster {
+            std::fs::remove_dir_all(&data)
+                .with_context(|| format!("cannot remove {}", data.display()))?;
+        }
+    }
+    println!(
+        "{:<12} {:>7} {:>8} {:>9} {:>8} {:>12} {:>9}",
+        "backends", "pages", "s", "pages/s", "CPU s", "CPU ms/page", "peak RSS"
+    );
+    for (name, s, run) in &rows {
+        println!(
+            "{name:<12} {:>7} {:>8.1} {:>9.1} {:>8.1} {:>12.3} {:>6.0} MB",
+            s.pages,
+            run.secs,
+            rate(s.pages, run.secs),
+            run.cpu_secs,
+            1e3 * run.cpu_secs / s.pages.max(1) as f64,
+            mb(run.peak_rss_kb, 1e3)
+        );
+    }
+    let speed = |i: usize| rate(rows[i].1.pages, rows[i].2.secs);
+    let embedded = (speed(0) + speed(2)) / 2.0;
+    let share = 100.0 * speed(1) / embedded.max(1e-9);
+    println!(
+        "cluster backends: {:.1} pages/s = {share:.0}% of embedded's {embedded:.1} (runs {:.1}, {:.1}; goal >= 50%: {}); pages {} cluster, {} embedded; site {} HTML files",
+        speed(1),
+        speed(0),
+        speed(2),
+        if share >= 50.0 { "met" } else { "missed" },
+        rows[1].1.pages,
+        rows[0].1.pages,
         bench.pages_on_site,
     );
     Ok(())

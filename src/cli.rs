@@ -563,6 +563,11 @@ pub enum BenchKind {
     /// on a loopback site vs `wget --recursive --warc-file`: pages/s, peak RSS;
     /// runs alternated (env HARVEST_BENCH_RUNS pairs, default 3), medians.
     Ingest,
+    /// The same first full crawl on the cluster backends (HDFS packs, HBase
+    /// index; --hdfs, --thrift) beside the embedded default, embedded runs
+    /// before and after: pages/s and the cluster's share (goal >= 50%).
+    /// deploy/bench/cluster-ingest.sh starts the test cluster and runs it
+    ClusterIngest,
     /// The first full crawl with `[crawl] requisites` off and on, beside
     /// `wget --recursive --page-requisites --warc-file`: pages/s, requests,
     /// embeds archived, archive bytes.
@@ -646,6 +651,18 @@ pub struct BenchArgs {
     /// reposted by two others (harvest::reposts templates).
     #[arg(long)]
     pub zh_reposts: bool,
+    /// cluster-ingest: the HDFS URL packs go under (e.g.
+    /// hdfs://127.0.0.1:PORT; a folder per run is made below it).
+    #[arg(long)]
+    pub hdfs: Option<String>,
+    /// cluster-ingest: the HBase Thrift 1 server `host:port` (its tables
+    /// must not hold an earlier run's: start a fresh cluster).
+    #[arg(long)]
+    pub thrift: Option<String>,
+    /// cluster-ingest: the HBase Thrift 2 server `host:port`, to create
+    /// pre-split tables (optional).
+    #[arg(long)]
+    pub thrift2: Option<String>,
 }
 
 #[cfg(test)]
