@@ -21,10 +21,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use chrono::{DateTime, FixedOffset, Utc};
-use jieba_rs::{Jieba, KeywordExtract, TfIdf};
+use jieba_rs::{KeywordExtract, TfIdf};
 use regex::Regex;
 use scraper::{ElementRef, Html, Node};
 use serde_json::Value;
+use tokens::Tokens;
 use url::Url;
 
 use crate::normalize::parse_normalized;
@@ -181,6 +182,11 @@ pub struct Extracted {
     /// Top keywords of [`Extracted::main_text`] (jieba TF-IDF for Chinese,
     /// term frequency otherwise).
     pub keywords: Vec<String>,
+    /// The word tokens of [`Extracted::main_text`] (`tokens::Tokens`: jieba words for
+    /// Chinese, Unicode words otherwise, lowercased, stop words dropped), segmented once here
+    /// for every later reader of the page's words (the topic classifier, the near-duplicate
+    /// fingerprint). Empty when the texts are dropped.
+    pub tokens: Tokens,
     /// Absolute, normalised http(s) links (`<a href>`, `<area href>`, `<link rel=next>`),
     /// first occurrence order, no duplicates.
     pub links: Vec<String>,
@@ -226,8 +232,6 @@ static RE_ZH_PARTICIPANTS: LazyLock<[Regex; 2]> = LazyLock::new(|| {
         re(r"(\d[\d,]*(?:\.\d+)?\s*万?)\s*人参与"),
     ]
 });
-/// The jieba segmenter with its default dictionary, built on first use.
-static JIEBA: LazyLock<Jieba> = LazyLock::new(Jieba::new);
 /// TF-IDF keyword extractor with jieba's default IDF table.
 static TFIDF: LazyLock<TfIdf> = LazyLock::new(TfIdf::default);
 
@@ -722,7 +726,7 @@ pub fn keywords(text: &str, chinese: bool) -> Vec<String> {
     if chinese {
         // Ask for more than needed: numbers ("17", "2023") are dropped afterwards.
         return TFIDF
-            .extract_keywords(&JIEBA, &text, KEYWORD_COUNT * 3, Vec::new())
+            .extract_keywords(tokens::jieba(), &text, KEYWORD_COUNT * 3, Vec::new())
             .into_iter()
             .map(|k| k.keyword)
             .filter(|k| {
@@ -1152,14 +1156,13 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .or_else(|| byline_author(&els.byline))
         .or_else(|| media::labelled_author(header.iter().chain(edges.iter()).copied()));
 
-    let keywords = keywords(
-        if article_text.is_empty() {
-            &body_text
-        } else {
-            &article_text
-        },
-        chinese,
-    );
+    let main_text = if article_text.is_empty() {
+        &body_text
+    } else {
+        &article_text
+    };
+    let keywords = keywords(main_text, chinese);
+    let tokens = Tokens::new(main_text);
     let extracted = Extracted {
         title,
         published: published.map(|p| p.utc),
@@ -1171,6 +1174,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         comments,
         participants,
         keywords,
+        tokens,
         links: Vec::new(),
         embeds: resolve_embeds(&els.embeds, &base, &Limits::default()),
         language,
