@@ -122,6 +122,13 @@ fn check_chunk(name: &str, pages: &[(String, String)]) -> Tally {
         let chinese = x.language.as_deref() == Some("zh");
         t.pages += 1;
         t.chinese += usize::from(chinese);
+        // Chinese pages: the tokens derived from jieba's cut without HMM (the keywords'
+        // words) are those of the classifier's own tokenizer.
+        assert_eq!(
+            x.tokens,
+            tokens::Tokens::new(text),
+            "{name}: tokens of {url}"
+        );
 
         let fp = harvest::pipeline::fingerprint(&x);
         assert_eq!(

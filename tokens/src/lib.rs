@@ -15,11 +15,16 @@
 //! The stage crates depend on this crate, never on each other: the crawler computes a page's
 //! [`Tokens`] with its extraction, and the binary hands them to the classifier.
 
+mod keywords;
+
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use jieba_rs::Jieba;
 use unicode_segmentation::UnicodeSegmentation;
+
+pub use keywords::tfidf_keywords;
+use keywords::TermCounts;
 
 /// English stop words, one per line.
 const STOP_WORDS_EN: &str = include_str!("../stopwords/en.txt");
@@ -52,6 +57,7 @@ static STOP_WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
 pub fn warm_up() {
     LazyLock::force(&JIEBA);
     LazyLock::force(&STOP_WORDS);
+    keywords::warm_up();
 }
 
 /// True for characters that jieba should segment (CJK unified ideographs and extensions).
@@ -64,6 +70,18 @@ fn is_han(c: char) -> bool {
         | 0x30000..=0x323AF) // extensions G-H
 }
 
+/// True for the characters jieba itself segments as Chinese (its CJK ranges). They differ
+/// from [`is_han`] only outside the Basic Multilingual Plane.
+fn is_jieba_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        | 0xF900..=0xFAFF
+        | 0x20000..=0x2A6DF
+        | 0x2A700..=0x2EBEF
+        | 0x2F800..=0x2FA1F)
+}
+
 /// True if `word` is a stop word (expects a lowercased word).
 pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(word)
@@ -71,7 +89,27 @@ pub fn is_stop_word(word: &str) -> bool {
 
 /// Calls `f` once per kept token of `text`, in order. The token is lowercased; `f` may not
 /// keep the borrow.
-pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+pub fn for_each_token(text: &str, f: impl FnMut(&str)) {
+    tokens_of(
+        text,
+        |run, _, push| {
+            for token in JIEBA.cut(run, JIEBA_HMM) {
+                push(token.word);
+            }
+        },
+        f,
+    );
+}
+
+/// The tokenizer's frame: splits `text` into maximal runs of Chinese characters and of other
+/// characters, segments the others into Unicode words and a Chinese run with `cut_han(run,
+/// its byte offset in text, push)` (which pushes its jieba words, HMM on, in order), and calls
+/// `f` with every token lowercased and kept.
+fn tokens_of(
+    text: &str,
+    mut cut_han: impl FnMut(&str, usize, &mut dyn FnMut(&str)),
+    mut f: impl FnMut(&str),
+) {
     let mut lower = String::new();
     let mut emit = |raw: &str, han: bool| {
         let word = if raw.chars().any(char::is_uppercase) {
@@ -85,24 +123,23 @@ pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
             f(word);
         }
     };
-    let mut rest = text;
-    while !rest.is_empty() {
+    let mut at = 0;
+    while at < text.len() {
+        let rest = &text[at..];
         let first_han = rest.chars().next().is_some_and(is_han);
         let end = rest
             .char_indices()
             .find(|&(_, c)| is_han(c) != first_han)
             .map_or(rest.len(), |(i, _)| i);
-        let (run, tail) = rest.split_at(end);
+        let run = &rest[..end];
         if first_han {
-            for token in JIEBA.cut(run, JIEBA_HMM) {
-                emit(token.word, true);
-            }
+            cut_han(run, at, &mut |w| emit(w, true));
         } else {
             for word in run.unicode_words() {
                 emit(word, false);
             }
         }
-        rest = tail;
+        at += end;
     }
 }
 
@@ -171,6 +208,123 @@ impl Tokens {
             });
         }
         t
+    }
+
+    /// Segments `text` once for both its tokens and jieba's TF-IDF keywords of its first
+    /// `keyword_chars` characters (the `top_k` best, best first: [`tfidf_keywords`]), for
+    /// Chinese text.
+    ///
+    /// Each line is cut by jieba once, without HMM: those are the words jieba's TF-IDF
+    /// counts. The tokens come from the same cut: jieba with HMM gives the same words except
+    /// where its best route leaves two or more single characters in a row, which it hands to
+    /// the HMM (unless the run is itself a dictionary word); those runs alone are cut again
+    /// with HMM. A run of Chinese characters that a word of the cut crosses (a dictionary
+    /// word with Latin letters or digits: `T恤`, `A股`), and a line with Chinese characters
+    /// outside jieba's ranges, is segmented on its own as [`for_each_token`] does.
+    ///
+    /// The tokens equal [`Tokens::new`]'s: a run's best route is the part of the line's best
+    /// route over it, found by the same comparisons. Only where two routes of a run tie to
+    /// the last bit of their log-probabilities can the rest of the line tip jieba's choice
+    /// differently; the tests compare both on every page of their corpora.
+    pub fn with_keywords(text: &str, keyword_chars: usize, top_k: usize) -> (Tokens, Vec<String>) {
+        let jieba = jieba();
+        let kw_cut = text
+            .char_indices()
+            .nth(keyword_chars)
+            .map_or(text.len(), |(i, _)| i);
+        let mut counts = TermCounts::default();
+        let mut t = Tokens::default();
+        let base = text.as_ptr() as usize;
+        for line in text.lines() {
+            let start = line.as_ptr() as usize - base;
+            let end = start + line.len();
+            let words = jieba.cut(line, false);
+            if end <= kw_cut {
+                for w in &words {
+                    counts.add(w.word);
+                }
+            } else if start < kw_cut {
+                for w in jieba.cut(&text[start..kw_cut], false) {
+                    counts.add(w.word);
+                }
+            }
+            t.push_line_from_cut(line, &words);
+            t.lines.push(LineSpan {
+                start,
+                end,
+                tokens_end: t.ends.len(),
+            });
+        }
+        // `str::lines` drops a `\r` before `\n`; jieba's cut of the whole text makes the
+        // pair one word.
+        if text[..kw_cut].contains('\r') {
+            counts.add_n("\r\n", text[..kw_cut].matches("\r\n").count() as u64);
+        }
+        (t, counts.top(top_k))
+    }
+
+    /// Appends the tokens of `line` from `words`, jieba's cut of it without HMM (see
+    /// [`Tokens::with_keywords`]).
+    fn push_line_from_cut(&mut self, line: &str, words: &[jieba_rs::Token<'_>]) {
+        let jieba = jieba();
+        let Tokens { buf, ends, .. } = self;
+        let push = |w: &str| {
+            buf.push_str(w);
+            ends.push(buf.len());
+        };
+        if line
+            .chars()
+            .any(|c| c as u32 >= 0x2_0000 && is_han(c) != is_jieba_cjk(c))
+        {
+            for_each_token(line, push);
+            return;
+        }
+        let mut next = 0; // first word of `words` not yet passed
+        tokens_of(
+            line,
+            |run, s, push| {
+                let e = s + run.len();
+                while next < words.len() && words[next].byte_end <= s {
+                    next += 1;
+                }
+                let from = next;
+                while next < words.len() && words[next].byte_end <= e {
+                    next += 1;
+                }
+                let inside = &words[from..next];
+                let whole = inside.first().is_some_and(|w| w.byte_start == s)
+                    && inside.last().is_some_and(|w| w.byte_end == e);
+                if !whole {
+                    for token in jieba.cut(run, JIEBA_HMM) {
+                        push(token.word);
+                    }
+                    return;
+                }
+                let mut i = 0;
+                while i < inside.len() {
+                    let single = |w: &jieba_rs::Token<'_>| w.end - w.start == 1;
+                    if !single(&inside[i]) {
+                        push(inside[i].word);
+                        i += 1;
+                        continue;
+                    }
+                    let mut j = i + 1;
+                    while j < inside.len() && single(&inside[j]) {
+                        j += 1;
+                    }
+                    if j - i == 1 {
+                        push(inside[i].word);
+                    } else {
+                        let chars = &line[inside[i].byte_start..inside[j - 1].byte_end];
+                        for token in jieba.cut(chars, JIEBA_HMM) {
+                            push(token.word);
+                        }
+                    }
+                    i = j;
+                }
+            },
+            push,
+        );
     }
 
     /// Number of tokens.
@@ -322,6 +476,53 @@ mod tests {
         }
         assert!(Tokens::new("").is_empty());
         assert_eq!(Tokens::new(" ,. \n").lines().count(), 1);
+    }
+
+    /// jieba's own TF-IDF, the reference of [`tfidf_keywords`].
+    fn jieba_keywords(text: &str, max_chars: usize, top_k: usize) -> Vec<String> {
+        use jieba_rs::KeywordExtract;
+        static TFIDF: LazyLock<jieba_rs::TfIdf> = LazyLock::new(jieba_rs::TfIdf::default);
+        let prefix: String = text.chars().take(max_chars).collect();
+        TFIDF
+            .extract_keywords(jieba(), &prefix, top_k, Vec::new())
+            .into_iter()
+            .map(|k| k.keyword)
+            .collect()
+    }
+
+    #[test]
+    fn one_cut_gives_the_tokens_and_jiebas_tfidf_keywords() {
+        let texts = [
+            "中国女排在世界杯上战胜了巴西队，中国女排再次夺冠。",
+            // dictionary words with Latin letters cross runs: T恤, A股, 卡拉OK
+            "他穿着T恤去看A股行情，晚上唱卡拉OK。苹果发布iPhone15手机，股价上涨3.5%！",
+            // names and new words the HMM joins; numbers; English
+            "京华大酒店的张尧经理吃了一只北京烤鸭。1998年1月5日，The Stock rose.",
+            "第一行\r\n第二行\r\n\r\n第三行 it's OK\n",
+            "",
+            "  ,.!?。，、 —— 123 4.5 ",
+        ];
+        for text in texts {
+            for chars in [3, 20, 1_000] {
+                for top_k in [0, 1, 5, 30] {
+                    let (t, kw) = Tokens::with_keywords(text, chars, top_k);
+                    assert_eq!(t, Tokens::new(text), "{text}");
+                    assert_eq!(
+                        kw,
+                        jieba_keywords(text, chars, top_k),
+                        "{text} {chars} {top_k}"
+                    );
+                    assert_eq!(kw, tfidf_keywords(text, chars, top_k), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keyword_stop_words_are_jiebas() {
+        let ours: std::collections::BTreeSet<String> =
+            keywords::STOP_WORDS.iter().map(|w| w.to_string()).collect();
+        assert_eq!(ours, *jieba_rs::DEFAULT_STOP_WORDS);
     }
 
     #[test]
