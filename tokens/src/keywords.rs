@@ -9,7 +9,6 @@
 //! jieba-rs keeps its table private, so ranking words segmented once needs a copy; the tests
 //! compare this ranking with `jieba_rs::TfIdf` on real pages.
 
-use std::collections::HashMap;
 use std::io::Read;
 use std::sync::LazyLock;
 
@@ -30,7 +29,7 @@ const MIN_KEYWORD_CHARS: usize = 2;
 
 /// The IDF table and its median (the idf of a word it does not hold).
 struct Idf {
-    idf: HashMap<String, f64>,
+    idf: FxHashMap<String, f64>,
     median: f64,
 }
 
@@ -40,7 +39,7 @@ static IDF: LazyLock<Idf> = LazyLock::new(|| {
     flate2::read::GzDecoder::new(IDF_GZ)
         .read_to_string(&mut text)
         .expect("the bundled IDF table is gzipped UTF-8");
-    let mut idf = HashMap::with_capacity(text.lines().count());
+    let mut idf = FxHashMap::with_capacity_and_hasher(text.lines().count(), Default::default());
     let mut values = Vec::with_capacity(idf.capacity());
     for line in text.lines() {
         let mut parts = line.split_whitespace();
@@ -64,6 +63,12 @@ pub fn warm_up() {
     LazyLock::force(&IDF);
 }
 
+/// Whether `word` is one of [`STOP_WORDS`] (all short and ASCII: a Chinese word is
+/// answered without comparing).
+fn is_stop_word(word: &str) -> bool {
+    word.len() <= 5 && word.is_ascii() && STOP_WORDS.contains(&word)
+}
+
 /// Whether jieba's TF-IDF counts `word` (its `KeywordExtractConfig::is_keyword`).
 fn is_keyword(word: &str) -> bool {
     let mut chars = 0;
@@ -72,10 +77,10 @@ fn is_keyword(word: &str) -> bool {
         chars += 1;
         upper |= c.is_uppercase();
     }
-    if chars < MIN_KEYWORD_CHARS || STOP_WORDS.contains(&word) {
+    if chars < MIN_KEYWORD_CHARS || is_stop_word(word) {
         return false;
     }
-    !upper || !STOP_WORDS.contains(&word.to_lowercase().as_str())
+    !upper || !is_stop_word(&word.to_lowercase())
 }
 
 /// Term frequencies of the words of one text, as jieba's TF-IDF counts them.
