@@ -571,77 +571,182 @@ fn rate(n: u64, secs: f64) -> f64 {
     n as f64 / secs.max(1e-9)
 }
 
-/// Issue item 1: the first full crawl (child process, durable queue) beside
-/// `wget --recursive --warc-file`: pages/s and peak RSS.
+/// Pairs of runs of the benchmarks that alternate two crawls (`ingest`,
+/// `neardup`); env, default 3.
+const BENCH_RUNS_ENV: &str = "HARVEST_BENCH_RUNS";
+
+fn bench_pairs() -> usize {
+    std::env::var(BENCH_RUNS_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+        .max(1)
+}
+
+/// Median of `v` (0 for none).
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// One crawl of `harvest bench ingest`.
+struct IngestRow {
+    pair: usize,
+    name: &'static str,
+    pages: u64,
+    bytes: u64,
+    secs: f64,
+    cpu_secs: f64,
+    requests: u64,
+    archive_bytes: u64,
+    peak_rss_kb: u64,
+}
+
+impl IngestRow {
+    fn pages_per_sec(&self) -> f64 {
+        rate(self.pages, self.secs)
+    }
+}
+
+/// Issue 10's ingest bar: the first full crawl (child process, durable
+/// queue) beside `wget --recursive --warc-file`, pages/s and peak RSS. Pairs
+/// of runs (env `HARVEST_BENCH_RUNS`), alternated (harvest first, then wget
+/// first, ...), each from an empty data dir, so that a shared machine's drift
+/// falls on both; the ratio is of the medians, beside each pair's own.
 fn ingest(args: &BenchArgs) -> Result<()> {
     let wget = which("wget").context(
         "the peer `wget` is not installed (apt-get install wget); the benchmark needs it",
     )?;
+    let pairs = bench_pairs();
     let bench = CrawlBench::start(args)?;
-    let (config, _) = bench.config("harvest")?;
-    let before = bench.served.requests()?;
-    let ours = bench.crawl(&config, || false)?;
-    let our_requests = bench.served.requests()? - before;
-    let s = ours.summary();
-
-    // wget: same site, same robots.txt, same depth, WARC output.
-    let WgetRun {
-        run: theirs,
-        requests: their_requests,
-        pages: wget_pages,
-        html_bytes: wget_bytes,
-        warc_bytes,
-        ..
-    } = wget_mirror(
-        &bench,
-        &wget,
-        "wget",
-        &[
-            "--warc-cdx",
-            "--reject-regex",
-            r"\.(png|css|js|svg|gif|jpg|woff2?|ttf)$",
-        ],
-    )?;
+    let mut rows: Vec<IngestRow> = Vec::new();
+    let mut failures = 0;
+    for pair in 1..=pairs {
+        let order = if pair % 2 == 1 {
+            [true, false]
+        } else {
+            [false, true]
+        };
+        for ours in order {
+            if ours {
+                eprintln!("harvest: run {pair}/{pairs}: harvest crawl");
+                let (config, data) = bench.config(&format!("harvest-{pair}"))?;
+                let before = bench.served.requests()?;
+                let run = bench.crawl(&config, || false)?;
+                let requests = bench.served.requests()? - before;
+                let s = run.summary();
+                failures = s.failures_total();
+                rows.push(IngestRow {
+                    pair,
+                    name: "harvest crawl (child, durable q)",
+                    pages: s.pages,
+                    bytes: s.bytes,
+                    secs: run.run.secs,
+                    cpu_secs: run.run.cpu_secs,
+                    requests,
+                    archive_bytes: s.pack_bytes,
+                    peak_rss_kb: run.run.peak_rss_kb,
+                });
+                std::fs::remove_dir_all(&data)
+                    .with_context(|| format!("cannot remove {}", data.display()))?;
+            } else {
+                eprintln!("harvest: run {pair}/{pairs}: wget");
+                // wget: same site, same robots.txt, same depth, WARC output.
+                let name = format!("wget-{pair}");
+                let w = wget_mirror(
+                    &bench,
+                    &wget,
+                    &name,
+                    &[
+                        "--warc-cdx",
+                        "--reject-regex",
+                        r"\.(png|css|js|svg|gif|jpg|woff2?|ttf)$",
+                    ],
+                )?;
+                rows.push(IngestRow {
+                    pair,
+                    name: "wget --recursive --warc-file",
+                    pages: w.pages,
+                    bytes: w.html_bytes,
+                    secs: w.run.secs,
+                    cpu_secs: w.run.cpu_secs,
+                    requests: w.requests,
+                    archive_bytes: w.warc_bytes,
+                    peak_rss_kb: w.run.peak_rss_kb,
+                });
+                let dir = bench.dir.join(&name);
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("cannot remove {}", dir.display()))?;
+            }
+        }
+    }
 
     println!(
-        "{:<34} {:>7} {:>9} {:>8} {:>9} {:>9} {:>10} {:>9}",
-        "crawler", "pages", "MB", "s", "pages/s", "requests", "archive MB", "peak RSS"
+        "{:<5} {:<34} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>9}",
+        "run",
+        "crawler",
+        "pages",
+        "MB",
+        "s",
+        "pages/s",
+        "CPU s",
+        "requests",
+        "archive MB",
+        "peak RSS"
     );
-    let row = |name: &str, pages: u64, bytes: u64, secs: f64, req: u64, arch: u64, rss_kb: u64| {
+    for r in &rows {
         println!(
-            "{name:<34} {pages:>7} {:>9.1} {secs:>8.1} {:>9.1} {req:>9} {:>10.1} {:>6.0} MB",
-            mb(bytes, 1.0),
-            rate(pages, secs),
-            mb(arch, 1.0),
-            mb(rss_kb, 1e3)
+            "{:<5} {:<34} {:>7} {:>9.1} {:>8.1} {:>9.1} {:>8.1} {:>9} {:>10.1} {:>6.0} MB",
+            r.pair,
+            r.name,
+            r.pages,
+            mb(r.bytes, 1.0),
+            r.secs,
+            r.pages_per_sec(),
+            r.cpu_secs,
+            r.requests,
+            mb(r.archive_bytes, 1.0),
+            mb(r.peak_rss_kb, 1e3)
         );
+    }
+    let is_ours = |r: &&IngestRow| r.name.starts_with("harvest");
+    let ours: Vec<&IngestRow> = rows.iter().filter(is_ours).collect();
+    let theirs: Vec<&IngestRow> = rows.iter().filter(|r| !is_ours(r)).collect();
+    let speeds = |v: &[&IngestRow]| v.iter().map(|r| r.pages_per_sec()).collect::<Vec<_>>();
+    let (our_rate, their_rate) = (median(&speeds(&ours)), median(&speeds(&theirs)));
+    let ratio = our_rate / their_rate.max(1e-9);
+    let pair_ratios: Vec<f64> = ours
+        .iter()
+        .zip(&theirs)
+        .map(|(o, t)| o.pages_per_sec() / t.pages_per_sec().max(1e-9))
+        .collect();
+    let lo = pair_ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = pair_ratios.iter().copied().fold(0.0, f64::max);
+    let peak = ours.iter().map(|r| r.peak_rss_kb).max().unwrap_or(0);
+    let their_peak = theirs.iter().map(|r| r.peak_rss_kb).max().unwrap_or(0);
+    let cpu_ms = |v: &[&IngestRow]| {
+        median(
+            &v.iter()
+                .map(|r| 1e3 * r.cpu_secs / r.pages.max(1) as f64)
+                .collect::<Vec<_>>(),
+        )
     };
-    row(
-        "harvest crawl (child, durable q)",
-        s.pages,
-        s.bytes,
-        ours.run.secs,
-        our_requests,
-        s.pack_bytes,
-        ours.run.peak_rss_kb,
-    );
-    row(
-        "wget --recursive --warc-file",
-        wget_pages,
-        wget_bytes,
-        theirs.secs,
-        their_requests,
-        warc_bytes,
-        theirs.peak_rss_kb,
-    );
-    let ratio = rate(s.pages, ours.run.secs) / rate(wget_pages, theirs.secs).max(1e-9);
     println!(
-        "harvest/wget: {ratio:.2}x pages/s (goal >= 3x: {}), harvest peak RSS {:.0} MB (goal < 500 MB: {}) = {:.1}x wget's; harvest also classifies, dedups and indexes; failures {}, site {} HTML files",
+        "median pages/s: harvest {our_rate:.1}, wget {their_rate:.1}: harvest/wget {ratio:.2}x (pairs {lo:.2}-{hi:.2}x; goal >= 3x: {}); CPU a page: harvest {:.2} ms, wget {:.2} ms",
         if ratio >= 3.0 { "met" } else { "missed" },
-        mb(ours.run.peak_rss_kb, 1e3),
-        if ours.run.peak_rss_kb < 500_000 { "met" } else { "missed" },
-        ours.run.peak_rss_kb as f64 / theirs.peak_rss_kb.max(1) as f64,
-        s.failures_total(),
+        cpu_ms(&ours),
+        cpu_ms(&theirs),
+    );
+    println!(
+        "harvest peak RSS {:.0} MB (goal < 500 MB: {}) = {:.1}x wget's; harvest also classifies, dedups and indexes; failures {failures}, site {} HTML files",
+        mb(peak, 1e3),
+        if peak < 500_000 { "met" } else { "missed" },
+        peak as f64 / their_peak.max(1) as f64,
         bench.pages_on_site,
     );
     Ok(())
@@ -763,9 +868,6 @@ fn requisites(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Pairs of runs of `harvest bench neardup` (env; default 3).
-const NEARDUP_RUNS_ENV: &str = "HARVEST_BENCH_RUNS";
-
 /// One crawl of `harvest bench neardup`.
 struct NeardupRun {
     pair: usize,
@@ -802,11 +904,7 @@ fn zh_repost_site(news: &Path, root: &Path) -> Result<usize> {
 /// each in a fresh data dir, alternated (off on, on off, ...) so that the
 /// machine's drift falls on both settings and the spread shows the noise.
 fn neardup(args: &BenchArgs) -> Result<()> {
-    let pairs: usize = std::env::var(NEARDUP_RUNS_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3)
-        .max(1);
+    let pairs = bench_pairs();
     let bench = CrawlBench::start(args)?;
     let mut runs: Vec<NeardupRun> = Vec::new();
     for pair in 1..=pairs {

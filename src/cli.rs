@@ -560,7 +560,8 @@ pub enum ModelCommand {
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum BenchKind {
     /// First full crawl (`harvest crawl` as a child process, durable queue)
-    /// on a loopback site vs `wget --recursive --warc-file`: pages/s, peak RSS.
+    /// on a loopback site vs `wget --recursive --warc-file`: pages/s, peak RSS;
+    /// runs alternated (env HARVEST_BENCH_RUNS pairs, default 3), medians.
     Ingest,
     /// The first full crawl with `[crawl] requisites` off and on, beside
     /// `wget --recursive --page-requisites --warc-file`: pages/s, requests,

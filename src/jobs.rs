@@ -551,8 +551,31 @@ impl ActiveRun {
         let runs = RunsTable::open(index.store().clone()).context("cannot open the runs table")?;
         let now = Utc::now();
         if let Some(mut last) = runs.last(job)? {
-            if last.status == RunStatus::Cancelled {
-                // Stopped on request: its queue is intact; take it up.
+            // A cancelled run stopped on request with its queue intact; a
+            // running one is taken up only when its process is gone.
+            let take_up = match last.status {
+                RunStatus::Cancelled => true,
+                RunStatus::Running => {
+                    let age = (now - last.heartbeat).to_std().unwrap_or_default();
+                    // On this host a dead pid settles it; elsewhere the heartbeat.
+                    // (A record with this process's own id is a predecessor's:
+                    // a run of this process would be in RUNNING.)
+                    let dead = last.host == host_name()
+                        && (last.pid == std::process::id() || !process_alive(last.pid));
+                    if age < STALE_AFTER && !dead {
+                        bail!(
+                            "job {job} is running in another process (pid {} on {}, last heartbeat {} s ago)",
+                            last.pid,
+                            last.host,
+                            age.as_secs()
+                        );
+                    }
+                    true
+                }
+                _ => false,
+            };
+            if take_up {
+                let was = last.status;
                 last.resumed += 1;
                 last.status = RunStatus::Running;
                 last.ended = None;
@@ -560,30 +583,7 @@ impl ActiveRun {
                 last.host = host_name();
                 last.heartbeat = now;
                 runs.put(&last)?;
-                tracing::info!(job, started = %last.started, resumed = last.resumed, "taking up a cancelled run");
-                return Ok(ActiveRun { runs, record: last });
-            }
-            if last.status == RunStatus::Running {
-                let age = (now - last.heartbeat).to_std().unwrap_or_default();
-                // On this host a dead pid settles it; elsewhere the heartbeat.
-                // (A record with this process's own id is a predecessor's:
-                // a run of this process would be in RUNNING.)
-                let dead = last.host == host_name()
-                    && (last.pid == std::process::id() || !process_alive(last.pid));
-                if age < STALE_AFTER && !dead {
-                    bail!(
-                        "job {job} is running in another process (pid {} on {}, last heartbeat {} s ago)",
-                        last.pid,
-                        last.host,
-                        age.as_secs()
-                    );
-                }
-                last.resumed += 1;
-                last.pid = std::process::id();
-                last.host = host_name();
-                last.heartbeat = now;
-                runs.put(&last)?;
-                tracing::info!(job, started = %last.started, resumed = last.resumed, "resuming an interrupted run");
+                tracing::info!(job, started = %last.started, resumed = last.resumed, was = ?was, "taking up an unfinished run");
                 return Ok(ActiveRun { runs, record: last });
             }
         }

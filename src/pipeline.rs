@@ -968,6 +968,22 @@ impl Ingest {
         let mut out: Vec<Prepared> = Vec::with_capacity(pages.len());
         // Digests first captured inside this batch are not in the table yet.
         let mut batch_digests: HashMap<String, usize> = HashMap::new();
+        // The batch's URL states and digest entries, each table read once
+        // (a round trip per page and table on HBase otherwise).
+        let (mut previous_of, mut earlier_of) = {
+            let urls: Vec<&str> = pages.iter().map(|a| a.page.url.as_str()).collect();
+            let mut digests: Vec<&str> = pages.iter().map(|a| a.digest.as_str()).collect();
+            digests.sort_unstable();
+            digests.dedup();
+            let states = self.index.get_urls(&urls)?;
+            let entries = self.index.get_digests(&digests)?;
+            let earlier: HashMap<String, DigestEntry> = digests
+                .iter()
+                .zip(entries)
+                .filter_map(|(d, e)| e.map(|e| (d.to_string(), e)))
+                .collect();
+            (states.into_iter(), earlier)
+        };
         for analysed in pages {
             let Analysed {
                 page,
@@ -992,7 +1008,7 @@ impl Ingest {
             // The same URL with the same payload as its last capture: a
             // re-capture. Its revisit record goes into a pack (the capture
             // history), the counts go up, and the page keeps its index row.
-            let previous = self.index.get_url(&page.url)?;
+            let previous = previous_of.next().flatten();
             let recapture = match &previous {
                 Some(prev) => match &prev.digest {
                     Some(d) => *d == digest,
@@ -1005,7 +1021,7 @@ impl Ingest {
             };
             let earlier = match batch_digests.get(&digest) {
                 Some(&i) => Some(out[i].digest_update.clone()),
-                None => self.index.get_digest(&digest)?,
+                None => earlier_of.remove(&digest),
             };
             let response_id = response.record_id.clone();
             let (encoded, digest_update) = match earlier {
@@ -1083,17 +1099,27 @@ impl Ingest {
         batch_firsts: &HashMap<String, indexer::PackLocation>,
     ) -> Result<WrittenEmbeds> {
         let mut out = WrittenEmbeds::default();
-        let mut seen: HashMap<String, DigestEntry> = HashMap::new();
-        for a in std::mem::take(&mut self.embeds) {
+        let embeds = std::mem::take(&mut self.embeds);
+        // Digests seen before this batch, read in one call; then the
+        // batch's own first captures.
+        let mut seen: HashMap<String, DigestEntry> = {
+            let mut digests: Vec<&str> = embeds.iter().map(|a| a.digest.as_str()).collect();
+            digests.sort_unstable();
+            digests.dedup();
+            let entries = self.index.get_digests(&digests)?;
+            digests
+                .iter()
+                .zip(entries)
+                .filter_map(|(d, e)| e.map(|e| (d.to_string(), e)))
+                .collect()
+        };
+        for a in embeds {
             let e = &a.embed;
             let place = match self.page_places.get(&e.page_url) {
                 Some(p) => p.clone(),
                 None => self.place_of_indexed_page(&e.page_url, e.fetched_at)?,
             };
-            let earlier = match seen.get(&a.digest) {
-                Some(d) => Some(d.clone()),
-                None => self.index.get_digest(&a.digest)?,
-            };
+            let earlier = seen.get(&a.digest).cloned();
             let (encoded, mut entry) = match earlier {
                 Some(mut first) => {
                     let rec = match &a.stored {

@@ -608,6 +608,20 @@ impl Index {
             .transpose()
     }
 
+    /// Reads the entries of several digests in one call (one entry per
+    /// digest, in order).
+    pub fn get_digests(&self, digests: &[&str]) -> Result<Vec<Option<DigestEntry>>> {
+        if digests.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<Vec<u8>> = digests.iter().map(|d| d.as_bytes().to_vec()).collect();
+        self.store
+            .get(DIGESTS_TABLE, &keys, &[FAMILY_ATTRS])?
+            .into_iter()
+            .map(|r| r.map(|r| DigestEntry::from_row(&r)).transpose())
+            .collect()
+    }
+
     /// Writes digest entries (replacing earlier versions).
     pub fn put_digests(&self, entries: &[DigestEntry]) -> Result<()> {
         let rows = entries

@@ -88,7 +88,10 @@ const FILE_EXISTS_EXCEPTION: &str = "org.apache.hadoop.fs.FileAlreadyExistsExcep
 /// Settings of an [`HdfsPackStore`]. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HdfsOptions {
-    /// Deadline of every single call (create, append flush, hsync, read, list, ...). Default 30 s.
+    /// Deadline of every single call (create, append flush, hsync, read, list, ...). Default 45 s:
+    /// at least twice [`HdfsOptions::socket_timeout`], so that a write whose new block landed on
+    /// a DataNode that does not answer can time out on it and go on with another block
+    /// (hdfs-native patch (c), `vendor/hdfs-native/PATCHES.md`) inside one call.
     pub call_timeout: Duration,
     /// Deadline of the first NameNode call made by [`HdfsPackStore::connect`]. Default 10 s.
     pub connect_timeout: Duration,
@@ -128,7 +131,7 @@ pub struct HdfsOptions {
 impl Default for HdfsOptions {
     fn default() -> Self {
         Self {
-            call_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(45),
             connect_timeout: Duration::from_secs(10),
             failover_max_attempts: 1,
             failover_sleep_base: Duration::from_millis(200),
@@ -1052,6 +1055,15 @@ mod tests {
         assert_eq!(conf[CONF_FAILOVER_MAX_ATTEMPTS], "1");
         assert_eq!(conf[CONF_FAILOVER_SLEEP_BASE_MILLIS], "200");
         assert_eq!(conf[CONF_SOCKET_TIMEOUT_MILLIS], "20000");
+    }
+
+    #[test]
+    fn a_call_outlasts_two_datanode_timeouts() {
+        // One dead DataNode costs a write up to one socket timeout before the block is
+        // asked for again without it; the call deadline must leave room for that and the
+        // next attempt.
+        let o = HdfsOptions::default();
+        assert!(o.call_timeout >= 2 * o.socket_timeout, "{o:?}");
     }
 
     #[test]

@@ -845,6 +845,12 @@ impl<'a> LinkSink<'a> {
         }
     }
 
+    fn offer_all(&mut self, hrefs: &[&str]) {
+        for href in hrefs {
+            self.offer(href);
+        }
+    }
+
     fn finish(self) -> Links {
         Links {
             links: self.out,
@@ -867,11 +873,10 @@ pub struct Links {
 
 /// The links among a page's raw `href`s (in document order, as
 /// [`scan::PageElements`] collected them), under `limits`.
+#[cfg(test)]
 fn extract_links(hrefs: &[&str], base: &Url, limits: &Limits) -> Links {
     let mut sink = LinkSink::new(base, limits);
-    for href in hrefs {
-        sink.offer(href);
-    }
+    sink.offer_all(hrefs);
     sink.finish()
 }
 
@@ -903,10 +908,7 @@ pub fn extract_with(html: &str, url: &Url, ctx: &TimeContext) -> Extracted {
 /// links come from the DOM, or from the tokenizer over the whole page when
 /// the DOM holds less than the page (large, flattened or cut).
 pub fn extract_limited(html: &str, url: &Url, ctx: &TimeContext, limits: &Limits) -> Extracted {
-    let mut cut = html.len().min(LARGE_PAGE_BYTES);
-    while !html.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = large_page_cut(html);
     let prefix = &html[..cut];
     let flat = budget::flatten(prefix, limits.max_depth);
     if flat.dropped > 0 {
@@ -915,12 +917,20 @@ pub fn extract_limited(html: &str, url: &Url, ctx: &TimeContext, limits: &Limits
     let cpu = budget::CpuBudget::start(limits.parse_cpu);
     let (doc, parse_truncated) = parse_budgeted(flat.html.as_deref().unwrap_or(prefix), &cpu);
     let (mut x, base, hrefs) = extract_doc(&doc, url, ctx);
-    let whole_dom = cut == html.len() && flat.dropped == 0 && !parse_truncated;
+    let whole_prefix = flat.dropped == 0 && !parse_truncated;
     // The tokenizer is linear in the page (at most `max_body_bytes`): its
     // links are not cut by the CPU budget, so they never depend on the
-    // machine's speed.
-    let links = if whole_dom {
-        extract_links(&hrefs, &base, limits)
+    // machine's speed. A large page's DOM holds its prefix: the links after
+    // it are streamed from where the prefix ends (a tag's start).
+    let links = if whole_prefix {
+        let mut sink = LinkSink::new(&base, limits);
+        sink.offer_all(&hrefs);
+        drop(hrefs);
+        drop(doc);
+        if cut < html.len() {
+            sink = stream_into(sink, &html[cut..]);
+        }
+        sink.finish()
     } else {
         drop(hrefs);
         drop(doc);
@@ -938,6 +948,28 @@ pub fn extract_limited(html: &str, url: &Url, ctx: &TimeContext, limits: &Limits
         long_links: links.too_long,
     };
     x
+}
+
+/// Where a page's DOM prefix ends: the whole page when it is at most
+/// [`LARGE_PAGE_BYTES`], else the start of the last tag that begins in its
+/// first [`LARGE_PAGE_BYTES`] (so no tag is cut in two between the DOM and
+/// the streamed rest), or a character boundary when the prefix's second half
+/// has no tag.
+fn large_page_cut(html: &str) -> usize {
+    if html.len() <= LARGE_PAGE_BYTES {
+        return html.len();
+    }
+    let mut cut = LARGE_PAGE_BYTES;
+    while !html.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    match html.as_bytes()[LARGE_PAGE_BYTES / 2..cut]
+        .iter()
+        .rposition(|&b| b == b'<')
+    {
+        Some(i) => LARGE_PAGE_BYTES / 2 + i,
+        None => cut,
+    }
 }
 
 /// The chunks of `html` fed to the parser: [`budget::PARSE_CHUNK_BYTES`]
@@ -958,14 +990,25 @@ fn chunks(html: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Bytes of markup a DOM node stands for, to size the node vector before
+/// parsing (an overestimate of the nodes costs memory for the page's parse
+/// only).
+const NODE_BYTES_ESTIMATE: usize = 24;
+
 /// Parses `html` into a DOM, a chunk at a time, until `cpu` is spent; true
 /// when it stopped before the end.
 fn parse_budgeted(html: &str, cpu: &budget::CpuBudget) -> (Html, bool) {
     use html5ever::tendril::{StrTendril, TendrilSink};
-    let mut parser = html5ever::driver::parse_document(
-        scraper::HtmlTreeSink::new(Html::new_document()),
-        Default::default(),
+    // The node vector sized from the page (about one node, element or
+    // text, for each 28 bytes of markup on the rust-doc pages): growing it
+    // by doubling copied it and faulted in fresh pages several times a page.
+    let mut document = Html::new_document();
+    document.tree = ego_tree::Tree::with_capacity(
+        scraper::Node::Document,
+        (html.len() / NODE_BYTES_ESTIMATE).max(64),
     );
+    let mut parser =
+        html5ever::driver::parse_document(scraper::HtmlTreeSink::new(document), Default::default());
     let mut fed = 0;
     for chunk in chunks(html) {
         if cpu.spent() {
@@ -981,6 +1024,11 @@ fn parse_budgeted(html: &str, cpu: &budget::CpuBudget) -> (Html, bool) {
 /// order, each once, under `limits`) found by the HTML tokenizer alone:
 /// linear time, and memory stays flat whatever the page's size or nesting.
 pub fn stream_links(html: &str, base: &Url, limits: &Limits) -> Links {
+    stream_into(LinkSink::new(base, limits), html).finish()
+}
+
+/// Offers the links of `html`, found by the tokenizer alone, to `sink`.
+fn stream_into<'a>(sink: LinkSink<'a>, html: &str) -> LinkSink<'a> {
     use html5ever::tendril::StrTendril;
     use html5ever::tokenizer::states::RawKind;
     use html5ever::tokenizer::{
@@ -1034,7 +1082,7 @@ pub fn stream_links(html: &str, base: &Url, limits: &Limits) -> Links {
     }
 
     let sink = Tokens {
-        sink: std::cell::RefCell::new(LinkSink::new(base, limits)),
+        sink: std::cell::RefCell::new(sink),
     };
     let tok = Tokenizer::new(sink, TokenizerOpts::default());
     let input = BufferQueue::default();
@@ -1043,7 +1091,7 @@ pub fn stream_links(html: &str, base: &Url, limits: &Limits) -> Links {
         let _ = tok.feed(&input);
     }
     tok.end();
-    tok.sink.sink.into_inner().finish()
+    tok.sink.sink.into_inner()
 }
 
 /// Extracts the attributes of a parsed page (all but its links); also the
@@ -1251,6 +1299,17 @@ mod large_page_tests {
             x.links.last().map(String::as_str),
             Some("http://e.com/the-last.html")
         );
+        // The DOM prefix's links and the streamed rest are the whole page's
+        // links in order, wherever the prefix ends.
+        let whole = stream_links(&html, &u("http://e.com/"), &Limits::default());
+        assert_eq!(x.links, whole.links);
+        // (One repeated unit is ~70 bytes, its `<a href>` tag ~20: some of
+        // these shifts put LARGE_PAGE_BYTES inside a tag.)
+        for shift in (1..72).step_by(7) {
+            let padded = format!("{}{html}", " ".repeat(shift));
+            let y = extract(&padded, &u("http://e.com/"));
+            assert_eq!(y.links, whole.links, "shifted by {shift}");
+        }
     }
 }
 

@@ -292,6 +292,11 @@ public final class Main {
         // Fast heartbeats: this is a test cluster.
         conf.set("dfs.heartbeat.interval", "1");
         conf.set("dfs.namenode.heartbeat.recheck-interval", "5000");
+        // As recommended for production (deploy/cluster/hdfs-site.xml): new blocks avoid a DataNode that missed
+        // heartbeats for the stale interval, before it is marked dead (~20 s here). 10 s (>= 3 heartbeats, Hadoop's
+        // minimum) keeps a window in which clients still get the stopped DataNode (cluster_faults part (a)).
+        conf.set("dfs.namenode.avoid.write.stale.datanode", "true");
+        conf.set("dfs.namenode.stale.datanode.interval", "10000");
         // Writers that die keep their lease for the soft limit (60 s by default): keep it short for lease tests.
         conf.set("dfs.namenode.lease-recheck-interval-ms", "1000");
         return conf;

@@ -1,0 +1,2 @@
+pub mod config;
+pub(crate) mod idle_timeout;
