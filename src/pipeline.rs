@@ -24,8 +24,8 @@ use crate::stores::Stores;
 
 /// Topic of pages when no model is available.
 pub const UNCLASSIFIED: &str = "unclassified";
-/// Characters of body text given to the classifier.
-const CLASSIFY_CHARS: usize = 20_000;
+/// Characters of a page's main text given to the classifier (after its title).
+pub const CLASSIFY_CHARS: usize = 20_000;
 
 /// What a crawl did, printed at its end.
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
@@ -280,8 +280,23 @@ pub struct Analysed {
 /// Every path that fingerprints a page (crawl, import, reindex: all through
 /// [`Analyser::analyse_stored`]) uses this, so fingerprints stay comparable;
 /// `harvest reextract` keeps the stored fingerprint and link.
+/// It reads the tokens the extractor segmented the text into
+/// ([`crawler::extract::Extracted::tokens`]), the classifier's too: the
+/// same fingerprint as `classifier::simhash::simhash` of the text.
 pub fn fingerprint(extract: &crawler::extract::Extracted) -> Option<u64> {
-    classifier::simhash::simhash(extract.main_text())
+    classifier::simhash::simhash_tokens(&extract.tokens)
+}
+
+/// The tokens the topic classifier reads of a page, in order: those of its
+/// title, then those of the first [`CLASSIFY_CHARS`] characters of its main
+/// text, from the tokens the extractor segmented the text into
+/// ([`crawler::extract::Extracted::tokens`]; only a line the cut falls in is
+/// segmented again). The same tokens as `classifier::tokenize::tokenize` of
+/// `"{title}\n{first CLASSIFY_CHARS characters}"`.
+pub fn classifier_tokens(x: &crawler::extract::Extracted, push: &mut dyn FnMut(&str)) {
+    classifier::tokenize::for_each_token(x.title.as_deref().unwrap_or(""), &mut *push);
+    x.tokens
+        .for_each_in_prefix(x.main_text(), CLASSIFY_CHARS, push);
 }
 
 /// A record already in a pack, indexed where it lies (`harvest reindex`,
@@ -330,10 +345,7 @@ impl Analyser {
         let Some(model) = &self.model else {
             return (UNCLASSIFIED.to_string(), 0.0);
         };
-        let mut text = page.extract.title.clone().unwrap_or_default();
-        text.push('\n');
-        text.extend(page.extract.main_text().chars().take(CLASSIFY_CHARS));
-        let p = model.predict(&text);
+        let p = model.predict_with(|push| classifier_tokens(&page.extract, push));
         (p.topic, p.score)
     }
 
@@ -422,6 +434,7 @@ impl Analyser {
         page.body = Vec::new();
         page.extract.body_text = String::new();
         page.extract.article_text = String::new();
+        page.extract.tokens = Default::default();
         Analysed {
             page,
             source,

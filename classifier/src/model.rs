@@ -466,6 +466,13 @@ impl Model {
         self.predict_vector(&self.vectorizer.transform(text))
     }
 
+    /// [`Model::predict`] of a text given by its tokens (see
+    /// [`Vectorizer::transform_with`]): `feed` hands every token of the text to its argument,
+    /// in order, as `tokenize` would give them.
+    pub fn predict_with(&self, feed: impl FnOnce(&mut dyn FnMut(&str))) -> Prediction {
+        self.predict_vector(&self.vectorizer.transform_with(feed))
+    }
+
     /// Evaluates the model on labelled documents (in parallel). Every label must be a class.
     pub fn evaluate(&self, docs: &[Doc]) -> Result<Evaluation> {
         let k = self.classes.len();

@@ -33,7 +33,7 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::tokenize::for_each_token;
+use crate::tokenize::{for_each_token, Tokens};
 
 /// Tokens per shingle (besides the single words).
 pub const SHINGLE_TOKENS: usize = 2;
@@ -168,6 +168,19 @@ pub fn simhash(text: &str) -> Option<u64> {
     for l in text.lines() {
         line.clear();
         for_each_token(l, |t| line.push(xxh3_64(t.as_bytes())));
+        h.add_line(&line);
+    }
+    h.finish(MIN_SHINGLES)
+}
+
+/// [`simhash`] of a text from its tokens, segmented once (`tokens::Tokens::new` of that
+/// text): the same fingerprint, without segmenting the text again.
+pub fn simhash_tokens(tokens: &Tokens) -> Option<u64> {
+    let mut h = SimHasher::new();
+    let mut line: Vec<u64> = Vec::new();
+    for l in tokens.lines() {
+        line.clear();
+        line.extend(l.map(|t| xxh3_64(t.as_bytes())));
         h.add_line(&line);
     }
     h.finish(MIN_SHINGLES)

@@ -271,6 +271,13 @@ impl Vectorizer {
         self.build(|push| for_each_token(text, push))
     }
 
+    /// Vectorizes the tokens `feed` hands to its argument, in order: what
+    /// [`Vectorizer::transform`] gives for a text whose tokens they are (tokens already
+    /// segmented, e.g. a page's `tokens::Tokens`, are not segmented again).
+    pub fn transform_with(&self, feed: impl FnOnce(&mut dyn FnMut(&str))) -> SparseVec {
+        self.build(feed)
+    }
+
     fn build(&self, feed: impl FnOnce(&mut dyn FnMut(&str))) -> SparseVec {
         let mut ids: Vec<u32> = Vec::new();
         if self.options.bigrams {

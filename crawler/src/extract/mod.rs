@@ -21,10 +21,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use chrono::{DateTime, FixedOffset, Utc};
-use jieba_rs::{Jieba, KeywordExtract, TfIdf};
 use regex::Regex;
 use scraper::{ElementRef, Html, Node};
 use serde_json::Value;
+use tokens::Tokens;
 use url::Url;
 
 use crate::normalize::parse_normalized;
@@ -181,6 +181,11 @@ pub struct Extracted {
     /// Top keywords of [`Extracted::main_text`] (jieba TF-IDF for Chinese,
     /// term frequency otherwise).
     pub keywords: Vec<String>,
+    /// The word tokens of [`Extracted::main_text`] (`tokens::Tokens`: jieba words for
+    /// Chinese, Unicode words otherwise, lowercased, stop words dropped), segmented once here
+    /// for every later reader of the page's words (the topic classifier, the near-duplicate
+    /// fingerprint). Empty when the texts are dropped.
+    pub tokens: Tokens,
     /// Absolute, normalised http(s) links (`<a href>`, `<area href>`, `<link rel=next>`),
     /// first occurrence order, no duplicates.
     pub links: Vec<String>,
@@ -226,10 +231,6 @@ static RE_ZH_PARTICIPANTS: LazyLock<[Regex; 2]> = LazyLock::new(|| {
         re(r"(\d[\d,]*(?:\.\d+)?\s*万?)\s*人参与"),
     ]
 });
-/// The jieba segmenter with its default dictionary, built on first use.
-static JIEBA: LazyLock<Jieba> = LazyLock::new(Jieba::new);
-/// TF-IDF keyword extractor with jieba's default IDF table.
-static TFIDF: LazyLock<TfIdf> = LazyLock::new(TfIdf::default);
 
 /// Collapses runs of whitespace into one space and trims.
 pub(crate) fn squash(s: &str) -> String {
@@ -716,22 +717,44 @@ fn detect_language(text: &str, html_lang: Option<&str>) -> Option<String> {
 static STOP_WORD_SET: LazyLock<HashSet<&'static str>> =
     LazyLock::new(|| STOP_WORDS.into_iter().collect());
 
-/// Top keywords of `text`: jieba TF-IDF for Chinese, term frequency otherwise.
-pub fn keywords(text: &str, chinese: bool) -> Vec<String> {
-    let text: String = text.chars().take(KEYWORD_TEXT_CHARS).collect();
+/// Keywords ranked by jieba's TF-IDF: the first [`KEYWORD_COUNT`] that are not numbers.
+/// More are asked for than needed: numbers ("17", "2023") are dropped here.
+const TFIDF_CANDIDATES: usize = KEYWORD_COUNT * 3;
+
+/// The first [`KEYWORD_COUNT`] of jieba's TF-IDF ranking that are not numbers.
+fn without_numbers(ranked: Vec<String>) -> Vec<String> {
+    ranked
+        .into_iter()
+        .filter(|k| {
+            !k.chars()
+                .all(|c| c.is_ascii_digit() || c.is_ascii_punctuation())
+        })
+        .take(KEYWORD_COUNT)
+        .collect()
+}
+
+/// The keywords and the word tokens of a page's main text, from one segmentation of it:
+/// for Chinese, jieba's cut gives both (`tokens::Tokens::with_keywords`); otherwise the
+/// tokens and the term-frequency keywords are separate walks over the words.
+pub fn keywords_and_tokens(text: &str, chinese: bool) -> (Vec<String>, Tokens) {
     if chinese {
-        // Ask for more than needed: numbers ("17", "2023") are dropped afterwards.
-        return TFIDF
-            .extract_keywords(&JIEBA, &text, KEYWORD_COUNT * 3, Vec::new())
-            .into_iter()
-            .map(|k| k.keyword)
-            .filter(|k| {
-                !k.chars()
-                    .all(|c| c.is_ascii_digit() || c.is_ascii_punctuation())
-            })
-            .take(KEYWORD_COUNT)
-            .collect();
+        let (tokens, ranked) = Tokens::with_keywords(text, KEYWORD_TEXT_CHARS, TFIDF_CANDIDATES);
+        return (without_numbers(ranked), tokens);
     }
+    (keywords(text, false), Tokens::new(text))
+}
+
+/// Top keywords of `text`: jieba TF-IDF for Chinese (jieba's default IDF table, no HMM),
+/// term frequency otherwise.
+pub fn keywords(text: &str, chinese: bool) -> Vec<String> {
+    if chinese {
+        return without_numbers(tokens::tfidf_keywords(
+            text,
+            KEYWORD_TEXT_CHARS,
+            TFIDF_CANDIDATES,
+        ));
+    }
+    let text: String = text.chars().take(KEYWORD_TEXT_CHARS).collect();
     let mut counts: HashMap<String, u64> = HashMap::new();
     for word in text
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -1200,14 +1223,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .or_else(|| byline_author(&els.byline))
         .or_else(|| media::labelled_author(header.iter().chain(edges.iter()).copied()));
 
-    let keywords = keywords(
-        if article_text.is_empty() {
-            &body_text
-        } else {
-            &article_text
-        },
-        chinese,
-    );
+    let main_text = if article_text.is_empty() {
+        &body_text
+    } else {
+        &article_text
+    };
+    let (keywords, tokens) = keywords_and_tokens(main_text, chinese);
     let extracted = Extracted {
         title,
         published: published.map(|p| p.utc),
@@ -1219,6 +1240,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         comments,
         participants,
         keywords,
+        tokens,
         links: Vec::new(),
         embeds: resolve_embeds(&els.embeds, &base, &Limits::default()),
         language,
