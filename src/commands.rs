@@ -51,6 +51,18 @@ impl Command {
         }
     }
 
+    /// Whether the command crawls (and so stops on Ctrl-C or SIGTERM by
+    /// storing the pages in flight, leaving its queue for the next run).
+    pub fn crawls(&self) -> bool {
+        matches!(
+            self,
+            Command::Crawl(_)
+                | Command::Jobs {
+                    command: JobsCommand::Run { .. }
+                }
+        )
+    }
+
     /// Whether the command works on the archive (and so may go through a
     /// running server).
     pub fn uses_archive(&self) -> bool {
@@ -327,6 +339,12 @@ pub fn write_report(out: &mut (dyn Write + Send), report: &RunReport, json: bool
             out,
             "not due        {:>8}   (known articles whose revisit is not due yet)",
             report.not_due
+        )?;
+    }
+    if report.cancelled {
+        writeln!(
+            out,
+            "stopped        on request before the queue was done: the next run takes it up"
         )?;
     }
     Ok(())

@@ -39,6 +39,58 @@ fn main() -> ExitCode {
     }
 }
 
+/// The exit code of a crawl stopped by a signal (130 Ctrl-C, 143 SIGTERM),
+/// 0 while none came.
+static STOPPED_BY: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Ctrl-C or SIGTERM (systemd's stop) ends a crawl the way a run of the
+/// server is cancelled: no new fetches, the pages in flight are stored and
+/// indexed, the run is recorded as cancelled with its queue, and the next
+/// run takes it up. A second signal stops at once, as a kill would (the
+/// next run takes that up too).
+async fn stop_on_signal(cancel: crawler::CancellationToken) {
+    #[cfg(unix)]
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    for round in 0.. {
+        let code: u8 = {
+            #[cfg(unix)]
+            let term_recv = async {
+                match term.as_mut() {
+                    Some(t) => {
+                        t.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            #[cfg(not(unix))]
+            let term_recv = std::future::pending::<()>();
+            tokio::select! {
+                r = tokio::signal::ctrl_c() => {
+                    if r.is_err() {
+                        return;
+                    }
+                    130
+                }
+                _ = term_recv => 143,
+            }
+        };
+        if round > 0 {
+            eprintln!("harvest: stopped at once; the next run takes the crawl up");
+            #[expect(
+                clippy::exit,
+                reason = "a second signal stops at once, as a kill would; the run is taken up"
+            )]
+            std::process::exit(i32::from(code));
+        }
+        STOPPED_BY.store(code, std::sync::atomic::Ordering::SeqCst);
+        eprintln!(
+            "harvest: stopping: storing the pages in flight, the next run takes the crawl up \
+             (a second Ctrl-C stops at once)"
+        );
+        cancel.cancel();
+    }
+}
+
 fn init_tracing(verbose: u8, format: LogFormat) {
     let default = match verbose {
         0 => "warn",
@@ -99,16 +151,31 @@ fn run(cli: Cli) -> Result<()> {
             let progress = pipeline::Progress::for_stderr(cli.command.quiet());
             let mut out = std::io::BufWriter::new(std::io::stdout());
             let mut err = std::io::stderr();
-            runtime()?.block_on(commands::run(
+            let cancel = crawler::CancellationToken::new();
+            let rt = runtime()?;
+            let stopped = cli
+                .command
+                .crawls()
+                .then(|| rt.spawn(stop_on_signal(cancel.clone())));
+            rt.block_on(commands::run(
                 &cli.command,
                 &cfg,
                 &stores,
                 &mut out,
                 &mut err,
                 progress,
-                crawler::CancellationToken::new(),
+                cancel,
             ))?;
             out.flush()?;
+            // A crawl stopped by a signal says so in its exit code, as a
+            // killed one would (128 + the signal), after its summary.
+            if let Some(code) = stopped.and_then(|s| {
+                s.abort();
+                let code = STOPPED_BY.load(std::sync::atomic::Ordering::SeqCst);
+                (code != 0).then_some(code)
+            }) {
+                return Err(anyhow::Error::new(commands::Exit(code)));
+            }
             Ok(())
         }
         Command::Serve(args) => {

@@ -1682,6 +1682,9 @@ pub struct RunReport {
     pub resumed: u32,
     /// Known articles not fetched because their revisit was not due.
     pub not_due: u64,
+    /// Stopped on request before its queue was done (the next run of the
+    /// job takes it up).
+    pub cancelled: bool,
     /// The counters.
     #[serde(flatten)]
     pub summary: IngestSummary,
@@ -2005,6 +2008,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         started: active.as_ref().map(|a| a.record.started),
         resumed: active.as_ref().map_or(0, |a| a.record.resumed),
         not_due,
+        cancelled,
         summary,
     })
 }

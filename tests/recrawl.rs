@@ -468,32 +468,126 @@ fn a_forwarded_crawl_whose_caller_is_killed_is_cancelled_and_taken_up() {
         "{fetched} requests: cancelled too late to tell"
     );
 
-    let stored_before: BTreeSet<String> =
-        jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]))
-            .iter()
-            .map(|r| r["url"].as_str().unwrap_or_default().to_string())
-            .collect();
+    let stored_before = stored_urls(&ws);
     assert!(stored_before.len() > 10, "{} stored", stored_before.len());
+    take_up_and_check(&ws, &served, PAGES, &stored_before, &hits_at_cancel);
+    let _ = server.kill();
+    let _ = server.wait();
+}
 
-    *site.delay.lock().unwrap() = Duration::ZERO;
+fn stored_urls(ws: &Workspace) -> BTreeSet<String> {
+    jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]))
+        .iter()
+        .map(|r| r["url"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The next crawl of a stopped run takes it up: every page archived once,
+/// none stored before the stop fetched again.
+fn take_up_and_check(
+    ws: &Workspace,
+    served: &Served,
+    pages: u32,
+    stored_before: &BTreeSet<String>,
+    hits_at_stop: &BTreeMap<String, u64>,
+) {
+    *served.site.delay.lock().unwrap() = Duration::ZERO;
     let out = ws.harvest(&["crawl", "--quiet", "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(report["resumed"].as_u64(), Some(1), "{report}");
+    assert_eq!(report["cancelled"].as_bool(), Some(false), "{report}");
     let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100000"]));
     let distinct: BTreeSet<&str> = rows.iter().filter_map(|r| r["url"].as_str()).collect();
     assert_eq!(rows.len(), distinct.len(), "duplicated index rows");
-    assert_eq!(distinct.len(), PAGES as usize + 1, "every page archived");
-    let hits = site.hits();
-    for url in &stored_before {
+    assert_eq!(distinct.len(), pages as usize + 1, "every page archived");
+    let hits = served.site.hits();
+    for url in stored_before {
         let path = url.trim_start_matches(&served.base);
         assert_eq!(
             hits.get(path),
-            hits_at_cancel.get(path),
-            "{path} was stored before the cancel and fetched again"
+            hits_at_stop.get(path),
+            "{path} was stored before the stop and fetched again"
         );
     }
-    let _ = server.kill();
-    let _ = server.wait();
+}
+
+/// Ctrl-C on a local crawl (issue 10; it used to kill the process, losing
+/// the batch being written) stops it as a cancel does: no new fetches, the
+/// pages fetched are stored and indexed, the summary says it stopped, the
+/// exit code is 130, the run is recorded `cancelled`, and the next crawl
+/// takes it up without fetching a stored page again.
+#[test]
+fn ctrl_c_stops_a_local_crawl_storing_what_it_fetched_and_the_next_run_takes_it_up() {
+    const PAGES: u32 = 200;
+    const CONCURRENCY: usize = 2;
+    let served = index_site(PAGES, "of the ctrl-c test.", Duration::from_millis(40));
+    let site = &served.site;
+    let seed = format!("{}/index.html", served.base);
+    let ws = Workspace::new(&seed, "stopped", None);
+    ws.configure(|raw| {
+        raw.packing.batch_pages = Some(16);
+        raw.crawl.concurrency = Some(CONCURRENCY);
+    });
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&ws.config)
+        .args(["crawl", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start harvest");
+    let t0 = Instant::now();
+    while site.hits().values().sum::<u64>() < 30 {
+        if let Some(status) = child.try_wait().expect("harvest state") {
+            let out = child.wait_with_output().expect("harvest output");
+            panic!(
+                "harvest ended before the stop ({status}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "crawl made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(sent.success());
+    let out = child.wait_with_output().expect("wait for harvest");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(130), "{stderr}\n{stdout}");
+    assert!(stderr.contains("stopping"), "{stderr}");
+    assert!(stdout.contains("stopped "), "{stdout}");
+    let hits_at_stop = site.hits();
+    let pages_fetched = hits_at_stop.keys().filter(|p| p.ends_with(".html")).count();
+    assert!(
+        pages_fetched < PAGES as usize,
+        "{pages_fetched} pages fetched: stopped too late to tell"
+    );
+    // What was fetched is stored: only requests still in flight may not be.
+    let stored_before = stored_urls(&ws);
+    assert!(
+        stored_before.len() + CONCURRENCY >= pages_fetched,
+        "{pages_fetched} pages fetched, {} stored: a stopped crawl lost its batch",
+        stored_before.len()
+    );
+    let status = ws.harvest(&["jobs", "status", "crawl", "--json"]);
+    let run: serde_json::Value = serde_json::from_slice(
+        status
+            .stdout
+            .split(|b| *b == b'\n')
+            .next()
+            .unwrap_or_default(),
+    )
+    .expect("run json");
+    assert_eq!(run["status"], "cancelled", "{run}");
+    take_up_and_check(&ws, &served, PAGES, &stored_before, &hits_at_stop);
 }
 
 /// Regression (issue 10): with `harvest serve` running, `harvest crawl` and
