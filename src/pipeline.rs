@@ -972,16 +972,10 @@ impl Ingest {
         // (a round trip per page and table on HBase otherwise).
         let (mut previous_of, mut earlier_of) = {
             let urls: Vec<&str> = pages.iter().map(|a| a.page.url.as_str()).collect();
-            let mut digests: Vec<&str> = pages.iter().map(|a| a.digest.as_str()).collect();
-            digests.sort_unstable();
-            digests.dedup();
             let states = self.index.get_urls(&urls)?;
-            let entries = self.index.get_digests(&digests)?;
-            let earlier: HashMap<String, DigestEntry> = digests
-                .iter()
-                .zip(entries)
-                .filter_map(|(d, e)| e.map(|e| (d.to_string(), e)))
-                .collect();
+            let earlier = self
+                .index
+                .known_digests(pages.iter().map(|a| a.digest.as_str()))?;
             (states.into_iter(), earlier)
         };
         for analysed in pages {
@@ -1102,17 +1096,9 @@ impl Ingest {
         let embeds = std::mem::take(&mut self.embeds);
         // Digests seen before this batch, read in one call; then the
         // batch's own first captures.
-        let mut seen: HashMap<String, DigestEntry> = {
-            let mut digests: Vec<&str> = embeds.iter().map(|a| a.digest.as_str()).collect();
-            digests.sort_unstable();
-            digests.dedup();
-            let entries = self.index.get_digests(&digests)?;
-            digests
-                .iter()
-                .zip(entries)
-                .filter_map(|(d, e)| e.map(|e| (d.to_string(), e)))
-                .collect()
-        };
+        let mut seen = self
+            .index
+            .known_digests(embeds.iter().map(|a| a.digest.as_str()))?;
         for a in embeds {
             let e = &a.embed;
             let place = match self.page_places.get(&e.page_url) {

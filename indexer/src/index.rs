@@ -494,26 +494,30 @@ impl Index {
 
     /// Reads the state of a URL.
     pub fn get_url(&self, url: &str) -> Result<Option<UrlState>> {
-        let rows = self
-            .store
-            .get(URLS_TABLE, &[url.as_bytes().to_vec()], &[FAMILY_ATTRS])?;
-        rows.into_iter()
-            .flatten()
-            .next()
-            .map(|r| UrlState::from_row(&r))
-            .transpose()
+        Ok(self.get_urls(&[url])?.pop().flatten())
     }
 
     /// Reads the states of several URLs in one call (one entry per URL).
     pub fn get_urls(&self, urls: &[&str]) -> Result<Vec<Option<UrlState>>> {
-        if urls.is_empty() {
+        self.get_keyed(URLS_TABLE, urls, UrlState::from_row)
+    }
+
+    /// Reads the rows of `keys` from a one-family table in one call, each
+    /// decoded (one entry per key, in order).
+    fn get_keyed<T>(
+        &self,
+        table: &str,
+        keys: &[&str],
+        decode: impl Fn(&Row) -> Result<T>,
+    ) -> Result<Vec<Option<T>>> {
+        if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let keys: Vec<Vec<u8>> = urls.iter().map(|u| u.as_bytes().to_vec()).collect();
+        let keys: Vec<Vec<u8>> = keys.iter().map(|k| k.as_bytes().to_vec()).collect();
         self.store
-            .get(URLS_TABLE, &keys, &[FAMILY_ATTRS])?
+            .get(table, &keys, &[FAMILY_ATTRS])?
             .into_iter()
-            .map(|r| r.map(|r| UrlState::from_row(&r)).transpose())
+            .map(|r| r.map(|r| decode(&r)).transpose())
             .collect()
     }
 
@@ -596,30 +600,27 @@ impl Index {
 
     /// Reads a digest entry.
     pub fn get_digest(&self, digest: &str) -> Result<Option<DigestEntry>> {
-        let rows = self.store.get(
-            DIGESTS_TABLE,
-            &[digest.as_bytes().to_vec()],
-            &[FAMILY_ATTRS],
-        )?;
-        rows.into_iter()
-            .flatten()
-            .next()
-            .map(|r| DigestEntry::from_row(&r))
-            .transpose()
+        Ok(self
+            .get_keyed(DIGESTS_TABLE, &[digest], DigestEntry::from_row)?
+            .pop()
+            .flatten())
     }
 
-    /// Reads the entries of several digests in one call (one entry per
-    /// digest, in order).
-    pub fn get_digests(&self, digests: &[&str]) -> Result<Vec<Option<DigestEntry>>> {
-        if digests.is_empty() {
-            return Ok(Vec::new());
-        }
-        let keys: Vec<Vec<u8>> = digests.iter().map(|d| d.as_bytes().to_vec()).collect();
-        self.store
-            .get(DIGESTS_TABLE, &keys, &[FAMILY_ATTRS])?
-            .into_iter()
-            .map(|r| r.map(|r| DigestEntry::from_row(&r)).transpose())
-            .collect()
+    /// The entries of the digests among `digests` that have one, read in one
+    /// call (repeats are read once).
+    pub fn known_digests<'a>(
+        &self,
+        digests: impl IntoIterator<Item = &'a str>,
+    ) -> Result<HashMap<String, DigestEntry>> {
+        let mut digests: Vec<&str> = digests.into_iter().collect();
+        digests.sort_unstable();
+        digests.dedup();
+        let entries = self.get_keyed(DIGESTS_TABLE, &digests, DigestEntry::from_row)?;
+        Ok(digests
+            .iter()
+            .zip(entries)
+            .filter_map(|(d, e)| e.map(|e| (d.to_string(), e)))
+            .collect())
     }
 
     /// Writes digest entries (replacing earlier versions).

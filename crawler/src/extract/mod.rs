@@ -871,15 +871,6 @@ pub struct Links {
     pub too_long: u64,
 }
 
-/// The links among a page's raw `href`s (in document order, as
-/// [`scan::PageElements`] collected them), under `limits`.
-#[cfg(test)]
-fn extract_links(hrefs: &[&str], base: &Url, limits: &Limits) -> Links {
-    let mut sink = LinkSink::new(base, limits);
-    sink.offer_all(hrefs);
-    sink.finish()
-}
-
 /// Pages longer than this (bytes of decoded HTML) are not parsed into one
 /// DOM: their attributes come from their first [`LARGE_PAGE_BYTES`] and their
 /// links from a streaming tokenizer over the whole page. A DOM of a 10 MB page
@@ -1272,7 +1263,9 @@ mod large_page_tests {
             extract_doc(&doc, &u("http://e.com/index.html"), &TimeContext::default());
         assert_eq!(dom_base, base);
         let limits = Limits::default();
-        let dom_links = extract_links(&hrefs, &base, &limits);
+        let mut sink = LinkSink::new(&base, &limits);
+        sink.offer_all(&hrefs);
+        let dom_links = sink.finish();
         assert_eq!(stream_links(html, &base, &limits), dom_links);
         assert_eq!(dom_links.links.len(), 4, "{dom_links:?}");
         assert!(!dom_links
