@@ -19,49 +19,95 @@
 //!   a crawl would not have kept (not HTML, not 2xx), are counted and left
 //!   out: harvest archives pages and their answers.
 //!
-//! A file is read whole into memory. Records gzipped one member each (as
-//! all these tools write them) and whole-file gzip are both read.
+//! A file is read as a stream, one record in memory at a time, so a WARC of
+//! any size imports in bounded memory. Records gzipped one member each (as
+//! all these tools write them) are read in place; a file gzipped whole (one
+//! stream) is first decompressed to a temporary file (in `TMPDIR`).
 
-use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use packer::warc::{self, RecordIter, WarcRecord};
+use packer::warc::{self, RecordReader, WarcRecord};
 
 use crate::config::Config;
 use crate::replay::{archived_response, record_date, Kind, Replay, ReplaySummary};
 use crate::stores::Stores;
 
-/// Largest whole-file-gzipped WARC decompressed in memory.
-const MAX_WHOLE_GZIP_BYTES: u64 = 8 << 30;
+/// Largest whole-file-gzipped WARC decompressed to a temporary file.
+const MAX_WHOLE_GZIP_BYTES: u64 = 64 << 30;
 
-/// The records of a file: as they are, or decompressed when the whole file
-/// is one gzip stream.
-fn record_bytes<'a>(path: &Path, bytes: &'a [u8]) -> Result<Cow<'a, [u8]>> {
-    let gzip = bytes.starts_with(&[0x1f, 0x8b]);
-    if !gzip && !bytes.starts_with(b"WARC/") {
-        bail!(
-            "{} is not a WARC file (it starts with neither WARC/ nor a gzip header)",
-            path.display()
-        );
-    }
-    if gzip {
-        if let Some(Err(e)) = RecordIter::new(bytes).next() {
-            if e.to_string().contains("more than one record") {
-                let mut out = Vec::new();
-                flate2::read::MultiGzDecoder::new(bytes)
-                    .take(MAX_WHOLE_GZIP_BYTES)
-                    .read_to_end(&mut out)
-                    .with_context(|| format!("decompressing {}", path.display()))?;
-                return Ok(Cow::Owned(out));
+/// A WARC file opened for import: read in place, or from a decompressed
+/// temporary copy when the whole file is one gzip stream.
+struct Records {
+    /// The handle the records are streamed from.
+    stream: File,
+    /// A handle of its own (its own position) to read a record back by
+    /// offset while the stream goes on.
+    lookup: File,
+    /// The decompressed copy (removed when dropped).
+    _copy: Option<tempfile::NamedTempFile>,
+}
+
+impl Records {
+    fn open(path: &Path) -> Result<Records> {
+        let open = || File::open(path).with_context(|| format!("cannot read {}", path.display()));
+        let mut head = [0u8; 2];
+        let n = open()?
+            .read(&mut head)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if head[..n].starts_with(&[0x1f, 0x8b]) {
+            let first = RecordReader::new(BufReader::new(open()?)).next();
+            if let Some(Err(e)) = first {
+                if !e.to_string().contains("more than one record") {
+                    bail!("{}: the first record is unreadable: {e}", path.display());
+                }
+                let mut copy = tempfile::NamedTempFile::new()
+                    .context("cannot create a temporary file to decompress into")?;
+                let copied = std::io::copy(
+                    &mut flate2::read::MultiGzDecoder::new(BufReader::new(open()?))
+                        .take(MAX_WHOLE_GZIP_BYTES),
+                    copy.as_file_mut(),
+                )
+                .with_context(|| format!("decompressing {}", path.display()))?;
+                if copied >= MAX_WHOLE_GZIP_BYTES {
+                    bail!(
+                        "{} decompresses to more than {MAX_WHOLE_GZIP_BYTES} bytes",
+                        path.display()
+                    );
+                }
+                let reopen = || copy.reopen().context("reading the decompressed copy");
+                return Ok(Records {
+                    stream: reopen()?,
+                    lookup: reopen()?,
+                    _copy: Some(copy),
+                });
             }
-            bail!("{}: the first record is unreadable: {e}", path.display());
         }
+        Ok(Records {
+            stream: open()?,
+            lookup: open()?,
+            _copy: None,
+        })
     }
-    Ok(Cow::Borrowed(bytes))
+
+    /// The records, with their offsets and stored lengths (once: the stream
+    /// is consumed).
+    fn iter(&self) -> RecordReader<BufReader<&File>> {
+        RecordReader::new(BufReader::with_capacity(256 * 1024, &self.stream))
+    }
+
+    /// The record stored at `offset` (`length` bytes).
+    fn record_at(&self, offset: u64, length: u64) -> Result<WarcRecord> {
+        let mut buf = vec![0u8; usize::try_from(length).context("record length")?];
+        let mut f = &self.lookup;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(&mut buf).context("reading a record back")?;
+        Ok(warc::read_record(&buf)?)
+    }
 }
 
 /// Where the payload of a revisit is: a response of the same file.
@@ -97,14 +143,13 @@ impl Payloads {
 fn revisit_payload(
     replay: &Replay<'_>,
     stores: &Stores,
-    data: &[u8],
+    records: &Records,
     payloads: &Payloads,
     record: &WarcRecord,
 ) -> Result<Option<Vec<u8>>> {
     let max = replay.max_body_bytes();
     if let Some((offset, length)) = payloads.find(record) {
-        let start = offset as usize;
-        let first = warc::read_record(&data[start..start + length as usize])?;
+        let first = records.record_at(offset, length)?;
         let url = first.target_uri().unwrap_or_default().to_string();
         let body = archived_response(&first, &url)?.normalise(max)?.body;
         return Ok(Some(body));
@@ -143,12 +188,11 @@ pub fn import(
     }
     let mut replay = Replay::new(cfg, stores)?;
     for file in files {
-        let raw = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let data = record_bytes(file, &raw)?;
+        let records = Records::open(file)?;
         replay.summary.files += 1;
         let mut payloads = Payloads::default();
         let mut last_report = Instant::now();
-        for item in RecordIter::new(&data) {
+        for item in records.iter() {
             let (offset, length, record) = match item {
                 Ok(r) => r,
                 Err(e) => {
@@ -190,7 +234,8 @@ pub fn import(
                     }
                 }
                 Kind::Revisit => {
-                    let Some(body) = revisit_payload(&replay, stores, &data, &payloads, &record)?
+                    let Some(body) =
+                        revisit_payload(&replay, stores, &records, &payloads, &record)?
                     else {
                         replay
                             .summary

@@ -296,3 +296,102 @@ fn import_of_a_wget_warc_answers_like_a_crawl_of_the_same_site() {
     let missing = empty.harvest_raw(&["import", "/nonexistent/x.warc.gz"]);
     assert!(!missing.status.success());
 }
+
+/// `harvest import` streams a file (issue 14: it read a file whole into
+/// memory): the same captures gzipped per record, gzipped whole and
+/// uncompressed import alike, and a revisit gets its payload from the
+/// response it refers to earlier in the same file.
+#[test]
+fn import_reads_per_record_gzip_whole_gzip_and_plain_warcs_alike() {
+    use chrono::TimeZone;
+    use packer::warc::{self, ResponseInput, RevisitInput};
+    use std::io::{Read, Write};
+
+    let page = |n: u32| {
+        format!(
+            "<html><head><title>Page {n} of the import test</title></head><body>\
+             <p>Some text {n} about reading archives in a stream.</p></body></html>"
+        )
+    };
+    let headers = vec![(
+        "Content-Type".to_string(),
+        "text/html; charset=utf-8".to_string(),
+    )];
+    let date = chrono::Utc.with_ymd_and_hms(2024, 5, 1, 12, 0, 0).unwrap();
+    let (first, second) = (page(1), page(2));
+    let response = |url: &str, body: &str| {
+        warc::encode_response(&ResponseInput {
+            target_uri: url,
+            date,
+            ip_address: None,
+            concurrent_to: None,
+            status_line: "HTTP/1.1 200 OK",
+            headers: &headers,
+            payload: body.as_bytes(),
+        })
+    };
+    let a = response("http://import.test/a.html", &first);
+    let b = response("http://import.test/b.html", &second);
+    let again = warc::encode_revisit(&RevisitInput {
+        target_uri: "http://import.test/a.html",
+        date: date + chrono::Duration::days(1),
+        status_line: "HTTP/1.1 200 OK",
+        headers: &headers,
+        refers_to: &a.record_id,
+        refers_to_target_uri: "http://import.test/a.html",
+        refers_to_date: date,
+        payload_digest: &warc::payload_digest(first.as_bytes()),
+    });
+    let mut per_record = Vec::new();
+    let mut plain = Vec::new();
+    for r in [&a, &b, &again] {
+        let member = r.member(None);
+        per_record.extend_from_slice(&member);
+        flate2::read::GzDecoder::new(&member[..])
+            .read_to_end(&mut plain)
+            .unwrap();
+    }
+    let mut whole = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    whole.write_all(&plain).unwrap();
+    let whole = whole.finish().unwrap();
+
+    let scratch = tempfile::tempdir().unwrap();
+    let mut answers = Vec::new();
+    for (name, bytes) in [
+        ("records.warc.gz", &per_record),
+        ("whole.warc.gz", &whole),
+        ("plain.warc", &plain),
+    ] {
+        let file = scratch.path().join(name);
+        std::fs::write(&file, bytes).unwrap();
+        let ws = Workspace::new("http://import.test/a.html", "imported", None);
+        ws.train_demo_model();
+        let out = ws.harvest(&["import", "--json", "--quiet", file.to_str().unwrap()]);
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["records"].as_u64(), Some(3), "{name}: {summary}");
+        assert_eq!(
+            summary["ingest"]["new"].as_u64(),
+            Some(2),
+            "{name}: {summary}"
+        );
+        assert_eq!(
+            summary["ingest"]["unchanged"].as_u64(),
+            Some(1),
+            "{name}: the revisit found its payload: {summary}"
+        );
+        let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "100"]));
+        let titles: Vec<&str> = rows.iter().filter_map(|r| r["title"].as_str()).collect();
+        assert_eq!(titles.len(), 2, "{name}: {rows:?}");
+        let body = ws.harvest(&["get", "http://import.test/a.html"]).stdout;
+        assert_eq!(String::from_utf8_lossy(&body), first, "{name}");
+        let counts: Vec<_> = ["pages", "new", "unchanged", "duplicates", "failures"]
+            .iter()
+            .map(|k| summary["ingest"][k].clone())
+            .collect();
+        answers.push((counts, titles.join("|")));
+    }
+    assert!(
+        answers.windows(2).all(|w| w[0] == w[1]),
+        "the three encodings import alike: {answers:?}"
+    );
+}

@@ -865,6 +865,168 @@ impl Iterator for RecordIter<'_> {
 
 impl std::iter::FusedIterator for RecordIter<'_> {}
 
+/// A [`BufRead`](std::io::BufRead) that counts the bytes consumed from it.
+struct Counted<R> {
+    inner: R,
+    consumed: u64,
+}
+
+impl<R: std::io::BufRead> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.consumed += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: std::io::BufRead> std::io::BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.consumed += amt as u64;
+        self.inner.consume(amt);
+    }
+}
+
+/// [`RecordIter`] over a reader instead of bytes in memory: the records of a
+/// WARC file of any size (one gzip member per record, or uncompressed), one
+/// record in memory at a time, each with its offset and stored length. Like
+/// [`RecordIter`] it yields one [`Error::CorruptRecord`] at the first
+/// unreadable record and stops.
+pub struct RecordReader<R> {
+    input: Counted<R>,
+    done: bool,
+}
+
+impl<R: std::io::BufRead> RecordReader<R> {
+    /// Reads records from `input`, positioned at the first record.
+    pub fn new(input: R) -> Self {
+        Self {
+            input: Counted {
+                inner: input,
+                consumed: 0,
+            },
+            done: false,
+        }
+    }
+
+    /// One uncompressed record: its header lines up to the empty line, the
+    /// block by its `Content-Length`, then the record's closing blank lines.
+    fn read_plain(&mut self) -> std::result::Result<WarcRecord, String> {
+        use std::io::BufRead;
+        let io = |e: std::io::Error| format!("unreadable: {e}");
+        let mut raw = Vec::new();
+        loop {
+            let start = raw.len();
+            let n = (&mut self.input)
+                .take(64 * 1024)
+                .read_until(b'\n', &mut raw)
+                .map_err(io)?;
+            if n == 0 || !raw.ends_with(b"\n") {
+                return Err("header block not terminated by an empty line".to_string());
+            }
+            if raw.len() > 1 << 20 {
+                return Err("header block larger than 1 MiB".to_string());
+            }
+            if matches!(&raw[start..], b"\r\n" | b"\n") {
+                break;
+            }
+        }
+        if !raw.starts_with(b"WARC/") {
+            return Err("does not start with a WARC/ version line".to_string());
+        }
+        let length = {
+            let (lines, _) = split_head(&raw)
+                .ok_or_else(|| "header block not terminated by an empty line".to_string())?;
+            let headers = parse_header_lines(lines.into_iter().skip(1))?;
+            find_header(&headers, header::CONTENT_LENGTH)
+                .ok_or_else(|| "missing Content-Length".to_string())?
+                .parse::<u64>()
+                .map_err(|_| "Content-Length is not a number".to_string())?
+        };
+        if length > MAX_RECORD_BYTES {
+            return Err(format!("record larger than {MAX_RECORD_BYTES} bytes"));
+        }
+        let read = (&mut self.input)
+            .take(length)
+            .read_to_end(&mut raw)
+            .map_err(io)?;
+        if (read as u64) < length {
+            return Err(format!(
+                "block truncated: Content-Length {length}, {read} bytes present"
+            ));
+        }
+        // The blank lines that close the record (CRLF CRLF as written; up
+        // to four line-end bytes taken, one at a time across buffer ends).
+        for _ in 0..4 {
+            match self.input.fill_buf().map_err(io)?.first() {
+                Some(b'\r' | b'\n') => self.input.consume(1),
+                _ => break,
+            }
+        }
+        let (record, _) = parse_uncompressed(&raw)?;
+        Ok(record)
+    }
+
+    fn read_one(&mut self) -> std::result::Result<WarcRecord, String> {
+        use std::io::BufRead;
+        let ahead = self
+            .input
+            .fill_buf()
+            .map_err(|e| format!("unreadable: {e}"))?;
+        // The first byte tells (a buffer may hold only one): a plain record
+        // starts with `W`.
+        if ahead.first() != Some(&GZIP_MAGIC[0]) {
+            return self.read_plain();
+        }
+        let mut raw = Vec::new();
+        let read = flate2::bufread::GzDecoder::new(&mut self.input)
+            .take(MAX_RECORD_BYTES + 1)
+            .read_to_end(&mut raw)
+            .map_err(|e| format!("gzip member unreadable: {e}"))?;
+        if read as u64 > MAX_RECORD_BYTES {
+            return Err(format!("record larger than {MAX_RECORD_BYTES} bytes"));
+        }
+        let (record, used) = parse_uncompressed(&raw)?;
+        if used < raw.len() && raw[used..].iter().any(|b| !b.is_ascii_whitespace()) {
+            return Err("gzip member holds more than one record".to_string());
+        }
+        Ok(record)
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for RecordReader<R> {
+    type Item = Result<(u64, u64, WarcRecord)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use std::io::BufRead;
+        if self.done {
+            return None;
+        }
+        let offset = self.input.consumed;
+        match self.input.fill_buf() {
+            Ok([]) => {
+                self.done = true;
+                return None;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.done = true;
+                return Some(Err(Error::corrupt(offset, format!("unreadable: {e}"))));
+            }
+        }
+        match self.read_one() {
+            Ok(record) => Some(Ok((offset, self.input.consumed - offset, record))),
+            Err(reason) => {
+                self.done = true;
+                Some(Err(Error::corrupt(offset, reason)))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1202,6 +1364,61 @@ mod tests {
         assert_eq!(items[2].2.http_response().unwrap().body, b"second");
     }
 
+    /// Records, spans and the first error of [`RecordReader`] over a
+    /// reader with a buffer of `capacity` bytes.
+    fn read_streamed(data: &[u8], capacity: usize) -> Vec<Spanned> {
+        let input = std::io::BufReader::with_capacity(capacity, data);
+        RecordReader::new(input).map(spans_and_digests).collect()
+    }
+
+    /// A record as its span and block digest; an error as its offset.
+    type Spanned = std::result::Result<(u64, u64, String), u64>;
+
+    fn spans_and_digests(item: Result<(u64, u64, WarcRecord)>) -> Spanned {
+        match item {
+            Ok((o, l, r)) => Ok((o, l, payload_digest(&r.block))),
+            Err(Error::CorruptRecord { offset, reason }) => {
+                eprintln!("corrupt at {offset}: {reason}");
+                Err(offset)
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn a_streamed_file_gives_what_the_bytes_in_memory_give() {
+        let records = [
+            encode_warcinfo("p.warc.gz", &[]),
+            response(b"first"),
+            response(&b"<p>a longer page</p>".repeat(900)),
+            response(b""),
+        ];
+        let mut gzipped = Vec::new();
+        let mut plain = Vec::new();
+        for r in &records {
+            let member = r.member(None);
+            gzipped.extend_from_slice(&member);
+            flate2::read::GzDecoder::new(&member[..])
+                .read_to_end(&mut plain)
+                .unwrap();
+        }
+        // Whole files, then torn ones (cut inside the third record).
+        let torn_gz = gzipped[..gzipped.len() - 40].to_vec();
+        let torn_plain = plain[..plain.len() - 40].to_vec();
+        for data in [&gzipped, &plain, &torn_gz, &torn_plain] {
+            let in_memory: Vec<_> = RecordIter::new(data).map(spans_and_digests).collect();
+            assert!(in_memory.len() >= 3);
+            // Buffers that end inside headers, blocks and closing lines.
+            for capacity in [1, 3, 7, 64, 8192] {
+                assert_eq!(
+                    read_streamed(data, capacity),
+                    in_memory,
+                    "buffer of {capacity}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn truncated_tail_yields_good_records_then_corrupt() {
         let a = response(b"one");
@@ -1233,12 +1450,14 @@ mod tests {
             for cut in 0..data.len() {
                 let _ = read_record(&data[..cut]);
                 let _ = RecordIter::new(&data[..cut]).count();
+                let _ = RecordReader::new(&data[..cut]).count();
             }
             for i in 0..data.len() {
                 let mut bad = data.clone();
                 bad[i] ^= 0x5a;
                 let _ = read_record(&bad);
                 let _ = RecordIter::new(&bad).count();
+                let _ = RecordReader::new(&bad[..]).count();
                 if let Ok(rec) = read_record(&bad) {
                     let _ = rec.http_response();
                 }
