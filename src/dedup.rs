@@ -16,8 +16,10 @@
 //!   Their bytes are stored in full: no bytes saved.
 //! - **Near-duplicate image groups**: the images archived with the selected
 //!   pages (`[crawl] images` / `requisites`, `images` table) whose pHashes
-//!   are within [`classifier::imagehash::HashKind::threshold`] of each other
-//!   (transitively): a photo and its re-encoded, resized, recompressed copies.
+//!   are within [`classifier::imagehash::HashKind::threshold`] of their
+//!   group's first image (not transitively: chains of merely similar
+//!   pictures would join unrelated ones): a photo and its re-encoded,
+//!   resized, recompressed copies.
 //! - **Per source** (the seed's upload record): pages, captures, exact
 //!   duplicates (captures of a digest captured earlier), near-duplicates
 //!   (pages that repeat an earlier story), stories its pages belong to, and
@@ -312,13 +314,15 @@ pub fn report(stores: &Stores, args: &DedupArgs) -> Result<DedupReport> {
     })
 }
 
-/// Groups `filed` (oldest first) whose pHashes are within the pHash
-/// threshold ([`classifier::imagehash::HashKind::threshold`]) of each
-/// other, transitively; biggest groups first.
+/// Groups `filed` (oldest first) by pHash: each image joins the group of
+/// the first image within the pHash threshold
+/// ([`classifier::imagehash::HashKind::threshold`]) that leads one, so every
+/// copy is within the threshold of its group's first image (no chains of
+/// merely similar pictures); biggest groups first.
 fn image_groups(filed: &[indexer::ImageEntry]) -> Vec<ImageGroup> {
-    use classifier::imagehash::{hamming, near_groups, HashKind};
+    use classifier::imagehash::{hamming, leader_groups, HashKind};
     let hashes: Vec<u64> = filed.iter().map(|i| i.phash).collect();
-    let mut out: Vec<ImageGroup> = near_groups(&hashes, HashKind::Perceptual.threshold())
+    let mut out: Vec<ImageGroup> = leader_groups(&hashes, HashKind::Perceptual.threshold())
         .into_iter()
         .map(|members| {
             let first = &filed[members[0]];

@@ -259,13 +259,107 @@ fn near_groups_by(
         match choose(values.len(), threshold) {
             Some(blocks) => {
                 for block in blocks {
-                    join_block(&values, &reps, block, threshold, &mut sets);
+                    join_block(&values, &reps, block, threshold, &mut |a, b| {
+                        sets.union(a, b)
+                    });
                 }
             }
-            None => all_pairs(&values, &reps, threshold, &mut sets),
+            None => all_pairs(&values, &reps, threshold, &mut |a, b| sets.union(a, b)),
         }
     }
     sets.groups()
+}
+
+/// Groups of near-duplicates without chaining: hashes are taken in index order (oldest
+/// first), and each joins the group of the earliest group leader within `threshold` bits,
+/// else leads a group of its own. Every member is then within `threshold` of its group's
+/// first member (single linkage, [`near_groups`], joins unrelated hashes through chains of
+/// near ones: a million random 64-bit hashes at 14 bits make one group). Equal hashes share
+/// a group. Only groups of two or more are returned, each sorted (its leader first), the
+/// groups in order of their leader. Pairs within `threshold` are found as [`near_groups`]
+/// finds them; they are held in memory (a few per hash for photos).
+pub fn leader_groups(hashes: &[u64], threshold: u32) -> Vec<Vec<usize>> {
+    let mut same = DisjointSets::new(hashes.len());
+    let (values, reps) = distinct_values(hashes, &mut same);
+    // Pairs of distinct values within the threshold, as (later, earlier) representatives.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut link = |a: usize, b: usize| pairs.push((a.max(b), a.min(b)));
+    if threshold >= HASH_BITS {
+        for (i, &a) in reps.iter().enumerate() {
+            for &b in &reps[i + 1..] {
+                link(a, b);
+            }
+        }
+    } else if threshold > 0 {
+        match plan(values.len(), threshold) {
+            Some(blocks) => {
+                for block in blocks {
+                    join_block(&values, &reps, block, threshold, &mut link);
+                }
+            }
+            None => all_pairs(&values, &reps, threshold, &mut link),
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    leaders(hashes.len(), &reps, &pairs, same)
+}
+
+/// [`leader_groups`] by comparing each hash with every earlier leader, in order: the
+/// reference it is tested against.
+pub fn leader_groups_brute_force(hashes: &[u64], threshold: u32) -> Vec<Vec<usize>> {
+    let mut leaders: Vec<usize> = Vec::new();
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (i, &h) in hashes.iter().enumerate() {
+        let l = match leaders
+            .iter()
+            .find(|&&l| hamming(hashes[l], h) <= threshold)
+        {
+            Some(&l) => l,
+            None => {
+                leaders.push(i);
+                i
+            }
+        };
+        groups.entry(l).or_default().push(i);
+    }
+    groups.into_values().filter(|g| g.len() > 1).collect()
+}
+
+/// The groups of `n` hashes given their distinct values' representatives `reps` (the first
+/// index of each value, joined with its equals in `same`) and the `pairs` of
+/// representatives within the threshold as (later, earlier), sorted.
+fn leaders(
+    n: usize,
+    reps: &[usize],
+    pairs: &[(usize, usize)],
+    same: DisjointSets,
+) -> Vec<Vec<usize>> {
+    let mut order = reps.to_vec();
+    order.sort_unstable();
+    // leader[r]: the representative leading r's group (r itself for a leader).
+    let mut leader: Vec<usize> = (0..n).collect();
+    let mut p = 0;
+    for &r in &order {
+        while p < pairs.len() && pairs[p].0 < r {
+            p += 1;
+        }
+        let start = p;
+        while p < pairs.len() && pairs[p].0 == r {
+            p += 1;
+        }
+        // The earliest earlier representative that leads a group.
+        if let Some(&(_, l)) = pairs[start..p].iter().find(|&&(_, e)| leader[e] == e) {
+            leader[r] = l;
+        }
+    }
+    let mut same = same;
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..n {
+        let rep = same.root(i);
+        groups.entry(leader[rep]).or_default().push(i);
+    }
+    groups.into_values().filter(|g| g.len() > 1).collect()
 }
 
 /// [`near_groups`] by comparing every pair of hashes (n²/2 XOR + popcount): the reference
@@ -273,7 +367,7 @@ fn near_groups_by(
 pub fn near_groups_brute_force(hashes: &[u64], threshold: u32) -> Vec<Vec<usize>> {
     let mut sets = DisjointSets::new(hashes.len());
     let ids: Vec<usize> = (0..hashes.len()).collect();
-    all_pairs(hashes, &ids, threshold, &mut sets);
+    all_pairs(hashes, &ids, threshold, &mut |a, b| sets.union(a, b));
     sets.groups()
 }
 
@@ -381,10 +475,10 @@ fn for_each_within(x: u64, ys: &[u64], threshold: u32, mut hit: impl FnMut(usize
 }
 
 /// Joins `reps[i]` and `reps[j]` for every pair of `values` within `threshold` bits.
-fn all_pairs(values: &[u64], reps: &[usize], threshold: u32, sets: &mut DisjointSets) {
+fn all_pairs(values: &[u64], reps: &[usize], threshold: u32, link: &mut impl FnMut(usize, usize)) {
     for (i, &x) in values.iter().enumerate() {
         for_each_within(x, &values[i + 1..], threshold, |j| {
-            sets.union(reps[i], reps[i + 1 + j]);
+            link(reps[i], reps[i + 1 + j]);
         });
     }
 }
@@ -540,7 +634,7 @@ fn join_block(
     reps: &[usize],
     block: Block,
     threshold: u32,
-    sets: &mut DisjointSets,
+    link: &mut impl FnMut(usize, usize),
 ) {
     let m = values.len();
     // The hashes sorted by key (ids into `values` beside them).
@@ -594,7 +688,7 @@ fn join_block(
     // One bucket's neighbours gathered into one run, so the distance loop is long.
     let mut near_h: Vec<u64> = Vec::new();
     let mut near_i: Vec<u32> = Vec::new();
-    let mut join = |key: u64, own: std::ops::Range<usize>, sets: &mut DisjointSets| {
+    let mut join = |key: u64, own: std::ops::Range<usize>, link: &mut dyn FnMut(usize, usize)| {
         near_h.clear();
         near_i.clear();
         let mut bits = key;
@@ -614,10 +708,10 @@ fn join_block(
             let (x, xi) = (near_h[a], reps[near_i[a] as usize]);
             // Candidates: the gathered buckets and the later hashes of its own bucket.
             for_each_within(x, &near_h[..theirs], threshold, |b| {
-                sets.union(xi, reps[near_i[b] as usize]);
+                link(xi, reps[near_i[b] as usize]);
             });
             for_each_within(x, &near_h[a + 1..], threshold, |b| {
-                sets.union(xi, reps[near_i[a + 1 + b] as usize]);
+                link(xi, reps[near_i[a + 1 + b] as usize]);
             });
         }
     };
@@ -625,13 +719,13 @@ fn join_block(
         Buckets::Direct(start) => {
             for (key, w) in start.windows(2).enumerate() {
                 if w[0] < w[1] {
-                    join(key as u64, w[0] as usize..w[1] as usize, sets);
+                    join(key as u64, w[0] as usize..w[1] as usize, link);
                 }
             }
         }
         Buckets::Sparse(map) => {
             for (&key, &(s, e)) in map {
-                join(key, s as usize..e as usize, sets);
+                join(key, s as usize..e as usize, link);
             }
         }
     }
@@ -749,6 +843,51 @@ mod tests {
     }
 
     #[test]
+    fn leader_groups_do_not_chain() {
+        let hashes = [
+            0u64,
+            0b111,
+            0xffff_0000_0000_0000,
+            0b1111_1111,
+            0xffff_0000_0000_0001,
+            0b111,
+            0b1111_1111_1111,
+        ];
+        for groups in [leader_groups, leader_groups_brute_force] {
+            assert_eq!(groups(&hashes, 3), vec![vec![0, 1, 5], vec![2, 4]]);
+            // 0b1111_1111 is 5 from 0b111 but 8 from its leader 0: it leads a group of its
+            // own, which 0b1111_1111_1111 (4 from it, 12 from 0) joins; single linkage
+            // chains all four.
+            assert_eq!(
+                groups(&hashes, 5),
+                vec![vec![0, 1, 5], vec![2, 4], vec![3, 6]]
+            );
+            assert_eq!(
+                near_groups(&hashes, 5),
+                vec![vec![0, 1, 3, 5, 6], vec![2, 4]]
+            );
+            assert_eq!(groups(&hashes, 0), vec![vec![1, 5]]);
+            assert_eq!(groups(&hashes, 64), vec![vec![0, 1, 2, 3, 4, 5, 6]]);
+        }
+    }
+
+    #[test]
+    fn leader_groups_on_thousands_of_hashes_equal_the_reference() {
+        for kind in HashKind::ALL {
+            let t = kind.threshold();
+            let hashes = planted(6_000, t, u64::from(t) + 7);
+            let want = leader_groups_brute_force(&hashes, t);
+            assert!(want.len() > 100, "{kind}: {} groups", want.len());
+            let got = leader_groups(&hashes, t);
+            assert_eq!(got, want, "{kind}");
+            // Every member within the threshold of its group's first.
+            for g in &got {
+                assert!(g.iter().all(|&m| hamming(hashes[g[0]], hashes[m]) <= t));
+            }
+        }
+    }
+
+    #[test]
     fn block_plans_cover_the_threshold() {
         for threshold in 1..HASH_BITS {
             for count in 2..=(threshold + 1).min(MAX_BLOCKS) {
@@ -854,6 +993,10 @@ mod tests {
         fn index_groups_equal_all_pairs_groups((hashes, threshold) in hash_sets()) {
             let want = near_groups_brute_force(&hashes, threshold);
             prop_assert_eq!(&near_groups(&hashes, threshold), &want);
+            prop_assert_eq!(
+                leader_groups(&hashes, threshold),
+                leader_groups_brute_force(&hashes, threshold)
+            );
             for count in 2..=(threshold + 1).min(MAX_BLOCKS) {
                 let plan = blocks(count, threshold);
                 // Plans that enumerate millions of keys a block are never chosen.
