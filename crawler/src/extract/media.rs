@@ -49,12 +49,26 @@ fn re(s: &str) -> Regex {
     Regex::new(s).expect("static regex is valid")
 }
 
-/// `来源：新华社`, `稿源: 人民网`, `Source: AP`.
+/// `来源：新华社`, `稿源: 人民网`, `Source: AP`, `Source: Al Jazeera and news
+/// agencies` (a Latin name runs over its capitalised words: a space does not
+/// end it, a lower-case word does).
 static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:文章来源|本文来源|信息来源|来源|来自|稿源|出处|(?i:\bsource))\s*[:：]\s*([^\s|｜/,，;；:：()（）\[\]【】]{2,40})",
+        r"(?:文章来源|本文来源|信息来源|来源|来自|稿源|出处|(?i:\bsource))\s*[:：]\s*[-–]?\s*(\p{Lu}[\p{L}.'&-]+(?:[ \t]+(?:\p{Lu}[\p{L}.'&-]*|of|de|for))*|[^\s|｜/,，;；:：()（）\[\]【】]{2,40})",
     )
 });
+
+/// Words a source label names that are no outlet: `Source: News agencies`,
+/// `Source: Agencies`, `Source: Staff`.
+const GENERIC_SOURCES: [&str; 7] = [
+    "news",
+    "agencies",
+    "agency",
+    "wires",
+    "staff",
+    "internet",
+    "unknown",
+];
 
 /// `作者：王希`, `撰文 | 王希`, `文/王希`: a labelled name of 2-4 characters
 /// (several joined by `、`), ending where the Chinese text ends.
@@ -112,6 +126,7 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
             // `来源：2023-11-17`, `来源：网络` are not outlets.
             if v.chars().all(|c| c.is_ascii_digit() || c == '-')
                 || matches!(v, "网络" | "互联网" | "网友" | "未知")
+                || GENERIC_SOURCES.contains(&v.to_lowercase().as_str())
             {
                 return None;
             }
@@ -172,6 +187,18 @@ mod tests {
             Some("人民网－人民日报")
         );
         assert_eq!(labelled_media(["Source: AP"]).as_deref(), Some("AP"));
+        // A Latin name runs over its capitalised words, to a lower-case word.
+        for (line, media) in [
+            ("Source: Al Jazeera and news agencies", Some("Al Jazeera")),
+            ("Source: Associated Press", Some("Associated Press")),
+            ("Source:-Al Jazeera News", Some("Al Jazeera News")),
+            ("Source: Bank of England data.", Some("Bank of England")),
+            ("Source: News agencies", None),
+            ("SOURCE: Reuters, AFP", Some("Reuters")),
+            ("来源：新华社 作者：王希", Some("新华社")),
+        ] {
+            assert_eq!(labelled_media([line]).as_deref(), media, "{line}");
+        }
         assert_eq!(
             labelled_media(["（来源：经济日报）"]).as_deref(),
             Some("经济日报")
