@@ -291,7 +291,7 @@ fn crawl_seed(rt: &tokio::runtime::Runtime, work: &Work, news: &Path) -> Result<
 async fn crawl_site(work: &Work, articles: &[crate::newssite::Article]) -> Result<Vec<PageRecord>> {
     let hosts: BTreeSet<String> = articles.iter().map(|a| a.host.clone()).collect();
     let server = SiteServer::start(crate::newssite::news_site(articles)).await?;
-    let sources = crate::bench::news_sources(&server, &hosts);
+    let sources = crate::newssite::news_sources(&server, &hosts);
     let outlets: BTreeSet<String> = sources.iter().map(|s| s.name.clone()).collect();
     let cfg = work.config(vec![server.url("/")], sources)?;
     let (stores, summary, secs) = crate::bench::crawl_quietly(&cfg).await?;

@@ -1481,22 +1481,6 @@ fn news_url(i: u64) -> String {
     )
 }
 
-/// Sources of the news site served by `server`: one per outlet, by URL prefix.
-pub fn news_sources<'a>(
-    server: &SiteServer,
-    hosts: impl IntoIterator<Item = &'a String>,
-) -> Vec<RawSource> {
-    hosts
-        .into_iter()
-        .map(|h| RawSource {
-            name: crate::newssite::source_name(h),
-            hosts: vec![],
-            prefixes: vec![server.url(&format!("/{h}/"))],
-            ..RawSource::default()
-        })
-        .collect()
-}
-
 /// Open the stores of `cfg` and crawl its seeds without a progress bar:
 /// the stores, the summary and the wall time in seconds.
 pub async fn crawl_quietly(cfg: &Config) -> Result<(Stores, pipeline::IngestSummary, f64)> {
@@ -1687,7 +1671,7 @@ fn locality(args: &BenchArgs) -> Result<()> {
             raw.crawl.politeness_delay_ms = Some(0);
             raw.crawl.allow_private = Some(true);
             raw.packing.mode = Some(mode.into());
-            raw.sources = news_sources(&server, &hosts);
+            raw.sources = crate::newssite::news_sources(&server, &hosts);
             let cfg = Config::from_raw(raw)?;
             let (stores, summary, secs) = crawl_quietly(&cfg).await?;
             runs.push(Packed {

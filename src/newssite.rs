@@ -88,6 +88,22 @@ pub fn source_name(host: &str) -> String {
         .collect()
 }
 
+/// Sources of the news site served by `server`: one per outlet, by URL prefix.
+pub fn news_sources<'a>(
+    server: &crate::site::SiteServer,
+    hosts: impl IntoIterator<Item = &'a String>,
+) -> Vec<crate::config::RawSource> {
+    hosts
+        .into_iter()
+        .map(|h| crate::config::RawSource {
+            name: source_name(h),
+            hosts: vec![],
+            prefixes: vec![server.url(&format!("/{h}/"))],
+            ..crate::config::RawSource::default()
+        })
+        .collect()
+}
+
 /// Read NewsArticles.csv.
 pub fn read_articles(csv_path: &Path) -> Result<Vec<Article>> {
     let mut reader = csv::Reader::from_path(csv_path).with_context(|| {

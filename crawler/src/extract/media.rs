@@ -61,13 +61,7 @@ static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 /// Words a source label names that are no outlet: `Source: News agencies`,
 /// `Source: Agencies`, `Source: Staff`.
 const GENERIC_SOURCES: [&str; 7] = [
-    "news",
-    "agencies",
-    "agency",
-    "wires",
-    "staff",
-    "internet",
-    "unknown",
+    "news", "agencies", "agency", "wires", "staff", "internet", "unknown",
 ];
 
 /// `作者：王希`, `撰文 | 王希`, `文/王希`: a labelled name of 2-4 characters
