@@ -50,7 +50,7 @@ if [[ -f "$dest/.complete" && "$(html_count)" == "$HTMLDATE_PAGES" && "$(page_co
     exit 0
 fi
 
-for tool in go sha256sum unzip; do
+for tool in go sha256sum python3; do
     command -v "$tool" >/dev/null || die "$tool is required"
 done
 
@@ -76,11 +76,24 @@ readability_zip="$(fetch_module "$READABILITY_MOD" "$READABILITY_VERSION" "$READ
 tmp="$(mktemp -d "$cache/.heldout.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
-# A module zip holds every file under "MOD@VERSION/".
+# A module zip holds every file under "MOD@VERSION/". Extracted with Python's zipfile: unzip
+# mangles the UTF-8 names (seglerblog.stössenseer.de.sauber.html) without a UTF-8 locale.
+# Usage: extract ZIP DEST PREFIX...: the members under each PREFIX, paths kept.
+extract() {
+    python3 - "$@" <<'PY'
+import sys, zipfile
+path, dest, prefixes = sys.argv[1], sys.argv[2], tuple(sys.argv[3:])
+with zipfile.ZipFile(path) as z:
+    members = [m for m in z.namelist() if m.startswith(prefixes) and not m.endswith("/")]
+    if not members:
+        sys.exit(f"no member of {path} under {prefixes}")
+    z.extractall(dest, members)
+PY
+}
 hd="$HTMLDATE_MOD@$HTMLDATE_VERSION"
-unzip -q "$htmldate_zip" "$hd/LICENSE" "$hd/scripts/comparison/data-default.go" \
-    "$hd/scripts/comparison/data-mediacloud.go" "$hd/test-files/comparison/*" \
-    "$hd/test-files/mediacloud/*" "$hd/test-files/mock/*" -d "$tmp/hd" \
+extract "$htmldate_zip" "$tmp/hd" "$hd/LICENSE" "$hd/scripts/comparison/data-default.go" \
+    "$hd/scripts/comparison/data-mediacloud.go" "$hd/test-files/comparison/" \
+    "$hd/test-files/mediacloud/" "$hd/test-files/mock/" \
     || die "cannot extract the test files from $htmldate_zip"
 mkdir -p "$tmp/out/htmldate"
 mv "$tmp/hd/$hd/test-files/comparison" "$tmp/hd/$hd/test-files/mediacloud" \
@@ -88,8 +101,7 @@ mv "$tmp/hd/$hd/test-files/comparison" "$tmp/hd/$hd/test-files/mediacloud" \
     "$tmp/hd/$hd/scripts/comparison/data-mediacloud.go" "$tmp/hd/$hd/LICENSE" "$tmp/out/htmldate/"
 
 rd="$READABILITY_MOD@$READABILITY_VERSION"
-unzip -q "$readability_zip" "$rd/LICENSE" "$rd/test-pages/*/source.html" \
-    "$rd/test-pages/*/expected-metadata.json" -d "$tmp/rd" \
+extract "$readability_zip" "$tmp/rd" "$rd/LICENSE" "$rd/test-pages/" \
     || die "cannot extract the test pages from $readability_zip"
 mv "$tmp/rd/$rd/test-pages" "$tmp/out/readability"
 mv "$tmp/rd/$rd/LICENSE" "$tmp/out/readability/"
