@@ -525,7 +525,9 @@ fn markup_time_candidates(
             v.attr("id").unwrap_or_default()
         )
         .to_ascii_lowercase();
-        if marks.contains("updat") || marks.contains("modif") {
+        // `class="entry-date published updated"` (a post never updated) is
+        // the publish time.
+        if (marks.contains("updat") || marks.contains("modif")) && !marks.contains("publish") {
             continue;
         }
         let marked = v.attr("pubdate").is_some() || marks.contains("pub") || marks.contains("post");
@@ -535,11 +537,12 @@ fn markup_time_candidates(
             (false, false) if times.len() <= 3 => score::TIME_FIRST,
             (false, false) => score::TIME_OTHER,
         };
-        let value = v
+        // An unreadable `datetime` (`01-11-2023 10:29`): the visible text.
+        let parsed = v
             .attr("datetime")
-            .map(str::to_string)
-            .unwrap_or_else(|| element_text(t));
-        if let Some(c) = time::parsed_candidate(&value, PublishedFrom::Time, sc) {
+            .and_then(|d| time::parsed_candidate(d, PublishedFrom::Time, sc))
+            .or_else(|| time::parsed_candidate(&element_text(t), PublishedFrom::Time, sc));
+        if let Some(c) = parsed {
             unmarked_taken |= !marked;
             out.push(c);
         }
@@ -1168,7 +1171,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 e.value().attr("id").unwrap_or_default()
             )
             .to_ascii_lowercase();
-            !(c.contains("updat") || c.contains("modif"))
+            !(c.contains("updat") || c.contains("modif")) || c.contains("publish")
         })
         .take(50)
         .map(element_text)
@@ -1362,6 +1365,27 @@ mod tests {
             e.published.map(|d| d.to_rfc3339()).as_deref(),
             Some("2013-12-30T21:42:01+00:00")
         );
+        // WordPress marks a post never updated `published updated`: the
+        // publish time, not an update.
+        let e = extract(
+            r#"<h4>am <time class="date updated published" datetime="2020-02-23T10:07:02+01:00">23. Februar 2020</time></h4><p>x</p>"#,
+            &u,
+        );
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2020-02-23T09:07:02+00:00")
+        );
+        assert_eq!(e.published_from, Some(PublishedFrom::Time));
+        // A `datetime` that is no date: the visible text.
+        let e = extract(
+            r#"<div><time datetime="01-11-2023 10:29">1. November 2023 10:29</time></div><p>x</p>"#,
+            &u,
+        );
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2023-11-01T10:29:00+00:00")
+        );
+        assert_eq!(e.published_from, Some(PublishedFrom::Time));
         let e = extract(r#"<p><time datetime="2024-02-29">29 Feb</time></p>"#, &u);
         assert_eq!(
             e.published.map(|d| d.to_rfc3339()).as_deref(),
