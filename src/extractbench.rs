@@ -171,6 +171,9 @@ struct Answer {
     /// when the system knows it.
     local: Option<NaiveDateTime>,
     utc: Option<DateTime<Utc>>,
+    /// Where harvest found the time (`meta`, `text`, ...), shown with a
+    /// wrong one.
+    from: Option<&'static str>,
     author: Option<String>,
     media: Option<String>,
 }
@@ -508,6 +511,10 @@ fn ours(page: &Page) -> Result<Answer> {
         title: x.title,
         local: x.published_local.filter(|_| found).map(|d| d.naive_local()),
         utc: x.published.filter(|_| found),
+        from: x
+            .published_from
+            .filter(|_| found)
+            .map(PublishedFrom::as_str),
         author: x.author,
         media: if x.media_from_host { None } else { x.media },
     })
@@ -551,6 +558,7 @@ fn peer(python: &Path, pages: &[Page]) -> Result<(Vec<Answer>, f64)> {
                 local: text(a, "date")
                     .and_then(|d| NaiveDateTime::parse_from_str(&d, "%Y-%m-%d %H:%M").ok()),
                 utc: None,
+                from: None,
                 author: text(a, "author"),
                 media: text(a, "sitename"),
             }
@@ -588,6 +596,9 @@ struct Scores {
     day: Tally,
     /// Labelled with a day, answered with another.
     day_wrong: u64,
+    /// Of those, answered with the day before or after (often the same
+    /// instant read at another offset).
+    day_off_one: u64,
     /// Labelled with a day, no answer.
     day_missing: u64,
     no_date: Tally,
@@ -623,7 +634,8 @@ fn score(page: &Page, a: &Answer, s: &mut Scores) -> Vec<String> {
         Label::None => {
             s.no_date.add(a.local.is_none());
             if a.local.is_some() {
-                wrong.push(format!("date {:?} (want none)", a.local));
+                let from = a.from.map(|f| format!(" from {f}")).unwrap_or_default();
+                wrong.push(format!("date {:?}{from} (want none)", a.local));
             }
         }
         Label::Time {
@@ -637,21 +649,24 @@ fn score(page: &Page, a: &Answer, s: &mut Scores) -> Vec<String> {
                 _ => a.local,
             };
             let day_ok = got.is_some_and(|g| g.date() == local.date());
+            let from = a.from.map(|f| format!(" from {f}")).unwrap_or_default();
             s.day.add(day_ok);
             if got.is_none() {
                 s.day_missing += 1;
             } else if !day_ok {
                 s.day_wrong += 1;
+                let off = got.map(|g| (g.date() - local.date()).num_days().abs());
+                s.day_off_one += u64::from(off == Some(1));
             }
             if *has_time {
                 let minute = |t: NaiveDateTime| t.format("%Y-%m-%d %H:%M").to_string();
                 let ok = got.is_some_and(|g| minute(g) == minute(*local));
                 s.minute.add(ok);
                 if !ok {
-                    wrong.push(format!("time {got:?} (want {local})"));
+                    wrong.push(format!("time {got:?}{from} (want {local})"));
                 }
             } else if !day_ok {
-                wrong.push(format!("day {got:?} (want {})", local.date()));
+                wrong.push(format!("day {got:?}{from} (want {})", local.date()));
             }
         }
     }
@@ -845,11 +860,11 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
         ("title", |s| s.title.show()),
         ("publish time (minute)", |s| s.minute.show()),
         ("publish time (day)", |s| s.day.show()),
-        ("  wrong day / no date", |s| {
+        ("  wrong day (±1 day) / no date", |s| {
             if s.day.total == 0 {
                 "-".into()
             } else {
-                format!("{} / {}", s.day_wrong, s.day_missing)
+                format!("{} ({}) / {}", s.day_wrong, s.day_off_one, s.day_missing)
             }
         }),
         ("no date where the page has none", |s| s.no_date.show()),

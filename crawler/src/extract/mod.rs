@@ -448,13 +448,14 @@ const HEADER_LINES_AFTER: usize = 10;
 /// Lines at the head and foot of the article searched for source and author.
 const ARTICLE_EDGE_LINES: usize = 4;
 
-/// Index of the line of `lines` that shows the title (`<h1>` first).
+/// Index of the line of `lines` that shows the title: the chosen title's own
+/// line first (a page's first `<h1>` is often its logo), then an `<h1>`'s.
 fn title_line(lines: &[&str], title: Option<&str>, h1s: &[String]) -> Option<usize> {
     let norm = |s: &str| s.split_whitespace().collect::<String>();
-    let wanted: Vec<String> = h1s
-        .iter()
-        .map(|h| norm(h))
-        .chain(title.map(norm))
+    let wanted: Vec<String> = title
+        .map(norm)
+        .into_iter()
+        .chain(h1s.iter().map(|h| norm(h)))
         .filter(|t| t.chars().count() >= 2)
         .collect();
     for w in &wanted {
@@ -1344,6 +1345,16 @@ mod tests {
         );
         let e = extract("<body><h1>Only a heading</h1></body>", &u);
         assert_eq!(e.title.as_deref(), Some("Only a heading"));
+    }
+
+    /// news.az-style pages: the logo is the first `<h1>`; the byline date
+    /// follows the article's own `<h1>`.
+    #[test]
+    fn the_title_line_is_the_chosen_titles() {
+        let h1s = ["News.az".to_string(), "Envoy says".to_string()];
+        let lines = ["News.az", "Politics", "Envoy says", "13 Oct 2020 18:29"];
+        assert_eq!(title_line(&lines, Some("Envoy says"), &h1s), Some(2));
+        assert_eq!(title_line(&lines, None, &h1s), Some(0));
     }
 
     #[test]

@@ -382,7 +382,7 @@ static RE_URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Labels that say the date after them is the publish time.
-const PUBLISH_LABELS: [&str; 28] = [
+const PUBLISH_LABELS: [&str; 29] = [
     "发布时间",
     "发布日期",
     "发表时间",
@@ -409,6 +409,7 @@ const PUBLISH_LABELS: [&str; 28] = [
     "erschienen",
     "datum",
     "mis en ligne",
+    "mise en ligne",
     "pubblicato",
     "gepubliceerd",
 ];
@@ -870,6 +871,31 @@ fn label_before(line: &str, start: usize) -> Label {
     }
 }
 
+/// The label of the date at byte `start` of `lines[i]`: the one before it on
+/// its line, else, for a date that starts its line, a line before that is
+/// only a label (`Datum` / `12.01.2017`, `Mise en ligne` / `23 mai 2019`:
+/// the label and the date in two elements).
+fn line_label(lines: &[&str], i: usize, start: usize) -> Label {
+    let line = lines[i];
+    match label_before(line, start) {
+        Label::None if i > 0 && line[..start].trim().is_empty() => {
+            let prev = lines[i - 1]
+                .trim()
+                .trim_end_matches([':', '：'])
+                .trim_end()
+                .to_lowercase();
+            if PUBLISH_LABELS.contains(&prev.as_str()) {
+                Label::Publish
+            } else if OTHER_LABELS.contains(&prev.as_str()) {
+                Label::Other
+            } else {
+                Label::None
+            }
+        }
+        l => l,
+    }
+}
+
 /// Parses a machine-readable date (meta content, JSON-LD, `<time datetime>`):
 /// RFC 3339 / ISO 8601 with or without offset, RFC 2822, Unix seconds or
 /// milliseconds, and the text forms of [`text_dates`].
@@ -988,7 +1014,7 @@ pub(crate) fn near_title_candidates(
             contextual = true;
         }
         for d in dates {
-            let label = label_before(line, d.start);
+            let label = line_label(lines, i, d.start);
             // `3小时前`, `昨天 10:20`, `11月17日` in running text are not a
             // dateline: only on a short line or after a publish label.
             if contextual && label != Label::Publish && line.chars().count() > MAX_DATELINE_CHARS {
@@ -1018,9 +1044,9 @@ pub(crate) fn near_title_candidates(
 /// comment thread).
 pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
     let mut found = Vec::new();
-    for line in lines {
+    for (i, line) in lines.iter().enumerate() {
         for d in text_dates(line) {
-            if label_before(line, d.start) == Label::Publish {
+            if line_label(lines, i, d.start) == Label::Publish {
                 found.push(d);
             }
         }
@@ -1435,6 +1461,28 @@ mod tests {
         );
         assert_eq!(label_before("Aktualisiert: 30.12.2016", 14), Label::Other);
         assert_eq!(label_before("mis à jour le 3 mai 2020", 14), Label::Other);
+    }
+
+    /// The label in an element of its own before the date's.
+    #[test]
+    fn a_label_on_the_line_before() {
+        let day = |lines: &[&str]| {
+            labelled_candidates(lines)
+                .first()
+                .and_then(|c| c.stated.resolve(chrono_tz::UTC))
+                .map(|d| d.date_naive().to_string())
+        };
+        assert_eq!(
+            day(&["Mise en ligne", "23 mai 2019"]).as_deref(),
+            Some("2019-05-23")
+        );
+        assert_eq!(
+            day(&["Datum:", "12.01.2017"]).as_deref(),
+            Some("2017-01-12")
+        );
+        assert_eq!(day(&["Updated", "12.01.2017"]), None);
+        assert_eq!(day(&["Mise en ligne par Alice", "23 mai 2019"]), None);
+        assert_eq!(day(&["Datum", "Seite 3, 12.01.2017"]), None);
     }
 
     #[test]
