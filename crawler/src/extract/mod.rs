@@ -1179,6 +1179,21 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .filter(|t| t.chars().count() <= 120)
         .collect();
     cands.extend(time::marked_element_candidate(&marked));
+    let classed: Vec<String> = els
+        .date_classed
+        .iter()
+        .filter(|e| {
+            let c = e
+                .value()
+                .attr("class")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            !(c.contains("updat") || c.contains("modif"))
+        })
+        .map(element_text)
+        .filter(|t| t.chars().count() <= 120)
+        .collect();
+    cands.extend(time::date_class_candidate(&classed));
     cands.extend(time::article_edge_candidates(&article_text));
     cands.extend(time::url_candidate(url.path()));
     if let Some((t, from)) = ctx.hint {

@@ -968,6 +968,7 @@ pub(crate) mod score {
     pub const META_WEAK: i32 = 60;
     pub const TEXT_LABELLED: i32 = 55;
     pub const URL: i32 = 50;
+    pub const TEXT_DATE_CLASS: i32 = 45;
     pub const TEXT_ARTICLE_EDGE: i32 = 40;
     pub const TIME_OTHER: i32 = 30;
 }
@@ -1096,6 +1097,36 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
         has_time: d.has_time,
         from: PublishedFrom::Text,
         score: score::TEXT_MARKED,
+        near_title: false,
+    })
+}
+
+/// The date of the first element whose class names a date (`<span
+/// class="date">`, `entry-date`; `texts` in document order): none when the
+/// elements carry more than two different days (a list of posts).
+pub(crate) fn date_class_candidate(texts: &[String]) -> Option<Candidate> {
+    let dated: Vec<TextDate> = texts
+        .iter()
+        .filter_map(|t| {
+            let d = text_dates(t).into_iter().next()?;
+            (label_before(t, d.start) != Label::Other).then_some(d)
+        })
+        .collect();
+    let mut days: Vec<_> = dated
+        .iter()
+        .filter_map(|d| d.stated.resolve(chrono_tz::UTC).map(|l| l.date_naive()))
+        .collect();
+    days.sort();
+    days.dedup();
+    if days.len() > 2 {
+        return None;
+    }
+    let d = dated.into_iter().next()?;
+    Some(Candidate {
+        stated: d.stated,
+        has_time: d.has_time,
+        from: PublishedFrom::Text,
+        score: score::TEXT_DATE_CLASS,
         near_title: false,
     })
 }
@@ -1583,6 +1614,25 @@ mod tests {
         let list = texts(&["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]);
         assert!(marked_element_candidate(&list).is_none(), "a list of posts");
         assert!(marked_element_candidate(&texts(&["12345"])).is_none());
+    }
+
+    /// `<span class="date">` and kin: a weak source, none for a list.
+    #[test]
+    fn elements_with_a_date_class() {
+        let texts = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = date_class_candidate(&texts(&["Blog entry by A. R. | 28 April, 2017"]));
+        assert_eq!(
+            c.and_then(|c| c.stated.resolve(chrono_tz::UTC))
+                .map(|d| d.date_naive().to_string())
+                .as_deref(),
+            Some("2017-04-28")
+        );
+        assert!(c.is_some_and(|c| c.score < score::URL), "below the URL's");
+        let same_day = texts(&["28.04.2017", "28.04.2017 10:00", "Freitag, 28. April 2017"]);
+        assert!(date_class_candidate(&same_day).is_some());
+        let list = texts(&["2024-01-01", "2024-01-02", "2024-01-03"]);
+        assert!(date_class_candidate(&list).is_none(), "a list of posts");
+        assert!(date_class_candidate(&texts(&["Updated 2024-01-01"])).is_none());
     }
 
     #[test]
