@@ -428,11 +428,27 @@ fn walk_jsonld(v: &Value, out: &mut JsonLd, depth: usize) {
     }
 }
 
+/// A script's text without the XHTML `<![CDATA[ … ]]>` wrapper (also
+/// commented out, `//<![CDATA[` … `//]]>`, `/*<![CDATA[*/` … `/*]]>*/`),
+/// trimmed.
+fn without_cdata(text: &str) -> &str {
+    let t = text.trim();
+    let Some(i) = t.find("<![CDATA[").filter(|i| *i <= 4) else {
+        return t;
+    };
+    let t = t[i + "<![CDATA[".len()..].trim_start_matches("*/");
+    let t = t.rfind("]]>").map_or(t, |j| &t[..j]);
+    t.trim()
+        .trim_end_matches("/*")
+        .trim_end_matches("//")
+        .trim()
+}
+
 fn jsonld(scripts: &[ElementRef<'_>]) -> JsonLd {
     let mut out = JsonLd::default();
     for script in scripts {
         let text: String = script.text().collect();
-        if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
+        if let Ok(v) = serde_json::from_str::<Value>(without_cdata(&text)) {
             walk_jsonld(&v, &mut out, 0);
         }
     }
@@ -1360,6 +1376,27 @@ mod tests {
         );
         let e = extract("<body><h1>Only a heading</h1></body>", &u);
         assert_eq!(e.title.as_deref(), Some("Only a heading"));
+    }
+
+    /// Wikipedia's JSON-LD is wrapped in `<![CDATA[ … ]]>`.
+    #[test]
+    fn jsonld_in_cdata() {
+        let u = url("https://en.wikipedia.org/wiki/Hermitian_matrix");
+        let e = extract(
+            "<script type=\"application/ld+json\">\n<![CDATA[\n{\"@type\":\"Article\",\"datePublished\":\"2003-02-28T21:51:08Z\",\"author\":{\"@type\":\"Organization\",\"name\":\"Contributors to Wikimedia projects\"}}\n]]>\n</script><h1>Hermitian matrix</h1><p>x</p>",
+            &u,
+        );
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2003-02-28T21:51:08+00:00")
+        );
+        assert_eq!(e.published_from, Some(PublishedFrom::Jsonld));
+        assert_eq!(without_cdata(" //<![CDATA[\n{}\n//]]> "), "{}");
+        assert_eq!(without_cdata("/*<![CDATA[*/{\"a\":1}/*]]>*/"), "{\"a\":1}");
+        assert_eq!(
+            without_cdata(" {\"a\":\"<![CDATA[\"} "),
+            "{\"a\":\"<![CDATA[\"}"
+        );
     }
 
     /// news.az-style pages: the logo is the first `<h1>`; the byline date
