@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use chrono::{
     DateTime, Datelike, Duration, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime,
-    Offset, TimeZone, Utc,
+    Offset, TimeZone, Timelike, Utc,
 };
 use chrono_tz::Tz;
 use regex::Regex;
@@ -1259,6 +1259,29 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
             (best, best_local) = (*c, *l);
         }
     }
+    // A winner stated in UTC, and the page's wall clock: a time without an
+    // offset that is the same instant hours away (the same minutes and
+    // seconds, not a round quarter hour) gives the page's offset, at which
+    // the publish time is stated (`2023-11-09T01:49:09Z` in the meta, `<time
+    // datetime="2023-11-08 17:49:09">` on the page: 17:49:09 -08:00, the
+    // 8th, the day the page shows).
+    if let Stated::Zoned(z) = best.stated {
+        if best.has_time && z.offset().local_minus_utc() == 0 {
+            let utc = z.naive_utc();
+            let wall = cands.iter().find_map(|c| match c.stated {
+                Stated::Local(n) if c.has_time => {
+                    let secs = (n - utc).num_seconds();
+                    let round = n.second() == 0 && n.minute() % 15 == 0;
+                    (secs != 0 && secs.abs() <= 14 * 3600 && secs % 900 == 0 && !round)
+                        .then_some(secs)
+                }
+                _ => None,
+            });
+            if let Some(o) = wall.and_then(|s| FixedOffset::east_opt(i32::try_from(s).ok()?)) {
+                best_local = best_local.with_timezone(&o);
+            }
+        }
+    }
     if !best.has_time {
         // A day without a time: 00:00 UTC of that day, so that the day in the
         // row key and in date filters is the day the page states.
@@ -1545,6 +1568,36 @@ mod tests {
             score,
             near_title,
         }
+    }
+
+    /// mercurynews.com: the meta and JSON-LD state UTC, the page's `<time>`
+    /// its Pacific wall clock.
+    #[test]
+    fn a_utc_time_is_stated_at_the_pages_wall_clock() {
+        let ctx = TimeContext {
+            fetched: fetched(),
+            zone: None,
+            hint: None,
+        };
+        let got = |c: &[Candidate]| {
+            decide(c, &ctx, chrono_tz::UTC).map(|p| (p.local.to_rfc3339(), p.utc.to_rfc3339()))
+        };
+        let meta = cand("2023-11-09T01:49:09+00:00", PublishedFrom::Meta, 90, false);
+        let wall = cand("2023-11-08 17:49:09", PublishedFrom::Time, 65, false);
+        assert_eq!(
+            got(&[meta, wall]),
+            Some((
+                "2023-11-08T17:49:09-08:00".to_string(),
+                "2023-11-09T01:49:09+00:00".to_string()
+            ))
+        );
+        // A round hour elsewhere on the page is no wall clock.
+        let meta = cand("2023-11-09T02:00:00+00:00", PublishedFrom::Meta, 90, false);
+        let other = cand("2023-11-08 18:00", PublishedFrom::Text, 40, false);
+        assert_eq!(
+            got(&[meta, other]).map(|(l, _)| l),
+            Some("2023-11-09T02:00:00+00:00".to_string())
+        );
     }
 
     #[test]
