@@ -701,7 +701,13 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         Some(h) => NaiveTime::from_hms_opt(h, num(c, t + 1)?, num(c, t + 2).unwrap_or(0)).map(Some),
         None => Some(None),
     };
-    for c in RE_DMY_NUMERIC.captures_iter(text) {
+    // Chinese, Japanese and Korean write dates year first: a day- or
+    // month-first date in their text is an example (`"22.11.1999" 无法用于
+    // 自动转换`), not a dateline.
+    let cjk = text.chars().any(|ch| {
+        matches!(ch as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
+    });
+    for c in RE_DMY_NUMERIC.captures_iter(text).filter(|_| !cjk) {
         let Some(m) = c.get(0) else { continue };
         // Not part of a longer number or of a version (`1.2.3.2020`).
         if text[..m.start()].ends_with(|ch: char| ch.is_ascii_digit() || ".-/".contains(ch))
@@ -1405,6 +1411,11 @@ mod tests {
         assert_eq!(first("12.10/2020"), None, "two separators");
         assert_eq!(first("v1.2.3.2020"), None, "a version");
         assert_eq!(first("31.02.2020"), None);
+        assert_eq!(
+            first("已本地化的日期字符串 \"11/22/1999\" 或 \"22.11.1999\" 无法用于自动转换"),
+            None,
+            "CJK text writes dates year first"
+        );
     }
 
     /// Month names of other languages: `24. April 2020`, `27 juin 2019`.
