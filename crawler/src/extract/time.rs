@@ -565,7 +565,6 @@ fn stated(
     Some((s, has_time))
 }
 
-/// Every absolute date in `text` (numeric, Chinese and English forms), in order.
 /// Whether `text` holds four digits in a row starting with 19 or 20: every
 /// numeric date does (a cheap test before the regex, run on every line).
 fn has_year_digits(text: &str) -> bool {
@@ -574,6 +573,8 @@ fn has_year_digits(text: &str) -> bool {
         .any(|w| matches!(&w[..2], b"19" | b"20") && w[2].is_ascii_digit() && w[3].is_ascii_digit())
 }
 
+/// Every absolute date in `text` (numeric year-first, Chinese, English,
+/// day-first numeric and day-first with a month name), in order.
 fn text_dates(text: &str) -> Vec<TextDate> {
     let mut out: Vec<TextDate> = Vec::new();
     if !has_year_digits(text) {
