@@ -568,6 +568,17 @@ pub enum ModelCommand {
     },
 }
 
+/// The pages of `harvest bench extract`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ExtractSet {
+    /// newspaper4k's test pages and harvest's labelled pages.
+    Dev,
+    /// go-htmldate's and go-readability's labelled real pages.
+    Heldout,
+    /// Both, one after the other.
+    All,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum BenchKind {
     /// First full crawl (`harvest crawl` as a child process, durable queue)
@@ -609,7 +620,7 @@ pub enum BenchKind {
     Api,
     /// Title, publish time (minute, day) and media accuracy of attribute
     /// extraction on the dev set (newspaper4k test pages + harvest's labelled
-    /// pages) vs trafilatura on the same pages.
+    /// pages) or the held-out sets (--set) vs trafilatura on the same pages.
     Extract,
     /// Near-duplicates: SimHash MB/s and repost accuracy vs the Python
     /// simhash library, all pairs within 3 bits among 1,000,000 fingerprints
@@ -656,6 +667,14 @@ pub struct BenchArgs {
     /// harvest's labelled extraction pages (extract).
     #[arg(long, default_value = "crawler/tests/fixtures/extract")]
     pub fixtures: PathBuf,
+    /// extract: which pages: `dev` (the dev set the rules were built on),
+    /// `heldout` (real pages the rules were not built on, --heldout) or `all`.
+    #[arg(long, value_enum, default_value_t = ExtractSet::Dev)]
+    pub set: ExtractSet,
+    /// The held-out sets of extract (fetched by
+    /// deploy/data/fetch-extract-heldout.sh).
+    #[arg(long, default_value = "deploy/cache/extract-heldout")]
+    pub heldout: PathBuf,
     /// Crawl benchmarks: instead of --site, serve every People's Daily
     /// 1998-01 article (199801.txt beside --news, fetched by
     /// deploy/data/fetch-neardup.sh) published by one Chinese portal and

@@ -1,30 +1,113 @@
-//! `harvest bench extract`: title, publish time (minute and day) and media
-//! accuracy of harvest's extraction on the dev set, beside trafilatura's on
-//! the same pages in the same run.
+//! `harvest bench extract`: title, publish time (minute and day), author and
+//! media accuracy of harvest's extraction, beside trafilatura's on the same
+//! pages in the same run.
 //!
-//! Dev set: the newspaper4k 0.9.6 test pages that have expected metadata
-//! (`deploy/data/fetch-extract-devset.sh`: 20 pages, title and publish_date;
-//! media from `meta_site_name` where set) and harvest's own labelled pages
-//! (`crawler/tests/fixtures/extract/labels.json`: Chinese date/title/media
-//! patterns and bad input). A time metric counts the pages labelled with a
-//! time; a page labelled "no date" must get none. Minute: the labelled time
-//! has a time of day and the extracted one is the same to the minute (in the
-//! page's own offset when the label has none). Day: the same calendar day as
-//! the label, in the label's offset (or the page's, when it has none).
+//! Dev set (`--set dev`, the default): the newspaper4k 0.9.6 test pages that
+//! have expected metadata (`deploy/data/fetch-extract-devset.sh`: 20 pages,
+//! title and publish_date; media from `meta_site_name` where set) and
+//! harvest's own labelled pages (`crawler/tests/fixtures/extract/labels.json`:
+//! Chinese date/title/media patterns and bad input). The rules were built on
+//! these pages.
+//!
+//! Held-out sets (`--set heldout`; `deploy/data/fetch-extract-heldout.sh`):
+//! real pages labelled by other projects, which the rules were not built on.
+//! - `htmldate`: go-htmldate v1.10.1's comparison pages (799 German/English
+//!   news and blog pages, `data-default.go`) and its mediacloud pages (200, many
+//!   languages, `data-mediacloud.go`): URL and publish day (`nan` = the page
+//!   has none). Both extractors get the URL (a date in it is a real source).
+//! - `readability`: go-readability v2.1.3's test pages from real sites (the
+//!   hand-written unit-test pages of [`READABILITY_SYNTHETIC`] left out): the
+//!   title, byline, siteName and publishedTime Readability.js is expected to
+//!   find. The pages carry no URL: both get Readability's test URL
+//!   [`READABILITY_URL`].
+//!
+//! The fetch time given to the extractor (relative times count back from it,
+//! later times are rejected) is the release time of the module the pages came
+//! from: every page was saved before it. Only times the extractor found count;
+//! a page without one is a miss, never the fetch time.
+//!
+//! Each held-out set is cut in two halves by a hash of the page's name
+//! ([`Half::of`]): rules may be developed on the `develop` half (its mistakes
+//! are listed); the `untouched` half is only counted, never listed, and is the
+//! held-out figure.
+//!
+//! A time metric counts the pages labelled with a time; a page labelled "no
+//! date" must get none. Minute: the labelled time has a time of day and the
+//! extracted one is the same to the minute (in the page's own offset when the
+//! label has none). Day: the same calendar day as the label, in the label's
+//! offset (or the page's, when it has none); a page with no answer is a miss
+//! (wrong days and missing ones are also counted apart). Author: the byline
+//! label and the answer, lowercased, without a leading `By`, equal or one
+//! containing the other (Readability's bylines often carry a date or a role).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use chrono::{DateTime, NaiveDateTime, Utc};
-use crawler::extract::{extract_with, TimeContext};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use crawler::extract::{extract_with, PublishedFrom, TimeContext};
 use serde_json::Value;
 
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, ExtractSet};
 
 /// The peer program, relative to the repository root.
 const PEER_SCRIPT: &str = "deploy/bench/extract_peer.py";
+
+/// go-htmldate v1.10.1's release time (its module's `.info`): the fetch time
+/// of its pages.
+const HTMLDATE_RELEASED: &str = "2026-09-14T15:29:37Z";
+/// go-readability v2.1.3's release time: the fetch time of its pages.
+const READABILITY_RELEASED: &str = "2026-09-30T18:53:19Z";
+/// The URL Readability.js's test harness gives every test page (the pages
+/// carry none of their own).
+pub const READABILITY_URL: &str = "http://fakehost/test/page.html";
+/// go-readability's test pages that are not pages of a real site: markup of
+/// a few KB written by hand for one cleaning or metadata rule ("Lorem ipsum"
+/// text, titles like "Base URL test"). Left out of the held-out set.
+pub const READABILITY_SYNTHETIC: &[&str] = &[
+    "003-metadata-preferred",
+    "004-metadata-space-separated-properties",
+    "base-url",
+    "base-url-base-element",
+    "base-url-base-element-relative",
+    "basic-tags-cleaning",
+    "comment-inside-script-parsing",
+    "data-url-image",
+    "dev418",
+    "embedded-videos",
+    "hidden-nodes",
+    "invalid-attributes",
+    "js-link-replacement",
+    "keep-images-2",
+    "lazy-image-3",
+    "metadata-content-missing",
+    "missing-paragraphs",
+    "normalize-spaces",
+    "ol",
+    "parsely-metadata",
+    "remove-aria-hidden",
+    "remove-extra-brs",
+    "remove-extra-paragraphs",
+    "remove-script-tags",
+    "reordering-paragraphs",
+    "replace-brs",
+    "replace-font-tags",
+    "rtl-1",
+    "rtl-2",
+    "rtl-3",
+    "rtl-4",
+    "social-buttons",
+    "style-tags-removal",
+    "svg-parsing",
+    "title-and-h1-discrepancy",
+    "title-en-dash",
+    "visibility-hidden",
+];
+/// go-readability v2.1.3's test pages with both `source.html` and
+/// `expected-metadata.json` (what the fetch script checks).
+const READABILITY_PAGES: usize = 134;
 
 /// A labelled publish time.
 #[derive(Debug, Clone)]
@@ -41,6 +124,31 @@ enum Label {
     },
 }
 
+/// Which half of a held-out set a page is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Half {
+    /// Rules may be developed on it: its mistakes are listed.
+    Develop,
+    /// Only counted: the held-out figure.
+    Untouched,
+}
+
+impl Half {
+    /// By the FNV-1a hash of the page's name (`set/file`): odd = develop.
+    fn of(name: &str) -> Half {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in name.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        if h & 1 == 1 {
+            Half::Develop
+        } else {
+            Half::Untouched
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Page {
     name: String,
@@ -49,7 +157,10 @@ struct Page {
     fetched: DateTime<Utc>,
     title: Option<Option<String>>,
     published: Label,
+    author: Option<String>,
     media: Option<String>,
+    /// `None` on the dev set.
+    half: Option<Half>,
 }
 
 /// One system's answers for a page.
@@ -60,6 +171,10 @@ struct Answer {
     /// when the system knows it.
     local: Option<NaiveDateTime>,
     utc: Option<DateTime<Utc>>,
+    /// Where harvest found the time (`meta`, `text`, ...), shown with a
+    /// wrong one.
+    from: Option<&'static str>,
+    author: Option<String>,
     media: Option<String>,
 }
 
@@ -97,22 +212,35 @@ fn parse_label(v: Option<&Value>) -> Label {
             Label::Unknown
         };
     };
+    let s = s.trim();
     if let Ok(d) = DateTime::parse_from_rfc3339(s) {
-        let has_time = d.time() != chrono::NaiveTime::MIN;
+        let has_time = d.time() != NaiveTime::MIN;
         return Label::Time {
             local: d.naive_local(),
             offset: Some(*d.offset()),
             has_time,
         };
     }
-    for f in ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"] {
+    for f in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M",
+    ] {
         if let Ok(n) = NaiveDateTime::parse_from_str(s, f) {
             return Label::Time {
                 local: n,
                 offset: None,
-                has_time: n.time() != chrono::NaiveTime::MIN,
+                has_time: n.time() != NaiveTime::MIN,
             };
         }
+    }
+    if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return Label::Time {
+            local: d.and_time(NaiveTime::MIN),
+            offset: None,
+            has_time: false,
+        };
     }
     Label::Unknown
 }
@@ -164,7 +292,9 @@ fn newspaper_pages(dir: &Path, fetched: DateTime<Utc>) -> Result<Vec<Page>> {
                 Some(Value::Null) | None => Label::Unknown,
                 other => parse_label(other),
             },
+            author: None,
             media: text(&v, "meta_site_name"),
+            half: None,
         });
     }
     if pages.len() < 20 {
@@ -198,10 +328,171 @@ fn fixture_pages(dir: &Path) -> Result<Vec<Page>> {
                 fetched,
                 title: l.get("title").map(|_| text(l, "title")),
                 published: parse_label(l.get("published")),
+                author: None,
                 media: text(l, "media"),
+                half: None,
             })
         })
         .collect()
+}
+
+/// One entry of go-htmldate's comparison data: `{URL: "…", File: "…", Date:
+/// "…", …}` Go struct literals, one field a line.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct GoEntry {
+    url: String,
+    file: String,
+    date: String,
+}
+
+/// The entries of a go-htmldate `data-*.go` file.
+fn go_entries(src: &str) -> Result<Vec<GoEntry>> {
+    let mut out: Vec<GoEntry> = Vec::new();
+    for (n, line) in src.lines().enumerate() {
+        let Some((key, rest)) = line.trim().split_once(':') else {
+            continue;
+        };
+        if !matches!(key, "URL" | "File" | "Date") {
+            continue;
+        }
+        let rest = rest.trim().trim_end_matches(',');
+        let value = rest
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .with_context(|| format!("line {}: {key} is not a string: {rest}", n + 1))?
+            .replace("\\\"", "\"")
+            .replace("\\\\", "\\");
+        match key {
+            "URL" => out.push(GoEntry {
+                url: value,
+                ..GoEntry::default()
+            }),
+            _ => {
+                let e = out
+                    .last_mut()
+                    .with_context(|| format!("line {}: {key} before URL", n + 1))?;
+                if key == "File" {
+                    e.file = value;
+                } else {
+                    e.date = value;
+                }
+            }
+        }
+    }
+    if let Some(e) = out.iter().find(|e| e.file.is_empty() || e.date.is_empty()) {
+        bail!("entry {} without File or Date", e.url);
+    }
+    Ok(out)
+}
+
+/// go-htmldate's pages labelled in `data_file` (`data-default.go` or
+/// `data-mediacloud.go`), named `{set}/{file}`; a file listed twice once.
+fn htmldate_pages(dir: &Path, data_file: &str, set: &str, expect: usize) -> Result<Vec<Page>> {
+    let root = dir.join("htmldate");
+    let data = root.join(data_file);
+    let src = std::fs::read_to_string(&data).with_context(|| {
+        format!(
+            "{} missing: run deploy/data/fetch-extract-heldout.sh",
+            data.display()
+        )
+    })?;
+    let fetched = DateTime::parse_from_rfc3339(HTMLDATE_RELEASED)?.with_timezone(&Utc);
+    let mut seen = HashSet::new();
+    let mut pages = Vec::new();
+    for e in go_entries(&src).with_context(|| format!("{}", data.display()))? {
+        if !seen.insert(e.file.clone()) {
+            continue;
+        }
+        // Where go-htmldate's comparison program looks, in its order.
+        let path = ["mediacloud", "comparison", "mock"]
+            .iter()
+            .map(|d| root.join(d).join(&e.file))
+            .find(|p| p.is_file())
+            .with_context(|| format!("{}: {} not found", data.display(), e.file))?;
+        let published = if e.date == "nan" {
+            Label::None
+        } else {
+            match parse_label(Some(&Value::String(e.date.clone()))) {
+                Label::Unknown => bail!("{}: {}: date {:?}", data.display(), e.file, e.date),
+                l => l,
+            }
+        };
+        let name = format!("{set}/{}", e.file);
+        pages.push(Page {
+            half: Some(Half::of(&name)),
+            name,
+            path,
+            url: e.url,
+            fetched,
+            title: None,
+            published,
+            author: None,
+            media: None,
+        });
+    }
+    if pages.len() != expect {
+        bail!(
+            "{}: {} pages, expected {expect} (run deploy/data/fetch-extract-heldout.sh)",
+            data.display(),
+            pages.len()
+        );
+    }
+    Ok(pages)
+}
+
+/// go-readability's test pages from real sites.
+fn readability_pages(dir: &Path) -> Result<Vec<Page>> {
+    let root = dir.join("readability");
+    let fetched = DateTime::parse_from_rfc3339(READABILITY_RELEASED)?.with_timezone(&Utc);
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .with_context(|| {
+            format!(
+                "{} missing: run deploy/data/fetch-extract-heldout.sh",
+                root.display()
+            )
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("source.html").is_file() && p.join("expected-metadata.json").is_file())
+        .collect();
+    dirs.sort();
+    if dirs.len() != READABILITY_PAGES {
+        bail!(
+            "{}: {} pages, expected {READABILITY_PAGES} (run deploy/data/fetch-extract-heldout.sh)",
+            root.display(),
+            dirs.len()
+        );
+    }
+    let mut pages = Vec::new();
+    for d in dirs {
+        let id = d
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        if READABILITY_SYNTHETIC.contains(&id.as_str()) {
+            continue;
+        }
+        let meta = d.join("expected-metadata.json");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&meta)?)
+            .with_context(|| format!("{}", meta.display()))?;
+        let name = format!("readability/{id}");
+        pages.push(Page {
+            half: Some(Half::of(&name)),
+            name,
+            path: d.join("source.html"),
+            url: READABILITY_URL.to_string(),
+            fetched,
+            // Readability found none: no label that the page has none.
+            title: text(&v, "title").map(Some),
+            published: match v.get("publishedTime") {
+                Some(Value::String(_)) => parse_label(v.get("publishedTime")),
+                _ => Label::Unknown,
+            },
+            author: text(&v, "byline"),
+            media: text(&v, "siteName"),
+        });
+    }
+    Ok(pages)
 }
 
 fn ours(page: &Page) -> Result<Answer> {
@@ -214,10 +505,17 @@ fn ours(page: &Page) -> Result<Answer> {
         hint: None,
     };
     let x = extract_with(&decoded.text, &url, &ctx);
+    // Only a time the page gave counts, never the fetch time standing in.
+    let found = x.published_from.is_some_and(|f| f != PublishedFrom::Fetch);
     Ok(Answer {
         title: x.title,
-        local: x.published_local.map(|d| d.naive_local()),
-        utc: x.published,
+        local: x.published_local.filter(|_| found).map(|d| d.naive_local()),
+        utc: x.published.filter(|_| found),
+        from: x
+            .published_from
+            .filter(|_| found)
+            .map(PublishedFrom::as_str),
+        author: x.author,
         media: if x.media_from_host { None } else { x.media },
     })
 }
@@ -260,6 +558,8 @@ fn peer(python: &Path, pages: &[Page]) -> Result<(Vec<Answer>, f64)> {
                 local: text(a, "date")
                     .and_then(|d| NaiveDateTime::parse_from_str(&d, "%Y-%m-%d %H:%M").ok()),
                 utc: None,
+                from: None,
+                author: text(a, "author"),
                 media: text(a, "sitename"),
             }
         })
@@ -271,34 +571,91 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// One row of the table: a name and how to read it from [`Scores`].
-type Metric = fn(&Scores) -> Tally;
+/// A byline as compared: lowercased, spaces squashed, without a leading
+/// "by".
+fn author_key(s: &str) -> String {
+    let s = squash(s).to_lowercase();
+    s.strip_prefix("by ").map(str::to_string).unwrap_or(s)
+}
+
+/// The byline label `want` and the answer `got` name the same author: equal
+/// keys, or one (of at least 4 characters) inside the other.
+fn author_ok(want: &str, got: &str) -> bool {
+    let (w, g) = (author_key(want), author_key(got));
+    let inside = |a: &str, b: &str| a.chars().count() >= 4 && b.contains(a);
+    !g.is_empty() && (w == g || inside(&g, &w) || inside(&w, &g))
+}
+
+/// One row of a table: a name and how to read it from [`Scores`].
+type Metric = fn(&Scores) -> String;
+
+/// The title label `want` and the answer `got` are the same headline, a
+/// site segment aside: equal with quotes straightened, or one is the other
+/// and a segment after (or before) a separator (`… | eHow`, `… - Wikipedia`,
+/// `…_光明网`, `… [LWN.net]`). Readability keeps such segments where the
+/// headline alone would be short; harvest cuts them.
+fn title_core_ok(want: &str, got: &str) -> bool {
+    let n = |s: &str| {
+        squash(s)
+            .replace(['“', '”', '„'], "\"")
+            .replace(['‘', '’'], "'")
+    };
+    let (w, g) = (n(want), n(got));
+    if w == g {
+        return true;
+    }
+    let (long, short) = if w.len() > g.len() { (w, g) } else { (g, w) };
+    const SEPARATORS: [char; 14] = [
+        '|', '-', '–', '—', '_', '·', ':', '[', '(', '«', '»', '/', '（', '【',
+    ];
+    short.chars().count() >= 4
+        && (long
+            .strip_prefix(&short)
+            .is_some_and(|r| r.trim_start().starts_with(SEPARATORS))
+            || long
+                .strip_suffix(&short)
+                .is_some_and(|r| r.trim_end().ends_with(SEPARATORS)))
+}
 
 #[derive(Default)]
 struct Scores {
     title: Tally,
+    /// [`title_core_ok`].
+    title_core: Tally,
     minute: Tally,
     day: Tally,
+    /// Labelled with a day, answered with another.
+    day_wrong: u64,
+    /// Of those, answered with the day before or after (often the same
+    /// instant read at another offset).
+    day_off_one: u64,
+    /// Labelled with a day, no answer.
+    day_missing: u64,
     no_date: Tally,
+    author: Tally,
     media: Tally,
 }
 
 /// Scores `a` on `page`; returns the mistakes.
 fn score(page: &Page, a: &Answer, s: &mut Scores) -> Vec<String> {
     let mut wrong = Vec::new();
+    let clip = |t: &Option<String>| {
+        t.as_deref().map(|t| {
+            let mut c: String = t.chars().take(100).collect();
+            if t.chars().count() > 100 {
+                c.push('…');
+            }
+            c
+        })
+    };
     if let Some(want) = &page.title {
         let ok = want.as_deref().map(squash) == a.title.as_deref().map(squash);
         s.title.add(ok);
+        s.title_core.add(match (want, &a.title) {
+            (Some(w), Some(g)) => title_core_ok(w, g),
+            (w, g) => w.is_none() && g.is_none(),
+        });
         if !ok {
-            let clip = |t: &Option<String>| {
-                t.as_deref().map(|t| {
-                    let mut c: String = t.chars().take(100).collect();
-                    if t.chars().count() > 100 {
-                        c.push('…');
-                    }
-                    c
-                })
-            };
             wrong.push(format!(
                 "title {:?} (want {:?})",
                 clip(&a.title),
@@ -311,7 +668,8 @@ fn score(page: &Page, a: &Answer, s: &mut Scores) -> Vec<String> {
         Label::None => {
             s.no_date.add(a.local.is_none());
             if a.local.is_some() {
-                wrong.push(format!("date {:?} (want none)", a.local));
+                let from = a.from.map(|f| format!(" from {f}")).unwrap_or_default();
+                wrong.push(format!("date {:?}{from} (want none)", a.local));
             }
         }
         Label::Time {
@@ -325,17 +683,36 @@ fn score(page: &Page, a: &Answer, s: &mut Scores) -> Vec<String> {
                 _ => a.local,
             };
             let day_ok = got.is_some_and(|g| g.date() == local.date());
+            let from = a.from.map(|f| format!(" from {f}")).unwrap_or_default();
             s.day.add(day_ok);
+            if got.is_none() {
+                s.day_missing += 1;
+            } else if !day_ok {
+                s.day_wrong += 1;
+                let off = got.map(|g| (g.date() - local.date()).num_days().abs());
+                s.day_off_one += u64::from(off == Some(1));
+            }
             if *has_time {
                 let minute = |t: NaiveDateTime| t.format("%Y-%m-%d %H:%M").to_string();
                 let ok = got.is_some_and(|g| minute(g) == minute(*local));
                 s.minute.add(ok);
                 if !ok {
-                    wrong.push(format!("time {got:?} (want {local})"));
+                    wrong.push(format!("time {got:?}{from} (want {local})"));
                 }
             } else if !day_ok {
-                wrong.push(format!("day {got:?} (want {})", local.date()));
+                wrong.push(format!("day {got:?}{from} (want {})", local.date()));
             }
+        }
+    }
+    if let Some(want) = &page.author {
+        let ok = a.author.as_deref().is_some_and(|g| author_ok(want, g));
+        s.author.add(ok);
+        if !ok {
+            wrong.push(format!(
+                "author {:?} (want {:?})",
+                clip(&a.author),
+                clip(&Some(want.clone()))
+            ));
         }
     }
     if let Some(want) = &page.media {
@@ -351,16 +728,19 @@ fn score(page: &Page, a: &Answer, s: &mut Scores) -> Vec<String> {
     wrong
 }
 
-/// Runs the benchmark and prints the table.
-pub fn run(args: &BenchArgs) -> Result<()> {
-    let fetched = Utc::now();
-    let mut pages = newspaper_pages(&args.devset, fetched)?;
-    pages.extend(fixture_pages(&args.fixtures)?);
+/// harvest's and the peer's answers for `pages`, and their extraction times
+/// (the peer's `None` when its Python is missing).
+type Answers = (Vec<Answer>, f64, Option<(Vec<Answer>, f64)>);
+
+fn answer_all(args: &BenchArgs, pages: &[Page]) -> Result<Answers> {
     let start = Instant::now();
-    let mine: Vec<Answer> = pages.iter().map(ours).collect::<Result<_>>()?;
+    let mine: Vec<Answer> = pages
+        .iter()
+        .map(|p| ours(p).with_context(|| p.name.clone()))
+        .collect::<Result<_>>()?;
     let our_secs = start.elapsed().as_secs_f64();
     let theirs = if args.python.exists() {
-        Some(peer(&args.python, &pages)?)
+        Some(peer(&args.python, pages)?)
     } else {
         eprintln!(
             "harvest: {} missing: the trafilatura peer is skipped (deploy/data/setup-peers.sh sets it up)",
@@ -368,6 +748,43 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         );
         None
     };
+    Ok((mine, our_secs, theirs))
+}
+
+/// Prints a page's mistakes (harvest | trafilatura) when either made one.
+fn print_mistakes(name: &str, ours: &[String], theirs: &[String]) {
+    if ours.is_empty() && theirs.is_empty() {
+        return;
+    }
+    let show = |w: &[String]| {
+        if w.is_empty() {
+            "ok".to_string()
+        } else {
+            w.join("; ")
+        }
+    };
+    println!("  {:<36} {} | {}", name, show(ours), show(theirs));
+}
+
+/// Runs the benchmark on the pages `args.set` names and prints the tables.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    match args.set {
+        ExtractSet::Dev => run_dev(args),
+        ExtractSet::Heldout => run_heldout(args),
+        ExtractSet::All => {
+            run_dev(args)?;
+            println!();
+            run_heldout(args)
+        }
+    }
+}
+
+/// The dev set.
+fn run_dev(args: &BenchArgs) -> Result<()> {
+    let fetched = Utc::now();
+    let mut pages = newspaper_pages(&args.devset, fetched)?;
+    pages.extend(fixture_pages(&args.fixtures)?);
+    let (mine, our_secs, theirs) = answer_all(args, &pages)?;
     let (mut s_ours, mut s_peer) = (Scores::default(), Scores::default());
     println!("mistakes (harvest | trafilatura):");
     for (i, page) in pages.iter().enumerate() {
@@ -376,22 +793,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             .as_ref()
             .map(|(t, _)| score(page, &t[i], &mut s_peer))
             .unwrap_or_default();
-        if !w_ours.is_empty() || !w_peer.is_empty() {
-            println!(
-                "  {:<36} {} | {}",
-                page.name,
-                if w_ours.is_empty() {
-                    "ok".to_string()
-                } else {
-                    w_ours.join("; ")
-                },
-                if w_peer.is_empty() {
-                    "ok".to_string()
-                } else {
-                    w_peer.join("; ")
-                }
-            );
-        }
+        print_mistakes(&page.name, &w_ours, &w_peer);
     }
     let newspaper = pages
         .iter()
@@ -408,19 +810,19 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         "metric", "harvest", "trafilatura 2.3.1"
     );
     let rows: [(&str, Metric); 5] = [
-        ("title", |s| s.title),
-        ("publish time (minute)", |s| s.minute),
-        ("publish time (day)", |s| s.day),
-        ("no date where the page has none", |s| s.no_date),
-        ("media (named outlet)", |s| s.media),
+        ("title", |s| s.title.show()),
+        ("publish time (minute)", |s| s.minute.show()),
+        ("publish time (day)", |s| s.day.show()),
+        ("no date where the page has none", |s| s.no_date.show()),
+        ("media (named outlet)", |s| s.media.show()),
     ];
     for (name, get) in rows {
         println!(
             "{:<34} {:>22} {:>22}",
             name,
-            get(&s_ours).show(),
+            get(&s_ours),
             if theirs.is_some() {
-                get(&s_peer).show()
+                get(&s_peer)
             } else {
                 "-".into()
             }
@@ -436,4 +838,239 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             .unwrap_or_else(|| "-".into())
     );
     Ok(())
+}
+
+/// A held-out set: its pages and what the table says of it.
+struct HeldOut {
+    title: String,
+    pages: Vec<Page>,
+}
+
+/// The held-out sets: each page scored, the develop half's mistakes listed,
+/// a table a set with both halves.
+fn run_heldout(args: &BenchArgs) -> Result<()> {
+    let dir = &args.heldout;
+    let sets = [
+        HeldOut {
+            title: "htmldate: go-htmldate v1.10.1 comparison pages (data-default.go), publish day"
+                .into(),
+            pages: htmldate_pages(dir, "data-default.go", "htmldate", 799)?,
+        },
+        HeldOut {
+            title: "mediacloud: go-htmldate v1.10.1 mediacloud pages (data-mediacloud.go), publish day"
+                .into(),
+            pages: htmldate_pages(dir, "data-mediacloud.go", "mediacloud", 200)?,
+        },
+        HeldOut {
+            title: format!(
+                "readability: go-readability v2.1.3 test pages of real sites ({} hand-written ones left out)",
+                READABILITY_SYNTHETIC.len()
+            ),
+            pages: readability_pages(dir)?,
+        },
+    ];
+    let all: Vec<Page> = sets.iter().flat_map(|s| s.pages.iter().cloned()).collect();
+    let (mine, our_secs, theirs) = answer_all(args, &all)?;
+    // [set][half][system]
+    let mut scores: Vec<[[Scores; 2]; 2]> = sets.iter().map(|_| Default::default()).collect();
+    println!("mistakes on the develop halves (harvest | trafilatura):");
+    let mut i = 0;
+    for (k, set) in sets.iter().enumerate() {
+        for page in &set.pages {
+            let h = usize::from(page.half == Some(Half::Untouched));
+            let [s_ours, s_peer] = &mut scores[k][h];
+            let w_ours = score(page, &mine[i], s_ours);
+            let w_peer = theirs
+                .as_ref()
+                .map(|(t, _)| score(page, &t[i], s_peer))
+                .unwrap_or_default();
+            if page.half == Some(Half::Develop) {
+                print_mistakes(&page.name, &w_ours, &w_peer);
+            }
+            i += 1;
+        }
+    }
+    let rows: [(&str, Metric); 9] = [
+        ("title", |s| s.title.show()),
+        ("  a site segment aside", |s| s.title_core.show()),
+        ("publish time (minute)", |s| s.minute.show()),
+        ("publish time (day)", |s| s.day.show()),
+        ("  wrong day (±1 day) / no date", |s| {
+            if s.day.total == 0 {
+                "-".into()
+            } else {
+                format!("{} ({}) / {}", s.day_wrong, s.day_off_one, s.day_missing)
+            }
+        }),
+        ("no date where the page has none", |s| s.no_date.show()),
+        ("author (byline)", |s| s.author.show()),
+        ("media (site name)", |s| s.media.show()),
+        ("", |_| String::new()),
+    ];
+    for (k, set) in sets.iter().enumerate() {
+        let count = |h: Half| set.pages.iter().filter(|p| p.half == Some(h)).count();
+        println!("\n{}", set.title);
+        println!(
+            "{:<34} {:>41}   {:>41}",
+            "",
+            format!("untouched half ({} pages)", count(Half::Untouched)),
+            format!("develop half ({} pages)", count(Half::Develop)),
+        );
+        println!(
+            "{:<34} {:>20} {:>20}   {:>20} {:>20}",
+            "metric", "harvest", "trafilatura 2.3.1", "harvest", "trafilatura 2.3.1"
+        );
+        let [dev, untouched] = &scores[k];
+        for (name, get) in &rows[..rows.len() - 1] {
+            let used = |s: &Scores| {
+                s.title.total + s.day.total + s.no_date.total + s.author.total + s.media.total > 0
+                    && get(s) != "-"
+            };
+            if !used(&untouched[0]) && !used(&dev[0]) {
+                continue;
+            }
+            let peer = |s: &Scores| {
+                if theirs.is_some() {
+                    get(s)
+                } else {
+                    "-".into()
+                }
+            };
+            println!(
+                "{:<34} {:>20} {:>20}   {:>20} {:>20}",
+                name,
+                get(&untouched[0]),
+                peer(&untouched[1]),
+                get(&dev[0]),
+                peer(&dev[1])
+            );
+        }
+    }
+    println!(
+        "\n{:<34} {:>20} {:>20}",
+        format!("extraction time ({} pages)", all.len()),
+        format!("{our_secs:.3} s"),
+        theirs
+            .as_ref()
+            .map(|(_, s)| format!("{s:.3} s"))
+            .unwrap_or_else(|| "-".into())
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_entries_reads_the_struct_literals() {
+        let src = r#"var data = []comparisonEntry{
+	{
+		URL:       "https://example.org/2020/a?x=\"y\"",
+		File:      "a.html",
+		Date:      "2020-06-07",
+		Fast:      "2020-06-07",
+		Extensive: "2020-06-07",
+	}, {
+		URL:       "https://example.org/b",
+		File:      "b.html",
+		Date:      "nan",
+		Fast:      "",
+		Extensive: "",
+	},
+}"#;
+        let e = go_entries(src).unwrap();
+        assert_eq!(
+            e,
+            vec![
+                GoEntry {
+                    url: "https://example.org/2020/a?x=\"y\"".into(),
+                    file: "a.html".into(),
+                    date: "2020-06-07".into()
+                },
+                GoEntry {
+                    url: "https://example.org/b".into(),
+                    file: "b.html".into(),
+                    date: "nan".into()
+                },
+            ]
+        );
+        assert!(go_entries("{\n File: \"a.html\",\n}").is_err());
+    }
+
+    #[test]
+    fn labels_of_every_shape() {
+        let t = |s: &str| parse_label(Some(&Value::String(s.into())));
+        assert!(matches!(
+            t("2015-07-24T05:36:09+01:00"),
+            Label::Time {
+                offset: Some(_),
+                has_time: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            t("2017-11-24T18:42:20.314667"),
+            Label::Time {
+                offset: None,
+                has_time: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            t("2018-04-05T06:00"),
+            Label::Time {
+                offset: None,
+                has_time: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            t("2024-06-25"),
+            Label::Time {
+                offset: None,
+                has_time: false,
+                ..
+            }
+        ));
+        assert!(matches!(t("yesterday"), Label::Unknown));
+        assert!(matches!(parse_label(Some(&Value::Null)), Label::None));
+    }
+
+    #[test]
+    fn bylines_compare_without_by_and_extras() {
+        assert!(author_ok("By Erin Cunningham", "Erin Cunningham"));
+        assert!(author_ok("by Lucas Nolan22 Dec 2016651", "Lucas Nolan"));
+        assert!(!author_ok("Dan Goodin", "Ars Technica"));
+        assert!(!author_ok("Dan Goodin", ""));
+    }
+
+    #[test]
+    fn titles_compare_a_site_segment_aside() {
+        assert!(title_core_ok("Mozilla - Wikipedia", "Mozilla"));
+        assert!(title_core_ok(
+            "How to Build a Terrarium | eHow",
+            "How to Build a Terrarium"
+        ));
+        assert!(title_core_ok(
+            "宇航员在太空中喝酒 _探索者 _光明网",
+            "宇航员在太空中喝酒"
+        ));
+        assert!(title_core_ok("LWN.net Weekly [LWN.net]", "LWN.net Weekly"));
+        assert!(title_core_ok("Online \"Burned\"", "Online “Burned”"));
+        assert!(
+            !title_core_ok("standalone binaries · V8", "V8"),
+            "the site, not the headline"
+        );
+        assert!(!title_core_ok("Obama wins", "Obama"));
+    }
+
+    #[test]
+    fn halves_are_stable_and_both_used() {
+        assert_eq!(Half::of("htmldate/a.html"), Half::of("htmldate/a.html"));
+        let develop = (0..1000)
+            .filter(|i| Half::of(&format!("set/{i}.html")) == Half::Develop)
+            .count();
+        assert!((400..600).contains(&develop), "{develop}");
+    }
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The peer of `harvest bench extract`: trafilatura's title, publish date and site name
-of the same pages, in the same run.
+"""The peer of `harvest bench extract`: trafilatura's title, publish date, author and site
+name of the same pages, in the same run.
 
 Reads a JSON list of {"path": FILE, "url": URL} on stdin, prints a JSON list of
-{"title", "date", "sitename", "seconds"} in the same order on stdout. The date is asked
+{"title", "date", "author", "sitename", "seconds"} in the same order on stdout. The date is asked
 with its time of day ("%Y-%m-%d %H:%M"; htmldate gives 00:00 when the page has none),
 original (publish, not update) date, extensive search on. Pages are read as UTF-8 with
 replacement, the same text harvest extracts from.
@@ -39,6 +39,7 @@ def main():
             {
                 "title": d.get("title"),
                 "date": d.get("date"),
+                "author": d.get("author"),
                 "sitename": d.get("sitename"),
                 "seconds": seconds,
             }

@@ -116,6 +116,11 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
             if NOT_ARTICLE.iter().any(|w| before.ends_with(w)) {
                 return None;
             }
+            // `… for two years. Source: Supplied`: a credit after a caption's
+            // sentence, not the article's source.
+            if whole.as_str().is_ascii() && before.ends_with(['.', '!', '?']) {
+                return None;
+            }
             let v = c.get(1)?.as_str();
             // `来源：2023-11-17`, `来源：网络` are not outlets.
             if v.chars().all(|c| c.is_ascii_digit() || c == '-')
@@ -133,7 +138,19 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
 /// `<span class="source">来源：X</span>`): short text that is not a date.
 pub fn source_element_media(texts: impl IntoIterator<Item = String>) -> Option<String> {
     texts.into_iter().take(20).find_map(|t| {
+        // `<span class="source-prefix">by:</span>`: a label, not a name.
+        if t.trim_end().ends_with([':', '：']) {
+            return None;
+        }
         let v = name_value(&t)?;
+        // `CNNMoney (New York)`: the outlet without its dateline's place.
+        let v = match v
+            .strip_suffix([')', '）'])
+            .and_then(|r| r.rfind(['(', '（']))
+        {
+            Some(i) if !v[..i].trim().is_empty() => v[..i].trim().to_string(),
+            _ => v,
+        };
         let n = v.chars().count();
         let datelike = v.chars().filter(|c| c.is_ascii_digit()).count() >= 4;
         ((2..=30).contains(&n) && !datelike && !v.contains(['：', ':'])).then_some(v)
@@ -209,6 +226,24 @@ mod tests {
             Some("人民网－人民日报")
         );
         assert_eq!(labelled_media(["open source software"]), None);
+        // A photo credit after the caption's sentence (news.com.au pages).
+        assert_eq!(
+            labelled_media(["A new Bill would store metadata for two years. Source: Supplied"]),
+            None
+        );
+    }
+
+    #[test]
+    fn source_elements() {
+        let one = |t: &str| source_element_media([t.to_string()]);
+        assert_eq!(one("CNNMoney (New York)").as_deref(), Some("CNNMoney"));
+        assert_eq!(one("新华社（北京）").as_deref(), Some("新华社"));
+        assert_eq!(one("(AP)").as_deref(), Some("(AP)"));
+        assert_eq!(one("by:"), None, "a label of its own");
+        assert_eq!(
+            source_element_media(["From:".to_string(), "Herald Sun".to_string()]).as_deref(),
+            Some("Herald Sun")
+        );
     }
 
     #[test]

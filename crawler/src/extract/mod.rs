@@ -428,11 +428,27 @@ fn walk_jsonld(v: &Value, out: &mut JsonLd, depth: usize) {
     }
 }
 
+/// A script's text without the XHTML `<![CDATA[ … ]]>` wrapper (also
+/// commented out, `//<![CDATA[` … `//]]>`, `/*<![CDATA[*/` … `/*]]>*/`),
+/// trimmed.
+fn without_cdata(text: &str) -> &str {
+    let t = text.trim();
+    let Some(i) = t.find("<![CDATA[").filter(|i| *i <= 4) else {
+        return t;
+    };
+    let t = t[i + "<![CDATA[".len()..].trim_start_matches("*/");
+    let t = t.rfind("]]>").map_or(t, |j| &t[..j]);
+    t.trim()
+        .trim_end_matches("/*")
+        .trim_end_matches("//")
+        .trim()
+}
+
 fn jsonld(scripts: &[ElementRef<'_>]) -> JsonLd {
     let mut out = JsonLd::default();
     for script in scripts {
         let text: String = script.text().collect();
-        if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
+        if let Ok(v) = serde_json::from_str::<Value>(without_cdata(&text)) {
             walk_jsonld(&v, &mut out, 0);
         }
     }
@@ -448,13 +464,14 @@ const HEADER_LINES_AFTER: usize = 10;
 /// Lines at the head and foot of the article searched for source and author.
 const ARTICLE_EDGE_LINES: usize = 4;
 
-/// Index of the line of `lines` that shows the title (`<h1>` first).
+/// Index of the line of `lines` that shows the title: the chosen title's own
+/// line first (a page's first `<h1>` is often its logo), then an `<h1>`'s.
 fn title_line(lines: &[&str], title: Option<&str>, h1s: &[String]) -> Option<usize> {
     let norm = |s: &str| s.split_whitespace().collect::<String>();
-    let wanted: Vec<String> = h1s
-        .iter()
-        .map(|h| norm(h))
-        .chain(title.map(norm))
+    let wanted: Vec<String> = title
+        .map(norm)
+        .into_iter()
+        .chain(h1s.iter().map(|h| norm(h)))
         .filter(|t| t.chars().count() >= 2)
         .collect();
     for w in &wanted {
@@ -525,7 +542,9 @@ fn markup_time_candidates(
             v.attr("id").unwrap_or_default()
         )
         .to_ascii_lowercase();
-        if marks.contains("updat") || marks.contains("modif") {
+        // `class="entry-date published updated"` (a post never updated) is
+        // the publish time.
+        if (marks.contains("updat") || marks.contains("modif")) && !marks.contains("publish") {
             continue;
         }
         let marked = v.attr("pubdate").is_some() || marks.contains("pub") || marks.contains("post");
@@ -535,11 +554,12 @@ fn markup_time_candidates(
             (false, false) if times.len() <= 3 => score::TIME_FIRST,
             (false, false) => score::TIME_OTHER,
         };
-        let value = v
+        // An unreadable `datetime` (`01-11-2023 10:29`): the visible text.
+        let parsed = v
             .attr("datetime")
-            .map(str::to_string)
-            .unwrap_or_else(|| element_text(t));
-        if let Some(c) = time::parsed_candidate(&value, PublishedFrom::Time, sc) {
+            .and_then(|d| time::parsed_candidate(d, PublishedFrom::Time, sc))
+            .or_else(|| time::parsed_candidate(&element_text(t), PublishedFrom::Time, sc));
+        if let Some(c) = parsed {
             unmarked_taken |= !marked;
             out.push(c);
         }
@@ -1159,13 +1179,28 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 e.value().attr("id").unwrap_or_default()
             )
             .to_ascii_lowercase();
-            !(c.contains("updat") || c.contains("modif"))
+            !(c.contains("updat") || c.contains("modif")) || c.contains("publish")
         })
         .take(50)
         .map(element_text)
         .filter(|t| t.chars().count() <= 120)
         .collect();
     cands.extend(time::marked_element_candidate(&marked));
+    let classed: Vec<String> = els
+        .date_classed
+        .iter()
+        .filter(|e| {
+            let c = e
+                .value()
+                .attr("class")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            !(c.contains("updat") || c.contains("modif"))
+        })
+        .map(element_text)
+        .filter(|t| t.chars().count() <= 120)
+        .collect();
+    cands.extend(time::date_class_candidate(&classed));
     cands.extend(time::article_edge_candidates(&article_text));
     cands.extend(time::url_candidate(url.path()));
     if let Some((t, from)) = ctx.hint {
@@ -1336,6 +1371,37 @@ mod tests {
         assert_eq!(e.title.as_deref(), Some("Only a heading"));
     }
 
+    /// Wikipedia's JSON-LD is wrapped in `<![CDATA[ … ]]>`.
+    #[test]
+    fn jsonld_in_cdata() {
+        let u = url("https://en.wikipedia.org/wiki/Hermitian_matrix");
+        let e = extract(
+            "<script type=\"application/ld+json\">\n<![CDATA[\n{\"@type\":\"Article\",\"datePublished\":\"2003-02-28T21:51:08Z\",\"author\":{\"@type\":\"Organization\",\"name\":\"Contributors to Wikimedia projects\"}}\n]]>\n</script><h1>Hermitian matrix</h1><p>x</p>",
+            &u,
+        );
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2003-02-28T21:51:08+00:00")
+        );
+        assert_eq!(e.published_from, Some(PublishedFrom::Jsonld));
+        assert_eq!(without_cdata(" //<![CDATA[\n{}\n//]]> "), "{}");
+        assert_eq!(without_cdata("/*<![CDATA[*/{\"a\":1}/*]]>*/"), "{\"a\":1}");
+        assert_eq!(
+            without_cdata(" {\"a\":\"<![CDATA[\"} "),
+            "{\"a\":\"<![CDATA[\"}"
+        );
+    }
+
+    /// news.az-style pages: the logo is the first `<h1>`; the byline date
+    /// follows the article's own `<h1>`.
+    #[test]
+    fn the_title_line_is_the_chosen_titles() {
+        let h1s = ["News.az".to_string(), "Envoy says".to_string()];
+        let lines = ["News.az", "Politics", "Envoy says", "13 Oct 2020 18:29"];
+        assert_eq!(title_line(&lines, Some("Envoy says"), &h1s), Some(2));
+        assert_eq!(title_line(&lines, None, &h1s), Some(0));
+    }
+
     #[test]
     fn published_from_meta_jsonld_time_and_url() {
         let u = url("http://example.com/a");
@@ -1355,6 +1421,27 @@ mod tests {
             e.published.map(|d| d.to_rfc3339()).as_deref(),
             Some("2013-12-30T21:42:01+00:00")
         );
+        // WordPress marks a post never updated `published updated`: the
+        // publish time, not an update.
+        let e = extract(
+            r#"<h4>am <time class="date updated published" datetime="2020-02-23T10:07:02+01:00">23. Februar 2020</time></h4><p>x</p>"#,
+            &u,
+        );
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2020-02-23T09:07:02+00:00")
+        );
+        assert_eq!(e.published_from, Some(PublishedFrom::Time));
+        // A `datetime` that is no date: the visible text.
+        let e = extract(
+            r#"<div><time datetime="01-11-2023 10:29">1. November 2023 10:29</time></div><p>x</p>"#,
+            &u,
+        );
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2023-11-01T10:29:00+00:00")
+        );
+        assert_eq!(e.published_from, Some(PublishedFrom::Time));
         let e = extract(r#"<p><time datetime="2024-02-29">29 Feb</time></p>"#, &u);
         assert_eq!(
             e.published.map(|d| d.to_rfc3339()).as_deref(),

@@ -84,6 +84,8 @@ static MARKERS: LazyLock<Markers> = LazyLock::new(|| {
 const MAX_TIMES: usize = 200;
 /// At most this many byline elements are kept.
 const MAX_BYLINES: usize = 20;
+/// At most this many elements with a date class are kept.
+const MAX_DATE_CLASSED: usize = 50;
 /// At most this many headings are kept.
 const MAX_H1: usize = 8;
 
@@ -104,6 +106,9 @@ pub(crate) struct PageElements<'a> {
     pub itemprop_published: Vec<ElementRef<'a>>,
     /// Class or id marks a publish time.
     pub date_marked: Vec<ElementRef<'a>>,
+    /// Class names a date (`date`, `entry-date`, `news-list-date`, any ASCII
+    /// case) and does not mark a publish time (at most [`MAX_DATE_CLASSED`]).
+    pub date_classed: Vec<ElementRef<'a>>,
     /// Class or id names a source.
     pub source: Vec<ElementRef<'a>>,
     /// `rel=author`, `itemprop=author`, byline classes (at most [`MAX_BYLINES`]).
@@ -269,6 +274,10 @@ impl<'a> PageElements<'a> {
                 let either = |a: &AhoCorasick| a.is_match(class_s) || a.is_match(id_s);
                 if m.date_class.is_match(class_s) || m.date_id.is_match(id_s) {
                     out.date_marked.push(e);
+                } else if out.date_classed.len() < MAX_DATE_CLASSED
+                    && (class_s.contains("date") || class_s.contains("Date"))
+                {
+                    out.date_classed.push(e);
                 }
                 if class_s.contains("source")
                     || class_s.contains("Source")

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use chrono::{
     DateTime, Datelike, Duration, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime,
-    Offset, TimeZone, Utc,
+    Offset, TimeZone, Timelike, Utc,
 };
 use chrono_tz::Tz;
 use regex::Regex;
@@ -235,6 +235,140 @@ static RE_EN_TIME_FIRST: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// A time of day after a day-first date: `, 19:51`, ` - 18:55`, ` | 13:10`,
+/// ` um 10:29`, ` à 10h30`, ` at 8:05` (groups: hour, minute, second).
+const DAY_FIRST_TIME: &str = r"(?:(?:\s*[,|–-]\s*|\s+)(?:(?:um|à|a las|alle|om|kl\.?|at)\s+)?(\d{1,2})[:h](\d{2})(?::(\d{2}))?)?";
+
+/// `24.12.2023`, `1.2.2024`, `24/12/2023`, `24-12-2023`: day first (Europe,
+/// Latin America), each with an optional [`DAY_FIRST_TIME`]. With `/` or
+/// `-` a date whose day and month could be swapped (`02/10/2020`) is not
+/// taken: the US writes the month first.
+static RE_DMY_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(\d{{1,2}})\s*([./-])\s*(\d{{1,2}})\s*([./-])\s*((?:19|20)\d{{2}}){DAY_FIRST_TIME}"
+    ))
+});
+
+/// Month names of German, French, Dutch, Spanish, Italian and Portuguese,
+/// their usual abbreviations, and the English names (for `24. April 2020`),
+/// lowercased, with their month.
+const MONTH_NAMES: [(&str, u32); 93] = [
+    // German
+    ("januar", 1),
+    ("jänner", 1),
+    ("februar", 2),
+    ("feber", 2),
+    ("märz", 3),
+    ("mär", 3),
+    ("mrz", 3),
+    ("mai", 5),
+    ("juni", 6),
+    ("juli", 7),
+    ("oktober", 10),
+    ("okt", 10),
+    ("dezember", 12),
+    ("dez", 12),
+    // French
+    ("janvier", 1),
+    ("janv", 1),
+    ("février", 2),
+    ("fevrier", 2),
+    ("févr", 2),
+    ("mars", 3),
+    ("avril", 4),
+    ("avr", 4),
+    ("juin", 6),
+    ("juillet", 7),
+    ("juil", 7),
+    ("août", 8),
+    ("aout", 8),
+    ("septembre", 9),
+    ("octobre", 10),
+    ("novembre", 11),
+    ("décembre", 12),
+    ("déc", 12),
+    // Dutch
+    ("januari", 1),
+    ("februari", 2),
+    ("maart", 3),
+    ("mei", 5),
+    ("augustus", 8),
+    // Spanish
+    ("enero", 1),
+    ("febrero", 2),
+    ("marzo", 3),
+    ("abril", 4),
+    ("mayo", 5),
+    ("junio", 6),
+    ("julio", 7),
+    ("agosto", 8),
+    ("septiembre", 9),
+    ("setiembre", 9),
+    ("octubre", 10),
+    ("noviembre", 11),
+    ("diciembre", 12),
+    // Italian
+    ("gennaio", 1),
+    ("febbraio", 2),
+    ("aprile", 4),
+    ("maggio", 5),
+    ("giugno", 6),
+    ("luglio", 7),
+    ("settembre", 9),
+    ("ottobre", 10),
+    ("dicembre", 12),
+    // Portuguese
+    ("janeiro", 1),
+    ("fevereiro", 2),
+    ("março", 3),
+    ("maio", 5),
+    ("junho", 6),
+    ("julho", 7),
+    ("setembro", 9),
+    ("outubro", 10),
+    ("novembro", 11),
+    ("dezembro", 12),
+    // English (RE_EN_DMY takes `17 April 2023` but not `24. April 2020`)
+    ("january", 1),
+    ("february", 2),
+    ("march", 3),
+    ("april", 4),
+    ("may", 5),
+    ("june", 6),
+    ("july", 7),
+    ("august", 8),
+    ("september", 9),
+    ("october", 10),
+    ("november", 11),
+    ("december", 12),
+    // Abbreviations shared by English and German (`21. Jan. 2015`)
+    ("jan", 1),
+    ("feb", 2),
+    ("mar", 3),
+    ("apr", 4),
+    ("jun", 6),
+    ("jul", 7),
+    ("aug", 8),
+    ("sep", 9),
+    ("sept", 9),
+    ("oct", 10),
+    ("nov", 11),
+    ("dec", 12),
+];
+
+/// `24. April 2020`, `5. Okt. 2017, 10:39`, `27 juin 2019`, `1er mai 2020`,
+/// `13 de junio de 2019`, `2 novembre 2023 alle 10:20`: a day, a month name
+/// of [`MONTH_NAMES`], a year, an optional [`DAY_FIRST_TIME`].
+static RE_NAMED_DMY: LazyLock<Regex> = LazyLock::new(|| {
+    let mut names: Vec<&str> = MONTH_NAMES.iter().map(|(n, _)| *n).collect();
+    // Longest first: `januari` before `januar`, `juillet` before `juil`.
+    names.sort_by_key(|n| std::cmp::Reverse(n.chars().count()));
+    re(&format!(
+        r"(?i)\b(\d{{1,2}})(?:\.\s*|er\s+|º\s+|\s+)(?:de\s+)?({})\.?,?\s+(?:de\s+|del\s+)?((?:19|20)\d{{2}})\b{DAY_FIRST_TIME}",
+        names.join("|")
+    ))
+});
+
 /// `3小时前`, `5 minutes ago`, `刚刚`, `昨天 10:20`, `前天`, `今天 08:00`.
 static RE_RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -248,7 +382,7 @@ static RE_URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Labels that say the date after them is the publish time.
-const PUBLISH_LABELS: [&str; 22] = [
+const PUBLISH_LABELS: [&str; 29] = [
     "发布时间",
     "发布日期",
     "发表时间",
@@ -271,10 +405,17 @@ const PUBLISH_LABELS: [&str; 22] = [
     "publié",
     "publicado",
     "first published",
+    "veröffentlicht",
+    "erschienen",
+    "datum",
+    "mis en ligne",
+    "mise en ligne",
+    "pubblicato",
+    "gepubliceerd",
 ];
 
 /// Labels that say the date after them is not the publish time.
-const OTHER_LABELS: [&str; 16] = [
+const OTHER_LABELS: [&str; 23] = [
     "更新时间",
     "更新于",
     "更新",
@@ -287,6 +428,13 @@ const OTHER_LABELS: [&str; 16] = [
     "modified",
     "edited",
     "last reviewed",
+    "aktualisiert",
+    "geändert",
+    "letzte änderung",
+    "mis à jour",
+    "actualizado",
+    "aggiornato",
+    "bijgewerkt",
     "评论",
     "回复",
     "reply",
@@ -417,7 +565,6 @@ fn stated(
     Some((s, has_time))
 }
 
-/// Every absolute date in `text` (numeric, Chinese and English forms), in order.
 /// Whether `text` holds four digits in a row starting with 19 or 20: every
 /// numeric date does (a cheap test before the regex, run on every line).
 fn has_year_digits(text: &str) -> bool {
@@ -426,6 +573,8 @@ fn has_year_digits(text: &str) -> bool {
         .any(|w| matches!(&w[..2], b"19" | b"20") && w[2].is_ascii_digit() && w[3].is_ascii_digit())
 }
 
+/// Every absolute date in `text` (numeric year-first, Chinese, English,
+/// day-first numeric and day-first with a month name), in order.
 fn text_dates(text: &str) -> Vec<TextDate> {
     let mut out: Vec<TextDate> = Vec::new();
     if !has_year_digits(text) {
@@ -538,6 +687,73 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         if let (Some(m), Some((s, has_time))) = (c.get(0), parsed) {
             // The same date matched without its time by RE_EN_MDY: keep this one.
             out.retain(|d| !(d.start > m.start() && d.start < m.end()));
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    // Day-first forms: only where no form above found a date.
+    let taken = |out: &[TextDate], start: usize, end: usize| {
+        out.iter().any(|d| d.start >= start && d.start < end)
+    };
+    let day_first_time = |c: &regex::Captures<'_>, t: usize| match num::<u32>(c, t) {
+        Some(h) => NaiveTime::from_hms_opt(h, num(c, t + 1)?, num(c, t + 2).unwrap_or(0)).map(Some),
+        None => Some(None),
+    };
+    // Chinese, Japanese and Korean write dates year first: a day- or
+    // month-first date in their text is an example (`"22.11.1999" 无法用于
+    // 自动转换`), not a dateline.
+    let cjk = text.chars().any(|ch| {
+        matches!(ch as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
+    });
+    for c in RE_DMY_NUMERIC.captures_iter(text).filter(|_| !cjk) {
+        let Some(m) = c.get(0) else { continue };
+        // Not part of a longer number or of a version (`1.2.3.2020`).
+        if text[..m.start()].ends_with(|ch: char| ch.is_ascii_digit() || ".-/".contains(ch))
+            || text[m.end()..].starts_with(|ch: char| ch.is_ascii_digit())
+            || taken(&out, m.start(), m.end())
+        {
+            continue;
+        }
+        let (Some(a), Some(b)) = (num::<u32>(&c, 1), num::<u32>(&c, 3)) else {
+            continue;
+        };
+        let sep = c.get(2).map(|m| m.as_str());
+        if sep != c.get(4).map(|m| m.as_str()) {
+            continue;
+        }
+        let (day, month) = match sep {
+            Some(".") => (a, b),
+            _ if a == b || (a > 12 && b <= 12) => (a, b),
+            _ if b > 12 && a <= 12 => (b, a),
+            _ => continue,
+        };
+        let parsed = (|| {
+            let date = NaiveDate::from_ymd_opt(num(&c, 5)?, month, day)?;
+            stated(date, day_first_time(&c, 6)?, None)
+        })();
+        if let Some((s, has_time)) = parsed {
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    for c in RE_NAMED_DMY.captures_iter(text) {
+        let Some(m) = c.get(0) else { continue };
+        if taken(&out, m.start(), m.end()) {
+            continue;
+        }
+        let parsed = (|| {
+            let name = c.get(2)?.as_str().to_lowercase();
+            let month = MONTH_NAMES.iter().find(|(n, _)| *n == name)?.1;
+            let date = NaiveDate::from_ymd_opt(num(&c, 3)?, month, num(&c, 1)?)?;
+            stated(date, day_first_time(&c, 4)?, None)
+        })();
+        if let Some((s, has_time)) = parsed {
             out.push(TextDate {
                 start: m.start(),
                 stated: s,
@@ -662,6 +878,31 @@ fn label_before(line: &str, start: usize) -> Label {
     }
 }
 
+/// The label of the date at byte `start` of `lines[i]`: the one before it on
+/// its line, else, for a date that starts its line, a line before that is
+/// only a label (`Datum` / `12.01.2017`, `Mise en ligne` / `23 mai 2019`:
+/// the label and the date in two elements).
+fn line_label(lines: &[&str], i: usize, start: usize) -> Label {
+    let line = lines[i];
+    match label_before(line, start) {
+        Label::None if i > 0 && line[..start].trim().is_empty() => {
+            let prev = lines[i - 1]
+                .trim()
+                .trim_end_matches([':', '：'])
+                .trim_end()
+                .to_lowercase();
+            if PUBLISH_LABELS.contains(&prev.as_str()) {
+                Label::Publish
+            } else if OTHER_LABELS.contains(&prev.as_str()) {
+                Label::Other
+            } else {
+                Label::None
+            }
+        }
+        l => l,
+    }
+}
+
 /// Parses a machine-readable date (meta content, JSON-LD, `<time datetime>`):
 /// RFC 3339 / ISO 8601 with or without offset, RFC 2822, Unix seconds or
 /// milliseconds, and the text forms of [`text_dates`].
@@ -734,6 +975,7 @@ pub(crate) mod score {
     pub const META_WEAK: i32 = 60;
     pub const TEXT_LABELLED: i32 = 55;
     pub const URL: i32 = 50;
+    pub const TEXT_DATE_CLASS: i32 = 45;
     pub const TEXT_ARTICLE_EDGE: i32 = 40;
     pub const TIME_OTHER: i32 = 30;
 }
@@ -780,7 +1022,7 @@ pub(crate) fn near_title_candidates(
             contextual = true;
         }
         for d in dates {
-            let label = label_before(line, d.start);
+            let label = line_label(lines, i, d.start);
             // `3小时前`, `昨天 10:20`, `11月17日` in running text are not a
             // dateline: only on a short line or after a publish label.
             if contextual && label != Label::Publish && line.chars().count() > MAX_DATELINE_CHARS {
@@ -810,9 +1052,9 @@ pub(crate) fn near_title_candidates(
 /// comment thread).
 pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
     let mut found = Vec::new();
-    for line in lines {
+    for (i, line) in lines.iter().enumerate() {
         for d in text_dates(line) {
-            if label_before(line, d.start) == Label::Publish {
+            if line_label(lines, i, d.start) == Label::Publish {
                 found.push(d);
             }
         }
@@ -862,6 +1104,36 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
         has_time: d.has_time,
         from: PublishedFrom::Text,
         score: score::TEXT_MARKED,
+        near_title: false,
+    })
+}
+
+/// The date of the first element whose class names a date (`<span
+/// class="date">`, `entry-date`; `texts` in document order): none when the
+/// elements carry more than two different days (a list of posts).
+pub(crate) fn date_class_candidate(texts: &[String]) -> Option<Candidate> {
+    let dated: Vec<TextDate> = texts
+        .iter()
+        .filter_map(|t| {
+            let d = text_dates(t).into_iter().next()?;
+            (label_before(t, d.start) != Label::Other).then_some(d)
+        })
+        .collect();
+    let mut days: Vec<_> = dated
+        .iter()
+        .filter_map(|d| d.stated.resolve(chrono_tz::UTC).map(|l| l.date_naive()))
+        .collect();
+    days.sort();
+    days.dedup();
+    if days.len() > 2 {
+        return None;
+    }
+    let d = dated.into_iter().next()?;
+    Some(Candidate {
+        stated: d.stated,
+        has_time: d.has_time,
+        from: PublishedFrom::Text,
+        score: score::TEXT_DATE_CLASS,
         near_title: false,
     })
 }
@@ -994,6 +1266,29 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
             (best, best_local) = (*c, *l);
         }
     }
+    // A winner stated in UTC, and the page's wall clock: a time without an
+    // offset that is the same instant hours away (the same minutes and
+    // seconds, not a round quarter hour) gives the page's offset, at which
+    // the publish time is stated (`2023-11-09T01:49:09Z` in the meta, `<time
+    // datetime="2023-11-08 17:49:09">` on the page: 17:49:09 -08:00, the
+    // 8th, the day the page shows).
+    if let Stated::Zoned(z) = best.stated {
+        if best.has_time && z.offset().local_minus_utc() == 0 {
+            let utc = z.naive_utc();
+            let wall = cands.iter().find_map(|c| match c.stated {
+                Stated::Local(n) if c.has_time => {
+                    let secs = (n - utc).num_seconds();
+                    let round = n.second() == 0 && n.minute() % 15 == 0;
+                    (secs != 0 && secs.abs() <= 14 * 3600 && secs % 900 == 0 && !round)
+                        .then_some(secs)
+                }
+                _ => None,
+            });
+            if let Some(o) = wall.and_then(|s| FixedOffset::east_opt(i32::try_from(s).ok()?)) {
+                best_local = best_local.with_timezone(&o);
+            }
+        }
+    }
     if !best.has_time {
         // A day without a time: 00:00 UTC of that day, so that the day in the
         // row key and in date filters is the day the page states.
@@ -1086,6 +1381,81 @@ mod tests {
         assert_eq!(first("2023-13-45"), None);
     }
 
+    /// Held-out pages (go-htmldate's German and French news and blogs) write
+    /// the day first: `15.2.2018, 19:51`, `24. Juli 2017 - 18:55`.
+    #[test]
+    fn day_first_numeric_dates() {
+        assert_eq!(
+            first("Donnerstag, 15.2.2018, 19:51").as_deref(),
+            Some("2018-02-15 19:51 +08:00")
+        );
+        assert_eq!(
+            first("Datum: 22.12.2012, Rubrik: USA").as_deref(),
+            Some("2012-12-22")
+        );
+        assert_eq!(
+            first("04.02.2022 | 13:10 Uhr | Uta Helkenberg").as_deref(),
+            Some("2022-02-04 13:10 +08:00")
+        );
+        assert_eq!(first("26/10/2018").as_deref(), Some("2018-10-26"));
+        assert_eq!(
+            first("10/26/2018").as_deref(),
+            Some("2018-10-26"),
+            "US order"
+        );
+        assert_eq!(first("08/08/2017").as_deref(), Some("2017-08-08"));
+        assert_eq!(
+            first("21-11-2023 10:29").as_deref(),
+            Some("2023-11-21 10:29 +08:00")
+        );
+        assert_eq!(first("02/10/2020"), None, "day and month could be swapped");
+        assert_eq!(first("12.10/2020"), None, "two separators");
+        assert_eq!(first("v1.2.3.2020"), None, "a version");
+        assert_eq!(first("31.02.2020"), None);
+        assert_eq!(
+            first("已本地化的日期字符串 \"11/22/1999\" 或 \"22.11.1999\" 无法用于自动转换"),
+            None,
+            "CJK text writes dates year first"
+        );
+    }
+
+    /// Month names of other languages: `24. April 2020`, `27 juin 2019`.
+    #[test]
+    fn day_first_month_name_dates() {
+        assert_eq!(
+            first("Gespeichert von rasos am 24. Juli 2017 - 18:55").as_deref(),
+            Some("2017-07-24 18:55 +08:00")
+        );
+        assert_eq!(
+            first("Samstag, 5. Oktober 2013").as_deref(),
+            Some("2013-10-05")
+        );
+        assert_eq!(
+            first("Georg Quaas, 21. Jan. 2015").as_deref(),
+            Some("2015-01-21")
+        );
+        assert_eq!(first("18. März 2020").as_deref(), Some("2020-03-18"));
+        assert_eq!(
+            first("jeudi 27 juin 2019, par").as_deref(),
+            Some("2019-06-27")
+        );
+        assert_eq!(
+            first("le 1er mai 2020 à 10h30").as_deref(),
+            Some("2020-05-01 10:30 +08:00")
+        );
+        assert_eq!(first("13 de junio de 2019").as_deref(), Some("2019-06-13"));
+        assert_eq!(
+            first("9 oktober 2020 11:12").as_deref(),
+            Some("2020-10-09 11:12 +08:00")
+        );
+        assert_eq!(
+            first("2 novembre 2023 alle 10:20").as_deref(),
+            Some("2023-11-02 10:20 +08:00")
+        );
+        assert_eq!(first("24. April 2020").as_deref(), Some("2020-04-24"));
+        assert_eq!(first("Teil 12 Mairie 2020"), None, "not a month name");
+    }
+
     #[test]
     fn relative_and_yearless_dates_count_from_the_fetch_time() {
         let zone = chrono_tz::Asia::Shanghai;
@@ -1141,6 +1511,44 @@ mod tests {
             label_before("严玉洁 2023-11-17", "严玉洁 ".len()),
             Label::None
         );
+        // German, French, Italian, Dutch labels.
+        assert_eq!(
+            label_before("Erschienen am: 01.11.2023", 15),
+            Label::Publish
+        );
+        assert_eq!(
+            label_before("veröffentlicht 28.01.2022", 16),
+            Label::Publish
+        );
+        let line = "Letzte Änderung: 31.10.2023 - 14:49:39";
+        assert_eq!(
+            label_before(line, line.find("31").unwrap_or(0)),
+            Label::Other
+        );
+        assert_eq!(label_before("Aktualisiert: 30.12.2016", 14), Label::Other);
+        assert_eq!(label_before("mis à jour le 3 mai 2020", 14), Label::Other);
+    }
+
+    /// The label in an element of its own before the date's.
+    #[test]
+    fn a_label_on_the_line_before() {
+        let day = |lines: &[&str]| {
+            labelled_candidates(lines)
+                .first()
+                .and_then(|c| c.stated.resolve(chrono_tz::UTC))
+                .map(|d| d.date_naive().to_string())
+        };
+        assert_eq!(
+            day(&["Mise en ligne", "23 mai 2019"]).as_deref(),
+            Some("2019-05-23")
+        );
+        assert_eq!(
+            day(&["Datum:", "12.01.2017"]).as_deref(),
+            Some("2017-01-12")
+        );
+        assert_eq!(day(&["Updated", "12.01.2017"]), None);
+        assert_eq!(day(&["Mise en ligne par Alice", "23 mai 2019"]), None);
+        assert_eq!(day(&["Datum", "Seite 3, 12.01.2017"]), None);
     }
 
     #[test]
@@ -1172,6 +1580,36 @@ mod tests {
             score,
             near_title,
         }
+    }
+
+    /// mercurynews.com: the meta and JSON-LD state UTC, the page's `<time>`
+    /// its Pacific wall clock.
+    #[test]
+    fn a_utc_time_is_stated_at_the_pages_wall_clock() {
+        let ctx = TimeContext {
+            fetched: fetched(),
+            zone: None,
+            hint: None,
+        };
+        let got = |c: &[Candidate]| {
+            decide(c, &ctx, chrono_tz::UTC).map(|p| (p.local.to_rfc3339(), p.utc.to_rfc3339()))
+        };
+        let meta = cand("2023-11-09T01:49:09+00:00", PublishedFrom::Meta, 90, false);
+        let wall = cand("2023-11-08 17:49:09", PublishedFrom::Time, 65, false);
+        assert_eq!(
+            got(&[meta, wall]),
+            Some((
+                "2023-11-08T17:49:09-08:00".to_string(),
+                "2023-11-09T01:49:09+00:00".to_string()
+            ))
+        );
+        // A round hour elsewhere on the page is no wall clock.
+        let meta = cand("2023-11-09T02:00:00+00:00", PublishedFrom::Meta, 90, false);
+        let other = cand("2023-11-08 18:00", PublishedFrom::Text, 40, false);
+        assert_eq!(
+            got(&[meta, other]).map(|(l, _)| l),
+            Some("2023-11-09T02:00:00+00:00".to_string())
+        );
     }
 
     #[test]
@@ -1241,6 +1679,25 @@ mod tests {
         let list = texts(&["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]);
         assert!(marked_element_candidate(&list).is_none(), "a list of posts");
         assert!(marked_element_candidate(&texts(&["12345"])).is_none());
+    }
+
+    /// `<span class="date">` and kin: a weak source, none for a list.
+    #[test]
+    fn elements_with_a_date_class() {
+        let texts = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = date_class_candidate(&texts(&["Blog entry by A. R. | 28 April, 2017"]));
+        assert_eq!(
+            c.and_then(|c| c.stated.resolve(chrono_tz::UTC))
+                .map(|d| d.date_naive().to_string())
+                .as_deref(),
+            Some("2017-04-28")
+        );
+        assert!(c.is_some_and(|c| c.score < score::URL), "below the URL's");
+        let same_day = texts(&["28.04.2017", "28.04.2017 10:00", "Freitag, 28. April 2017"]);
+        assert!(date_class_candidate(&same_day).is_some());
+        let list = texts(&["2024-01-01", "2024-01-02", "2024-01-03"]);
+        assert!(date_class_candidate(&list).is_none(), "a list of posts");
+        assert!(date_class_candidate(&texts(&["Updated 2024-01-01"])).is_none());
     }
 
     #[test]

@@ -241,6 +241,8 @@ pub fn choose(
             tn.contains(&hn) && hn.chars().count() * 5 >= sn.chars().count() * 3
         });
         // The title starts or ends with the headline, a separator next to it.
+        // At the end it is as long as the rest at least: a short `<h1>` there
+        // is the site's name (`Outside the web: … · V8` and the logo `V8`).
         let framed = title_tag.as_deref().is_some_and(|t| {
             let sep = |rest: &str| {
                 let r = rest.trim();
@@ -250,8 +252,10 @@ pub fn choose(
             };
             let h = h.as_str();
             t.strip_prefix(h).is_some_and(sep)
-                || t.strip_suffix(h)
-                    .is_some_and(|r| sep(&r.chars().rev().collect::<String>()))
+                || t.strip_suffix(h).is_some_and(|r| {
+                    sep(&r.chars().rev().collect::<String>())
+                        && h.chars().count() >= r.trim().chars().count()
+                })
         });
         if same(&og) || same(&headline) || same(&stripped) || in_title || framed {
             return Some(h.clone());
@@ -284,6 +288,36 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// v8.dev-style pages: the logo `<h1>V8</h1>` ends the `<title>`
+    /// (`… · V8`) and comes before the article's `<h1>`.
+    #[test]
+    fn a_short_h1_at_the_end_of_the_title_is_the_site() {
+        let h1s = names(&["V8", "Outside the web: standalone WebAssembly binaries"]);
+        assert_eq!(
+            choose(
+                Some("Outside the web: standalone WebAssembly binaries · V8"),
+                None,
+                None,
+                &h1s,
+                &[],
+            )
+            .as_deref(),
+            Some("Outside the web: standalone WebAssembly binaries")
+        );
+        // A headline at the end of the title, after the site's name.
+        assert_eq!(
+            choose(
+                Some("V8 · Outside the web"),
+                None,
+                None,
+                &names(&["Outside the web"]),
+                &[]
+            )
+            .as_deref(),
+            Some("Outside the web")
+        );
     }
 
     #[test]

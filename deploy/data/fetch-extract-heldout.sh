@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Downloads the held-out sets of `harvest bench extract --set heldout` (issue 11): real, labelled,
+# openly licensed web pages that harvest's extraction rules were not built on, shipped as test
+# data inside two Go modules, fetched with the Go client (`go mod download`, which checks each
+# module against the Go checksum database), pinned by version, go.sum hash and the zip's sha256.
+#
+#   github.com/markusmobius/go-htmldate v1.10.1 (Apache-2.0, a Go port of Python's htmldate):
+#     test-files/{comparison,mediacloud,mock}/*.html, 1,000 real pages (German / English news and
+#     blogs; the mediacloud pages in many languages), each labelled with its URL and publish day
+#     in scripts/comparison/data-{default,mediacloud}.go
+#     -> htmldate/{comparison,mediacloud,mock}/, htmldate/data-{default,mediacloud}.go, LICENSE
+#   codeberg.org/readeck/go-readability/v2 v2.1.3 (MIT, a Go port of Mozilla's Readability.js):
+#     test-pages/*/{source.html,expected-metadata.json}, 134 pages labelled with title, byline,
+#     siteName and (56 of them) publishedTime (which pages are real: src/extractbench.rs)
+#     -> readability/<page>/{source.html,expected-metadata.json}, LICENSE
+#
+# Everything goes under CACHE_DIR/extract-heldout (gitignored); the module zips stay in
+# CACHE_DIR/gomod (a Go module cache, writable so it can be deleted). Idempotent: nothing is
+# downloaded when the files are there. Fails loudly (non-zero exit, message on stderr) on any
+# download, hash or extraction problem.
+#
+# Usage: deploy/data/fetch-extract-heldout.sh [CACHE_DIR]     (default: <repo>/deploy/cache)
+set -euo pipefail
+
+HTMLDATE_MOD=github.com/markusmobius/go-htmldate
+HTMLDATE_VERSION=v1.10.1
+HTMLDATE_H1="h1:bkUp0aThgtwhaKvDQ2Q2zqORCEx/E2epCXm63ikODjc="
+HTMLDATE_SHA256=b43e703ea7605917239029f51af7d035067c66756c4e2f5dcc2a916b38212302
+HTMLDATE_PAGES=1014      # 745 comparison + 200 mediacloud + 69 mock
+
+READABILITY_MOD=codeberg.org/readeck/go-readability/v2
+READABILITY_VERSION=v2.1.3
+READABILITY_H1="h1:6SR63+o3nHiZT6Ntq2Px4nNd2eSfrtsDpdM4uL3id9c="
+READABILITY_SHA256=1ebdeed0ad5ce08e9cc0b05db617327d86538c7b36c53eeb5cba3d2a47f4f26a
+READABILITY_PAGES=134    # with both source.html and expected-metadata.json
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cache="${1:-${here}/../cache}"
+mkdir -p "$cache"
+cache="$(cd "$cache" && pwd)"
+dest="$cache/extract-heldout"
+
+die() { echo "fetch-extract-heldout: error: $*" >&2; exit 1; }
+info() { echo "fetch-extract-heldout: $*" >&2; }
+
+html_count() { find "$dest/htmldate" -mindepth 2 -maxdepth 2 -type f 2>/dev/null | wc -l; }
+page_count() { find "$dest/readability" -mindepth 2 -maxdepth 2 -name source.html 2>/dev/null | wc -l; }
+if [[ -f "$dest/.complete" && "$(html_count)" == "$HTMLDATE_PAGES" && "$(page_count)" == "$READABILITY_PAGES" ]]; then
+    info "held-out sets ready in $dest"
+    exit 0
+fi
+
+for tool in go sha256sum python3; do
+    command -v "$tool" >/dev/null || die "$tool is required"
+done
+
+# Downloads MOD@VERSION into the module cache, checks its go.sum hash and its zip's sha256,
+# prints the zip's path.
+fetch_module() {
+    local mod="$1" version="$2" h1="$3" sha="$4" json zip sum got
+    info "go mod download $mod@$version"
+    json="$(cd "$cache" && GOMODCACHE="$cache/gomod" GOFLAGS=-modcacherw GOWORK=off GO111MODULE=on \
+        go mod download -json "$mod@$version")" || die "go mod download $mod@$version failed"
+    zip="$(sed -n 's/^[[:space:]]*"Zip": "\(.*\)",$/\1/p' <<<"$json")"
+    sum="$(sed -n 's/^[[:space:]]*"Sum": "\(.*\)",$/\1/p' <<<"$json")"
+    [[ -n "$zip" && -f "$zip" ]] || die "go mod download $mod@$version gave no zip: $json"
+    [[ "$sum" == "$h1" ]] || die "go.sum hash mismatch for $mod@$version: expected $h1, got $sum"
+    got="$(sha256sum "$zip" | cut -d' ' -f1)"
+    [[ "$got" == "$sha" ]] || die "sha256 mismatch for $zip: expected $sha, got $got (delete $cache/gomod to re-download)"
+    echo "$zip"
+}
+
+htmldate_zip="$(fetch_module "$HTMLDATE_MOD" "$HTMLDATE_VERSION" "$HTMLDATE_H1" "$HTMLDATE_SHA256")"
+readability_zip="$(fetch_module "$READABILITY_MOD" "$READABILITY_VERSION" "$READABILITY_H1" "$READABILITY_SHA256")"
+
+tmp="$(mktemp -d "$cache/.heldout.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+
+# A module zip holds every file under "MOD@VERSION/". Extracted with Python's zipfile: unzip
+# mangles the UTF-8 names (seglerblog.stössenseer.de.sauber.html) without a UTF-8 locale.
+# Usage: extract ZIP DEST PREFIX...: the members under each PREFIX, paths kept.
+extract() {
+    python3 - "$@" <<'PY'
+import sys, zipfile
+path, dest, prefixes = sys.argv[1], sys.argv[2], tuple(sys.argv[3:])
+with zipfile.ZipFile(path) as z:
+    members = [m for m in z.namelist() if m.startswith(prefixes) and not m.endswith("/")]
+    if not members:
+        sys.exit(f"no member of {path} under {prefixes}")
+    z.extractall(dest, members)
+PY
+}
+hd="$HTMLDATE_MOD@$HTMLDATE_VERSION"
+extract "$htmldate_zip" "$tmp/hd" "$hd/LICENSE" "$hd/scripts/comparison/data-default.go" \
+    "$hd/scripts/comparison/data-mediacloud.go" "$hd/test-files/comparison/" \
+    "$hd/test-files/mediacloud/" "$hd/test-files/mock/" \
+    || die "cannot extract the test files from $htmldate_zip"
+mkdir -p "$tmp/out/htmldate"
+mv "$tmp/hd/$hd/test-files/comparison" "$tmp/hd/$hd/test-files/mediacloud" \
+    "$tmp/hd/$hd/test-files/mock" "$tmp/hd/$hd/scripts/comparison/data-default.go" \
+    "$tmp/hd/$hd/scripts/comparison/data-mediacloud.go" "$tmp/hd/$hd/LICENSE" "$tmp/out/htmldate/"
+
+rd="$READABILITY_MOD@$READABILITY_VERSION"
+extract "$readability_zip" "$tmp/rd" "$rd/LICENSE" "$rd/test-pages/" \
+    || die "cannot extract the test pages from $readability_zip"
+mv "$tmp/rd/$rd/test-pages" "$tmp/out/readability"
+mv "$tmp/rd/$rd/LICENSE" "$tmp/out/readability/"
+# A page counts only with both files.
+for page in "$tmp/out/readability"/*/; do
+    [[ -f "$page/source.html" && -f "$page/expected-metadata.json" ]] || rm -rf "$page"
+done
+chmod -R u+w "$tmp/out"
+
+rm -rf "$dest"
+mv "$tmp/out" "$dest"
+[[ "$(html_count)" == "$HTMLDATE_PAGES" ]] \
+    || die "expected $HTMLDATE_PAGES htmldate pages in $dest/htmldate, found $(html_count)"
+[[ "$(page_count)" == "$READABILITY_PAGES" ]] \
+    || die "expected $READABILITY_PAGES readability pages in $dest/readability, found $(page_count)"
+touch "$dest/.complete"
+info "held-out sets ready in $dest"
