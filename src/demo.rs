@@ -291,23 +291,8 @@ fn news_report(
             "\n== pages a month by {what}: harvest -c {} stats --from {f} --to {t} --interval month --group-by {flag}",
             config.display()
         );
-        let rows = stores.index.stats(&indexer::StatsQuery {
-            query: indexer::Query::new(&source_refs, from, to),
-            interval: indexer::Interval::Month,
-            group_by: Some(group),
-            tz: indexer::Zone::Utc,
-            fill_empty: false,
-            bounds: Default::default(),
-        })?;
-        println!("   bucket,{flag},count");
-        for r in &rows {
-            println!(
-                "   {},{},{}",
-                r.bucket,
-                r.group.as_deref().unwrap_or(""),
-                r.count
-            );
-        }
+        let query = indexer::Query::new(&source_refs, from, to);
+        print_stats(stores, query, indexer::Interval::Month, group, flag)?;
     }
     // A query on the smallest topic, with its telling keyword.
     let mut per_topic: BTreeMap<&str, usize> = BTreeMap::new();
@@ -346,6 +331,34 @@ fn news_report(
         "\n== the web UI on this archive (charts of the same statistics, filters, the pages):\n   harvest -c {} serve     # then open http://127.0.0.1:8080/",
         config.display()
     );
+    Ok(())
+}
+
+/// Prints the counts of `query` by `interval` and `group` as CSV lines.
+fn print_stats(
+    stores: &Stores,
+    query: indexer::Query,
+    interval: indexer::Interval,
+    group: indexer::GroupBy,
+    label: &str,
+) -> Result<()> {
+    let rows = stores.index.stats(&indexer::StatsQuery {
+        query,
+        interval,
+        group_by: Some(group),
+        tz: indexer::Zone::Utc,
+        fill_empty: false,
+        bounds: Default::default(),
+    })?;
+    println!("   bucket,{label},count");
+    for r in &rows {
+        println!(
+            "   {},{},{}",
+            r.bucket,
+            r.group.as_deref().unwrap_or(""),
+            r.count
+        );
+    }
     Ok(())
 }
 
@@ -436,23 +449,14 @@ fn report(
         "\n== stats: harvest -c {}/harvest.toml stats --source {DEMO_SOURCE} --interval day --group-by topic",
         cfg.data_dir.display()
     );
-    let rows = stores.index.stats(&indexer::StatsQuery {
-        query: indexer::Query::new(&[DEMO_SOURCE], from, to),
-        interval: indexer::Interval::Day,
-        group_by: Some(indexer::GroupBy::Topic),
-        tz: indexer::Zone::Utc,
-        fill_empty: false,
-        bounds: Default::default(),
-    })?;
-    println!("   bucket,group,count");
-    for r in &rows {
-        println!(
-            "   {},{},{}",
-            r.bucket,
-            r.group.as_deref().unwrap_or(""),
-            r.count
-        );
-    }
+    let query = indexer::Query::new(&[DEMO_SOURCE], from, to);
+    print_stats(
+        stores,
+        query,
+        indexer::Interval::Day,
+        indexer::GroupBy::Topic,
+        "group",
+    )?;
     if let Some(h) = hits.first() {
         println!(
             "\n== the original page, read back from its pack:\n   harvest -c {}/harvest.toml get '{}'\n   ({} at offset {}, {} bytes)",

@@ -822,37 +822,33 @@ mod tests {
         assert!(matches!(hasher.hash_bytes(&huge), Err(Error::Image(_))));
     }
 
+    /// Two pictures, a copy of the first, and hashes that chain from it.
+    const CHAIN: [u64; 7] = [
+        0,
+        0b111,
+        0xffff_0000_0000_0000,
+        0b1111_1111,
+        0xffff_0000_0000_0001,
+        0b111,
+        0b1111_1111_1111,
+    ];
+
     #[test]
     fn near_groups_join_chains_and_skip_singletons() {
-        let hashes = [
-            0u64,
-            0b111,
-            0xffff_0000_0000_0000,
-            0b1111_1111,
-            0xffff_0000_0000_0001,
-            0b111,
-        ];
+        let hashes = &CHAIN[..6];
         for groups in [near_groups, near_groups_brute_force] {
-            assert_eq!(groups(&hashes, 3), vec![vec![0, 1, 5], vec![2, 4]]);
+            assert_eq!(groups(hashes, 3), vec![vec![0, 1, 5], vec![2, 4]]);
             // 0 -> 0b111 (3) -> 0b1111_1111 (5): a chain at 5.
-            assert_eq!(groups(&hashes, 5), vec![vec![0, 1, 3, 5], vec![2, 4]]);
+            assert_eq!(groups(hashes, 5), vec![vec![0, 1, 3, 5], vec![2, 4]]);
             // Equal hashes are near at threshold 0 too.
-            assert_eq!(groups(&hashes, 0), vec![vec![1, 5]]);
-            assert_eq!(groups(&hashes, 64), vec![vec![0, 1, 2, 3, 4, 5]]);
+            assert_eq!(groups(hashes, 0), vec![vec![1, 5]]);
+            assert_eq!(groups(hashes, 64), vec![vec![0, 1, 2, 3, 4, 5]]);
         }
     }
 
     #[test]
     fn leader_groups_do_not_chain() {
-        let hashes = [
-            0u64,
-            0b111,
-            0xffff_0000_0000_0000,
-            0b1111_1111,
-            0xffff_0000_0000_0001,
-            0b111,
-            0b1111_1111_1111,
-        ];
+        let hashes = CHAIN;
         for groups in [leader_groups, leader_groups_brute_force] {
             assert_eq!(groups(&hashes, 3), vec![vec![0, 1, 5], vec![2, 4]]);
             // 0b1111_1111 is 5 from 0b111 but 8 from its leader 0: it leads a group of its
