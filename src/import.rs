@@ -52,14 +52,45 @@ struct Records {
     _copy: Option<tempfile::NamedTempFile>,
 }
 
-impl Records {
-    fn open(path: &Path) -> Result<Records> {
-        let open = || File::open(path).with_context(|| format!("cannot read {}", path.display()));
-        let mut head = [0u8; 2];
-        let n = open()?
-            .read(&mut head)
+/// How a WARC file is stored, told by its first bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// Starts with `WARC/`.
+    Plain,
+    /// Starts with a gzip header: a member per record, or the whole file in one.
+    Gzip,
+}
+
+impl Framing {
+    /// The framing of `path`; an error when it is not a file or starts with neither `WARC/`
+    /// nor a gzip header.
+    fn of(path: &Path) -> Result<Framing> {
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if !meta.is_file() {
+            bail!("{} is not a file", path.display());
+        }
+        let mut head = Vec::with_capacity(5);
+        File::open(path)
+            .and_then(|f| f.take(5).read_to_end(&mut head))
             .with_context(|| format!("cannot read {}", path.display()))?;
-        if head[..n].starts_with(&[0x1f, 0x8b]) {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Ok(Framing::Gzip)
+        } else if head == b"WARC/" {
+            Ok(Framing::Plain)
+        } else {
+            bail!(
+                "{} is not a WARC file (it starts with neither WARC/ nor a gzip header)",
+                path.display()
+            )
+        }
+    }
+}
+
+impl Records {
+    fn open(path: &Path, framing: Framing) -> Result<Records> {
+        let open = || File::open(path).with_context(|| format!("cannot read {}", path.display()));
+        if framing == Framing::Gzip {
             let first = RecordReader::new(BufReader::new(open()?)).next();
             if let Some(Err(e)) = first {
                 if !e.to_string().contains("more than one record") {
@@ -169,26 +200,13 @@ pub fn import(
 ) -> Result<ReplaySummary> {
     let started = Instant::now();
     // Refuse a missing or foreign file before anything is written.
-    for file in files {
-        let meta =
-            std::fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
-        if !meta.is_file() {
-            bail!("{} is not a file", file.display());
-        }
-        let mut head = [0u8; 5];
-        let n = std::fs::File::open(file)
-            .and_then(|mut f| f.read(&mut head))
-            .with_context(|| format!("cannot read {}", file.display()))?;
-        if !head[..n].starts_with(&[0x1f, 0x8b]) && &head[..n] != b"WARC/" {
-            bail!(
-                "{} is not a WARC file (it starts with neither WARC/ nor a gzip header)",
-                file.display()
-            );
-        }
-    }
+    let framings = files
+        .iter()
+        .map(|f| Framing::of(f))
+        .collect::<Result<Vec<_>>>()?;
     let mut replay = Replay::new(cfg, stores)?;
-    for file in files {
-        let records = Records::open(file)?;
+    for (file, &framing) in files.iter().zip(&framings) {
+        let records = Records::open(file, framing)?;
         replay.summary.files += 1;
         let mut payloads = Payloads::default();
         let mut last_report = Instant::now();

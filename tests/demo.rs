@@ -7,21 +7,9 @@ mod util;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn harvest(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_harvest"))
-        .args(args)
-        .output()
-        .expect("run harvest");
-    assert!(
-        out.status.success(),
-        "harvest {args:?}: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    out
-}
+use util::run_harvest as harvest;
 
 fn text(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

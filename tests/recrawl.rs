@@ -289,13 +289,19 @@ fn index_site(pages: u32, text: &str, delay: Duration) -> Served {
 }
 
 /// A `harvest crawl` of the workspace as a child process, to be killed.
+/// `harvest crawl --quiet` on `ws` as a child process, its output discarded.
 fn spawn_crawl(ws: &Workspace) -> std::process::Child {
+    spawn_crawl_with(ws, std::process::Stdio::null)
+}
+
+/// `harvest crawl --quiet` on `ws` as a child process, stdout and stderr each from `output`.
+fn spawn_crawl_with(ws: &Workspace, output: fn() -> std::process::Stdio) -> std::process::Child {
     std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
         .arg("-c")
         .arg(&ws.config)
         .args(["crawl", "--quiet"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stdout(output())
+        .stderr(output())
         .spawn()
         .expect("start harvest")
 }
@@ -528,14 +534,7 @@ fn ctrl_c_stops_a_local_crawl_storing_what_it_fetched_and_the_next_run_takes_it_
         raw.packing.batch_pages = Some(16);
         raw.crawl.concurrency = Some(CONCURRENCY);
     });
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
-        .arg("-c")
-        .arg(&ws.config)
-        .args(["crawl", "--quiet"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start harvest");
+    let mut child = spawn_crawl_with(&ws, std::process::Stdio::piped);
     let t0 = Instant::now();
     while site.hits().values().sum::<u64>() < 30 {
         if let Some(status) = child.try_wait().expect("harvest state") {

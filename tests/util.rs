@@ -97,14 +97,7 @@ impl Workspace {
 
     /// Run `harvest -c CONFIG args…`, asserting success.
     pub fn harvest(&self, args: &[&str]) -> Output {
-        let out = self.harvest_raw(args);
-        assert!(
-            out.status.success(),
-            "harvest {args:?} failed: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
-        out
+        succeeded(args, self.harvest_raw(args))
     }
 
     pub fn harvest_raw(&self, args: &[&str]) -> Output {
@@ -184,6 +177,26 @@ impl PackedRecord {
     pub fn is_page_answer(&self) -> bool {
         (200..300).contains(&self.status)
     }
+}
+
+/// Run `harvest args…` without a config of the test's own, asserting success.
+pub fn run_harvest(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .args(args)
+        .output()
+        .expect("run harvest");
+    succeeded(args, out)
+}
+
+/// `out` of `harvest args…`, after asserting that it succeeded.
+fn succeeded(args: &[&str], out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "harvest {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    out
 }
 
 /// Walk every capture record (response, revisit) of every pack with the WARC reader;

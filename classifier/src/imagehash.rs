@@ -251,23 +251,40 @@ fn near_groups_by(
 ) -> Vec<Vec<usize>> {
     let mut sets = DisjointSets::new(hashes.len());
     let (values, reps) = distinct_values(hashes, &mut sets);
+    for_each_near_pair(&values, &reps, threshold, choose, &mut |a, b| {
+        sets.union(a, b)
+    });
+    sets.groups()
+}
+
+/// Calls `link(a, b)` for pairs of the distinct `values` (representatives `reps`) within
+/// `threshold` bits: enough pairs to connect every two values within the threshold, found
+/// with the block plan `choose(values, threshold)` gives or, without one, pair by pair. At
+/// 64 bits or more every value is near every other: each is linked to the earliest
+/// representative only.
+fn for_each_near_pair(
+    values: &[u64],
+    reps: &[usize],
+    threshold: u32,
+    choose: impl FnOnce(usize, u32) -> Option<Vec<Block>>,
+    link: &mut impl FnMut(usize, usize),
+) {
     if threshold >= HASH_BITS {
-        for &r in reps.iter().skip(1) {
-            sets.union(reps[0], r);
+        if let Some(&first) = reps.iter().min() {
+            for &r in reps.iter().filter(|&&r| r != first) {
+                link(first, r);
+            }
         }
     } else if threshold > 0 {
         match choose(values.len(), threshold) {
             Some(blocks) => {
                 for block in blocks {
-                    join_block(&values, &reps, block, threshold, &mut |a, b| {
-                        sets.union(a, b)
-                    });
+                    join_block(values, reps, block, threshold, link);
                 }
             }
-            None => all_pairs(&values, &reps, threshold, &mut |a, b| sets.union(a, b)),
+            None => all_pairs(values, reps, threshold, link),
         }
     }
-    sets.groups()
 }
 
 /// Groups of near-duplicates without chaining: hashes are taken in index order (oldest
@@ -283,23 +300,9 @@ pub fn leader_groups(hashes: &[u64], threshold: u32) -> Vec<Vec<usize>> {
     let (values, reps) = distinct_values(hashes, &mut same);
     // Pairs of distinct values within the threshold, as (later, earlier) representatives.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let mut link = |a: usize, b: usize| pairs.push((a.max(b), a.min(b)));
-    if threshold >= HASH_BITS {
-        for (i, &a) in reps.iter().enumerate() {
-            for &b in &reps[i + 1..] {
-                link(a, b);
-            }
-        }
-    } else if threshold > 0 {
-        match plan(values.len(), threshold) {
-            Some(blocks) => {
-                for block in blocks {
-                    join_block(&values, &reps, block, threshold, &mut link);
-                }
-            }
-            None => all_pairs(&values, &reps, threshold, &mut link),
-        }
-    }
+    for_each_near_pair(&values, &reps, threshold, plan, &mut |a, b| {
+        pairs.push((a.max(b), a.min(b)))
+    });
     pairs.sort_unstable();
     pairs.dedup();
     leaders(hashes.len(), &reps, &pairs, same)
