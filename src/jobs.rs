@@ -432,23 +432,31 @@ fn queue_err(e: impl std::fmt::Display) -> QueueError {
 
 impl UrlQueue for TableQueue {
     fn push(&self, urls: Vec<QueuedUrl>) -> std::result::Result<usize, QueueError> {
-        blocking(|| {
-            let strings: Vec<String> = urls.iter().map(|q| q.url.to_string()).collect();
-            let unseen: Vec<&str> = self.table.unseen(strings.iter().map(String::as_str));
-            if unseen.is_empty() {
-                return Ok(0);
-            }
+        // A push reads the index only to tell which known URLs are due, and
+        // writes only when its buffer fills. Else, or when that read is local,
+        // it stays on the caller's worker: moving the worker's tasks to
+        // another thread for every page's links cost more CPU than the push.
+        let strings: Vec<&str> = urls.iter().map(|q| q.url.as_str()).collect();
+        let unseen: Vec<&str> = self.table.unseen(strings.iter().copied());
+        if unseen.is_empty() {
+            return Ok(0);
+        }
+        let reads_remote = !self.recrawl.always && self.index.store().remote();
+        let io = reads_remote || self.table.push_may_write(unseen.len());
+        let push = || {
             let states = if self.recrawl.always {
                 vec![None; unseen.len()]
             } else {
                 self.index.get_urls(&unseen).map_err(queue_err)?
             };
             let now = Utc::now();
-            let depth_of = |u: &str| {
-                urls.iter()
-                    .find(|q| q.url.as_str() == u)
-                    .map_or(0, |q| q.depth)
-            };
+            // The depth of a URL's first occurrence.
+            let depths: std::collections::HashMap<&str, u32> = urls
+                .iter()
+                .rev()
+                .map(|q| (q.url.as_str(), q.depth))
+                .collect();
+            let depth_of = |u: &str| depths.get(u).copied().unwrap_or(0);
             let mut queue = Vec::new();
             let mut skipped = Vec::new();
             for (url, state) in unseen.iter().zip(states) {
@@ -466,7 +474,12 @@ impl UrlQueue for TableQueue {
             self.not_due
                 .fetch_add(skipped.len() as u64, std::sync::atomic::Ordering::Relaxed);
             self.table.push(&queue, &skipped).map_err(queue_err)
-        })
+        };
+        if io {
+            blocking(push)
+        } else {
+            push()
+        }
     }
 
     fn mark_seen(&self, url: &Url) -> std::result::Result<bool, QueueError> {
@@ -665,6 +678,36 @@ mod tests {
 
     fn at(s: &str) -> DateTime<Utc> {
         s.parse().unwrap_or_default()
+    }
+
+    /// A page's links go into the queue once each, at the depth of their
+    /// first occurrence, whether the push stays on the tokio worker or not;
+    /// a push that fills the buffer writes it (another queue on the table
+    /// sees every URL).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn pushes_queue_each_url_once_at_its_first_depth() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let store = Arc::new(indexer::EmbeddedStore::open(dir.path().join("index"))?);
+        let index = Arc::new(Index::new(store, indexer::IndexOptions::default())?);
+        let queue = TableQueue::open(index.clone(), "news", Recrawl::default())?;
+        let link = |i: usize, depth: u32| QueuedUrl {
+            url: Url::parse(&format!("http://example.com/{i}")).expect("url"),
+            depth,
+        };
+        assert_eq!(queue.push(vec![link(1, 2), link(2, 1), link(1, 1)])?, 2);
+        assert_eq!(queue.push(vec![link(2, 0)])?, 0);
+        let taken: Vec<(String, u32)> = queue
+            .take(10)?
+            .into_iter()
+            .map(|q| (q.url.path().to_string(), q.depth))
+            .collect();
+        assert_eq!(taken, [("/2".to_string(), 1), ("/1".to_string(), 2)]);
+        let many: Vec<QueuedUrl> = (10..3_000).map(|i| link(i, 3)).collect();
+        assert!(queue.table.push_may_write(many.len()));
+        assert_eq!(queue.push(many)?, 2_990);
+        let other = TableQueue::open(index, "news", Recrawl::default())?;
+        assert_eq!(other.take(10_000)?.len(), 2_992);
+        Ok(())
     }
 
     #[test]

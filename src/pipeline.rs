@@ -1522,22 +1522,24 @@ fn header_value(headers: &[(String, String)], name: &str) -> Option<String> {
 
 /// Validators for conditional GET, read from the `urls` table, and the
 /// stored copy of a page (for the links of a 304), read from its pack.
-struct IndexHistory(Stores);
-
-/// Runs a blocking store call from a tokio worker: the table store may be a
-/// synchronous network client (HBase Thrift), so other tasks move elsewhere.
-fn blocking<T>(f: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current() {
-        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(f)
-        }
-        _ => f(),
-    }
+struct IndexHistory {
+    stores: Stores,
+    /// The table store is a synchronous network client (HBase Thrift): its
+    /// reads leave the tokio worker ([`crate::jobs::blocking`]). An embedded read (fjall,
+    /// a few microseconds from its cache) is made in place: handing the
+    /// worker's tasks to another thread before every fetch cost ~10% of a
+    /// crawl's CPU in thread switches.
+    remote: bool,
 }
 
 impl crawler::UrlHistory for IndexHistory {
     fn validators(&self, url: &url::Url) -> Option<crawler::Validators> {
-        let state = blocking(|| self.0.index.get_url(url.as_str()).ok().flatten())?;
+        let read = || self.stores.index.get_url(url.as_str()).ok().flatten();
+        let state = if self.remote {
+            crate::jobs::blocking(read)
+        } else {
+            read()
+        }?;
         if state.etag.is_none() && state.last_modified.is_none() {
             return None;
         }
@@ -1562,10 +1564,10 @@ impl crawler::UrlHistory for IndexHistory {
 
 impl IndexHistory {
     fn read_stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
-        let page = crate::read::page_by_url(&self.0, url.as_str())
+        let page = crate::read::page_by_url(&self.stores, url.as_str())
             .ok()
             .flatten()?;
-        match crate::read::page_response(&self.0, &page) {
+        match crate::read::page_response(&self.stores, &page) {
             Ok(http) => Some(crawler::StoredCopy {
                 content_type: header_value(&http.headers, "content-type").unwrap_or_default(),
                 body: http.body,
@@ -1767,7 +1769,10 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let mut ingest = Ingest::new(cfg, stores, model, part_of)?;
     let mut crawl_cfg = crate::crawl_config(cfg)?;
     let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
-        Arc::new(IndexHistory(stores.clone()))
+        Arc::new(IndexHistory {
+            stores: stores.clone(),
+            remote: stores.index.store().remote(),
+        })
     } else {
         Arc::new(crawler::NoHistory)
     };

@@ -272,6 +272,13 @@ impl FrontierTable {
         Ok(queued)
     }
 
+    /// Whether a [`FrontierTable::push`] of `urls` URLs may write to the
+    /// store (its buffer would fill); when false the push stays in memory.
+    pub fn push_may_write(&self, urls: usize) -> bool {
+        // A URL adds at most two rows: its queue row and its seen row.
+        lock(&self.buffered).len() + 2 * urls >= FLUSH_ROWS
+    }
+
     fn seen_row(&self, hash: u64, url: &str) -> Row {
         let mut key = tagged(&self.job, SEEN_TAG);
         key.extend_from_slice(&hash.to_be_bytes());

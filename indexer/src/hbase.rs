@@ -906,6 +906,10 @@ impl HbaseStore {
 }
 
 impl TableStore for HbaseStore {
+    fn remote(&self) -> bool {
+        true
+    }
+
     fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
         let fams = checked_layout(name, families, buckets)?;
         let wanted = TableMeta {

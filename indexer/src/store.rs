@@ -302,6 +302,12 @@ pub trait TableStore: Send + Sync {
     fn atomic_apply(&self) -> bool {
         false
     }
+    /// Whether calls wait on a network peer (a synchronous client): async
+    /// callers then move them off their worker thread. Local reads (the
+    /// embedded store, from its cache) are made in place.
+    fn remote(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]
