@@ -369,6 +369,15 @@ pub fn off_runtime<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
     })
 }
 
+/// [`blocking`] when `io` (the call waits on a network peer or the disk), else `f` in place.
+pub fn blocking_if<T>(io: bool, f: impl FnOnce() -> T) -> T {
+    if io {
+        blocking(f)
+    } else {
+        f()
+    }
+}
+
 /// Runs a blocking store call from async code without stalling the runtime.
 pub fn blocking<T>(f: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current() {
@@ -436,8 +445,7 @@ impl UrlQueue for TableQueue {
         // writes only when its buffer fills. Else, or when that read is local,
         // it stays on the caller's worker: moving the worker's tasks to
         // another thread for every page's links cost more CPU than the push.
-        let strings: Vec<&str> = urls.iter().map(|q| q.url.as_str()).collect();
-        let unseen: Vec<&str> = self.table.unseen(strings.iter().copied());
+        let unseen: Vec<&str> = self.table.unseen(urls.iter().map(|q| q.url.as_str()));
         if unseen.is_empty() {
             return Ok(0);
         }
@@ -475,11 +483,7 @@ impl UrlQueue for TableQueue {
                 .fetch_add(skipped.len() as u64, std::sync::atomic::Ordering::Relaxed);
             self.table.push(&queue, &skipped).map_err(queue_err)
         };
-        if io {
-            blocking(push)
-        } else {
-            push()
-        }
+        blocking_if(io, push)
     }
 
     fn mark_seen(&self, url: &Url) -> std::result::Result<bool, QueueError> {

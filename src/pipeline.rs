@@ -1522,24 +1522,18 @@ fn header_value(headers: &[(String, String)], name: &str) -> Option<String> {
 
 /// Validators for conditional GET, read from the `urls` table, and the
 /// stored copy of a page (for the links of a 304), read from its pack.
-struct IndexHistory {
-    stores: Stores,
-    /// The table store is a synchronous network client (HBase Thrift): its
-    /// reads leave the tokio worker ([`crate::jobs::blocking`]). An embedded read (fjall,
-    /// a few microseconds from its cache) is made in place: handing the
-    /// worker's tasks to another thread before every fetch cost ~10% of a
-    /// crawl's CPU in thread switches.
-    remote: bool,
-}
+struct IndexHistory(Stores);
 
 impl crawler::UrlHistory for IndexHistory {
     fn validators(&self, url: &url::Url) -> Option<crawler::Validators> {
-        let read = || self.stores.index.get_url(url.as_str()).ok().flatten();
-        let state = if self.remote {
-            crate::jobs::blocking(read)
-        } else {
-            read()
-        }?;
+        // Only a remote table store's read leaves the tokio worker: an
+        // embedded read (fjall, microseconds from its cache) handed the
+        // worker's tasks to another thread before every fetch, which cost
+        // more CPU in thread switches than the read.
+        let index = &self.0.index;
+        let state = crate::jobs::blocking_if(index.store().remote(), || {
+            index.get_url(url.as_str()).ok().flatten()
+        })?;
         if state.etag.is_none() && state.last_modified.is_none() {
             return None;
         }
@@ -1564,10 +1558,10 @@ impl crawler::UrlHistory for IndexHistory {
 
 impl IndexHistory {
     fn read_stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
-        let page = crate::read::page_by_url(&self.stores, url.as_str())
+        let page = crate::read::page_by_url(&self.0, url.as_str())
             .ok()
             .flatten()?;
-        match crate::read::page_response(&self.stores, &page) {
+        match crate::read::page_response(&self.0, &page) {
             Ok(http) => Some(crawler::StoredCopy {
                 content_type: header_value(&http.headers, "content-type").unwrap_or_default(),
                 body: http.body,
@@ -1769,10 +1763,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let mut ingest = Ingest::new(cfg, stores, model, part_of)?;
     let mut crawl_cfg = crate::crawl_config(cfg)?;
     let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
-        Arc::new(IndexHistory {
-            stores: stores.clone(),
-            remote: stores.index.store().remote(),
-        })
+        Arc::new(IndexHistory(stores.clone()))
     } else {
         Arc::new(crawler::NoHistory)
     };

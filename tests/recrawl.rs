@@ -288,8 +288,7 @@ fn index_site(pages: u32, text: &str, delay: Duration) -> Served {
     served
 }
 
-/// A `harvest crawl` of the workspace as a child process, to be killed.
-/// `harvest crawl --quiet` on `ws` as a child process, its output discarded.
+/// `harvest crawl --quiet` on `ws` as a child process (to be killed), its output discarded.
 fn spawn_crawl(ws: &Workspace) -> std::process::Child {
     spawn_crawl_with(ws, std::process::Stdio::null)
 }
