@@ -243,12 +243,21 @@ pub struct AnalysedEmbed {
     stored: Option<Stored>,
 }
 
-/// The per-page work that needs no store: source, topic, payload digest,
-/// the response record (compressed) and the attribute vector. Done by
-/// [`Analyser::analyse`] on the blocking pool as pages arrive, several at a
-/// time, so the storage thread is left with what must be serial.
+/// A page with the work on it that needs no store ([`PageAnalysis`]).
 pub struct Analysed {
     page: FetchedPage,
+    /// Set when the page's record is already in a pack (reindex, fsck
+    /// repair): it is indexed where it lies instead of written again.
+    stored: Option<Stored>,
+    work: PageAnalysis,
+}
+
+/// The per-page work that needs no store: source, topic, payload digest,
+/// the response record (compressed) and the attribute vector. Done by
+/// [`Analyser::analyse`] as pages arrive, several at a time (in a crawl, by
+/// the crawler's task that extracted the page: [`Analyser::page_work`]), so
+/// the storage thread is left with what must be serial.
+struct PageAnalysis {
     source: String,
     topic: String,
     topic_score: f32,
@@ -263,9 +272,6 @@ pub struct Analysed {
     /// [`fingerprint`] of the page (when near-duplicates are detected).
     simhash: Option<u64>,
     classify_secs: f64,
-    /// Set when the page's record is already in a pack (reindex, fsck
-    /// repair): it is indexed where it lies instead of written again.
-    stored: Option<Stored>,
     /// Bytes of the page's body (the body itself is dropped once its record
     /// is encoded: a batch holds records, not bodies).
     body_bytes: u64,
@@ -383,13 +389,31 @@ impl Analyser {
     /// [`Analyser::analyse`] of a page whose record is already in a pack:
     /// the pack's folder keeps its topic (the model's score is kept when it
     /// agrees) and no record is encoded.
-    pub fn analyse_stored(&self, page: FetchedPage, stored: Option<Stored>) -> Analysed {
+    pub fn analyse_stored(&self, mut page: FetchedPage, stored: Option<Stored>) -> Analysed {
+        let work = self.work(&mut page, stored.as_ref());
+        Analysed { page, stored, work }
+    }
+
+    /// [`Analyser::analyse`] as the crawler's per-page hook: the analysis
+    /// travels with the page ([`crawler::FetchedPage::attached`]) and the
+    /// page reaches the storage thread without a second task.
+    pub fn page_work(&self) -> crawler::PageWork {
+        let analyser = self.clone();
+        crawler::PageWork(Arc::new(move |page: &mut FetchedPage| {
+            let work = analyser.work(page, None);
+            page.attached = crawler::Attached::new(work);
+        }))
+    }
+
+    /// Classifies, hashes and encodes `page`, then drops its body and texts
+    /// (what a batch still needs is the record and the attributes).
+    fn work(&self, page: &mut FetchedPage, stored: Option<&Stored>) -> PageAnalysis {
         let source = self.cfg.source_for(&page.url);
         let t0 = Instant::now();
-        let (mut topic, mut topic_score) = self.classify(&page);
+        let (mut topic, mut topic_score) = self.classify(page);
         let classify_secs = t0.elapsed().as_secs_f64();
         let digest = warc::payload_digest(&page.body);
-        let response = match &stored {
+        let response = match stored {
             Some(s) => {
                 if packer::sanitize_topic(&topic) != packer::sanitize_topic(&s.topic) {
                     topic = s.topic.clone();
@@ -410,7 +434,7 @@ impl Analyser {
                 &digest,
             ),
         };
-        let request = match &stored {
+        let request = match stored {
             Some(_) => None,
             None => request_record(page.request.as_ref(), &page.url, page.fetched_at, &response),
         };
@@ -427,16 +451,12 @@ impl Analyser {
             .near_duplicates
             .then(|| fingerprint(&page.extract))
             .flatten();
-        let mut page = page;
         let body_bytes = page.body.len() as u64;
-        // Encoded, hashed and classified: what the batch still needs is the
-        // record and the attributes, not the page's bytes and texts.
         page.body = Vec::new();
         page.extract.body_text = String::new();
         page.extract.article_text = String::new();
         page.extract.tokens = Default::default();
-        Analysed {
-            page,
+        PageAnalysis {
             source,
             topic,
             topic_score,
@@ -446,7 +466,6 @@ impl Analyser {
             vector,
             simhash,
             classify_secs,
-            stored,
             body_bytes,
         }
     }
@@ -975,23 +994,26 @@ impl Ingest {
             let states = self.index.get_urls(&urls)?;
             let earlier = self
                 .index
-                .known_digests(pages.iter().map(|a| a.digest.as_str()))?;
+                .known_digests(pages.iter().map(|a| a.work.digest.as_str()))?;
             (states.into_iter(), earlier)
         };
         for analysed in pages {
             let Analysed {
                 page,
-                source,
-                topic,
-                topic_score,
-                digest,
-                response,
-                request,
-                vector,
-                simhash,
-                classify_secs,
                 stored,
-                body_bytes,
+                work:
+                    PageAnalysis {
+                        source,
+                        topic,
+                        topic_score,
+                        digest,
+                        response,
+                        request,
+                        vector,
+                        simhash,
+                        classify_secs,
+                        body_bytes,
+                    },
             } = analysed;
             self.summary.classify_secs += classify_secs;
             let day = page
@@ -1703,13 +1725,16 @@ const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
 /// (awaited in arrival order), or an event that needs no analysis.
 enum Staged {
     Page(tokio::task::JoinHandle<Analysed>),
+    /// A page the crawler analysed with [`Analyser::page_work`].
+    Ready(Box<Analysed>),
     Embed(tokio::task::JoinHandle<AnalysedEmbed>),
     Other(CrawlEvent),
 }
 
-/// Hands each page to the blocking pool for [`Analyser::analyse`] (at most
+/// Hands each page the crawler did not analyse ([`Analyser::page_work`])
+/// to the blocking pool for [`Analyser::analyse`] (at most
 /// [`ANALYSE_PARALLEL`] at a time) and passes the handles on in arrival
-/// order. Ends when the crawler closes its channel or the storage thread
+/// order, with the pages that came analysed. Ends when the crawler closes its channel or the storage thread
 /// stops reading.
 async fn analyse_stage(
     analyser: Analyser,
@@ -1720,7 +1745,22 @@ async fn analyse_stage(
     let budget = Arc::new(tokio::sync::Semaphore::new(ANALYSE_BUDGET_KIB as usize));
     while let Some(event) = events.recv().await {
         let next = match event {
-            CrawlEvent::Page(page) => {
+            CrawlEvent::Page(mut page) => {
+                if let Some(work) = page.attached.take::<PageAnalysis>() {
+                    let analysed = Analysed {
+                        page: *page,
+                        stored: None,
+                        work,
+                    };
+                    if staged
+                        .send(Staged::Ready(Box::new(analysed)))
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
+                    continue;
+                }
                 let Ok(slot) = slots.clone().acquire_owned().await else {
                     break;
                 };
@@ -1762,6 +1802,8 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let part_of = run.job.as_ref().map_or(PART_OF_CRAWL, |j| j.name.as_str());
     let mut ingest = Ingest::new(cfg, stores, model, part_of)?;
     let mut crawl_cfg = crate::crawl_config(cfg)?;
+    // Pages are analysed by the crawler's task that extracted them.
+    crawl_cfg.page_work = Some(ingest.analyser().page_work());
     let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
         Arc::new(IndexHistory(stores.clone()))
     } else {
@@ -1888,6 +1930,11 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                                 batch_started.get_or_insert_with(Instant::now);
                                 done.push(page.page.requested_url.clone());
                                 batch.push(page);
+                            }
+                            Ok(Some(Staged::Ready(page))) => {
+                                batch_started.get_or_insert_with(Instant::now);
+                                done.push(page.page.requested_url.clone());
+                                batch.push(*page);
                             }
                             Ok(Some(Staged::Other(CrawlEvent::NotModified(nm)))) => {
                                 batch_started.get_or_insert_with(Instant::now);

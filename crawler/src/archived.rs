@@ -234,6 +234,7 @@ impl ArchivedResponse {
             depth,
             extract: extracted,
             request: None,
+            attached: Default::default(),
         })
     }
 }

@@ -131,6 +131,9 @@ pub struct CrawlConfig {
     /// Which embedded resources of a page are fetched and reported
     /// ([`crate::CrawlEvent::Embed`]). Default none.
     pub embeds: EmbedPolicy,
+    /// The consumer's work on each fetched page, run where the page is
+    /// extracted (see [`crate::PageWork`]). Default none.
+    pub page_work: Option<crate::PageWork>,
 }
 
 /// Which resources a page embeds are fetched with it (each URL once a
@@ -205,6 +208,7 @@ impl Default for CrawlConfig {
             host_time_zones: Vec::new(),
             page_limits: crate::extract::Limits::default(),
             embeds: EmbedPolicy::default(),
+            page_work: None,
         }
     }
 }

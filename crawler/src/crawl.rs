@@ -667,64 +667,69 @@ async fn process(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
 }
 
 /// Decodes and extracts a fetched page on the blocking pool (under the
-/// page budgets), queues its links and reports it.
-async fn analyse_page(shared: Arc<Shared>, p: PendingPage) {
-    let page_url = p.url.clone();
-    let hops = p.hops;
+/// page budgets), runs the consumer's [`crate::PageWork`] on it in the same
+/// task, queues its links and reports it.
+async fn analyse_page(shared: Arc<Shared>, mut p: PendingPage) {
+    let requested = p.requested.clone();
+    let hops = std::mem::take(&mut p.hops);
     let limits = shared.cfg.page_limits;
-    let (header_charset, time_ctx) = (p.header_charset.clone(), p.time_ctx);
-    let body = p.body;
+    let work = shared.cfg.page_work.clone();
     let analysed = tokio::task::spawn_blocking(move || {
-        let (charset, source, extracted) = crate::archived::analyse_body(
-            &body,
-            header_charset.as_deref(),
-            &page_url,
-            &time_ctx,
+        let (charset, charset_source, extract) = crate::archived::analyse_body(
+            &p.body,
+            p.header_charset.as_deref(),
+            &p.url,
+            &p.time_ctx,
             &limits,
         );
-        (body, charset, source, extracted)
+        let bytes = p.body.len() as u64;
+        let mut page = FetchedPage {
+            requested_url: p.requested,
+            url: p.url.to_string(),
+            fetched_at: p.fetched_at,
+            status: p.status,
+            status_line: p.status_line,
+            headers: p.headers,
+            body: p.body,
+            content_type: p.content_type,
+            charset: charset.to_string(),
+            charset_source,
+            ip_address: p.ip_address,
+            depth: p.depth,
+            extract,
+            request: Some(p.request),
+            attached: Default::default(),
+        };
+        if let Some(work) = &work {
+            (work.0)(&mut page);
+        }
+        (page, bytes)
     })
     .await;
-    let (body, charset_name, charset_source, extracted) = match analysed {
+    let (page, bytes) = match analysed {
         Ok(a) => a,
         Err(e) => {
             let msg = format!("extraction task failed: {e}");
-            shared.fail(p.url.as_str(), FailureKind::Other, msg).await;
-            finish_unhanded(&shared, &p.requested);
+            shared.fail(&requested, FailureKind::Other, msg).await;
+            finish_unhanded(&shared, &requested);
             return;
         }
     };
-    shared.count_limits(&extracted.limits);
-    if !shared.queue_links(&extracted.links, p.depth) {
+    shared.count_limits(&page.extract.limits);
+    if !shared.queue_links(&page.extract.links, page.depth) {
         return;
     }
     {
         let mut s = shared.summary();
         s.pages += 1;
-        s.bytes += body.len() as u64;
+        s.bytes += bytes;
     }
     let embeds = if shared.cfg.embeds.any() {
-        crate::embeds::wanted(&shared.cfg, &shared.embeds_seen, &extracted.embeds)
+        crate::embeds::wanted(&shared.cfg, &shared.embeds_seen, &page.extract.embeds)
     } else {
         Vec::new()
     };
-    let page_url_text = p.url.to_string();
-    let page = FetchedPage {
-        requested_url: p.requested,
-        url: p.url.to_string(),
-        fetched_at: p.fetched_at,
-        status: p.status,
-        status_line: p.status_line,
-        headers: p.headers,
-        body,
-        content_type: p.content_type,
-        charset: charset_name.to_string(),
-        charset_source,
-        ip_address: p.ip_address,
-        depth: p.depth,
-        extract: extracted,
-        request: Some(p.request),
-    };
+    let page_url_text = page.url.clone();
     shared.emit(CrawlEvent::Page(Box::new(page))).await;
     for mut hop in hops {
         hop.page_url = page_url_text.clone();

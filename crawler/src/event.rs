@@ -1,6 +1,8 @@
 //! What the crawl reports: pages, not-modified notices, failures, and the summary.
 
+use std::any::Any;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -100,6 +102,64 @@ pub struct FetchedPage {
     /// The request that fetched it; `None` for a page this crawl did not fetch (a record
     /// imported from another tool's WARC or indexed again from a pack).
     pub request: Option<SentRequest>,
+    /// What the consumer's [`PageWork`] made of the page, if it ran.
+    pub attached: Attached,
+}
+
+/// A consumer's own per-page work (classification, hashing, encoding...), run
+/// by the crawl on each fetched page in the task that extracted it, off the
+/// async workers, just before the page is reported: one handoff to the
+/// blocking pool a page instead of two. It may keep its result in
+/// [`FetchedPage::attached`] and may drop what it no longer needs of the
+/// page's texts and body (the crawl reads only the extracted links, embeds
+/// and limits afterwards; it counts the body's bytes before).
+#[derive(Clone)]
+pub struct PageWork(pub Arc<dyn Fn(&mut FetchedPage) + Send + Sync>);
+
+impl std::fmt::Debug for PageWork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PageWork")
+    }
+}
+
+/// A value of the consumer's type carried with a page (see [`PageWork`]).
+#[derive(Clone, Default)]
+pub struct Attached(Option<Arc<dyn Any + Send + Sync>>);
+
+impl Attached {
+    /// Carries `value`.
+    pub fn new<T: Any + Send + Sync>(value: T) -> Self {
+        Self(Some(Arc::new(value)))
+    }
+
+    /// Takes the value out if it is a `T` and this is its only holder (a
+    /// cloned page leaves it where it is).
+    pub fn take<T: Any + Send + Sync>(&mut self) -> Option<T> {
+        let value = self.0.take()?;
+        match value.downcast::<T>() {
+            Ok(typed) => match Arc::try_unwrap(typed) {
+                Ok(v) => Some(v),
+                Err(shared) => {
+                    self.0 = Some(shared);
+                    None
+                }
+            },
+            Err(other) => {
+                self.0 = Some(other);
+                None
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Attached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Attached(..)"
+        } else {
+            "Attached(none)"
+        })
+    }
 }
 
 impl FetchedPage {
@@ -300,5 +360,22 @@ impl CrawlSummary {
     /// Total number of failures.
     pub fn failure_count(&self) -> u64 {
         self.failures.values().sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attached_value_is_taken_once_by_its_own_type_and_only_from_its_sole_holder() {
+        let mut a = Attached::new(7u32);
+        assert_eq!(a.take::<String>(), None, "another type leaves it in place");
+        let mut copy = a.clone();
+        assert_eq!(copy.take::<u32>(), None, "a shared value stays where it is");
+        drop(copy);
+        assert_eq!(a.take::<u32>(), Some(7));
+        assert_eq!(a.take::<u32>(), None, "taken once");
+        assert_eq!(Attached::default().take::<u32>(), None);
     }
 }

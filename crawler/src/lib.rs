@@ -36,8 +36,8 @@ pub use config::{CrawlConfig, EmbedPolicy, Scope};
 pub use crawl::{crawl, crawl_with_cancel, crawl_with_queue, SCHEDULER_SCAN_LIMIT};
 pub use error::{DiscoverError, Error, Result};
 pub use event::{
-    CrawlEvent, CrawlSummary, FailureKind, FetchedEmbed, FetchedPage, NoHistory, NotModifiedPage,
-    SentRequest, StoredCopy, UrlHistory, Validators,
+    Attached, CrawlEvent, CrawlSummary, FailureKind, FetchedEmbed, FetchedPage, NoHistory,
+    NotModifiedPage, PageWork, SentRequest, StoredCopy, UrlHistory, Validators,
 };
 pub use extract::Extracted;
 pub use queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
