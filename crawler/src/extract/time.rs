@@ -249,6 +249,17 @@ static RE_DMY_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// `8.5.12`, `02.12.19, 14:30`: day first with a two-digit year (German,
+/// Swiss and Austrian bylines), with an optional [`DAY_FIRST_TIME`]. The
+/// century comes from the fetch time; only a dateline beside the title
+/// counts (see [`contextual_dates`]): in running text it is as often a
+/// version number or a score.
+static RE_DMY_SHORT_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(\d{{1,2}})\.(\d{{1,2}})\.(\d{{2}}){DAY_FIRST_TIME}"
+    ))
+});
+
 /// Month names of German, French, Dutch, Spanish, Italian and Portuguese,
 /// their usual abbreviations, and the English names (for `24. April 2020`),
 /// lowercased, with their month.
@@ -705,9 +716,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
     // Chinese, Japanese and Korean write dates year first: a day- or
     // month-first date in their text is an example (`"22.11.1999" 无法用于
     // 自动转换`), not a dateline.
-    let cjk = text.chars().any(|ch| {
-        matches!(ch as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
-    });
+    let cjk = text.chars().any(is_cjk);
     for c in RE_DMY_NUMERIC.captures_iter(text).filter(|_| !cjk) {
         let Some(m) = c.get(0) else { continue };
         // Not part of a longer number or of a version (`1.2.3.2020`).
@@ -850,8 +859,53 @@ fn contextual_dates(
             });
         }
     }
+    let cjk = text.chars().any(is_cjk);
+    for c in RE_DMY_SHORT_YEAR.captures_iter(text).filter(|_| !cjk) {
+        let Some(m) = c.get(0) else { continue };
+        // Not part of a longer number, a version (`v1.2.10`, `1.2.10.4`) or a
+        // full date.
+        let before = text[..m.start()].chars().next_back();
+        let after = &text[c.get(3).map_or(m.end(), |y| y.end())..];
+        if before.is_some_and(|ch| ch.is_alphanumeric() || ".-/".contains(ch))
+            || after.starts_with(|ch: char| ch.is_alphanumeric())
+            || (after.starts_with('.') && after[1..].starts_with(|ch: char| ch.is_ascii_digit()))
+        {
+            continue;
+        }
+        let parsed = (|| {
+            let yy: i32 = num(&c, 3)?;
+            let this_year = now_local.date().year();
+            let year = if 2000 + yy <= this_year {
+                2000 + yy
+            } else {
+                1900 + yy
+            };
+            let date = NaiveDate::from_ymd_opt(year, num(&c, 2)?, num(&c, 1)?)?;
+            let time = match num::<u32>(&c, 4) {
+                Some(h) => Some(NaiveTime::from_hms_opt(
+                    h,
+                    num(&c, 5)?,
+                    num(&c, 6).unwrap_or(0),
+                )?),
+                None => None,
+            };
+            stated(date, time, None)
+        })();
+        if let Some((s, has_time)) = parsed {
+            out.push(TextDate {
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
     out.sort_by_key(|d| d.start);
     out
+}
+
+/// Chinese, Japanese or Korean script.
+fn is_cjk(ch: char) -> bool {
+    matches!(ch as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
 }
 
 /// The label nearest before byte `start` of `line`.
@@ -1491,6 +1545,45 @@ mod tests {
             one("12月31日", Some(2019)).as_deref(),
             Some("2019-12-31 00:00")
         );
+    }
+
+    #[test]
+    fn two_digit_years_beside_the_title_take_the_century_of_the_fetch_time() {
+        let zone = chrono_tz::Europe::Berlin;
+        let one = |t: &str| {
+            let d = contextual_dates(t, fetched(), zone, None)
+                .into_iter()
+                .next()?;
+            Some(
+                d.stated
+                    .resolve(zone)?
+                    .with_timezone(&zone)
+                    .format("%Y-%m-%d %H:%M")
+                    .to_string(),
+            )
+        };
+        // Fetched in 2024.
+        assert_eq!(
+            one("Klaus-Peter Schöppner, 8.5.12").as_deref(),
+            Some("2012-05-08 00:00")
+        );
+        assert_eq!(one("02.12.19").as_deref(), Some("2019-12-02 00:00"));
+        assert_eq!(
+            one("29.12.10, 13:36 Uhr").as_deref(),
+            Some("2010-12-29 13:36")
+        );
+        assert_eq!(one("1.3.24").as_deref(), Some("2024-03-01 00:00"));
+        assert_eq!(
+            one("1.3.25").as_deref(),
+            Some("1925-03-01 00:00"),
+            "later than the fetch year"
+        );
+        assert_eq!(one("Version 1.2.10.4"), None, "a version");
+        assert_eq!(one("v1.2.10"), None);
+        assert_eq!(one("release 10.2.10b"), None);
+        assert_eq!(one("32.1.12"), None, "no such day");
+        assert_eq!(one("13.13.12"), None, "no such month");
+        assert_eq!(one("发布于 8.5.12"), None, "not in CJK text");
     }
 
     #[test]
