@@ -966,6 +966,7 @@ mod tests {
             digest: "sha1:ABCDEF".into(),
             record_id: "<urn:uuid:1>".into(),
             simhash: Some(42),
+            simhash_version: Some(classifier::simhash::FINGERPRINT_VERSION),
             near_duplicate_of: Some("http://127.0.0.1:4000/www.bbc.co.uk/news/1186.html".into()),
             language: Some("en".into()),
             charset: Some("utf-8".into()),

@@ -15,6 +15,7 @@
 //! Packs are read whole, one at a time, so each record is read once; the
 //! references are held in memory (a few hundred bytes a capture).
 
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::io::Write;
 use std::time::Instant;
@@ -93,6 +94,12 @@ pub struct FsckReport {
     /// With `--repair`: unindexed records of pages fetched again since,
     /// added to their capture history only.
     pub history_added: u64,
+    /// Fingerprinted pages by the recipe of their fingerprint
+    /// (`classifier::simhash::FINGERPRINT_VERSION`; `unrecorded` for rows
+    /// written before harvest kept it). Not a problem: fingerprints of an
+    /// older recipe are only never compared with newer ones, and `harvest
+    /// reindex --replace` makes them again.
+    pub fingerprints: BTreeMap<String, u64>,
     /// Wall time.
     pub secs: f64,
     /// The first problems found.
@@ -124,6 +131,36 @@ impl FsckReport {
         }
     }
 
+    /// The fingerprint line: pages by recipe, and what to do about older ones.
+    fn render_fingerprints(&self) -> String {
+        let current = classifier::simhash::FINGERPRINT_VERSION;
+        let mut parts = Vec::new();
+        let mut older = 0u64;
+        for (recipe, n) in &self.fingerprints {
+            match recipe.parse::<u32>() {
+                Ok(v) if v == current => parts.push(format!("{n} of recipe {v} (current)")),
+                Ok(v) => {
+                    older += n;
+                    parts.push(format!("{n} of recipe {v}"));
+                }
+                Err(_) => parts.push(format!(
+                    "{n} of an unrecorded recipe (rows written before recipes were kept)"
+                )),
+            }
+        }
+        let mut s = format!(
+            "fingerprints: {}
+",
+            parts.join(", ")
+        );
+        if older > 0 {
+            s.push_str(&format!(
+                "  {older} fingerprints of another recipe are not compared with those of recipe {current}: `harvest reindex --replace` fingerprints the archive again\n"
+            ));
+        }
+        s
+    }
+
     /// The report as text.
     pub fn render(&self) -> String {
         let mut s = format!(
@@ -140,6 +177,9 @@ impl FsckReport {
             "verified {}  missing {}  mismatched {}  torn packs {}  unindexed records {}\n",
             self.verified, self.missing, self.mismatched, self.torn, self.unindexed
         ));
+        if !self.fingerprints.is_empty() {
+            s.push_str(&self.render_fingerprints());
+        }
         if self.repaired_torn + self.dropped_missing > 0 {
             s.push_str(&format!(
                 "repaired: {} torn packs cut to their last whole record (originals kept as *.torn-*), {} rows of missing records removed\n",
@@ -202,10 +242,14 @@ pub fn check(
         }
     };
     let mut pages = 0u64;
+    let mut recipes: BTreeMap<Option<u32>, u64> = BTreeMap::new();
     stores
         .index
         .each_page(&mut |table, row_key, page| {
             pages += 1;
+            if page.simhash.is_some() {
+                *recipes.entry(page.simhash_version).or_default() += 1;
+            }
             let loc = page.location();
             add(
                 &loc,
@@ -248,6 +292,15 @@ pub fn check(
         .context("reading the capture rows")?;
     report.pages = pages;
     report.captures = captures;
+    report.fingerprints = recipes
+        .into_iter()
+        .map(|(v, n)| {
+            (
+                v.map_or_else(|| "unrecorded".to_string(), |v| v.to_string()),
+                n,
+            )
+        })
+        .collect();
 
     let mut packs = stores.packs.list("").context("listing the packs")?;
     packs.retain(|p| p.path.ends_with(".warc.gz") || p.path.ends_with(".warc"));

@@ -810,6 +810,8 @@ impl Ingest {
             record.cluster = cluster;
             if !p.recapture {
                 record.simhash = p.simhash;
+                record.simhash_version =
+                    p.simhash.map(|_| classifier::simhash::FINGERPRINT_VERSION);
             }
             // A page without a publish time keeps its first capture's key
             // time: a changed page replaces its row instead of adding one.
@@ -1519,6 +1521,7 @@ fn page_record(
         digest: digest.to_string(),
         record_id: encoded.record_id.clone(),
         simhash: None,
+        simhash_version: None,
         near_duplicate_of: None,
         language: x.language.clone(),
         charset: Some(page.charset.clone()),

@@ -296,6 +296,9 @@ pub struct PageJson {
     /// SimHash of the text, 16 hex digits (a JSON number loses bits of a
     /// u64 in JavaScript).
     pub simhash: Option<String>,
+    /// The recipe of `simhash` (`classifier::simhash::FINGERPRINT_VERSION`);
+    /// absent for rows written before harvest recorded it.
+    pub simhash_version: Option<u32>,
     /// Where the page's WARC record is.
     pub pack: PackLocation,
     /// `pack.path`, `pack.offset`, `pack.length` again, under the names the
@@ -353,6 +356,7 @@ impl PageJson {
             digest: p.digest.clone(),
             record_id: p.record_id.clone(),
             simhash: p.simhash.map(|s| format!("{s:016x}")),
+            simhash_version: p.simhash_version,
             pack: p.location(),
             pack_path: p.pack_path.clone(),
             offset: p.offset,
@@ -466,6 +470,7 @@ mod tests {
             digest: "sha1:ABC".into(),
             record_id: "<urn:uuid:1>".into(),
             simhash: Some(0x00ff_0000_0000_0042),
+            simhash_version: Some(2),
             near_duplicate_of: Some("http://example.com/first.html".into()),
             language: Some("en".into()),
             charset: Some("utf-8".into()),
@@ -492,6 +497,7 @@ mod tests {
         assert_eq!(v["links"]["raw"], format!("/api/pages/{id}/raw"));
         assert_eq!(v["links"]["copies"], format!("/api/pages/{id}/copies"));
         assert_eq!(v["simhash"], "00ff000000000042");
+        assert_eq!(v["simhash_version"], 2);
         assert_eq!(v["published_from"], "fetch");
         assert_eq!(v["near_duplicate"], true);
         assert_eq!(v["copies"], 3);

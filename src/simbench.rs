@@ -413,6 +413,7 @@ fn bench_record(
         digest: String::new(),
         record_id: String::new(),
         simhash: Some(fingerprint),
+        simhash_version: Some(classifier::simhash::FINGERPRINT_VERSION),
         near_duplicate_of: None,
         published_from: None,
         author: None,

@@ -301,6 +301,7 @@ fn identical_email_bodies_are_all_linked() {
             digest: format!("sha1:{i}"),
             record_id: format!("<urn:mail:{i}>"),
             simhash: classifier::simhash::simhash(email_body(text)),
+            simhash_version: Some(classifier::simhash::FINGERPRINT_VERSION),
             near_duplicate_of: None,
             published_from: None,
             author: None,

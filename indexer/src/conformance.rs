@@ -597,6 +597,7 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
         digest: format!("sha1:{name}"),
         record_id: format!("<urn:uuid:{name}>"),
         simhash: fingerprint,
+        simhash_version: fingerprint.map(|_| 2),
         near_duplicate_of: Some("stale".into()),
         published_from: Some("meta".into()),
         author: None,
@@ -751,6 +752,31 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
     check(
         index.full_scan_stats(&sq)? == rows,
         "story stats == full scan",
+    )?;
+
+    // Recipes: the pages above are of version 2. A fingerprint of another
+    // recipe is never compared with them, even when equal; one not on
+    // record (a row from before versions were kept) still is.
+    let mut v3 = vec![page("v3", Some(far), 4, 8)];
+    v3[0].simhash_version = Some(3);
+    index.link_near_duplicates(&mut v3, 3)?;
+    check(
+        v3[0].near_duplicate_of.is_none(),
+        "an equal fingerprint of another recipe is no near-duplicate",
+    )?;
+    let mut v3b = vec![page("v3b", Some(far ^ 1), 4, 9)];
+    v3b[0].simhash_version = Some(3);
+    index.link_near_duplicates(&mut v3b, 3)?;
+    check(
+        v3b[0].near_duplicate_of.as_deref() == Some(url("v3").as_str()),
+        "fingerprints of one recipe are compared (v3b nearly duplicates v3)",
+    )?;
+    let mut legacy = vec![page("old", Some(far ^ 1 << 40), 4, 10)];
+    legacy[0].simhash_version = None;
+    index.link_near_duplicates(&mut legacy, 3)?;
+    check(
+        legacy[0].near_duplicate_of.as_deref() == Some(url("d").as_str()),
+        "an unrecorded recipe is compared with every one (the earliest root, d)",
     )?;
     Ok(())
 }

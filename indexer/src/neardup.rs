@@ -8,8 +8,12 @@
 //!   fingerprint is filed under each of its blocks and a lookup reads the
 //!   [`BLOCKS`] rows of its own block values. Row key `[block number
 //!   u8][block value u16 BE]` (4 buckets: the block number is the bucket),
-//!   one cell per page: qualifier `[fingerprint u64 BE][url-hash 8B]`, value
-//!   = the page's story root `[root key time, 8B ordered][root url]`. A
+//!   one cell per page: qualifier `[fingerprint u64 BE][url-hash 8B]`, then
+//!   the fingerprint's recipe `[version u32 BE]` when the page records one
+//!   ([`PageRecord::simhash_version`]), value = the page's story root `[root
+//!   key time, 8B ordered][root url]`. Fingerprints of two recorded recipes
+//!   are never compared; an unrecorded one (written before versions were
+//!   kept) is compared with every version, as it was. A
 //!   distance `k` of 4..=7 ([`MAX_DISTANCE`]) is served by the same rows:
 //!   within 7 bits one block differs by at most one bit, so the lookup also
 //!   reads the 16 one-bit neighbours of each block value (68 rows).
@@ -35,7 +39,7 @@ use crate::index::Index;
 use crate::keys::{url_hash, URL_HASH_LEN};
 use crate::pages::PageId;
 use crate::record::{decode_time, encode_time, PageRecord, FAMILY_ATTRS};
-use crate::store::{Cell, Row, Scan};
+use crate::store::{Cell, Row};
 
 /// Table of the fingerprint multi-index.
 pub const SIMHASH_TABLE: &str = "simhash";
@@ -145,14 +149,37 @@ pub struct LinkSummary {
 /// A fingerprint already filed: its page's URL hash and story.
 struct Filed {
     fingerprint: u64,
+    version: Option<u32>,
     url_hash: [u8; URL_HASH_LEN],
     root: Root,
 }
 
-fn parse_qualifier(q: &[u8]) -> Option<(u64, [u8; URL_HASH_LEN])> {
+/// Whether fingerprints of recipes `a` and `b` may be compared: the same
+/// recipe, or one not on record.
+fn comparable(a: Option<u32>, b: Option<u32>) -> bool {
+    a.is_none() || b.is_none() || a == b
+}
+
+fn qualifier(fingerprint: u64, url_hash: &[u8; URL_HASH_LEN], version: Option<u32>) -> Vec<u8> {
+    let mut q = Vec::with_capacity(8 + URL_HASH_LEN + 4);
+    q.extend_from_slice(&fingerprint.to_be_bytes());
+    q.extend_from_slice(url_hash);
+    if let Some(v) = version {
+        q.extend_from_slice(&v.to_be_bytes());
+    }
+    q
+}
+
+/// Fingerprint, URL hash and recipe of a `simhash` cell's qualifier.
+fn parse_qualifier(q: &[u8]) -> Option<(u64, [u8; URL_HASH_LEN], Option<u32>)> {
     let (f, rest) = q.split_first_chunk::<8>()?;
-    let h: [u8; URL_HASH_LEN] = rest.try_into().ok()?;
-    Some((u64::from_be_bytes(*f), h))
+    let (h, rest) = rest.split_first_chunk::<URL_HASH_LEN>()?;
+    let version = match rest.len() {
+        0 => None,
+        4 => Some(u32::from_be_bytes(rest.try_into().ok()?)),
+        _ => return None,
+    };
+    Some((u64::from_be_bytes(*f), *h, version))
 }
 
 fn story_key(root_url: &str) -> Vec<u8> {
@@ -202,9 +229,10 @@ impl Index {
             let filed = row
                 .family(FAMILY_ATTRS)
                 .filter_map(|c| {
-                    let (fingerprint, url_hash) = parse_qualifier(&c.qualifier)?;
+                    let (fingerprint, url_hash, version) = parse_qualifier(&c.qualifier)?;
                     Some(Filed {
                         fingerprint,
+                        version,
                         url_hash,
                         root: Root::decode(&c.value)?,
                     })
@@ -219,12 +247,13 @@ impl Index {
         for &i in &todo {
             let page = &mut pages[i];
             let fingerprint = page.simhash.unwrap_or(0);
+            let version = page.simhash_version;
             let own = url_hash(&page.url);
             let mut best: Option<Root> = None;
             let mut nearest = u32::MAX;
             let mut consider = |f: &Filed| {
                 let d = hamming(f.fingerprint, fingerprint);
-                if f.url_hash != own && d <= max_distance {
+                if f.url_hash != own && d <= max_distance && comparable(f.version, version) {
                     nearest = nearest.min(d);
                     if best.as_ref().is_none_or(|b| f.root < *b) {
                         best = Some(f.root.clone());
@@ -249,8 +278,7 @@ impl Index {
             page.near_duplicate_of = (root.url != page.url).then(|| root.url.clone());
             summary.fingerprinted += 1;
             summary.near_duplicates += u64::from(page.near_duplicate_of.is_some());
-            let mut qualifier = fingerprint.to_be_bytes().to_vec();
-            qualifier.extend_from_slice(&own);
+            let qualifier = qualifier(fingerprint, &own, version);
             let value = root.encode();
             for b in 0..BLOCKS {
                 let key = row_key(b, block(fingerprint, b));
@@ -287,6 +315,7 @@ impl Index {
                 .push(Cell::new(FAMILY_ATTRS, cq, serde_json::to_vec(&copy)?));
             batch.push(Filed {
                 fingerprint,
+                version,
                 url_hash: own,
                 root,
             });
@@ -354,24 +383,6 @@ impl Index {
                     .map_or(1, |r| r.family(FAMILY_ATTRS).count().max(1) as u64)
             })
             .collect())
-    }
-
-    /// Every filed fingerprint (page URL hash, fingerprint), read from the
-    /// `simhash` table's first block rows: for reports over the archive.
-    pub fn fingerprints(&self) -> Result<Vec<(u64, [u8; URL_HASH_LEN])>> {
-        let mut out = Vec::new();
-        self.store.scan_each(
-            SIMHASH_TABLE,
-            &Scan::range(vec![0], vec![1]).families(&[FAMILY_ATTRS]),
-            &mut |row| {
-                out.extend(
-                    row.family(FAMILY_ATTRS)
-                        .filter_map(|c| parse_qualifier(&c.qualifier)),
-                );
-                true
-            },
-        )?;
-        Ok(out)
     }
 }
 
@@ -503,6 +514,28 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn qualifiers_carry_the_recipe_when_the_page_records_one() {
+        let h = [7u8; URL_HASH_LEN];
+        let legacy = qualifier(42, &h, None);
+        assert_eq!(
+            legacy.len(),
+            8 + URL_HASH_LEN,
+            "the layout of rows written before versions"
+        );
+        assert_eq!(parse_qualifier(&legacy), Some((42, h, None)));
+        assert_eq!(
+            parse_qualifier(&qualifier(42, &h, Some(2))),
+            Some((42, h, Some(2)))
+        );
+        assert_eq!(parse_qualifier(&legacy[..12]), None);
+        assert_eq!(parse_qualifier(&[legacy.as_slice(), &[1]].concat()), None);
+        assert!(
+            comparable(Some(2), Some(2)) && comparable(None, Some(3)) && comparable(Some(1), None)
+        );
+        assert!(!comparable(Some(1), Some(2)));
     }
 
     #[test]

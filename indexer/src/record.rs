@@ -56,6 +56,8 @@ pub mod q {
     pub const RECORD_ID: &[u8] = b"record_id";
     /// simhash
     pub const SIMHASH: &[u8] = b"simhash";
+    /// simhash_version
+    pub const SIMHASH_VERSION: &[u8] = b"simhash_version";
     /// near_duplicate_of
     pub const NEAR_DUPLICATE_OF: &[u8] = b"near_duplicate_of";
     /// language
@@ -168,6 +170,11 @@ pub struct PageRecord {
     pub record_id: String,
     /// SimHash of the text.
     pub simhash: Option<u64>,
+    /// The recipe `simhash` was made with (`classifier::simhash::FINGERPRINT_VERSION`):
+    /// fingerprints of two recipes are not compared. `None` for rows written before
+    /// harvest recorded it (compared with every version, as they were).
+    #[serde(default)]
+    pub simhash_version: Option<u32>,
     /// URL of the page this one nearly duplicates.
     pub near_duplicate_of: Option<String>,
     /// Language.
@@ -250,6 +257,7 @@ impl PageRecord {
         c.str(q::DIGEST, &self.digest);
         c.str(q::RECORD_ID, &self.record_id);
         c.opt_u64(q::SIMHASH, self.simhash);
+        c.opt_u64(q::SIMHASH_VERSION, self.simhash_version.map(u64::from));
         c.opt_str(q::NEAR_DUPLICATE_OF, self.near_duplicate_of.as_deref());
         c.opt_str(q::LANGUAGE, self.language.as_deref());
         c.opt_str(q::CHARSET, self.charset.as_deref());
@@ -286,6 +294,9 @@ impl PageRecord {
             digest: r.str(q::DIGEST)?,
             record_id: r.str(q::RECORD_ID)?,
             simhash: r.opt_u64(q::SIMHASH)?,
+            simhash_version: r
+                .opt_u64(q::SIMHASH_VERSION)?
+                .and_then(|v| u32::try_from(v).ok()),
             near_duplicate_of: r.opt_str(q::NEAR_DUPLICATE_OF)?,
             language: r.opt_str(q::LANGUAGE)?,
             charset: r.opt_str(q::CHARSET)?,
@@ -552,6 +563,7 @@ pub(crate) mod tests {
             digest: "sha1:ABCDEF".into(),
             record_id: "<urn:uuid:3f2a>".into(),
             simhash: Some(u64::MAX),
+            simhash_version: Some(2),
             near_duplicate_of: None,
             language: Some("en".into()),
             charset: None,

@@ -265,6 +265,7 @@ fn page(ex: &Example) -> PageRecord {
         digest: "sha1:AAAA".to_owned(),
         record_id: "<urn:uuid:0>".to_owned(),
         simhash: None,
+        simhash_version: None,
         near_duplicate_of: None,
         language: Some("en".to_owned()),
         charset: Some("utf-8".to_owned()),

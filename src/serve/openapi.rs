@@ -225,6 +225,7 @@ fn schemas() -> Value {
         "language": {"type": "string", "nullable": true}, "charset": {"type": "string", "nullable": true},
         "status": {"type": "integer"}, "digest": {"type": "string"}, "record_id": {"type": "string"},
         "simhash": {"type": "string", "nullable": true, "description": "16 hex digits"},
+        "simhash_version": {"type": "integer", "nullable": true, "description": "recipe of the fingerprint (classifier::simhash::FINGERPRINT_VERSION); null for rows written before it was recorded"},
         "pack": pack.clone(),
         "pack_path": {"type": "string", "description": "pack.path"},
         "offset": {"type": "integer", "description": "pack.offset"},
