@@ -327,6 +327,7 @@ fn load_pages() -> Vec<PageRecord> {
             digest,
             record_id: format!("<urn:harvest:news:{id}>"),
             simhash,
+            simhash_version: simhash.map(|_| 2),
             near_duplicate_of,
             language: Some("en".into()),
             charset: (id.is_multiple_of(2)).then(|| "utf-8".to_owned()),
