@@ -17,12 +17,15 @@
 //!
 //! Which captures: without filters, every capture the `captures` table
 //! records (one scan); with filters (the flags of `harvest query`), every
-//! capture of the pages they select (revisit rows included). A page with no
-//! recorded capture (an archive from before the captures table) gets a
-//! line from its page row.
+//! capture of the pages they select (revisit rows included) and of their
+//! requisites, so that the selection replays: every archived capture of
+//! what a selected page embeds (images, stylesheets, scripts, icons, media,
+//! read again from the page's stored HTML) and of what those stylesheets
+//! reference, as the crawl follows them. A page with no recorded capture (an
+//! archive from before the captures table) gets a line from its page row.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Seek, Write};
 use std::path::Path;
@@ -336,6 +339,9 @@ fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Resul
         .map_err(|e| anyhow::anyhow!(e.cli()))?;
     q.include_revisits = true;
     q.sort = indexer::Sort::TimeAsc;
+    // Requisites already exported (by URL hash): a site's logo once, not once
+    // a page.
+    let mut requisites: HashSet<[u8; 8]> = HashSet::new();
     loop {
         q.limit = Some(PAGE_BATCH);
         let page = stores.index.search_page(&q)?;
@@ -347,12 +353,69 @@ fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Resul
             for c in &captures {
                 sorter.push(capture_line(stores, c)?)?;
             }
+            push_requisites(stores, &hit.page, &mut requisites, sorter)?;
         }
         match page.next_cursor {
             Some(c) => q.cursor = Some(indexer::Cursor::decode(&c)?),
             None => return Ok(()),
         }
     }
+}
+
+/// The captures of `page`'s requisites not in `done` into `sorter`: what its
+/// stored HTML embeds and, as the crawl follows them, what those stylesheets
+/// reference (read from their latest capture). URLs the archive does not
+/// hold are skipped.
+fn push_requisites(
+    stores: &Stores,
+    page: &PageRecord,
+    done: &mut HashSet<[u8; 8]>,
+    sorter: &mut LineSorter,
+) -> Result<()> {
+    let response = crate::read::page_response(stores, page)?;
+    let Ok(url) = url::Url::parse(&page.url) else {
+        return Ok(());
+    };
+    let content_type = response
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_default();
+    let charset = crawler::charset::charset_from_content_type(content_type);
+    let ctx = crawler::extract::TimeContext {
+        fetched: page.fetched,
+        ..Default::default()
+    };
+    let (_, _, extracted) = crawler::archived::analyse_body(
+        &response.body,
+        charset.as_deref(),
+        &url,
+        &ctx,
+        &crawler::extract::Limits::default(),
+    );
+    let mut todo: Vec<(crawler::extract::Embed, u32)> =
+        extracted.embeds.into_iter().map(|e| (e, 0)).rev().collect();
+    while let Some((embed, depth)) = todo.pop() {
+        if !done.insert(indexer::keys::url_hash(&embed.url)) {
+            continue;
+        }
+        let captures = stores.index.captures_of(&embed.url)?;
+        for c in &captures {
+            sorter.push(capture_line(stores, c)?)?;
+        }
+        if captures.is_empty() || !crawler::embeds::follow_style(embed.kind, depth) {
+            continue;
+        }
+        let css = crate::read::capture(stores, &embed.url, None, crate::read::Part::Payload)?;
+        let Ok(base) = url::Url::parse(&embed.url) else {
+            continue;
+        };
+        for r in crawler::embeds::stylesheet_refs(&String::from_utf8_lossy(&css), &base) {
+            todo.push((r, depth + 1));
+        }
+    }
+    Ok(())
 }
 
 /// Writes the CDXJ lines of the selection to `out`; returns how many.

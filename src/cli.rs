@@ -140,7 +140,8 @@ pub enum ExportCommand {
     /// {url, mime, status, digest, length, offset, filename}` per response
     /// and revisit record, sorted; filename = the pack path relative to the
     /// pack store's root. Without filters every capture in the archive;
-    /// with filters every capture of the selected pages (revisits included).
+    /// with filters every capture of the selected pages (revisits included)
+    /// and of their requisites (what they embed), so the selection replays.
     Cdxj(CdxjArgs),
 }
 

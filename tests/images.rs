@@ -230,4 +230,36 @@ fn requisites_bring_stylesheets_what_they_reference_scripts_and_media() {
     }
     let out = ws.harvest_raw(&["get", &site.url("/static/missing.png")]);
     assert!(!out.status.success());
+
+    // A filtered export holds the selected pages and their requisites (so
+    // they replay), and not the requisites of pages left out.
+    let urls = |args: &[&str]| -> BTreeSet<String> {
+        let out = String::from_utf8(ws.harvest(args).stdout).unwrap();
+        out.lines()
+            .map(|l| {
+                let json = &l[l.find('{').unwrap()..];
+                let v: serde_json::Value = serde_json::from_str(json).unwrap();
+                v["url"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    let b = urls(&["export", "cdxj", "--source", "b"]);
+    let want: BTreeSet<String> = [
+        "/b/index.html",
+        "/b/1.html",
+        "/static/logo.png",
+        "/b/pics/coffee-small.jpg",
+        "/b/pics/camera.png",
+        "/b/v.mp4",
+        "/static/site.css",
+        "/static/bg.png",
+        "/static/extra.css",
+    ]
+    .iter()
+    .map(|p| site.url(p))
+    .collect();
+    assert_eq!(b, want);
+    let everything = urls(&["export", "cdxj"]);
+    assert!(everything.contains(&site.url("/a/img/coffee.png")));
+    assert!(everything.is_superset(&b));
 }

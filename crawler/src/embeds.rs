@@ -213,8 +213,10 @@ pub(crate) fn wanted(cfg: &crate::CrawlConfig, seen: &Seen, embeds: &[Embed]) ->
         .collect()
 }
 
-/// Depth at which a stylesheet's own references are no longer followed.
-pub(crate) fn follow_style(kind: EmbedKind, depth: u32) -> bool {
+/// Whether the references of an embed of `kind`, reached `depth` stylesheets
+/// deep from its page, are followed (a stylesheet's `url(...)` and `@import`,
+/// up to a fixed depth).
+pub fn follow_style(kind: EmbedKind, depth: u32) -> bool {
     kind == EmbedKind::Stylesheet && depth < MAX_STYLE_DEPTH
 }
 
