@@ -345,7 +345,11 @@ fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Resul
     loop {
         q.limit = Some(PAGE_BATCH);
         let page = stores.index.search_page(&q)?;
-        for hit in &page.hits {
+        // Reading and tokenising the pages is most of the work: in parallel.
+        let embeds = crate::replay::par_map(page.hits.iter().collect(), |hit| {
+            page_embeds(stores, &hit.page)
+        });
+        for (hit, embeds) in page.hits.iter().zip(embeds) {
             let captures = stores.index.captures_of(&hit.page.url)?;
             if captures.is_empty() {
                 sorter.push(page_line(stores, &hit.page)?)?;
@@ -353,7 +357,7 @@ fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Resul
             for c in &captures {
                 sorter.push(capture_line(stores, c)?)?;
             }
-            push_requisites(stores, &hit.page, &mut requisites, sorter)?;
+            push_requisites(stores, embeds?, &mut requisites, sorter)?;
         }
         match page.next_cursor {
             Some(c) => q.cursor = Some(indexer::Cursor::decode(&c)?),
@@ -362,19 +366,11 @@ fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Resul
     }
 }
 
-/// The captures of `page`'s requisites not in `done` into `sorter`: what its
-/// stored HTML embeds and, as the crawl follows them, what those stylesheets
-/// reference (read from their latest capture). URLs the archive does not
-/// hold are skipped.
-fn push_requisites(
-    stores: &Stores,
-    page: &PageRecord,
-    done: &mut HashSet<[u8; 8]>,
-    sorter: &mut LineSorter,
-) -> Result<()> {
+/// What the stored HTML of `page` embeds.
+fn page_embeds(stores: &Stores, page: &PageRecord) -> Result<Vec<crawler::extract::Embed>> {
     let response = crate::read::page_response(stores, page)?;
     let Ok(url) = url::Url::parse(&page.url) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let content_type = response
         .headers
@@ -383,19 +379,22 @@ fn push_requisites(
         .map(|(_, v)| v.as_str())
         .unwrap_or_default();
     let charset = crawler::charset::charset_from_content_type(content_type);
-    let ctx = crawler::extract::TimeContext {
-        fetched: page.fetched,
-        ..Default::default()
-    };
-    let (_, _, extracted) = crawler::archived::analyse_body(
-        &response.body,
-        charset.as_deref(),
-        &url,
-        &ctx,
-        &crawler::extract::Limits::default(),
-    );
+    let html = crawler::charset::decode(&response.body, charset.as_deref()).text;
+    Ok(crawler::extract::stream_embeds(&html, &url))
+}
+
+/// The captures of a page's requisites not in `done` into `sorter`: its
+/// `embeds` ([`page_embeds`]) and, as the crawl follows them, what those
+/// stylesheets reference (read from their latest capture). URLs the archive
+/// does not hold are skipped.
+fn push_requisites(
+    stores: &Stores,
+    embeds: Vec<crawler::extract::Embed>,
+    done: &mut HashSet<[u8; 8]>,
+    sorter: &mut LineSorter,
+) -> Result<()> {
     let mut todo: Vec<(crawler::extract::Embed, u32)> =
-        extracted.embeds.into_iter().map(|e| (e, 0)).rev().collect();
+        embeds.into_iter().map(|e| (e, 0)).rev().collect();
     while let Some((embed, depth)) = todo.pop() {
         if !done.insert(indexer::keys::url_hash(&embed.url)) {
             continue;

@@ -466,7 +466,7 @@ impl<'a> Replay<'a> {
 
 /// `f` over `items` on every core (in chunks, scoped threads); results
 /// in order.
-fn par_map<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+pub(crate) fn par_map<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)

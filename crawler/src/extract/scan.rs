@@ -166,6 +166,53 @@ impl EmbedKind {
     }
 }
 
+/// The attributes an element's embeds are read from.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct EmbedAttrs<'a> {
+    pub src: Option<&'a str>,
+    /// `data-src` or `data-original` (lazy loading).
+    pub lazy_src: Option<&'a str>,
+    pub poster: Option<&'a str>,
+    pub rel: Option<&'a str>,
+    pub href: Option<&'a str>,
+}
+
+/// What an element `name` with `a` embeds, in document order: the one rule
+/// of the page scan and of [`super::stream_embeds`].
+pub(crate) fn element_embeds<'a>(
+    name: &str,
+    a: &EmbedAttrs<'a>,
+    mut push: impl FnMut((EmbedKind, &'a str)),
+) {
+    let embed = match name {
+        "img" => a
+            .lazy_src
+            .filter(|_| a.src.is_none_or(|s| s.starts_with("data:")))
+            .or(a.src)
+            .map(|s| (EmbedKind::Image, s)),
+        "script" => a.src.map(|s| (EmbedKind::Script, s)),
+        "link" => match (a.rel, a.href) {
+            (Some(r), Some(h)) if has_token_ci(r, "stylesheet") => Some((EmbedKind::Stylesheet, h)),
+            (Some(r), Some(h))
+                if has_token_ci(r, "icon") || has_token_ci(r, "apple-touch-icon") =>
+            {
+                Some((EmbedKind::Icon, h))
+            }
+            _ => None,
+        },
+        "video" | "audio" | "source" | "embed" => a.src.map(|s| (EmbedKind::Media, s)),
+        _ => None,
+    };
+    if let Some(e) = embed {
+        push(e);
+    }
+    if name == "video" {
+        if let Some(p) = a.poster {
+            push((EmbedKind::Image, p));
+        }
+    }
+}
+
 fn has_token(list: &str, token: &str) -> bool {
     list.split_ascii_whitespace().any(|t| t == token)
 }
@@ -207,34 +254,14 @@ impl<'a> PageElements<'a> {
             }
             let name = v.name();
             if out.embeds.len() < MAX_EMBEDS {
-                let embed = match name {
-                    "img" => lazy_src
-                        .filter(|_| src.is_none_or(|s| s.starts_with("data:")))
-                        .or(src)
-                        .map(|s| (EmbedKind::Image, s)),
-                    "script" => src.map(|s| (EmbedKind::Script, s)),
-                    "link" => match (rel, href) {
-                        (Some(r), Some(h)) if has_token_ci(r, "stylesheet") => {
-                            Some((EmbedKind::Stylesheet, h))
-                        }
-                        (Some(r), Some(h))
-                            if has_token_ci(r, "icon") || has_token_ci(r, "apple-touch-icon") =>
-                        {
-                            Some((EmbedKind::Icon, h))
-                        }
-                        _ => None,
-                    },
-                    "video" | "audio" | "source" | "embed" => src.map(|s| (EmbedKind::Media, s)),
-                    _ => None,
+                let attrs = EmbedAttrs {
+                    src,
+                    lazy_src,
+                    poster,
+                    rel,
+                    href,
                 };
-                if let Some(e) = embed {
-                    out.embeds.push(e);
-                }
-                if name == "video" {
-                    if let Some(p) = poster {
-                        out.embeds.push((EmbedKind::Image, p));
-                    }
-                }
+                element_embeds(name, &attrs, |e| out.embeds.push(e));
             }
             match (name, href) {
                 ("a" | "area", Some(h)) => out.links.push(h),
