@@ -47,7 +47,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                     args.python.display()
                 );
             }
-            let report = packer::cluster::bench(&args.news, python)?;
+            let report = packer::placement::bench(&args.news, python)?;
             println!("{report}");
             Ok(())
         }

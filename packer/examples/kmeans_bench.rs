@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use packer::cluster::{self, ClusterOptions, DEFAULT_KEYWORDS_PER_ARTICLE};
+use packer::placement::{self, ClusterOptions, DEFAULT_KEYWORDS_PER_ARTICLE};
 
 /// (pages_per_cluster, media_weight, t1) combinations of `--sweep`.
 const SWEEP: [(usize, f32, f32); 18] = [
@@ -59,7 +59,7 @@ fn main() -> ExitCode {
     if python.is_none() {
         eprintln!("kmeans_bench: no Python with scikit-learn found (create deploy/cache/venv, see the docs above)");
     }
-    match cluster::bench(&csv, python.as_deref()) {
+    match placement::bench(&csv, python.as_deref()) {
         Ok(b) => println!("{b}"),
         Err(e) => {
             eprintln!("kmeans_bench: {e}");
@@ -67,7 +67,7 @@ fn main() -> ExitCode {
         }
     }
     if sweep {
-        let articles = match cluster::load_news(&csv, DEFAULT_KEYWORDS_PER_ARTICLE) {
+        let articles = match placement::load_news(&csv, DEFAULT_KEYWORDS_PER_ARTICLE) {
             Ok(a) => a,
             Err(e) => {
                 eprintln!("kmeans_bench: {e}");
@@ -83,7 +83,7 @@ fn main() -> ExitCode {
                         pages_per_cluster: ppc,
                         ..ClusterOptions::default()
                     };
-                    match cluster::packing_report(&articles, &opts, batch) {
+                    match placement::packing_report(&articles, &opts, batch) {
                         Ok(r) => println!("{r}"),
                         Err(e) => {
                             eprintln!("kmeans_bench: {e}");

@@ -12,7 +12,6 @@
 //!   goes to) with [`assign_batch`], and its measurements on the real news corpus.
 //! - `conformance` (tests, or feature `conformance`): checks every `PackStore` backend must pass.
 
-pub mod cluster;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod error;
@@ -20,13 +19,10 @@ pub mod error;
 pub mod hdfs;
 pub mod layout;
 pub mod local;
+pub mod placement;
 pub mod store;
 pub mod warc;
 
-pub use cluster::{
-    assign_batch, AttributeEncoder, BatchAssignment, Centre, ClusterError, ClusterOptions,
-    PageAttributes,
-};
 pub use error::{Error, Result};
 #[cfg(feature = "hdfs")]
 pub use hdfs::{HdfsOptions, HdfsPackStore, HdfsPackWriter};
@@ -36,6 +32,10 @@ pub use layout::{
     PACK_EXTENSION,
 };
 pub use local::{LocalPackStore, LocalPackWriter};
+pub use placement::{
+    assign_batch, AttributeEncoder, BatchAssignment, Centre, ClusterError, ClusterOptions,
+    PageAttributes,
+};
 pub use store::{
     open_store, open_store_with, validate_path, OpenOptions, PackEntry, PackStore, PackWriter,
 };

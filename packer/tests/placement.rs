@@ -1,4 +1,4 @@
-//! K-means cluster packing (`packer::cluster`) on the real news corpus
+//! K-means cluster packing (`packer::placement`) on the real news corpus
 //! (`deploy/cache/NewsArticles.csv`, 3,824 articles from 9 outlets, fetched by
 //! `indexer/tests/fetch-news.sh`) and on the edge cases of `assign_batch`.
 //!
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use packer::cluster::{
+use packer::placement::{
     self, load_news, packing_report, NewsArticle, DEFAULT_KEYWORDS_PER_ARTICLE, NEWS_FETCH_SCRIPT,
 };
 use packer::{
@@ -353,8 +353,8 @@ fn successive_batches_of_an_outlet_rejoin_its_clusters() {
 
 /// Settings of the test comparisons: k = 8, one run (a debug build runs linfa's generic code
 /// unoptimised; the full benchmark is the example).
-fn small_bench() -> cluster::BenchOptions {
-    cluster::BenchOptions {
+fn small_bench() -> placement::BenchOptions {
+    placement::BenchOptions {
         k: 8,
         n_runs: 1,
         batches: Vec::new(),
@@ -372,7 +372,7 @@ fn bench_against_sklearn() {
         "{} is missing: run deploy/data/setup-peers.sh (the scikit-learn peer; deploy/test.sh runs it)",
         python.display()
     );
-    let b = cluster::bench_with(&csv_path(), Some(&python), &small_bench()).expect("bench");
+    let b = placement::bench_with(&csv_path(), Some(&python), &small_bench()).expect("bench");
     eprintln!("{b}");
     assert_eq!(b.n, ARTICLES);
     assert_eq!(b.k, 8);
@@ -388,7 +388,7 @@ fn bench_against_sklearn() {
 /// Without a Python, ours is still reported and scikit-learn marked NOT RUN.
 #[test]
 fn bench_without_a_python_reports_sklearn_not_run() {
-    let b = cluster::bench_with(&csv_path(), None, &small_bench()).expect("bench");
+    let b = placement::bench_with(&csv_path(), None, &small_bench()).expect("bench");
     assert_eq!(b.n, ARTICLES);
     assert!(b.inertia.is_finite() && b.inertia > 0.0);
     let e = b
