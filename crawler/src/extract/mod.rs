@@ -1039,92 +1039,54 @@ pub fn stream_links(html: &str, base: &Url, limits: &Limits) -> Links {
 }
 
 /// Offers the links of `html`, found by the tokenizer alone, to `sink`.
-fn stream_into<'a>(sink: LinkSink<'a>, html: &str) -> LinkSink<'a> {
-    use html5ever::tendril::StrTendril;
-    use html5ever::tokenizer::states::RawKind;
-    use html5ever::tokenizer::{
-        BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-    };
-
-    struct Tokens<'a> {
-        sink: std::cell::RefCell<LinkSink<'a>>,
-    }
-
-    impl TokenSink for Tokens<'_> {
-        type Handle = ();
-
-        fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-            let Token::TagToken(tag) = token else {
-                return TokenSinkResult::Continue;
-            };
-            if tag.kind != TagKind::StartTag {
-                return TokenSinkResult::Continue;
-            }
-            let attr = |name: &str| {
-                tag.attrs
-                    .iter()
-                    .find(|a| &*a.name.local == name)
-                    .map(|a| a.value.to_string())
-            };
-            match &*tag.name {
-                // Their content is text, not markup.
-                "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
-                "style" | "xmp" | "iframe" | "noembed" | "noframes" => {
-                    return TokenSinkResult::RawData(RawKind::Rawtext)
-                }
-                "textarea" | "title" => return TokenSinkResult::RawData(RawKind::Rcdata),
-                "a" | "area" => {}
-                "link" => {
-                    let next = attr("rel").is_some_and(|r| {
-                        r.split_ascii_whitespace()
-                            .any(|t| t.eq_ignore_ascii_case("next"))
-                    });
-                    if !next {
-                        return TokenSinkResult::Continue;
-                    }
-                }
-                _ => return TokenSinkResult::Continue,
-            }
-            if let Some(href) = tag.attrs.iter().find(|a| &*a.name.local == "href") {
-                self.sink.borrow_mut().offer(&href.value);
-            }
-            TokenSinkResult::Continue
+fn stream_into<'a>(mut sink: LinkSink<'a>, html: &str) -> LinkSink<'a> {
+    each_start_tag(html, false, |name, attrs| {
+        let attr = |n: &str| tag_attr(attrs, n);
+        let wanted = match name {
+            "a" | "area" => true,
+            "link" => attr("rel").is_some_and(|r| {
+                r.split_ascii_whitespace()
+                    .any(|t| t.eq_ignore_ascii_case("next"))
+            }),
+            _ => false,
+        };
+        if let Some(href) = attr("href").filter(|_| wanted) {
+            sink.offer(href);
         }
-    }
-
-    let sink = Tokens {
-        sink: std::cell::RefCell::new(sink),
-    };
-    let tok = Tokenizer::new(sink, TokenizerOpts::default());
-    let input = BufferQueue::default();
-    for chunk in chunks(html) {
-        input.push_back(StrTendril::from_slice(chunk));
-        let _ = tok.feed(&input);
-    }
-    tok.end();
-    tok.sink.sink.into_inner()
+    });
+    sink
 }
 
-/// What `html` embeds ([`Extracted::embeds`]: the same rule, base URL and
-/// budgets), found by the HTML tokenizer alone: a fraction of the cost of
-/// [`extract`] for a reader that wants only the requisites of a stored page.
-/// Elements inside `<noscript>` are left out, as the parser (scripting on)
-/// leaves them out of the document the extraction walks.
-pub fn stream_embeds(html: &str, url: &Url) -> Vec<Embed> {
+/// The value of attribute `name` of a tag.
+fn tag_attr<'a>(attrs: &'a [html5ever::Attribute], name: &str) -> Option<&'a str> {
+    attrs
+        .iter()
+        .find(|a| &*a.name.local == name)
+        .map(|a| &*a.value)
+}
+
+/// Runs the HTML tokenizer alone over `html` (linear time, flat memory) and
+/// calls `on_tag` with the name and the attributes of every start tag.
+/// The content of `script`, `style`, `textarea`, `title` and their kin is
+/// text, as the parser reads it; with `noscript_text`, that of `noscript`
+/// too (the parser's reading with scripting on).
+fn each_start_tag(
+    html: &str,
+    noscript_text: bool,
+    on_tag: impl FnMut(&str, &[html5ever::Attribute]),
+) {
     use html5ever::tendril::StrTendril;
     use html5ever::tokenizer::states::RawKind;
     use html5ever::tokenizer::{
         BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
     };
 
-    #[derive(Default)]
-    struct Found {
-        base: Option<String>,
-        raw: Vec<(EmbedKind, String)>,
+    struct Tags<F> {
+        on_tag: std::cell::RefCell<F>,
+        noscript_text: bool,
     }
-    struct Tokens(std::cell::RefCell<Found>);
 
-    impl TokenSink for Tokens {
+    impl<F: FnMut(&str, &[html5ever::Attribute])> TokenSink for Tags<F> {
         type Handle = ();
 
         fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
@@ -1135,57 +1097,62 @@ pub fn stream_embeds(html: &str, url: &Url) -> Vec<Embed> {
                 return TokenSinkResult::Continue;
             }
             let name: &str = &tag.name;
+            (self.on_tag.borrow_mut())(name, &tag.attrs);
             match name {
-                "script" | "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript"
-                | "textarea" | "title" => {}
-                "img" | "link" | "video" | "audio" | "source" | "embed" | "base" => {}
-                _ => return TokenSinkResult::Continue,
-            }
-            let attr = |n: &str| {
-                tag.attrs
-                    .iter()
-                    .find(|a| &*a.name.local == n)
-                    .map(|a| &*a.value)
-            };
-            let mut found = self.0.borrow_mut();
-            if name == "base" {
-                if found.base.is_none() {
-                    found.base = attr("href").map(str::to_string);
-                }
-            } else if found.raw.len() < scan::MAX_EMBEDS {
-                let attrs = scan::EmbedAttrs {
-                    src: attr("src"),
-                    lazy_src: attr("data-src").or_else(|| attr("data-original")),
-                    poster: attr("poster"),
-                    rel: attr("rel"),
-                    href: attr("href"),
-                };
-                scan::element_embeds(name, &attrs, |(k, v)| found.raw.push((k, v.to_string())));
-            }
-            match name {
+                // Their content is text, not markup.
                 "script" => TokenSinkResult::RawData(RawKind::ScriptData),
-                "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {
+                "style" | "xmp" | "iframe" | "noembed" | "noframes" => {
                     TokenSinkResult::RawData(RawKind::Rawtext)
                 }
+                "noscript" if self.noscript_text => TokenSinkResult::RawData(RawKind::Rawtext),
                 "textarea" | "title" => TokenSinkResult::RawData(RawKind::Rcdata),
                 _ => TokenSinkResult::Continue,
             }
         }
     }
 
-    let tok = Tokenizer::new(Tokens(Default::default()), TokenizerOpts::default());
+    let tags = Tags {
+        on_tag: std::cell::RefCell::new(on_tag),
+        noscript_text,
+    };
+    let tok = Tokenizer::new(tags, TokenizerOpts::default());
     let input = BufferQueue::default();
     for chunk in chunks(html) {
         input.push_back(StrTendril::from_slice(chunk));
         let _ = tok.feed(&input);
     }
     tok.end();
-    let found = tok.sink.0.into_inner();
-    let base = found
-        .base
+}
+
+/// What `html` embeds ([`Extracted::embeds`]: the same rule, base URL and
+/// budgets), found by the HTML tokenizer alone: a fraction of the cost of
+/// [`extract`] for a reader that wants only the requisites of a stored page.
+/// Elements inside `<noscript>` are left out, as the parser (scripting on)
+/// leaves them out of the document the extraction walks.
+pub fn stream_embeds(html: &str, url: &Url) -> Vec<Embed> {
+    let mut base: Option<String> = None;
+    let mut raw: Vec<(EmbedKind, String)> = Vec::new();
+    each_start_tag(html, true, |name, attrs| {
+        let attr = |n: &str| tag_attr(attrs, n);
+        if name == "base" {
+            if base.is_none() {
+                base = attr("href").map(str::to_string);
+            }
+        } else if raw.len() < scan::MAX_EMBEDS {
+            let attrs = scan::EmbedAttrs {
+                src: attr("src"),
+                lazy_src: attr("data-src").or_else(|| attr("data-original")),
+                poster: attr("poster"),
+                rel: attr("rel"),
+                href: attr("href"),
+            };
+            scan::element_embeds(name, &attrs, |(k, v)| raw.push((k, v.to_string())));
+        }
+    });
+    let base = base
         .and_then(|h| url.join(h.trim()).ok())
         .unwrap_or_else(|| url.clone());
-    let raw: Vec<(EmbedKind, &str)> = found.raw.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let raw: Vec<(EmbedKind, &str)> = raw.iter().map(|(k, v)| (*k, v.as_str())).collect();
     resolve_embeds(&raw, &base, &Limits::default())
 }
 
