@@ -60,8 +60,10 @@ static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words a source label names that are no outlet: `Source: News agencies`,
 /// `Source: Agencies`, `Source: Staff`.
-const GENERIC_SOURCES: [&str; 7] = [
-    "news", "agencies", "agency", "wires", "staff", "internet", "unknown",
+/// Photo credits too: `Source: Supplied`, `Handout`, `File`.
+const GENERIC_SOURCES: [&str; 10] = [
+    "news", "agencies", "agency", "wires", "staff", "internet", "unknown", "supplied", "handout",
+    "file",
 ];
 
 /// `作者：王希`, `撰文 | 王希`, `文/王希`: a labelled name of 2-4 characters
@@ -153,7 +155,8 @@ pub fn source_element_media(texts: impl IntoIterator<Item = String>) -> Option<S
         };
         let n = v.chars().count();
         let datelike = v.chars().filter(|c| c.is_ascii_digit()).count() >= 4;
-        ((2..=30).contains(&n) && !datelike && !v.contains(['：', ':'])).then_some(v)
+        let generic = GENERIC_SOURCES.contains(&v.to_lowercase().as_str());
+        ((2..=30).contains(&n) && !datelike && !generic && !v.contains(['：', ':'])).then_some(v)
     })
 }
 
@@ -186,6 +189,22 @@ pub fn author_value(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn photo_credits_are_no_outlet() {
+        assert_eq!(labelled_media(["Picture: Source: Supplied"]), None);
+        assert_eq!(labelled_media(["Source: Handout"]), None);
+        assert_eq!(
+            labelled_media(["Source: Reuters"]).as_deref(),
+            Some("Reuters")
+        );
+        // `<span class="image-source"><em>Source:</em> Supplied</span>`.
+        assert_eq!(source_element_media(["Source: Supplied".to_string()]), None);
+        assert_eq!(
+            source_element_media(["Source: Herald Sun".to_string()]).as_deref(),
+            Some("Herald Sun")
+        );
+    }
 
     #[test]
     fn media_labels() {
