@@ -358,6 +358,7 @@ const PAGE_FIELDS: &[&str] = &[
     "digest",
     "record_id",
     "simhash",
+    "simhash_version",
     "pack",
     "pack_path",
     "offset",
@@ -453,6 +454,11 @@ fn a_page_and_its_revisit_read_the_same_through_the_cli_and_the_api() {
         assert_eq!(detail["pack"]["length"], row["length"]);
         assert!(
             row["simhash"].as_str().is_some_and(|s| s.len() == 16),
+            "{row}"
+        );
+        assert_eq!(
+            row["simhash_version"],
+            classifier::simhash::FINGERPRINT_VERSION,
             "{row}"
         );
     }
