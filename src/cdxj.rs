@@ -244,11 +244,7 @@ fn content_type_in_pack(stores: &Stores, loc: &PackLocation) -> Result<Option<St
     let http = record
         .http_response()
         .with_context(|| format!("the record at {}:{} has no HTTP head", loc.path, loc.offset))?;
-    Ok(http
-        .headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-        .map(|(_, v)| v.clone()))
+    Ok(http.header("content-type").map(str::to_string))
 }
 
 /// The line of one capture.
@@ -368,18 +364,10 @@ fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Resul
 
 /// What the stored HTML of `page` embeds.
 fn page_embeds(stores: &Stores, page: &PageRecord) -> Result<Vec<crawler::extract::Embed>> {
-    let response = crate::read::page_response(stores, page)?;
     let Ok(url) = url::Url::parse(&page.url) else {
         return Ok(Vec::new());
     };
-    let content_type = response
-        .headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-        .map(|(_, v)| v.as_str())
-        .unwrap_or_default();
-    let charset = crawler::charset::charset_from_content_type(content_type);
-    let html = crawler::charset::decode(&response.body, charset.as_deref()).text;
+    let html = crate::read::page_text(stores, page)?;
     Ok(crawler::extract::stream_embeds(&html, &url))
 }
 

@@ -95,11 +95,13 @@ pub struct FsckReport {
     /// added to their capture history only.
     pub history_added: u64,
     /// Fingerprinted pages by the recipe of their fingerprint
-    /// (`classifier::simhash::FINGERPRINT_VERSION`; `unrecorded` for rows
-    /// written before harvest kept it). Not a problem: fingerprints of an
-    /// older recipe are only never compared with newer ones, and `harvest
-    /// reindex --replace` makes them again.
-    pub fingerprints: BTreeMap<String, u64>,
+    /// (`classifier::simhash::FINGERPRINT_VERSION`). Not a problem: fingerprints
+    /// of an older recipe are only never compared with newer ones, and
+    /// `harvest reindex --replace` makes them again.
+    pub fingerprints: BTreeMap<u32, u64>,
+    /// Fingerprinted pages whose recipe is not on record (rows written
+    /// before harvest kept it).
+    pub fingerprints_unrecorded: u64,
     /// Wall time.
     pub secs: f64,
     /// The first problems found.
@@ -136,23 +138,21 @@ impl FsckReport {
         let current = classifier::simhash::FINGERPRINT_VERSION;
         let mut parts = Vec::new();
         let mut older = 0u64;
-        for (recipe, n) in &self.fingerprints {
-            match recipe.parse::<u32>() {
-                Ok(v) if v == current => parts.push(format!("{n} of recipe {v} (current)")),
-                Ok(v) => {
-                    older += n;
-                    parts.push(format!("{n} of recipe {v}"));
-                }
-                Err(_) => parts.push(format!(
-                    "{n} of an unrecorded recipe (rows written before recipes were kept)"
-                )),
+        for (&recipe, &n) in &self.fingerprints {
+            if recipe == current {
+                parts.push(format!("{n} of recipe {recipe} (current)"));
+            } else {
+                older += n;
+                parts.push(format!("{n} of recipe {recipe}"));
             }
         }
-        let mut s = format!(
-            "fingerprints: {}
-",
-            parts.join(", ")
-        );
+        if self.fingerprints_unrecorded > 0 {
+            parts.push(format!(
+                "{} of an unrecorded recipe (rows written before recipes were kept)",
+                self.fingerprints_unrecorded
+            ));
+        }
+        let mut s = format!("fingerprints: {}\n", parts.join(", "));
         if older > 0 {
             s.push_str(&format!(
                 "  {older} fingerprints of another recipe are not compared with those of recipe {current}: `harvest reindex --replace` fingerprints the archive again\n"
@@ -177,7 +177,7 @@ impl FsckReport {
             "verified {}  missing {}  mismatched {}  torn packs {}  unindexed records {}\n",
             self.verified, self.missing, self.mismatched, self.torn, self.unindexed
         ));
-        if !self.fingerprints.is_empty() {
+        if !self.fingerprints.is_empty() || self.fingerprints_unrecorded > 0 {
             s.push_str(&self.render_fingerprints());
         }
         if self.repaired_torn + self.dropped_missing > 0 {
@@ -242,13 +242,16 @@ pub fn check(
         }
     };
     let mut pages = 0u64;
-    let mut recipes: BTreeMap<Option<u32>, u64> = BTreeMap::new();
+    let mut recipes: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut unrecorded = 0u64;
     stores
         .index
         .each_page(&mut |table, row_key, page| {
             pages += 1;
-            if page.simhash.is_some() {
-                *recipes.entry(page.simhash_version).or_default() += 1;
+            match (page.simhash, page.simhash_version) {
+                (Some(_), Some(v)) => *recipes.entry(v).or_default() += 1,
+                (Some(_), None) => unrecorded += 1,
+                (None, _) => {}
             }
             let loc = page.location();
             add(
@@ -292,15 +295,8 @@ pub fn check(
         .context("reading the capture rows")?;
     report.pages = pages;
     report.captures = captures;
-    report.fingerprints = recipes
-        .into_iter()
-        .map(|(v, n)| {
-            (
-                v.map_or_else(|| "unrecorded".to_string(), |v| v.to_string()),
-                n,
-            )
-        })
-        .collect();
+    report.fingerprints = recipes;
+    report.fingerprints_unrecorded = unrecorded;
 
     let mut packs = stores.packs.list("").context("listing the packs")?;
     packs.retain(|p| p.path.ends_with(".warc.gz") || p.path.ends_with(".warc"));
@@ -518,4 +514,35 @@ fn verify(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_counts_fingerprints_by_recipe_and_says_what_to_do_about_older_ones() {
+        let current = classifier::simhash::FINGERPRINT_VERSION;
+        let mut r = FsckReport {
+            fingerprints: [(current, 7)].into(),
+            ..Default::default()
+        };
+        let text = r.render();
+        assert!(
+            text.contains(&format!("fingerprints: 7 of recipe {current} (current)\n")),
+            "{text}"
+        );
+        assert!(!text.contains("reindex --replace"), "{text}");
+        r.fingerprints.insert(current - 1, 2);
+        r.fingerprints_unrecorded = 3;
+        let text = r.render();
+        assert!(
+            text.contains(&format!("2 of recipe {}", current - 1)),
+            "{text}"
+        );
+        assert!(text.contains("3 of an unrecorded recipe"), "{text}");
+        assert!(text.contains("2 fingerprints of another recipe"), "{text}");
+        assert!(text.contains("`harvest reindex --replace`"), "{text}");
+        assert!(r.clean(), "older fingerprints are no inconsistency");
+    }
 }

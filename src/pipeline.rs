@@ -1727,18 +1727,22 @@ const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
 /// A crawler event on its way to the storage thread: a page being analysed
 /// (awaited in arrival order), or an event that needs no analysis.
 enum Staged {
-    Page(tokio::task::JoinHandle<Analysed>),
-    /// A page the crawler analysed with [`Analyser::page_work`].
-    Ready(Box<Analysed>),
+    Page(Analysing),
     Embed(tokio::task::JoinHandle<AnalysedEmbed>),
     Other(CrawlEvent),
 }
 
-/// Hands each page the crawler did not analyse ([`Analyser::page_work`])
-/// to the blocking pool for [`Analyser::analyse`] (at most
-/// [`ANALYSE_PARALLEL`] at a time) and passes the handles on in arrival
-/// order, with the pages that came analysed. Ends when the crawler closes its channel or the storage thread
-/// stops reading.
+/// A page's analysis: done by the crawler ([`Analyser::page_work`]), or
+/// running on the blocking pool.
+enum Analysing {
+    Done(Box<Analysed>),
+    Running(tokio::task::JoinHandle<Analysed>),
+}
+
+/// Passes on, in arrival order, each page the crawler analysed
+/// ([`Analyser::page_work`]) and hands any other to the blocking pool for
+/// [`Analyser::analyse`] (at most [`ANALYSE_PARALLEL`] at a time). Ends when
+/// the crawler closes its channel or the storage thread stops reading.
 async fn analyse_stage(
     analyser: Analyser,
     mut events: mpsc::Receiver<CrawlEvent>,
@@ -1755,30 +1759,24 @@ async fn analyse_stage(
                         stored: None,
                         work,
                     };
-                    if staged
-                        .send(Staged::Ready(Box::new(analysed)))
-                        .await
-                        .is_err()
-                    {
+                    Staged::Page(Analysing::Done(Box::new(analysed)))
+                } else {
+                    let Ok(slot) = slots.clone().acquire_owned().await else {
                         break;
-                    }
-                    continue;
+                    };
+                    let kib = u32::try_from(page.body.len() / 1024)
+                        .unwrap_or(u32::MAX)
+                        .clamp(1, ANALYSE_BUDGET_KIB);
+                    let Ok(bytes) = budget.clone().acquire_many_owned(kib).await else {
+                        break;
+                    };
+                    let analyser = analyser.clone();
+                    Staged::Page(Analysing::Running(tokio::task::spawn_blocking(move || {
+                        let analysed = analyser.analyse(*page);
+                        drop((slot, bytes));
+                        analysed
+                    })))
                 }
-                let Ok(slot) = slots.clone().acquire_owned().await else {
-                    break;
-                };
-                let kib = u32::try_from(page.body.len() / 1024)
-                    .unwrap_or(u32::MAX)
-                    .clamp(1, ANALYSE_BUDGET_KIB);
-                let Ok(bytes) = budget.clone().acquire_many_owned(kib).await else {
-                    break;
-                };
-                let analyser = analyser.clone();
-                Staged::Page(tokio::task::spawn_blocking(move || {
-                    let analysed = analyser.analyse(*page);
-                    drop((slot, bytes));
-                    analysed
-                }))
             }
             CrawlEvent::Embed(embed) => {
                 let analyser = analyser.clone();
@@ -1928,16 +1926,15 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                         match event {
                             Ok(None) => break,
                             Ok(Some(Staged::Page(analysing))) => {
-                                let page =
-                                    handle.block_on(analysing).context("analysing a page")?;
+                                let page = match analysing {
+                                    Analysing::Done(page) => *page,
+                                    Analysing::Running(task) => {
+                                        handle.block_on(task).context("analysing a page")?
+                                    }
+                                };
                                 batch_started.get_or_insert_with(Instant::now);
                                 done.push(page.page.requested_url.clone());
                                 batch.push(page);
-                            }
-                            Ok(Some(Staged::Ready(page))) => {
-                                batch_started.get_or_insert_with(Instant::now);
-                                done.push(page.page.requested_url.clone());
-                                batch.push(*page);
                             }
                             Ok(Some(Staged::Other(CrawlEvent::NotModified(nm)))) => {
                                 batch_started.get_or_insert_with(Instant::now);

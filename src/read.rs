@@ -124,6 +124,15 @@ pub fn page_response(stores: &Stores, page: &PageRecord) -> Result<HttpResponse>
         })
 }
 
+/// The archived HTML of `page` as text, decoded with the charset of its
+/// `Content-Type` (else sniffed, as the crawl decodes it).
+pub fn page_text(stores: &Stores, page: &PageRecord) -> Result<String> {
+    let response = page_response(stores, page)?;
+    let charset =
+        crawler::charset::charset_from_content_type(response.header("content-type").unwrap_or(""));
+    Ok(crawler::charset::decode(&response.body, charset.as_deref()).text)
+}
+
 /// `harvest get URL [--at TIME] [--record]`: the capture of `url` in force
 /// at `at` (the last at or before it), or without `at` its latest page
 /// capture (a URL with captures but no page row, such as an image or a

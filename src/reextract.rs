@@ -45,15 +45,7 @@ pub struct ReextractSummary {
 
 /// The page's attributes extracted again from its archived response.
 pub fn reextract_page(stores: &Stores, cfg: &Config, page: &PageRecord) -> Result<PageRecord> {
-    let response = crate::read::page_response(stores, page)?;
-    let content_type = response
-        .headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-        .map(|(_, v)| v.clone())
-        .unwrap_or_default();
-    let header_charset = crawler::charset::charset_from_content_type(&content_type);
-    let decoded = crawler::charset::decode(&response.body, header_charset.as_deref());
+    let html = crate::read::page_text(stores, page)?;
     let url = url::Url::parse(&page.url).with_context(|| format!("stored URL {:?}", page.url))?;
     let ctx = TimeContext {
         fetched: page.fetched,
@@ -65,7 +57,7 @@ pub fn reextract_page(stores: &Stores, cfg: &Config, page: &PageRecord) -> Resul
             .or(cfg.crawl.publish_time_zone),
         hint: None,
     };
-    let x = extract_with(&decoded.text, &url, &ctx);
+    let x = extract_with(&html, &url, &ctx);
     let mut new = page.clone();
     new.title = x.title.clone().unwrap_or_default();
     let from_hint = matches!(

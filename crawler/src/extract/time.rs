@@ -472,6 +472,15 @@ fn num<T: std::str::FromStr>(c: &regex::Captures<'_>, i: usize) -> Option<T> {
     c.get(i).and_then(|m| m.as_str().parse().ok())
 }
 
+/// The [`DAY_FIRST_TIME`] whose hour is group `t` of `c`: `Some(None)`
+/// without one, `None` when it is no time of day.
+fn day_first_time(c: &regex::Captures<'_>, t: usize) -> Option<Option<NaiveTime>> {
+    match num::<u32>(c, t) {
+        Some(h) => NaiveTime::from_hms_opt(h, num(c, t + 1)?, num(c, t + 2).unwrap_or(0)).map(Some),
+        None => Some(None),
+    }
+}
+
 fn month_number(name: &str) -> Option<u32> {
     const NAMES: [&str; 12] = [
         "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
@@ -709,10 +718,6 @@ fn text_dates(text: &str) -> Vec<TextDate> {
     let taken = |out: &[TextDate], start: usize, end: usize| {
         out.iter().any(|d| d.start >= start && d.start < end)
     };
-    let day_first_time = |c: &regex::Captures<'_>, t: usize| match num::<u32>(c, t) {
-        Some(h) => NaiveTime::from_hms_opt(h, num(c, t + 1)?, num(c, t + 2).unwrap_or(0)).map(Some),
-        None => Some(None),
-    };
     // Chinese, Japanese and Korean write dates year first: a day- or
     // month-first date in their text is an example (`"22.11.1999" 无法用于
     // 自动转换`), not a dateline.
@@ -881,15 +886,7 @@ fn contextual_dates(
                 1900 + yy
             };
             let date = NaiveDate::from_ymd_opt(year, num(&c, 2)?, num(&c, 1)?)?;
-            let time = match num::<u32>(&c, 4) {
-                Some(h) => Some(NaiveTime::from_hms_opt(
-                    h,
-                    num(&c, 5)?,
-                    num(&c, 6).unwrap_or(0),
-                )?),
-                None => None,
-            };
-            stated(date, time, None)
+            stated(date, day_first_time(&c, 4)?, None)
         })();
         if let Some((s, has_time)) = parsed {
             out.push(TextDate {
