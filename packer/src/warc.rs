@@ -10,19 +10,19 @@
 //!
 //! # Compressing before the pack is known
 //!
-//! The deflate stream of a member is three runs of blocks, each compressed on its own (no
-//! back-reference crosses from one run into another):
+//! The deflate stream of a member is two runs of blocks, the second compressed on its own:
 //!
-//! 1. the version line and the named WARC headers, ended by a sync flush (a byte-aligned,
-//!    non-final empty stored block);
-//! 2. `WARC-Warcinfo-ID: <id>` of the pack, as a stored (uncompressed) block, written by
-//!    [`EncodedRecord::member`]: no compressor runs when the pack is chosen;
-//! 3. `Content-Length`, the empty line, the block and the closing CRLF CRLF, ending with the
-//!    final deflate block.
+//! 1. the version line and `WARC-Warcinfo-ID: <id>` of the pack, as a stored
+//!    (uncompressed) block, written by [`EncodedRecord::member`]: no compressor runs when
+//!    the pack is chosen;
+//! 2. the other named WARC headers, `Content-Length`, the empty line, the block and the
+//!    closing CRLF CRLF, compressed in one stream ending with the final deflate block.
 //!
-//! The member's CRC-32 is the combination of the three runs' CRCs. So the costly part (the
+//! The member's CRC-32 is the combination of the two runs' CRCs. So the costly part (the
 //! block) is compressed wherever the record is built (the crawl's analysis stage, on every
-//! core) and the single storage thread only copies bytes.
+//! core) and the single storage thread only copies bytes. (WARC 1.1 puts no order on the
+//! named fields; `WARC-Warcinfo-ID` first is what lets one stream a record suffice: each
+//! new stream clears the compressor's 128 KiB hash table.)
 //!
 //! Reading: [`read_record`] decodes one record (gzip member or plain), [`RecordIter`] walks a
 //! whole pack and reports where it stops being readable (torn tail after a crash).
@@ -128,10 +128,9 @@ const SOFTWARE: &str = concat!("harvest/", env!("CARGO_PKG_VERSION"));
 /// One complete record, compressed, waiting for the pack it goes to (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodedRecord {
-    /// Version line and named WARC headers, deflated, ended by a sync flush.
-    head: Deflated,
-    /// `Content-Length`, empty line, block and CRLF CRLF, deflated, with the final block.
-    tail: Deflated,
+    /// The named WARC headers, `Content-Length`, empty line, block and CRLF CRLF, deflated,
+    /// with the final block (what follows the version line and `WARC-Warcinfo-ID`).
+    body: Deflated,
     /// `WARC-Record-ID`, e.g. `<urn:uuid:…>`.
     pub record_id: String,
     /// `WARC-Payload-Digest` (`sha1:BASE32`) when the record has one.
@@ -151,8 +150,7 @@ impl EncodedRecord {
     /// [`EncodedRecord::member`] of it is not a valid gzip member.
     pub fn id_only(record_id: String, payload_digest: Option<String>) -> Self {
         Self {
-            head: Deflated::default(),
-            tail: Deflated::default(),
+            body: Deflated::default(),
             record_id,
             payload_digest,
         }
@@ -161,28 +159,24 @@ impl EncodedRecord {
     /// The record as one gzip member, with `WARC-Warcinfo-ID: warcinfo_id` among its headers
     /// when given (the pack's warcinfo record; `None` for the warcinfo record itself).
     pub fn member(&self, warcinfo_id: Option<&str>) -> Vec<u8> {
-        let line = warcinfo_id.map(warcinfo_line);
-        let line = line.as_deref().unwrap_or_default();
-        let mut out = Vec::with_capacity(self.member_len_with(line.len()) as usize);
+        let prefix = stored_prefix(warcinfo_id);
+        let mut out = Vec::with_capacity(self.member_len_with(prefix.len()) as usize);
         out.extend_from_slice(&GZIP_HEADER);
-        out.extend_from_slice(&self.head.bytes);
-        for chunk in line.chunks(MAX_STORED_BLOCK) {
+        for chunk in prefix.chunks(MAX_STORED_BLOCK) {
             let len = chunk.len() as u16;
             out.push(0); // BFINAL 0, BTYPE 00 (stored); we are at a byte boundary.
             out.extend_from_slice(&len.to_le_bytes());
             out.extend_from_slice(&(!len).to_le_bytes());
             out.extend_from_slice(chunk);
         }
-        out.extend_from_slice(&self.tail.bytes);
-        let mut crc = crc32fast::Hasher::new_with_initial_len(self.head.crc, self.head.len);
-        let mut middle = crc32fast::Hasher::new();
-        middle.update(line);
-        crc.combine(&middle);
+        out.extend_from_slice(&self.body.bytes);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&prefix);
         crc.combine(&crc32fast::Hasher::new_with_initial_len(
-            self.tail.crc,
-            self.tail.len,
+            self.body.crc,
+            self.body.len,
         ));
-        let size = self.head.len + line.len() as u64 + self.tail.len;
+        let size = prefix.len() as u64 + self.body.len;
         out.extend_from_slice(&crc.finalize().to_le_bytes());
         // ISIZE: the uncompressed length modulo 2^32.
         out.extend_from_slice(&(size as u32).to_le_bytes());
@@ -191,20 +185,24 @@ impl EncodedRecord {
 
     /// Length of [`EncodedRecord::member`] for `warcinfo_id`, without building it.
     pub fn member_len(&self, warcinfo_id: Option<&str>) -> u64 {
-        self.member_len_with(warcinfo_id.map_or(0, |id| warcinfo_line(id).len()))
+        self.member_len_with(stored_prefix(warcinfo_id).len())
     }
 
-    fn member_len_with(&self, line: usize) -> u64 {
-        let stored = line + line.div_ceil(MAX_STORED_BLOCK) * 5;
-        (GZIP_HEADER.len() + self.head.bytes.len() + stored + self.tail.bytes.len() + 8) as u64
+    fn member_len_with(&self, prefix: usize) -> u64 {
+        let stored = prefix + prefix.div_ceil(MAX_STORED_BLOCK) * 5;
+        (GZIP_HEADER.len() + stored + self.body.bytes.len() + 8) as u64
     }
 }
 
-/// The `WARC-Warcinfo-ID` header line naming `id`.
-fn warcinfo_line(id: &str) -> Vec<u8> {
-    let mut line = Vec::with_capacity(id.len() + 22);
-    push_field(&mut line, header::WARCINFO_ID, id);
-    line
+/// The stored start of a record: the version line, then `WARC-Warcinfo-ID` when given.
+fn stored_prefix(warcinfo_id: Option<&str>) -> Vec<u8> {
+    let mut prefix = Vec::with_capacity(96);
+    prefix.extend_from_slice(WARC_VERSION.as_bytes());
+    prefix.extend_from_slice(CRLF);
+    if let Some(id) = warcinfo_id {
+        push_field(&mut prefix, header::WARCINFO_ID, id);
+    }
+    prefix
 }
 
 /// What [`encode_response`] needs to know about one HTTP response.
@@ -494,42 +492,32 @@ fn record(
     record_id: String,
     payload_digest: Option<String>,
 ) -> EncodedRecord {
-    let (head, tail) = encode_parts(headers, block);
     EncodedRecord {
-        head,
-        tail,
+        body: encode_body(headers, block),
         record_id,
         payload_digest,
     }
 }
 
-/// [`encode`] of a block given in parts (an HTTP head and its payload),
-/// without joining them first.
-/// Serialises a record and compresses it (see the module docs): `headers` then, when the
-/// pack is known, its `WARC-Warcinfo-ID`, then `Content-Length` and the block, given in
-/// parts (an HTTP head and its payload) and compressed where they lie.
-fn encode_parts(headers: &[(&str, &str)], block: &[&[u8]]) -> (Deflated, Deflated) {
+/// Serialises and compresses what follows a record's stored start (see the module docs):
+/// `headers`, `Content-Length` and the block, given in parts (an HTTP head and its payload)
+/// and compressed where they lie.
+fn encode_body(headers: &[(&str, &str)], block: &[&[u8]]) -> Deflated {
     let mut head = Vec::with_capacity(512);
-    head.extend_from_slice(WARC_VERSION.as_bytes());
-    head.extend_from_slice(CRLF);
     for (name, value) in headers {
         push_field(&mut head, name, value);
     }
     let block_len: usize = block.iter().map(|b| b.len()).sum();
-    let mut length = Vec::with_capacity(32);
-    push_field(&mut length, header::CONTENT_LENGTH, &block_len.to_string());
-    length.extend_from_slice(CRLF);
-    let mut tail: Vec<&[u8]> = Vec::with_capacity(block.len() + 2);
-    tail.push(&length);
-    tail.extend_from_slice(block);
-    tail.push(b"\r\n\r\n");
+    push_field(&mut head, header::CONTENT_LENGTH, &block_len.to_string());
+    head.extend_from_slice(CRLF);
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(block.len() + 2);
+    parts.push(&head);
+    parts.extend_from_slice(block);
+    parts.push(b"\r\n\r\n");
     COMPRESS.with(|c| {
         let mut compress = c.borrow_mut();
         compress.reset();
-        let head = deflate(&mut compress, &[&head], FlushCompress::Sync);
-        compress.reset();
-        let tail = deflate(&mut compress, &tail, FlushCompress::Finish);
-        (head, tail)
+        deflate(&mut compress, &parts)
     })
 }
 
@@ -541,20 +529,17 @@ thread_local! {
 }
 
 /// Raw deflate of `parts` (one input, in order) from a fresh (or reset)
-/// compressor: ended by a sync flush (more blocks may follow) or by the
-/// final block.
-fn deflate(compress: &mut Compress, parts: &[&[u8]], flush: FlushCompress) -> Deflated {
-    if parts.is_empty() {
-        return deflate(compress, &[&[]], flush);
-    }
+/// compressor, ended by the final block.
+fn deflate(compress: &mut Compress, parts: &[&[u8]]) -> Deflated {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     let mut out = Vec::with_capacity(total / 3 + 64);
     let mut crc = crc32fast::Hasher::new();
-    let last = parts.len() - 1;
+    let last = parts.len().saturating_sub(1);
     for (i, part) in parts.iter().enumerate() {
         crc.update(part);
-        let mode = if i == last {
-            flush
+        let finish = i == last;
+        let mode = if finish {
+            FlushCompress::Finish
         } else {
             FlushCompress::None
         };
@@ -568,15 +553,9 @@ fn deflate(compress: &mut Compress, parts: &[&[u8]], flush: FlushCompress) -> De
             let consumed = (compress.total_in() - start) as usize;
             match status {
                 Ok(Status::StreamEnd) => break,
-                // Done with a part (or a sync flush) when all its input is
-                // in and the output was not filled.
-                Ok(_)
-                    if mode != FlushCompress::Finish
-                        && consumed == part.len()
-                        && out.len() < out.capacity() =>
-                {
-                    break
-                }
+                // Done with a part when all its input is in and the output was
+                // not filled.
+                Ok(_) if !finish && consumed == part.len() && out.len() < out.capacity() => break,
                 Ok(_) => {}
                 // Compressing into memory cannot fail.
                 Err(e) => unreachable!("deflate into memory failed: {e}"),
