@@ -97,8 +97,12 @@ fn init_tracing(verbose: u8, format: LogFormat) {
         1 => "info",
         _ => "debug",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("HARVEST_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // html5ever logs its own tree builder's limits ("foster parenting not implemented", a
+    // warning a misnested table on a real page) and, at debug, every token: noise to an
+    // operator. HARVEST_LOG can still ask for them.
+    let filter = tracing_subscriber::EnvFilter::try_from_env("HARVEST_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!("{default},html5ever=error"))
+    });
     // Colour only on a terminal: a log file or journald gets plain text.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let builder = tracing_subscriber::fmt()

@@ -1085,6 +1085,25 @@ fn a_full_pack_disk_stops_the_crawl_and_indexes_nothing_unstored() {
     );
 }
 
+/// A crawl's log holds the crawl's own warnings, not the HTML parser's: a
+/// misnested table (common on real pages) makes html5ever log "foster
+/// parenting not implemented" for every cell.
+#[test]
+fn the_html_parser_logs_nothing_into_a_crawl() {
+    let page = "<html><head><title>t</title></head><body><table><div>a</div><div>b</div>\
+                <tr><td>c</td></tr></table><p>text</p></body></html>";
+    let site = Site::serve(harvest::site::SiteFiles::from_pairs([(
+        "/index.html".to_string(),
+        page.as_bytes().to_vec(),
+    )]));
+    let ws = Workspace::new(&site.url("/index.html"), "demo", Some(0));
+    let out = ws.harvest(&["crawl", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("html5ever"), "{err}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(summary["pages"], 1, "{summary}");
+}
+
 /// Issue 13 item 2: `harvest fsck` on a sound archive exits 0 having
 /// verified every row's record; a torn pack tail and a pack gone are
 /// found, named and make it exit 1.
