@@ -426,6 +426,11 @@ pub struct ServeArgs {
     /// an idle kept-alive connection); slower connections are closed.
     #[arg(long, default_value_t = crate::serve::DEFAULT_HEADER_TIMEOUT_SECS)]
     pub header_timeout: u64,
+    /// Connections from one IP address that have not sent a whole request
+    /// yet; one more closes that address's oldest, so one client's idle
+    /// connections never push out another's.
+    #[arg(long, default_value_t = crate::serve::DEFAULT_MAX_IDLE_PER_CLIENT)]
+    pub max_idle_per_client: usize,
 }
 
 #[derive(Debug, Args)]

@@ -202,6 +202,7 @@ fn run(cli: Cli) -> Result<()> {
                     limits: harvest::serve::ServerLimits {
                         max_connections: args.max_connections,
                         header_timeout: std::time::Duration::from_secs(args.header_timeout),
+                        max_idle_per_client: args.max_idle_per_client,
                     },
                 },
             ))

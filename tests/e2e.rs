@@ -874,7 +874,15 @@ fn idle_connections_do_not_starve_the_server() {
     ws.crawl();
     let (mut server, base) = util::start_serve(
         &ws.config,
-        &["--max-connections", "200", "--header-timeout", "2"],
+        &[
+            "--max-connections",
+            "200",
+            "--header-timeout",
+            "2",
+            // All come from 127.0.0.1: the per-client cap is the next test's.
+            "--max-idle-per-client",
+            "100000",
+        ],
     );
     let addr = base.trim_start_matches("http://").to_string();
     // Five times the connection cap, each with half a request.
@@ -907,6 +915,76 @@ fn idle_connections_do_not_starve_the_server() {
         closed_after < std::time::Duration::from_secs(5),
         "an idle connection stayed open {closed_after:?}"
     );
+}
+
+/// Issue 13 item 6, per-client limits: one address holds at most
+/// `--max-idle-per-client` connections that have not sent a request; one
+/// more closes that address's oldest at once (not after the header
+/// timeout), and the newer ones stay open.
+#[test]
+fn one_client_cycles_its_own_idle_connections() {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    const CAP: usize = 40;
+    const EXTRA: usize = 10;
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(0));
+    ws.crawl();
+    let (mut server, base) = util::start_serve(
+        &ws.config,
+        &[
+            "--header-timeout",
+            "60",
+            "--max-idle-per-client",
+            &CAP.to_string(),
+        ],
+    );
+    let addr = base.trim_start_matches("http://").to_string();
+    let mut idle = Vec::new();
+    for _ in 0..CAP + EXTRA {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        let _ = s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n");
+        idle.push(s);
+    }
+    // The oldest EXTRA were closed for the newer ones: reading them ends
+    // (long before the 60 s header timeout).
+    let t0 = Instant::now();
+    for (i, s) in idle.iter_mut().take(EXTRA).enumerate() {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut buf = Vec::new();
+        // A close with the unread half request may arrive as a reset.
+        let ended = match s.read_to_end(&mut buf) {
+            Ok(_) => true,
+            Err(e) => !matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
+        };
+        assert!(
+            ended && t0.elapsed() < Duration::from_secs(5),
+            "idle connection {i} over the cap was not closed ({:?})",
+            t0.elapsed()
+        );
+    }
+    // The newest CAP are still open: a read waits.
+    for (i, s) in idle.iter_mut().skip(EXTRA).enumerate() {
+        s.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+        let mut byte = [0u8; 1];
+        let err = s
+            .read(&mut byte)
+            .expect_err("an idle connection within the cap must stay open");
+        assert!(
+            matches!(
+                err.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
+            "idle connection {} within the cap: {err}",
+            i + EXTRA
+        );
+    }
+    assert_eq!(http_get(&addr, "/healthz").trim(), "ok");
+    let _ = server.kill();
+    let _ = server.wait();
 }
 
 /// Issue 13 items 1 and 3: the index runs out of disk in the middle of a

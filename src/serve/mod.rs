@@ -121,18 +121,24 @@ pub struct ServeOptions {
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 /// Default of `harvest serve --header-timeout` (seconds).
 pub const DEFAULT_HEADER_TIMEOUT_SECS: u64 = 10;
+/// Default of `harvest serve --max-idle-per-client`: connections from one
+/// address that have not sent a whole request (a browser opens at most six).
+pub const DEFAULT_MAX_IDLE_PER_CLIENT: usize = 64;
 /// Largest request body accepted (the API's only bodies are small JSON:
 /// `/api/cli` arguments).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// What clients can hold of the server: slow or idle connections are
 /// closed after `header_timeout`, and at most `max_connections` are open at
-/// once, the oldest idle one closed for a newcomer (see
-/// [`serve_connections`]), so idle connections cannot starve `/healthz`.
+/// once, the oldest idle one closed for a newcomer; one address holds at
+/// most `max_idle_per_client` idle ones, its oldest closed for its newcomer
+/// (see [`serve_connections`]). So idle connections cannot starve `/healthz`,
+/// and one client's cannot push out another's.
 #[derive(Debug, Clone, Copy)]
 pub struct ServerLimits {
     pub max_connections: usize,
     pub header_timeout: std::time::Duration,
+    pub max_idle_per_client: usize,
 }
 
 impl Default for ServerLimits {
@@ -140,6 +146,7 @@ impl Default for ServerLimits {
         ServerLimits {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_timeout: std::time::Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECS),
+            max_idle_per_client: DEFAULT_MAX_IDLE_PER_CLIENT,
         }
     }
 }
@@ -375,6 +382,8 @@ const RESERVED_FDS: u64 = 512;
 
 /// One open connection, as the accept loop sees it.
 struct OpenConnection {
+    /// The client's address.
+    peer: std::net::IpAddr,
     /// Set once the connection has sent a whole request.
     served: Arc<std::sync::atomic::AtomicBool>,
     /// Set when the connection task ends.
@@ -387,6 +396,9 @@ struct OpenConnection {
 /// more than the open-files limit allows) are open at once; at the cap a new
 /// connection closes the oldest one that never sent a whole request, so idle
 /// or half-sent connections cannot keep real clients (and `/healthz`) out.
+/// A client (an IP address) at `limits.max_idle_per_client` such connections
+/// closes its own oldest for a new one, so a slow or flooding client cycles
+/// its own connections instead of pushing out other clients'.
 /// Stops accepting at `shutdown` and gives open connections a moment.
 async fn serve_connections(
     listener: tokio::net::TcpListener,
@@ -416,7 +428,7 @@ async fn serve_connections(
     let mut connections = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
@@ -430,18 +442,33 @@ async fn serve_connections(
         };
         // Forget connections that closed or sent a request; at the cap,
         // close the oldest that has not.
-        oldest_first
-            .retain(|c| !c.closed.load(Ordering::Relaxed) && !c.served.load(Ordering::Relaxed));
-        if open.load(Ordering::Relaxed) >= cap {
-            if let Some(victim) = oldest_first.pop_front() {
-                victim.evict.notify_one();
-            }
+        let peer = peer.ip();
+        let mut idle_of_peer = 0;
+        oldest_first.retain(|c| {
+            let idle = !c.closed.load(Ordering::Relaxed) && !c.served.load(Ordering::Relaxed);
+            idle_of_peer += usize::from(idle && c.peer == peer);
+            idle
+        });
+        let per_client = limits.max_idle_per_client.max(1);
+        let victim = if idle_of_peer >= per_client {
+            oldest_first
+                .iter()
+                .position(|c| c.peer == peer)
+                .and_then(|i| oldest_first.remove(i))
+        } else if open.load(Ordering::Relaxed) >= cap {
+            oldest_first.pop_front()
+        } else {
+            None
+        };
+        if let Some(victim) = victim {
+            victim.evict.notify_one();
         }
         let _ = stream.set_nodelay(true);
         let served = Arc::new(AtomicBool::new(false));
         let closed = Arc::new(AtomicBool::new(false));
         let evict = Arc::new(tokio::sync::Notify::new());
         oldest_first.push_back(OpenConnection {
+            peer,
             served: served.clone(),
             closed: closed.clone(),
             evict: evict.clone(),
