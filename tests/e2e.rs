@@ -767,6 +767,18 @@ impl Drop for Mount {
     }
 }
 
+/// The temporary copies of read-only indexes in the temp folder.
+fn read_only_copies() -> Vec<String> {
+    std::fs::read_dir(std::env::temp_dir())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("harvest-read-only-index-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Issue 13 item 7: an archive on read-only media answers query, stats, get
 /// and serve (its index is opened from a temporary copy); a missing data dir
 /// is an error naming the path, and nothing is created.
@@ -807,6 +819,7 @@ fn a_read_only_archive_answers_and_a_missing_one_is_an_error() {
         );
         out
     };
+    let copies_before = read_only_copies();
     let out = run(&["query", "--format", "jsonl"]);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("read-only media"),
@@ -826,8 +839,17 @@ fn a_read_only_archive_answers_and_a_missing_one_is_an_error() {
     // serve on the read-only archive: answers, leaves no file behind.
     let (mut server, addr) = util::start_serve(&config, &[]);
     let search = http_get(&addr, "/api/search?limit=200");
-    let _ = server.kill();
+    // Stopped as an operator does (SIGTERM): it removes its copy of the index.
+    let _ = Command::new("kill").arg(server.id().to_string()).status();
     let _ = server.wait();
+    let left: Vec<String> = read_only_copies()
+        .into_iter()
+        .filter(|c| !copies_before.contains(c))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "temporary index copies left behind: {left:?}"
+    );
     let hits: serde_json::Value = serde_json::from_str(&search).expect(&search);
     assert_eq!(
         hits["hits"].as_array().unwrap().len(),
