@@ -565,7 +565,8 @@ pub enum ModelCommand {
         model: Option<PathBuf>,
     },
     /// Accuracy and train+predict time on 20 Newsgroups, Reuters R8 and
-    /// THUCNews titles, beside scikit-learn's LinearSVC in the same run.
+    /// THUCNews titles, beside scikit-learn's LinearSVC in the same run
+    /// (runs `harvest-bench model`, the program beside this one).
     Bench {
         /// Folder with the corpora (deploy/data/fetch-corpora.sh fills it).
         #[arg(long, default_value = "deploy/cache")]

@@ -330,18 +330,17 @@ fn run(cli: Cli) -> Result<()> {
                 print!("{e}");
                 Ok(())
             }
-            ModelCommand::Bench { cache, python } => {
-                let python = python.exists().then_some(python.as_path());
-                if python.is_none() {
-                    eprintln!(
-                        "harvest: scikit-learn peer not found; set it up with deploy/data/setup-peers.sh ({})",
-                        classifier::bench::VENV_SETUP
-                    );
-                }
-                let report = classifier::bench::run(&cache, python)?;
-                println!("{report}");
-                Ok(())
-            }
+            ModelCommand::Bench { cache, python } => run_bench(
+                vec![
+                    "model".into(),
+                    "--cache".into(),
+                    cache.into_os_string(),
+                    "--python".into(),
+                    python.into_os_string(),
+                ],
+                cli.verbose,
+                cli.log_format,
+            ),
             ModelCommand::Info { model } => {
                 let path = match model {
                     Some(p) => p,

@@ -85,6 +85,10 @@ pub enum BenchKind {
     /// exact (size + SHA-1) and perceptual (aHash, dHash, pHash), vs the
     /// issue's 112 s and Python imagehash on the same files.
     Images,
+    /// The topic classifier: accuracy and train+predict time on 20
+    /// Newsgroups, Reuters R8 and THUCNews titles (in --cache), beside
+    /// scikit-learn's LinearSVC in the same run (`harvest model bench`).
+    Model,
 }
 
 #[derive(Debug, Args)]
@@ -106,10 +110,14 @@ pub struct BenchArgs {
     /// fetched by deploy/data/fetch-neardup.sh).
     #[arg(long, default_value = "deploy/cache/NewsArticles.csv")]
     pub news: PathBuf,
-    /// Python with the peers (kmeans: scikit-learn, simhash: simhash,
+    /// Python with the peers (kmeans, model: scikit-learn, simhash: simhash,
     /// extract: trafilatura; set up by deploy/data/setup-peers.sh).
     #[arg(long, default_value = "deploy/cache/venv/bin/python")]
     pub python: PathBuf,
+    /// Folder with the classifier's corpora (model; deploy/data/fetch-corpora.sh
+    /// fills it).
+    #[arg(long, default_value = "deploy/cache")]
+    pub cache: PathBuf,
     /// newspaper4k test pages with their metadata (extract; fetched by
     /// deploy/data/fetch-extract-devset.sh).
     #[arg(long, default_value = "deploy/cache/newspaper4k")]

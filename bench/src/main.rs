@@ -1,24 +1,10 @@
-//! `harvest-bench`: every benchmark of harvest, each a program that prints
-//! harvest's figure beside a peer's measured in the same run. The product
-//! binary reaches it as `harvest bench ...` (it runs this program, found
-//! beside itself, with the same arguments); the benchmarks that crawl run the
-//! `harvest` binary found beside this one, as a user would.
+//! `harvest-bench`: the benchmarks' program (`harvest bench ...` runs it);
+//! the benchmarks themselves are this package's library.
 
-mod api;
-mod cli;
-mod crawl;
-mod extract;
-mod images;
-mod reposts;
-mod simhash;
-
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
 use clap::Parser;
-
-use crate::cli::{BenchArgs, BenchKind, Cli};
+use harvest_bench::cli::Cli;
 
 /// jemalloc, as in the `harvest` binary: the in-process benchmarks (api,
 /// locality, cluster-ingest's crawls) measure the allocator the product uses.
@@ -28,7 +14,7 @@ static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     harvest::init_tracing(cli.verbose, cli.log_format);
-    match run(&cli.bench) {
+    match harvest_bench::run(&cli.bench) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("harvest-bench: error: {err}");
@@ -38,49 +24,4 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
-}
-
-fn run(args: &BenchArgs) -> Result<()> {
-    match args.kind {
-        BenchKind::Ingest => crawl::ingest(args),
-        BenchKind::ClusterIngest => crawl::cluster_ingest(args),
-        BenchKind::Requisites => crawl::requisites(args),
-        BenchKind::Neardup => crawl::neardup(args),
-        BenchKind::Resume => crawl::resume(args),
-        BenchKind::Recrawl => crawl::recrawl(args),
-        BenchKind::Frontier => crawl::frontier(args),
-        BenchKind::Locality => crawl::locality(args),
-        BenchKind::Api => api::run(args),
-        BenchKind::Extract => extract::run(args),
-        BenchKind::Simhash => simhash::run(args),
-        BenchKind::Images => images::run(args),
-        BenchKind::Kmeans => {
-            let python = args.python.exists().then_some(args.python.as_path());
-            if python.is_none() {
-                eprintln!(
-                    "harvest: {} missing: the scikit-learn peer is skipped (deploy/data/setup-peers.sh sets it up)",
-                    args.python.display()
-                );
-            }
-            let report = packer::placement::bench(&args.news, python)?;
-            println!("{report}");
-            Ok(())
-        }
-    }
-}
-
-/// The `harvest` binary beside this one (`target/release/harvest` beside
-/// `target/release/harvest-bench`): the crawl benchmarks run it as a child
-/// process, as a user would.
-pub fn harvest_exe() -> Result<PathBuf> {
-    let me = std::env::current_exe().context("cannot locate harvest-bench's own executable")?;
-    let exe = me.with_file_name(format!("harvest{}", std::env::consts::EXE_SUFFIX));
-    if !exe.is_file() {
-        anyhow::bail!(
-            "{} not found: the crawl benchmarks run the harvest binary beside harvest-bench; \
-             build it with `cargo build --release -p harvest`",
-            exe.display()
-        );
-    }
-    Ok(exe)
 }
