@@ -9,6 +9,7 @@ pub mod cli;
 pub mod crawl;
 pub mod extract;
 pub mod images;
+pub mod kmeans;
 pub mod model;
 pub mod reposts;
 pub mod simhash;
@@ -54,7 +55,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                     args.python.display()
                 );
             }
-            let report = packer::placement::bench(&args.news, python)?;
+            let report = kmeans::bench(&args.news, python)?;
             println!("{report}");
             Ok(())
         }
