@@ -32,7 +32,7 @@ pub struct SklearnFigures {
     pub sklearn: String,
 }
 
-/// Result of [`bench`]: our K-means and scikit-learn's on the same vectors, same run.
+/// Result of [`bench()`]: our K-means and scikit-learn's on the same vectors, same run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KmeansBench {
     /// Vectors (pages).
@@ -188,7 +188,7 @@ impl Default for BenchOptions {
     }
 }
 
-/// [`bench`] with another k, number of restarts or replay batch sizes (tests use a small
+/// [`bench()`] with another k, number of restarts or replay batch sizes (tests use a small
 /// one: debug builds compile linfa's generic K-means without optimisation).
 pub fn bench_with(csv: &Path, python: Option<&Path>, b: &BenchOptions) -> Result<KmeansBench> {
     let opts = ClusterOptions::default();
@@ -229,7 +229,7 @@ pub fn bench_with(csv: &Path, python: Option<&Path>, b: &BenchOptions) -> Result
     })
 }
 
-/// Batch sizes of the pipeline replay in [`bench`].
+/// Batch sizes of the pipeline replay in [`bench()`].
 pub const BENCH_BATCHES: [usize; 2] = [10, 100];
 
 #[cfg(test)]
