@@ -9,8 +9,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use packer::placement::{
-    kmeans, load_news, packing_report, AttributeEncoder, ClusterError, ClusterOptions,
-    PackingReport, Result, DEFAULT_KEYWORDS_PER_ARTICLE, DEFAULT_N_RUNS,
+    kmeans, load_news, packing_report, AttributeEncoder, ClusterOptions, PackingReport, Result,
+    DEFAULT_KEYWORDS_PER_ARTICLE, DEFAULT_N_RUNS,
 };
 use serde::Deserialize;
 
@@ -90,7 +90,7 @@ impl fmt::Display for KmeansBench {
 }
 
 /// Writes a float32 C-order `.npy` (format 1.0) matrix.
-fn write_npy(path: &Path, rows: &[Vec<f32>], width: usize) -> Result<()> {
+fn write_npy(path: &Path, rows: &[Vec<f32>], width: usize) -> std::io::Result<()> {
     let mut header = format!(
         "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}",
         rows.len(),
@@ -109,10 +109,7 @@ fn write_npy(path: &Path, rows: &[Vec<f32>], width: usize) -> Result<()> {
             bytes.extend_from_slice(&x.to_le_bytes());
         }
     }
-    std::fs::write(path, bytes).map_err(|source| ClusterError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    std::fs::write(path, bytes)
 }
 
 fn run_sklearn(
@@ -127,7 +124,8 @@ fn run_sklearn(
     let result = (|| {
         let npy = dir.join("vectors.npy");
         let script = dir.join("sklearn-kmeans.py");
-        write_npy(&npy, vectors, width).map_err(|e| e.to_string())?;
+        write_npy(&npy, vectors, width)
+            .map_err(|e| format!("cannot write {}: {e}", npy.display()))?;
         std::fs::write(&script, SKLEARN_SCRIPT)
             .map_err(|e| format!("cannot write {}: {e}", script.display()))?;
         let out = Command::new(python)

@@ -77,15 +77,6 @@ pub enum ClusterError {
     /// linfa-clustering failed.
     #[error("k-means failed: {0}")]
     KMeans(String),
-    /// Reading a file failed.
-    #[error("i/o error on {path}: {source}")]
-    Io {
-        /// Path.
-        path: PathBuf,
-        /// Underlying error.
-        #[source]
-        source: std::io::Error,
-    },
     /// The news corpus is missing or malformed.
     #[error("news corpus {path}: {reason}")]
     Corpus {
