@@ -614,4 +614,28 @@ mod tests {
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
     }
+
+    /// `harvest bench ...` hands everything after `bench` to `harvest-bench` as it is,
+    /// help flags included (`harvest bench ingest --help` shows the benchmark's help).
+    #[test]
+    fn bench_arguments_pass_through_verbatim() {
+        let bench_args = |argv: &[&str]| -> Vec<String> {
+            match Cli::try_parse_from(argv).expect("parses").command {
+                Command::Bench { args } => args
+                    .into_iter()
+                    .map(|a| a.into_string().expect("utf-8"))
+                    .collect(),
+                other => panic!("not bench: {other:?}"),
+            }
+        };
+        assert_eq!(
+            bench_args(&["harvest", "bench", "ingest", "--help", "--dir", "/tmp/b", "-v"]),
+            ["ingest", "--help", "--dir", "/tmp/b", "-v"]
+        );
+        assert_eq!(bench_args(&["harvest", "bench", "-h"]), ["-h"]);
+        assert_eq!(bench_args(&["harvest", "bench"]), Vec::<String>::new());
+        let cli =
+            Cli::try_parse_from(["harvest", "-v", "bench", "api", "--dir", "d"]).expect("parses");
+        assert_eq!(cli.verbose, 1);
+    }
 }
