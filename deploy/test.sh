@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 # deploy/cache/pywb-venv.
 ./deploy/data/install-test-peers.sh
 # The scikit-learn peer of the classifier and K-means comparisons
-# (classifier/tests/bench.rs, packer/tests/placement.rs), in deploy/cache/venv:
+# (bench/tests/model.rs, bench/tests/kmeans.rs), in deploy/cache/venv:
 # ~40 s on a fresh machine, a few seconds once it is there.
 ./deploy/data/setup-peers.sh
 export PATH="$PWD/deploy/cache/test-venv/bin:$PATH"

@@ -96,8 +96,15 @@ pub enum Command {
         #[command(subcommand)]
         command: ModelCommand,
     },
-    /// Benchmarks that print harvest's figure beside a peer's.
-    Bench(BenchArgs),
+    /// Benchmarks that print harvest's figure beside a peer's: runs the
+    /// `harvest-bench` program beside this one with the same arguments
+    /// (`harvest bench --help` lists them).
+    #[command(disable_help_flag = true)]
+    Bench {
+        /// The benchmark and its options, passed to `harvest-bench` as they are.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Check or prepare the configured storage (HDFS / HBase or embedded).
     Cluster {
         #[command(subcommand)]
@@ -563,7 +570,8 @@ pub enum ModelCommand {
         model: Option<PathBuf>,
     },
     /// Accuracy and train+predict time on 20 Newsgroups, Reuters R8 and
-    /// THUCNews titles, beside scikit-learn's LinearSVC in the same run.
+    /// THUCNews titles, beside scikit-learn's LinearSVC in the same run
+    /// (runs `harvest-bench model`, the program beside this one).
     Bench {
         /// Folder with the corpora (deploy/data/fetch-corpora.sh fills it).
         #[arg(long, default_value = "deploy/cache")]
@@ -572,133 +580,6 @@ pub enum ModelCommand {
         #[arg(long, default_value = "deploy/cache/venv/bin/python")]
         python: PathBuf,
     },
-}
-
-/// The pages of `harvest bench extract`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum ExtractSet {
-    /// newspaper4k's test pages and harvest's labelled pages.
-    Dev,
-    /// go-htmldate's and go-readability's labelled real pages.
-    Heldout,
-    /// Both, one after the other.
-    All,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum BenchKind {
-    /// First full crawl (`harvest crawl` as a child process, durable queue)
-    /// on a loopback site vs `wget --recursive --warc-file`: pages/s, peak RSS;
-    /// runs alternated (env HARVEST_BENCH_RUNS pairs, default 3), medians.
-    Ingest,
-    /// The same first full crawl on the cluster backends (HDFS packs, HBase
-    /// index; --hdfs, --thrift) beside the embedded default, embedded runs
-    /// before and after: pages/s and the cluster's share (goal >= 50%).
-    /// deploy/bench/cluster-ingest.sh starts the test cluster and runs it
-    ClusterIngest,
-    /// The first full crawl with `[crawl] requisites` off and on, beside
-    /// `wget --recursive --page-requisites --warc-file`: pages/s, requests,
-    /// embeds archived, archive bytes.
-    Requisites,
-    /// The first full crawl with `[dedup] near_duplicates` off and on, runs
-    /// alternated (env HARVEST_BENCH_RUNS pairs, default 3): pages/s each
-    /// way, the cost of detection in %, pages linked. With --zh-reposts, on
-    /// a generated site of Chinese news articles and their reposts.
-    Neardup,
-    /// The same crawl SIGKILLed at about half its pages and taken up by a
-    /// second `harvest crawl`, vs the uninterrupted crawl: wall time, pages
-    /// archived once, pages fetched twice.
-    Resume,
-    /// A second `harvest crawl` of the unchanged site on the first crawl's
-    /// data dir vs the first crawl: URLs/s, new records, pack bytes added.
-    Recrawl,
-    /// 1,000,000 queued URLs (env HARVEST_BENCH_URLS): the durable frontier
-    /// table vs the in-memory queue, each in a child process: peak RSS, push
-    /// rate, store size.
-    Frontier,
-    /// Packs touched by analysts' queries: K-means cluster packing vs
-    /// arrival-order packing, on the real news articles crawled as a site.
-    Locality,
-    /// K-means on the news articles' attribute vectors vs scikit-learn's KMeans.
-    Kmeans,
-    /// /api/search and /api/stats latency at 1,000,000 pages (env
-    /// HARVEST_BENCH_PAGES) vs a full scan, and requests/s under wrk.
-    Api,
-    /// Title, publish time (minute, day) and media accuracy of attribute
-    /// extraction on the dev set (newspaper4k test pages + harvest's labelled
-    /// pages) or the held-out sets (--set) vs trafilatura on the same pages.
-    Extract,
-    /// Near-duplicates: SimHash MB/s and repost accuracy vs the Python
-    /// simhash library, all pairs within 3 bits among 1,000,000 fingerprints
-    /// (env HARVEST_BENCH_SIMHASHES) vs brute force and the peer's index.
-    Simhash,
-    /// The seed's duplicate finder: 10,000 image files (env
-    /// HARVEST_BENCH_IMAGES) cut from real images with 1% duplicates,
-    /// exact (size + SHA-1) and perceptual (aHash, dHash, pHash), vs the
-    /// issue's 112 s and Python imagehash on the same files.
-    Images,
-}
-
-#[derive(Debug, Args)]
-pub struct BenchArgs {
-    /// Which benchmark to run.
-    #[arg(value_enum)]
-    pub kind: BenchKind,
-    /// Site to serve: a .tar.gz or a folder (default: the bundled demo site).
-    #[arg(long)]
-    pub site: Option<PathBuf>,
-    /// Entry path on the site (default: the demo's entry page).
-    #[arg(long)]
-    pub entry: Option<String>,
-    /// Scratch folder (wiped).
-    #[arg(long, default_value = "harvest-data/bench")]
-    pub dir: PathBuf,
-    /// NewsArticles.csv (locality, kmeans, simhash; fetched by
-    /// indexer/tests/fetch-news.sh; simhash also reads 199801.txt beside it,
-    /// fetched by deploy/data/fetch-neardup.sh).
-    #[arg(long, default_value = "deploy/cache/NewsArticles.csv")]
-    pub news: PathBuf,
-    /// Python with the peers (kmeans: scikit-learn, simhash: simhash,
-    /// extract: trafilatura; set up by deploy/data/setup-peers.sh).
-    #[arg(long, default_value = "deploy/cache/venv/bin/python")]
-    pub python: PathBuf,
-    /// newspaper4k test pages with their metadata (extract; fetched by
-    /// deploy/data/fetch-extract-devset.sh).
-    #[arg(long, default_value = "deploy/cache/newspaper4k")]
-    pub devset: PathBuf,
-    /// Real images the image workload is cut from (images; fetched by
-    /// deploy/data/fetch-images.sh).
-    #[arg(long, default_value = "deploy/cache/skimage-data")]
-    pub images: PathBuf,
-    /// harvest's labelled extraction pages (extract).
-    #[arg(long, default_value = "crawler/tests/fixtures/extract")]
-    pub fixtures: PathBuf,
-    /// extract: which pages: `dev` (the dev set the rules were built on),
-    /// `heldout` (real pages the rules were not built on, --heldout) or `all`.
-    #[arg(long, value_enum, default_value_t = ExtractSet::Dev)]
-    pub set: ExtractSet,
-    /// The held-out sets of extract (fetched by
-    /// deploy/data/fetch-extract-heldout.sh).
-    #[arg(long, default_value = "deploy/cache/extract-heldout")]
-    pub heldout: PathBuf,
-    /// Crawl benchmarks: instead of --site, serve every People's Daily
-    /// 1998-01 article (199801.txt beside --news, fetched by
-    /// deploy/data/fetch-neardup.sh) published by one Chinese portal and
-    /// reposted by two others (harvest::reposts templates).
-    #[arg(long)]
-    pub zh_reposts: bool,
-    /// cluster-ingest: the HDFS URL packs go under (e.g.
-    /// hdfs://127.0.0.1:PORT; a folder per run is made below it).
-    #[arg(long)]
-    pub hdfs: Option<String>,
-    /// cluster-ingest: the HBase Thrift 1 server `host:port` (its tables
-    /// must not hold an earlier run's: start a fresh cluster).
-    #[arg(long)]
-    pub thrift: Option<String>,
-    /// cluster-ingest: the HBase Thrift 2 server `host:port`, to create
-    /// pre-split tables (optional).
-    #[arg(long)]
-    pub thrift2: Option<String>,
 }
 
 #[cfg(test)]
@@ -737,5 +618,29 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// `harvest bench ...` hands everything after `bench` to `harvest-bench` as it is,
+    /// help flags included (`harvest bench ingest --help` shows the benchmark's help).
+    #[test]
+    fn bench_arguments_pass_through_verbatim() {
+        let bench_args = |argv: &[&str]| -> Vec<String> {
+            match Cli::try_parse_from(argv).expect("parses").command {
+                Command::Bench { args } => args
+                    .into_iter()
+                    .map(|a| a.into_string().expect("utf-8"))
+                    .collect(),
+                other => panic!("not bench: {other:?}"),
+            }
+        };
+        assert_eq!(
+            bench_args(&["harvest", "bench", "ingest", "--help", "--dir", "/tmp/b", "-v"]),
+            ["ingest", "--help", "--dir", "/tmp/b", "-v"]
+        );
+        assert_eq!(bench_args(&["harvest", "bench", "-h"]), ["-h"]);
+        assert_eq!(bench_args(&["harvest", "bench"]), Vec::<String>::new());
+        let cli =
+            Cli::try_parse_from(["harvest", "-v", "bench", "api", "--dir", "d"]).expect("parses");
+        assert_eq!(cli.verbose, 1);
     }
 }

@@ -1,19 +1,16 @@
 //! The `harvest` binary's glue, as a library so that the end-to-end tests can
-//! drive the same code: command line, configuration, pipeline wiring, demo
-//! and benchmarks. The stage crates know nothing of each other; this does.
+//! drive the same code: command line, configuration, pipeline wiring and
+//! demo. The stage crates know nothing of each other; this does. The
+//! benchmarks are the `harvest-bench` crate (`bench/`), which uses this one.
 
-pub mod apibench;
-pub mod bench;
 pub mod cdxj;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod dedup;
 pub mod demo;
-pub mod extractbench;
 pub mod filters;
 pub mod fsck;
-pub mod imagebench;
 pub mod import;
 pub mod jobs;
 pub mod newssite;
@@ -23,9 +20,7 @@ pub mod read;
 pub mod reextract;
 pub mod remote;
 pub mod replay;
-pub mod reposts;
 pub mod serve;
-pub mod simbench;
 pub mod site;
 pub mod stores;
 pub mod surt;
@@ -34,7 +29,34 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::cli::LogFormat;
 use crate::config::Config;
+
+/// Log lines on stderr: `warn`, or `info`/`debug` with `-v`/`-vv`; the
+/// `HARVEST_LOG` filter overrides (`harvest` and `harvest-bench`).
+pub fn init_tracing(verbose: u8, format: LogFormat) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    // html5ever logs its own tree builder's limits ("foster parenting not implemented", a
+    // warning a misnested table on a real page) and, at debug, every token: noise to an
+    // operator. HARVEST_LOG can still ask for them.
+    let filter = tracing_subscriber::EnvFilter::try_from_env("HARVEST_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!("{default},html5ever=error"))
+    });
+    // Colour only on a terminal: a log file or journald gets plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+}
 
 /// A multi-threaded tokio runtime for the crawler and servers.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, LogFormat, ModelCommand};
 use harvest::config::{self, Config};
-use harvest::{bench, commands, demo, pipeline, remote, runtime, stores};
+use harvest::{commands, demo, pipeline, remote, runtime, stores};
 
 /// jemalloc instead of glibc malloc: a crawl allocates and frees many small
 /// strings per page (the HTML tree, tendrils, URLs) from several threads, and
@@ -19,7 +19,7 @@ static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing(cli.verbose, cli.log_format);
+    harvest::init_tracing(cli.verbose, cli.log_format);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -91,28 +91,45 @@ async fn stop_on_signal(cancel: crawler::CancellationToken) {
     }
 }
 
-fn init_tracing(verbose: u8, format: LogFormat) {
-    let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        _ => "debug",
-    };
-    // html5ever logs its own tree builder's limits ("foster parenting not implemented", a
-    // warning a misnested table on a real page) and, at debug, every token: noise to an
-    // operator. HARVEST_LOG can still ask for them.
-    let filter = tracing_subscriber::EnvFilter::try_from_env("HARVEST_LOG").unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new(format!("{default},html5ever=error"))
-    });
-    // Colour only on a terminal: a log file or journald gets plain text.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi);
-    let _ = match format {
-        LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.json().try_init(),
-    };
+/// `harvest bench ARGS...`: `harvest-bench ARGS...`, the benchmarks' own
+/// program beside this executable, with this run's `-v` and `--log-format`;
+/// its exit code is ours.
+fn run_bench(args: Vec<std::ffi::OsString>, verbose: u8, log_format: LogFormat) -> Result<()> {
+    let me = std::env::current_exe().context("cannot locate the harvest executable")?;
+    let exe = me.with_file_name(format!("harvest-bench{}", std::env::consts::EXE_SUFFIX));
+    if !exe.is_file() {
+        anyhow::bail!(
+            "the benchmarks are a separate program, {}, which is not built: \
+             build it with `cargo build --release -p harvest-bench`",
+            exe.display()
+        );
+    }
+    let mut cmd = std::process::Command::new(&exe);
+    for _ in 0..verbose {
+        cmd.arg("-v");
+    }
+    if log_format == LogFormat::Json {
+        cmd.args(["--log-format", "json"]);
+    }
+    let status = cmd
+        .args(args)
+        .status()
+        .with_context(|| format!("cannot run {}", exe.display()))?;
+    if status.success() {
+        return Ok(());
+    }
+    // A benchmark killed by a signal exits as a shell reports it (128 + signal).
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    #[cfg(not(unix))]
+    let signal: Option<i32> = None;
+    let code = status
+        .code()
+        .or(signal.map(|s| 128 + s))
+        .and_then(|c| u8::try_from(c).ok())
+        .filter(|&c| c != 0)
+        .unwrap_or(1);
+    Err(commands::Exit(code).into())
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -314,18 +331,17 @@ fn run(cli: Cli) -> Result<()> {
                 print!("{e}");
                 Ok(())
             }
-            ModelCommand::Bench { cache, python } => {
-                let python = python.exists().then_some(python.as_path());
-                if python.is_none() {
-                    eprintln!(
-                        "harvest: scikit-learn peer not found; set it up with deploy/data/setup-peers.sh ({})",
-                        classifier::bench::VENV_SETUP
-                    );
-                }
-                let report = classifier::bench::run(&cache, python)?;
-                println!("{report}");
-                Ok(())
-            }
+            ModelCommand::Bench { cache, python } => run_bench(
+                vec![
+                    "model".into(),
+                    "--cache".into(),
+                    cache.into_os_string(),
+                    "--python".into(),
+                    python.into_os_string(),
+                ],
+                cli.verbose,
+                cli.log_format,
+            ),
             ModelCommand::Info { model } => {
                 let path = match model {
                     Some(p) => p,
@@ -340,7 +356,7 @@ fn run(cli: Cli) -> Result<()> {
                 Ok(())
             }
         },
-        Command::Bench(args) => bench::run(&args),
+        Command::Bench { args } => run_bench(args, cli.verbose, cli.log_format),
         Command::Cluster { command } => {
             let cfg = Config::load(config_path)?;
             match command {

@@ -1,7 +1,7 @@
 //! Issue 12: `harvest dedup` over a crawled archive.
 //!
 //! Real articles (NewsArticles.csv) published by one site and reposted by
-//! two others (`harvest::reposts` templates), each site its own source
+//! two others (`bench/src/reposts.rs` templates), each site its own source
 //! (URL prefixes); two of the first site's pages copied byte for byte to a
 //! second host (source `mirror`); the first site crawled a second time,
 //! unchanged. The sites are crawled one after the other, so the first site
@@ -9,15 +9,21 @@
 //! story groups and per-source figures are checked against what the sites
 //! were built from.
 
+// The benchmarks' repost fixture generator (`harvest-bench`), compiled into
+// this test as source: its pages are this crate's `harvest::site::SiteFiles`.
+#[path = "../bench/src/reposts.rs"]
+#[allow(dead_code)]
+mod reposts;
+
 mod util;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use harvest::config::RawSource;
-use harvest::reposts::{self, Story};
 use harvest::site::SiteFiles;
 use indexer::neardup::DEFAULT_DISTANCE;
+use reposts::Story;
 use serde_json::Value;
 use util::{Site, Workspace};
 

@@ -1,7 +1,7 @@
 //! Issue 12: near-duplicates on real text.
 //!
 //! - Accuracy: real articles (English: NewsArticles.csv; Chinese: People's
-//!   Daily 1998-01) as pages of different news sites (`harvest::reposts`
+//!   Daily 1998-01) as pages of different news sites (`bench/src/reposts.rs`
 //!   templates) with the small edits of reposts, fingerprinted from what the
 //!   crawler extracts of each page; every pair of pages within `k` bits is a
 //!   predicted repost. Precision and recall over all pairs (so different
@@ -16,6 +16,12 @@
 //! The corpora come from `deploy/data/fetch-neardup.sh` (pinned, hashed);
 //! the tests fail pointing at it when they are missing.
 
+// The benchmarks' repost fixture generator (`harvest-bench`), compiled into
+// this test as source: its pages are this crate's `harvest::site::SiteFiles`.
+#[path = "../bench/src/reposts.rs"]
+#[allow(dead_code)]
+mod reposts;
+
 mod util;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -24,9 +30,9 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use harvest::reposts::{self, Story};
 use http_body_util::BodyExt;
 use indexer::neardup::DEFAULT_DISTANCE;
+use reposts::Story;
 use serde_json::Value;
 use tower::ServiceExt;
 use util::{Site, Workspace};

@@ -22,10 +22,16 @@
 //! The corpora come from `deploy/data/fetch-neardup.sh`; the test fails
 //! pointing at it when they are missing.
 
+// The benchmarks' repost fixture generator (`harvest-bench`), compiled into
+// this test as source: its pages are this crate's `harvest::site::SiteFiles`.
+#[path = "../bench/src/reposts.rs"]
+#[allow(dead_code)]
+mod reposts;
+
 use std::path::PathBuf;
 
-use harvest::reposts::{self, Story};
 use harvest::site::{SiteFiles, DEMO_SITE};
+use reposts::Story;
 
 fn cache() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/cache");

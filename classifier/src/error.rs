@@ -72,9 +72,6 @@ pub enum Error {
     /// An error reported by linfa (metrics, dataset shapes).
     #[error("linfa: {0}")]
     Linfa(#[from] linfa::Error),
-    /// The scikit-learn peer of the benchmark failed or printed something unexpected.
-    #[error("scikit-learn baseline: {0}")]
-    Baseline(String),
     /// An evaluation document carries a label the model does not know.
     #[error("evaluation label `{0}` is not one of the model's classes")]
     UnknownLabel(String),

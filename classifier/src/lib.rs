@@ -7,8 +7,8 @@
 //! ([`calibrate`]). A [`Model`] bundles vocabulary, weights and calibration, is saved to and
 //! loaded from a versioned file, predicts a topic with a calibrated score in `0..=1`, and
 //! evaluates itself on labelled documents (metrics through linfa's confusion matrix).
-//! [`corpus`] reads the labelled corpora used for training and tests; [`bench`] compares the
-//! whole thing with scikit-learn on them.
+//! [`corpus`] reads the labelled corpora used for training and tests (the comparison with
+//! scikit-learn on them is `harvest-bench model`, in `bench/`).
 //!
 //! ```no_run
 //! use classifier::{CorpusSpec, Model, TrainOptions};
@@ -23,7 +23,6 @@
 //! # Ok(()) }
 //! ```
 
-pub mod bench;
 pub mod calibrate;
 pub mod corpus;
 pub mod error;
@@ -35,7 +34,6 @@ pub mod svm;
 pub mod tfidf;
 pub mod tokenize;
 
-pub use bench::BenchReport;
 pub use calibrate::{Calibration, Platt};
 pub use corpus::{read_tab, read_thucnews, read_tsv, CorpusKind, CorpusSpec, Split, SplitPart};
 pub use error::{Error, Result};

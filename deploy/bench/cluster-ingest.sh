@@ -2,14 +2,15 @@
 # Issue 15 item 2: `harvest bench cluster-ingest` on a fresh test cluster (HBase mini cluster
 # on MiniDFS with HBase's Thrift servers, deploy/testcluster), stopped at the end.
 #   deploy/bench/cluster-ingest.sh [HARVEST_BINARY] [-- BENCH ARGS...]
-# Default binary: target/release/harvest (cargo build --release). Default bench args: the
+# Default binary: target/release/harvest, with target/release/harvest-bench beside it
+# (cargo build --release -p harvest -p harvest-bench). Default bench args: the
 # bundled demo site into /tmp/harvest-bench-cluster.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${1:-$root/target/release/harvest}"
 shift || true
 [ "${1:-}" = "--" ] && shift
-[ -x "$bin" ] || { echo "no harvest binary at $bin (cargo build --release)" >&2; exit 2; }
+[ -x "$bin" ] || { echo "no harvest binary at $bin (cargo build --release -p harvest -p harvest-bench)" >&2; exit 2; }
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(--dir /tmp/harvest-bench-cluster)
 

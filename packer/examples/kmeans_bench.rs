@@ -1,12 +1,11 @@
-//! K-means benchmark: harvest's K-means (linfa-clustering) vs scikit-learn's KMeans on the
-//! attribute vectors of the real news corpus, in the same run, plus the pipeline replay
-//! (cluster packing vs arrival order). With `--sweep`, also the t1 / pages_per_cluster / batch
-//! size sweep that the defaults are chosen from.
+//! The t1 / media_weight / pages_per_cluster / batch size sweep the cluster packing defaults
+//! are chosen from: the pipeline replay (cluster packing vs arrival order,
+//! `placement::packing_report`) on the real news corpus for every combination. harvest's
+//! K-means beside scikit-learn's is `harvest bench kmeans` (`bench/src/kmeans.rs`).
 //!
 //! ```text
 //! indexer/tests/fetch-news.sh       # deploy/cache/NewsArticles.csv
-//! python3 -m venv deploy/cache/venv && deploy/cache/venv/bin/pip install scikit-learn==1.9.1
-//! cargo run --release -p packer --example kmeans_bench [-- --sweep] [CSV] [PYTHON]
+//! cargo run --release -p packer --example kmeans_bench [-- CSV]
 //! ```
 
 use std::path::PathBuf;
@@ -14,7 +13,7 @@ use std::process::ExitCode;
 
 use packer::placement::{self, ClusterOptions, DEFAULT_KEYWORDS_PER_ARTICLE};
 
-/// (pages_per_cluster, media_weight, t1) combinations of `--sweep`.
+/// (pages_per_cluster, media_weight, t1) combinations of the sweep.
 const SWEEP: [(usize, f32, f32); 18] = [
     (10, 1.0, 0.7),
     (10, 1.0, 0.9),
@@ -38,58 +37,30 @@ const SWEEP: [(usize, f32, f32); 18] = [
 
 fn main() -> ExitCode {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut sweep = false;
-    let mut positional = Vec::new();
-    for arg in std::env::args().skip(1) {
-        if arg == "--sweep" {
-            sweep = true;
-        } else {
-            positional.push(PathBuf::from(arg));
-        }
-    }
-    let csv = positional
-        .first()
-        .cloned()
+    let csv = std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
         .unwrap_or_else(|| root.join("deploy/cache/NewsArticles.csv"));
-    let python = positional
-        .get(1)
-        .cloned()
-        .unwrap_or_else(|| root.join("deploy/cache/venv/bin/python"));
-    let python = python.exists().then_some(python);
-    if python.is_none() {
-        eprintln!("kmeans_bench: no Python with scikit-learn found (create deploy/cache/venv, see the docs above)");
-    }
-    match placement::bench(&csv, python.as_deref()) {
-        Ok(b) => println!("{b}"),
+    let articles = match placement::load_news(&csv, DEFAULT_KEYWORDS_PER_ARTICLE) {
+        Ok(a) => a,
         Err(e) => {
             eprintln!("kmeans_bench: {e}");
             return ExitCode::FAILURE;
         }
-    }
-    if sweep {
-        let articles = match placement::load_news(&csv, DEFAULT_KEYWORDS_PER_ARTICLE) {
-            Ok(a) => a,
-            Err(e) => {
-                eprintln!("kmeans_bench: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        for batch in [10, 40, 100] {
-            for (ppc, media_weight, t1) in SWEEP {
-                {
-                    let opts = ClusterOptions {
-                        t1,
-                        media_weight,
-                        pages_per_cluster: ppc,
-                        ..ClusterOptions::default()
-                    };
-                    match placement::packing_report(&articles, &opts, batch) {
-                        Ok(r) => println!("{r}"),
-                        Err(e) => {
-                            eprintln!("kmeans_bench: {e}");
-                            return ExitCode::FAILURE;
-                        }
-                    }
+    };
+    for batch in [10, 40, 100] {
+        for (ppc, media_weight, t1) in SWEEP {
+            let opts = ClusterOptions {
+                t1,
+                media_weight,
+                pages_per_cluster: ppc,
+                ..ClusterOptions::default()
+            };
+            match placement::packing_report(&articles, &opts, batch) {
+                Ok(r) => println!("{r}"),
+                Err(e) => {
+                    eprintln!("kmeans_bench: {e}");
+                    return ExitCode::FAILURE;
                 }
             }
         }

@@ -7,12 +7,12 @@
 //! The index is built from crawled pages, not from synthetic records:
 //!
 //! 1. The real news corpus (`NewsArticles.csv`, 3,824 articles of 9 outlets,
-//!    see [`crate::newssite`]) is served as a site on loopback.
+//!    see [`harvest::newssite`]) is served as a site on loopback.
 //! 2. A topic model is trained on its ABC News / TASS sections
-//!    ([`crate::newssite::section_training_docs`]) and saved as
+//!    ([`harvest::newssite::section_training_docs`]) and saved as
 //!    `<dir>/topic.model`.
 //! 3. The site is crawled once with the real pipeline
-//!    ([`crate::pipeline::run_crawl`]: fetch, extraction, classification,
+//!    ([`harvest::pipeline::run_crawl`]: fetch, extraction, classification,
 //!    dedup, WARC packs) into `<dir>/seed` (packs in `<dir>/seed/packs`).
 //! 4. Every page record is read back from the seed index (a full scan), and
 //!    the article pages (those with a publish time, filed under one of the
@@ -32,7 +32,7 @@
 //!
 //! # Measurement
 //!
-//! The real router ([`crate::serve::router`]) serves the loaded index and the
+//! The real router ([`harvest::serve::router`]) serves the loaded index and the
 //! seed packs on `127.0.0.1:0` in this process. For five analysts' filter
 //! sets, `/api/search` (20 hits, newest first) and `/api/stats` (day buckets
 //! in Asia/Shanghai, grouped by topic) are requested over HTTP by a reqwest
@@ -59,10 +59,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cli::BenchArgs;
-use crate::config::{Config, RawConfig, RawSource};
-use crate::filters::FilterSpec;
-use crate::site::SiteServer;
-use crate::stores::Stores;
+use harvest::config::{Config, RawConfig, RawSource};
+use harvest::filters::FilterSpec;
+use harvest::site::SiteServer;
+use harvest::stores::Stores;
 
 /// Environment variable with the number of pages to load.
 pub const PAGES_ENV: &str = "HARVEST_BENCH_PAGES";
@@ -122,7 +122,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("cannot create {}", args.dir.display()))?;
     let dir = args.dir.canonicalize()?;
-    let rt = crate::runtime()?;
+    let rt = harvest::runtime()?;
     let work = Work::new(&dir);
     let cfg = work.config(Vec::new(), Vec::new())?;
     let marker = read_marker(&work.marker());
@@ -252,7 +252,7 @@ impl Work {
                 buckets: cfg.buckets,
             },
         )?;
-        let packs = crate::stores::open_packs(cfg)
+        let packs = harvest::stores::open_packs(cfg)
             .with_context(|| format!("cannot open the seed packs {}", cfg.packs))?;
         Ok((
             Stores {
@@ -268,8 +268,8 @@ impl Work {
 /// Train the topic model, crawl the news site once with the real pipeline,
 /// and read the article pages back.
 fn crawl_seed(rt: &tokio::runtime::Runtime, work: &Work, news: &Path) -> Result<Vec<PageRecord>> {
-    let articles = crate::newssite::read_articles(news)?;
-    let docs = crate::newssite::section_training_docs(&articles);
+    let articles = harvest::newssite::read_articles(news)?;
+    let docs = harvest::newssite::section_training_docs(&articles);
     let started = Instant::now();
     let model = classifier::Model::train(
         &docs,
@@ -288,13 +288,16 @@ fn crawl_seed(rt: &tokio::runtime::Runtime, work: &Work, news: &Path) -> Result<
     rt.block_on(crawl_site(work, &articles))
 }
 
-async fn crawl_site(work: &Work, articles: &[crate::newssite::Article]) -> Result<Vec<PageRecord>> {
+async fn crawl_site(
+    work: &Work,
+    articles: &[harvest::newssite::Article],
+) -> Result<Vec<PageRecord>> {
     let hosts: BTreeSet<String> = articles.iter().map(|a| a.host.clone()).collect();
-    let server = SiteServer::start(crate::newssite::news_site(articles)).await?;
-    let sources = crate::newssite::news_sources(&server, &hosts);
+    let server = SiteServer::start(harvest::newssite::news_site(articles)).await?;
+    let sources = harvest::newssite::news_sources(&server, &hosts);
     let outlets: BTreeSet<String> = sources.iter().map(|s| s.name.clone()).collect();
     let cfg = work.config(vec![server.url("/")], sources)?;
-    let (stores, summary, secs) = crate::bench::crawl_quietly(&cfg).await?;
+    let (stores, summary, secs) = crate::crawl::crawl_quietly(&cfg).await?;
     println!(
         "seed crawl: {} pages ({} articles on the site) in {:.1} s, {} failures, into {}",
         summary.pages,
@@ -558,7 +561,7 @@ const STATS_EXTRA: [(&str, &str); 2] = [("interval", "day"), ("group_by", "topic
 /// The index questions the server builds from the same parameters.
 fn questions(f: &FilterSpec) -> Result<(Query, StatsQuery)> {
     let (mut q, tz) = f
-        .build(Some(LIMIT), crate::serve::MAX_LIMIT)
+        .build(Some(LIMIT), harvest::serve::MAX_LIMIT)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     q.sort = Sort::TimeDesc;
     let mut all = q.clone();
@@ -748,7 +751,7 @@ async fn measure_set(
     let t = Instant::now();
     let rows = tokio::task::spawn_blocking(move || idx.full_scan_stats(&sq2)).await??;
     let scan = t.elapsed();
-    let expected = crate::serve::stats_json_body(&sq, &rows, Duration::ZERO);
+    let expected = harvest::serve::stats_json_body(&sq, &rows, Duration::ZERO);
     let stats = Figures {
         p50: percentile(&times, 0.5),
         p99: percentile(&times, 0.99),
@@ -767,14 +770,14 @@ async fn measure_set(
 /// Serve the index in-process, measure every filter set, run `wrk`.
 async fn measure(stores: Stores) -> Result<()> {
     let index = stores.index.clone();
-    let state = crate::serve::AppState::new(stores, None);
+    let state = harvest::serve::AppState::new(stores, None);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .context("cannot bind a loopback port for the API")?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(async move {
-        axum::serve(listener, crate::serve::router(state))
+        axum::serve(listener, harvest::serve::router(state))
             .with_graceful_shutdown(async {
                 let _ = stopped.await;
             })
@@ -940,7 +943,7 @@ fn in_range(t: DateTime<Utc>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::params::{Params, FILTER_PARAMS, SEARCH_PARAMS, STATS_PARAMS};
+    use harvest::serve::params::{Params, FILTER_PARAMS, SEARCH_PARAMS, STATS_PARAMS};
 
     fn crawled() -> PageRecord {
         let published = Utc

