@@ -441,22 +441,20 @@ fn queue_err(e: impl std::fmt::Display) -> QueueError {
 
 impl UrlQueue for TableQueue {
     fn push(&self, urls: Vec<QueuedUrl>) -> std::result::Result<usize, QueueError> {
-        // A push reads the index only to tell which known URLs are due, and
-        // writes only when its buffer fills. Else, or when that read is local,
-        // it stays on the caller's worker: moving the worker's tasks to
-        // another thread for every page's links cost more CPU than the push.
+        // A push reads the states of the URLs new to the run, in one call: to
+        // tell which known URLs are due, and which were never captured (their
+        // fetch then asks the index for no validators, a round trip a page on
+        // HBase). It writes only when its buffer fills. Else, or when that
+        // read is local, it stays on the caller's worker: moving the worker's
+        // tasks to another thread for every page's links cost more CPU than
+        // the push.
         let unseen: Vec<&str> = self.table.unseen(urls.iter().map(|q| q.url.as_str()));
         if unseen.is_empty() {
             return Ok(0);
         }
-        let reads_remote = !self.recrawl.always && self.index.store().remote();
-        let io = reads_remote || self.table.push_may_write(unseen.len());
+        let io = self.index.store().remote() || self.table.push_may_write(unseen.len());
         let push = || {
-            let states = if self.recrawl.always {
-                vec![None; unseen.len()]
-            } else {
-                self.index.get_urls(&unseen).map_err(queue_err)?
-            };
+            let states = self.index.get_urls(&unseen).map_err(queue_err)?;
             let now = Utc::now();
             // The depth of a URL's first occurrence.
             let depths: std::collections::HashMap<&str, u32> = urls
@@ -469,11 +467,13 @@ impl UrlQueue for TableQueue {
             let mut skipped = Vec::new();
             for (url, state) in unseen.iter().zip(states) {
                 let depth = depth_of(url);
+                let uncaptured = state.is_none();
                 let due = depth == 0 || state.is_none_or(|s| self.recrawl.due(&s, now));
                 if due {
                     queue.push(FrontierEntry {
                         url: (*url).to_owned(),
                         depth,
+                        uncaptured,
                     });
                 } else {
                     skipped.push(*url);
@@ -499,6 +499,7 @@ impl UrlQueue for TableQueue {
                     Url::parse(&e.url).ok().map(|url| QueuedUrl {
                         url,
                         depth: e.depth,
+                        uncaptured: e.uncaptured,
                     })
                 })
                 .collect())
@@ -694,9 +695,11 @@ mod tests {
         let store = Arc::new(indexer::EmbeddedStore::open(dir.path().join("index"))?);
         let index = Arc::new(Index::new(store, indexer::IndexOptions::default())?);
         let queue = TableQueue::open(index.clone(), "news", Recrawl::default())?;
-        let link = |i: usize, depth: u32| QueuedUrl {
-            url: Url::parse(&format!("http://example.com/{i}")).expect("url"),
-            depth,
+        let link = |i: usize, depth: u32| {
+            QueuedUrl::new(
+                Url::parse(&format!("http://example.com/{i}")).expect("url"),
+                depth,
+            )
         };
         assert_eq!(queue.push(vec![link(1, 2), link(2, 1), link(1, 1)])?, 2);
         assert_eq!(queue.push(vec![link(2, 0)])?, 0);

@@ -95,6 +95,8 @@ pub struct IngestSummary {
     pub embed_failures: BTreeMap<String, u64>,
     /// Seconds spent classifying pages (one core).
     pub classify_secs: f64,
+    /// Seconds the storage thread spent on each step of its batches.
+    pub storage: StorageTimes,
     pub topics: BTreeMap<String, u64>,
     pub failures: BTreeMap<String, u64>,
     pub elapsed_secs: f64,
@@ -205,6 +207,25 @@ impl IngestSummary {
         out.push_str(&format!("time           {:>8.2} s\n", self.elapsed_secs));
         out
     }
+}
+
+/// Seconds the storage thread spent on each step of a run's batches (the
+/// steps of [`Ingest::store_records`]): where a slow backend shows.
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct StorageTimes {
+    /// Reading the batch's URL states and known digests.
+    pub lookup_secs: f64,
+    /// Placing the pages into K-means clusters.
+    pub placement_secs: f64,
+    /// Appending records to packs (304 revisits and embeds included).
+    pub write_secs: f64,
+    /// Making the packs durable (fsync, hsync).
+    pub sync_secs: f64,
+    /// Writing the batch's index rows.
+    pub index_secs: f64,
+    /// Batches stored.
+    pub batches: u64,
 }
 
 /// The storage half of the pipeline.
@@ -744,8 +765,17 @@ impl Ingest {
         if pages.is_empty() && not_modified.is_empty() && self.embeds.is_empty() {
             return Ok(());
         }
+        let mut clock = Instant::now();
+        let mut lap = || {
+            let now = Instant::now();
+            let secs = now.duration_since(clock).as_secs_f64();
+            clock = now;
+            secs
+        };
         let prepared = self.prepare(pages)?;
+        self.summary.storage.lookup_secs += lap();
         let placement = self.place(&prepared)?;
+        self.summary.storage.placement_secs += lap();
         let mut pending: Vec<Pending> = Vec::with_capacity(prepared.len());
         // Where the first capture of a digest new in this batch was written.
         let mut first_locations: HashMap<String, indexer::PackLocation> = HashMap::new();
@@ -895,8 +925,10 @@ impl Ingest {
         }
         let (not_modified_states, not_modified_captures) = self.write_not_modified(not_modified)?;
         let written = self.write_embeds(&first_locations)?;
+        self.summary.storage.write_secs += lap();
         // Durability rule: nothing is indexed before its pack is synced.
         self.packer.sync_all().context("syncing packs")?;
+        self.summary.storage.sync_secs += lap();
 
         let mut records: Vec<PageRecord> =
             pending.iter().filter_map(|p| p.record.clone()).collect();
@@ -977,6 +1009,8 @@ impl Ingest {
                 Ok(linked)
             })
             .context("indexing the batch")?;
+        self.summary.storage.index_secs += lap();
+        self.summary.storage.batches += 1;
         if let Some(linked) = linked {
             self.summary.near_duplicates += linked.near_duplicates;
         }

@@ -155,6 +155,10 @@ pub struct BenchArgs {
     /// pre-split tables (optional).
     #[arg(long)]
     pub thrift2: Option<String>,
+    /// cluster-ingest: process id of the cluster's JVM, to print the CPU
+    /// it used during each run beside harvest's.
+    #[arg(long)]
+    pub cluster_pid: Option<u32>,
 }
 
 #[cfg(test)]

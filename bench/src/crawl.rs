@@ -737,6 +737,8 @@ pub fn cluster_ingest(args: &BenchArgs) -> Result<()> {
     };
     let bench = CrawlBench::start(args)?;
     let mut rows: Vec<(String, pipeline::IngestSummary, ChildRun)> = Vec::new();
+    // CPU seconds the cluster's JVM used during each run (with --cluster-pid).
+    let mut jvm_cpu: Vec<Option<f64>> = Vec::new();
     for name in ["embedded-1", "cluster", "embedded-2"] {
         let (config, data) = bench.config(name)?;
         let cluster = name == "cluster";
@@ -749,7 +751,10 @@ pub fn cluster_ingest(args: &BenchArgs) -> Result<()> {
             std::fs::write(&config, toml::to_string(&raw)?)?;
         }
         eprintln!("harvest: {name} run");
+        let jvm_before = args.cluster_pid.and_then(cpu_secs);
         let run = bench.crawl(&config, || false)?;
+        let jvm = jvm_before.zip(args.cluster_pid.and_then(cpu_secs));
+        jvm_cpu.push(jvm.map(|(a, b)| b - a));
         rows.push((name.to_string(), run.summary(), run.run));
         if !cluster {
             std::fs::remove_dir_all(&data)
@@ -757,19 +762,36 @@ pub fn cluster_ingest(args: &BenchArgs) -> Result<()> {
         }
     }
     println!(
-        "{:<12} {:>7} {:>8} {:>9} {:>8} {:>12} {:>9}",
-        "backends", "pages", "s", "pages/s", "CPU s", "CPU ms/page", "peak RSS"
+        "{:<12} {:>7} {:>8} {:>9} {:>8} {:>12} {:>9} {:>10}",
+        "backends", "pages", "s", "pages/s", "CPU s", "CPU ms/page", "peak RSS", "JVM CPU s"
     );
-    for (name, s, run) in &rows {
+    for ((name, s, run), jvm) in rows.iter().zip(&jvm_cpu) {
         println!(
-            "{name:<12} {:>7} {:>8.1} {:>9.1} {:>8.1} {:>12.3} {:>6.0} MB",
+            "{name:<12} {:>7} {:>8.1} {:>9.1} {:>8.1} {:>12.3} {:>6.0} MB {:>10}",
             s.pages,
             run.secs,
             rate(s.pages, run.secs),
             run.cpu_secs,
             1e3 * run.cpu_secs / s.pages.max(1) as f64,
-            mb(run.peak_rss_kb, 1e3)
+            mb(run.peak_rss_kb, 1e3),
+            jvm.map_or_else(|| "-".to_string(), |c| format!("{c:.1}"))
         );
+    }
+    println!(
+        "storage thread, seconds: {:<12} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "backends", "batches", "lookup", "place", "write", "sync", "index"
+    );
+    for (name, s, _) in &rows {
+        let t = &s.storage;
+        println!(
+            "                         {name:<12} {:>7} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1}",
+            t.batches, t.lookup_secs, t.placement_secs, t.write_secs, t.sync_secs, t.index_secs
+        );
+    }
+    for (name, s, _) in &rows {
+        if !s.failures.is_empty() {
+            println!("{name}: failures {:?}", s.failures);
+        }
     }
     let speed = |i: usize| rate(rows[i].1.pages, rows[i].2.secs);
     let embedded = (speed(0) + speed(2)) / 2.0;
@@ -1377,10 +1399,7 @@ fn frontier_child(variant: &str, dir: &Path, n: u64) -> Result<()> {
         let depth = 1 + (i / FRONTIER_BATCH as u64 % 4) as u32;
         let batch: Vec<QueuedUrl> = (i..end)
             .map(|k| -> Result<QueuedUrl> {
-                Ok(QueuedUrl {
-                    url: url::Url::parse(&news_url(k))?,
-                    depth,
-                })
+                Ok(QueuedUrl::new(url::Url::parse(&news_url(k))?, depth))
             })
             .collect::<Result<_>>()?;
         let started = Instant::now();

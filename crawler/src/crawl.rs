@@ -25,7 +25,7 @@ use crate::fetch::{self, RobotsFetch};
 use crate::frontier::{Frontier, ScopeMatcher};
 use crate::normalize::{host_key, parse_normalized};
 use crate::politeness::Politeness;
-use crate::queue::{MemoryQueue, QueueError, UrlQueue};
+use crate::queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
 use crate::robots::{self, RobotsCache, RobotsRules};
 
 /// Pause of a host that answered 429/503 without `Retry-After`.
@@ -314,7 +314,7 @@ pub async fn crawl_with_queue(
                 let host = host_key(u);
                 !busy_hosts.contains_key(&host) || shared.politeness.delay(&host).is_zero()
             });
-            let (url, depth) = match next {
+            let next = match next {
                 Ok(Some(next)) => next,
                 Ok(None) => break,
                 Err(e) => {
@@ -322,9 +322,9 @@ pub async fn crawl_with_queue(
                     break;
                 }
             };
-            let host = host_key(&url);
+            let host = host_key(&next.url);
             let s = shared.clone();
-            let handle = tasks.spawn(async move { process(s, url, depth).await });
+            let handle = tasks.spawn(async move { process(s, next).await });
             *busy_hosts.entry(host.clone()).or_default() += 1;
             task_hosts.insert(handle.id(), host);
         }
@@ -657,9 +657,9 @@ fn finish_unhanded(shared: &Shared, requested: &str) {
 
 /// Fetches one frontier URL; a URL that produced no page leaves the queue
 /// here, a page when the consumer has stored it.
-async fn process(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
-    let requested = url.to_string();
-    let fetched = fetch_one(&shared, url, depth).await;
+async fn process(shared: Arc<Shared>, queued: QueuedUrl) -> Fetched {
+    let requested = queued.url.to_string();
+    let fetched = fetch_one(&shared, queued).await;
     if matches!(fetched, Fetched::Done) {
         finish_unhanded(&shared, &requested);
     }
@@ -792,7 +792,12 @@ async fn analyse_not_modified(shared: Arc<Shared>, mut nm: NotModifiedPage) {
 }
 
 /// Fetches one URL, following redirects, up to its body: what is left to do.
-async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
+async fn fetch_one(shared: &Arc<Shared>, queued: QueuedUrl) -> Fetched {
+    let QueuedUrl {
+        url,
+        depth,
+        uncaptured,
+    } = queued;
     let requested = url.to_string();
     let mut current = url;
     let mut chain: HashSet<String> = HashSet::from([requested.clone()]);
@@ -825,7 +830,13 @@ async fn fetch_one(shared: &Arc<Shared>, url: Url, depth: u32) -> Fetched {
         }
         let host = host_key(&current);
         let permit = shared.politeness.acquire(&host).await;
-        let validators = shared.history.validators(&current);
+        // A URL the queue knew no capture of has no validators (a redirect
+        // target might: it is asked for).
+        let validators = if uncaptured && hops == 0 {
+            None
+        } else {
+            shared.history.validators(&current)
+        };
         let (resp, request) = match fetch::send(
             &shared.client,
             cfg,

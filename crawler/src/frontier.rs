@@ -113,7 +113,7 @@ pub const WINDOW: usize = 2048;
 /// window of queued URLs (lowest depth first, FIFO within a depth).
 pub struct Frontier {
     queue: Arc<dyn UrlQueue>,
-    window: BTreeMap<u32, VecDeque<Url>>,
+    window: BTreeMap<u32, VecDeque<(Url, bool)>>,
     in_window: usize,
     /// The queue answered with fewer URLs than asked and nothing was pushed since.
     drained: bool,
@@ -186,7 +186,7 @@ impl Frontier {
     pub fn push_seed(&mut self, url: &Url) -> Result<bool, QueueError> {
         let url = normalize(url);
         self.drained = false;
-        Ok(self.queue.push(vec![QueuedUrl { url, depth: 0 }])? == 1)
+        Ok(self.queue.push(vec![QueuedUrl::new(url, 0)])? == 1)
     }
 
     /// Queues a discovered URL at `depth` if it is new, in scope and not too deep.
@@ -199,7 +199,7 @@ impl Frontier {
             other => other?,
         };
         self.drained = false;
-        match self.queue.push(vec![QueuedUrl { url, depth }]) {
+        match self.queue.push(vec![QueuedUrl::new(url, depth)]) {
             Ok(0) => Err(Rejected::Seen),
             Ok(_) => Ok(()),
             Err(e) => Err(Rejected::Queue(e)),
@@ -216,7 +216,7 @@ impl Frontier {
         let mut batch: Vec<QueuedUrl> = Vec::new();
         for u in urls {
             match self.admit(u, depth) {
-                Ok(url) => batch.push(QueuedUrl { url, depth }),
+                Ok(url) => batch.push(QueuedUrl::new(url, depth)),
                 Err(Rejected::Refused(r)) => self.refuse(r),
                 Err(_) => {}
             }
@@ -264,7 +264,10 @@ impl Frontier {
         }
         self.in_window += got.len();
         for q in got {
-            self.window.entry(q.depth).or_default().push_back(q.url);
+            self.window
+                .entry(q.depth)
+                .or_default()
+                .push_back((q.url, q.uncaptured));
         }
         Ok(())
     }
@@ -275,7 +278,7 @@ impl Frontier {
 
     /// Next URL to fetch (lowest depth first), or `None` when empty or when
     /// `max_pages` URLs have been handed out.
-    pub fn pop(&mut self) -> Result<Option<(Url, u32)>, QueueError> {
+    pub fn pop(&mut self) -> Result<Option<QueuedUrl>, QueueError> {
         self.pop_ready(usize::MAX, |_| true)
     }
 
@@ -287,7 +290,7 @@ impl Frontier {
         &mut self,
         max_scan: usize,
         ready: impl Fn(&Url) -> bool,
-    ) -> Result<Option<(Url, u32)>, QueueError> {
+    ) -> Result<Option<QueuedUrl>, QueueError> {
         loop {
             if self.limit_reached() {
                 return Ok(None);
@@ -296,7 +299,7 @@ impl Frontier {
             let mut scanned = 0usize;
             let mut found = None;
             'outer: for (&depth, queue) in self.window.iter() {
-                for (i, url) in queue.iter().enumerate() {
+                for (i, (url, _)) in queue.iter().enumerate() {
                     if scanned >= max_scan {
                         break 'outer;
                     }
@@ -317,7 +320,9 @@ impl Frontier {
             if queue.is_empty() {
                 self.window.remove(&depth);
             }
-            let Some(url) = url else { return Ok(None) };
+            let Some((url, uncaptured)) = url else {
+                return Ok(None);
+            };
             self.in_window -= 1;
             // Per-run counters (pages per host, query strings per path): a
             // URL over a limit leaves the queue unfetched.
@@ -327,7 +332,11 @@ impl Frontier {
                 continue;
             }
             self.dispatched += 1;
-            return Ok(Some((url, depth)));
+            return Ok(Some(QueuedUrl {
+                url,
+                depth,
+                uncaptured,
+            }));
         }
     }
 
@@ -385,7 +394,7 @@ mod tests {
         assert!(f.push(&u("http://example.com/deep"), 2).is_ok());
         assert!(f.push(&u("http://example.com/shallow"), 1).is_ok());
         let order: Vec<u32> = std::iter::from_fn(|| f.pop().ok().flatten())
-            .map(|(_, d)| d)
+            .map(|q| q.depth)
             .collect();
         assert_eq!(order, vec![0, 1, 2]);
     }
@@ -428,7 +437,7 @@ mod tests {
             f.pop_ready(10, not_a)
                 .ok()
                 .flatten()
-                .map(|(u, _)| u.to_string())
+                .map(|q| q.url.to_string())
                 .as_deref(),
             Some("http://b.example/1")
         );
@@ -438,7 +447,7 @@ mod tests {
             "scan limit reached on a.example/"
         );
         assert_eq!(
-            f.pop().ok().flatten().map(|(u, d)| (u.to_string(), d)),
+            f.pop().ok().flatten().map(|q| (q.url.to_string(), q.depth)),
             Some(("http://a.example/".into(), 0))
         );
         assert_eq!(f.queued(), 2);

@@ -28,6 +28,22 @@ pub struct QueuedUrl {
     pub url: Url,
     /// Link depth from a seed (seeds are 0).
     pub depth: u32,
+    /// The queue knew of no earlier capture of the URL when it queued it: the
+    /// fetch asks the [`crate::UrlHistory`] for no validators (a round trip
+    /// to the index a page when that is remote). False when the queue cannot
+    /// tell; set by a queue in [`UrlQueue::take`], ignored in `push`.
+    pub uncaptured: bool,
+}
+
+impl QueuedUrl {
+    /// A URL at `depth` whose history is not known to the queue.
+    pub fn new(url: Url, depth: u32) -> QueuedUrl {
+        QueuedUrl {
+            url,
+            depth,
+            uncaptured: false,
+        }
+    }
 }
 
 /// Error of a queue's backing store (the crawl stops: a URL must not be lost).
@@ -102,7 +118,7 @@ impl UrlQueue for MemoryQueue {
                 break;
             };
             match queue.pop_front() {
-                Some(url) => out.push(QueuedUrl { url, depth }),
+                Some(url) => out.push(QueuedUrl::new(url, depth)),
                 None => {
                     inner.queues.remove(&depth);
                 }
@@ -129,10 +145,10 @@ mod tests {
     use super::*;
 
     fn q(s: &str, depth: u32) -> QueuedUrl {
-        QueuedUrl {
-            url: Url::parse(s).unwrap_or_else(|_| Url::parse("http://x.invalid/").expect("url")),
+        QueuedUrl::new(
+            Url::parse(s).unwrap_or_else(|_| Url::parse("http://x.invalid/").expect("url")),
             depth,
-        }
+        )
     }
 
     #[test]

@@ -426,14 +426,8 @@ async fn a_crawl_continues_from_the_queue_it_is_given() {
     let seed = server.url("/");
     assert_eq!(queue.mark_seen(&seed), Ok(true));
     let left = vec![
-        QueuedUrl {
-            url: server.url("/left1"),
-            depth: 1,
-        },
-        QueuedUrl {
-            url: server.url("/left2"),
-            depth: 1,
-        },
+        QueuedUrl::new(server.url("/left1"), 1),
+        QueuedUrl::new(server.url("/left2"), 1),
     ];
     assert_eq!(queue.push(left), Ok(2));
     let (tx, mut rx) = tokio::sync::mpsc::channel(16);

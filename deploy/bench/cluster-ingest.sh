@@ -34,4 +34,4 @@ done
 ready="$(grep READY "$work/out")" || { echo "the test cluster did not start in 180 s" >&2; tail -40 "$work/jvm.log" >&2; exit 1; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$ready"; }
 echo "test cluster: $ready" >&2
-"$bin" bench cluster-ingest --hdfs "$(field hdfs)" --thrift "$(field thrift)" --thrift2 "$(field thrift2)" "${args[@]}"
+"$bin" bench cluster-ingest --hdfs "$(field hdfs)" --thrift "$(field thrift)" --thrift2 "$(field thrift2)" --cluster-pid "$jvm" "${args[@]}"

@@ -486,6 +486,7 @@ pub fn crawl_state(store: std::sync::Arc<dyn TableStore>, job: &str) -> Result<(
     let e = |url: &str, depth: u32| FrontierEntry {
         url: url.to_owned(),
         depth,
+        uncaptured: false,
     };
     let other = format!("{job}-other");
     {

@@ -5,7 +5,8 @@
 //! # `frontier` (family `a`, one bucket)
 //! ```text
 //! seen row   [job][0x00] 's' [url-hash 8B]                 url
-//! queue row  [job][0x00] 'q' [depth u32 BE][seq u64 BE][url-hash 8B]   url
+//! queue row  [job][0x00] 'q' [depth u32 BE][seq u64 BE][url-hash 8B]   url, new (empty:
+//!                                                                       no capture known)
 //! ```
 //! A queue row exists from the moment a URL is discovered until the run has
 //! stored (or given up on) the URL, so a restarted run takes up every URL that
@@ -39,6 +40,9 @@ pub const FRONTIER_TABLE: &str = "frontier";
 pub const RUNS_TABLE: &str = "runs";
 /// Qualifier of the URL cell (frontier) and the record cell (runs).
 const Q_URL: &[u8] = b"url";
+/// Qualifier of a queue row's mark: no capture of the URL was known when it
+/// was queued ([`FrontierEntry::uncaptured`]; empty value).
+const Q_UNCAPTURED: &[u8] = b"new";
 const Q_RUN: &[u8] = b"run";
 const SEEN_TAG: u8 = b's';
 const QUEUE_TAG: u8 = b'q';
@@ -73,6 +77,10 @@ pub struct FrontierEntry {
     pub url: String,
     /// Link depth from a seed.
     pub depth: u32,
+    /// No capture of the URL was known when it was queued (the fetch needs no
+    /// validators from the index). A row written without the mark reads as
+    /// false.
+    pub uncaptured: bool,
 }
 
 /// The queue of one job run, kept in the `frontier` table.
@@ -236,7 +244,11 @@ impl FrontierTable {
                 if lowest.as_ref().is_none_or(|l| key < *l) {
                     lowest = Some(key.clone());
                 }
-                rows.push(Row::new(key).with(FAMILY_ATTRS, Q_URL, e.url.as_bytes()));
+                let mut row = Row::new(key).with(FAMILY_ATTRS, Q_URL, e.url.as_bytes());
+                if e.uncaptured {
+                    row = row.with(FAMILY_ATTRS, Q_UNCAPTURED, Vec::new());
+                }
+                rows.push(row);
                 rows.push(self.seen_row(h, &e.url));
                 hashes.push(h);
                 queued += 1;
@@ -346,6 +358,7 @@ impl FrontierTable {
                             out.push(FrontierEntry {
                                 url: url.to_owned(),
                                 depth,
+                                uncaptured: row.cell(FAMILY_ATTRS, Q_UNCAPTURED).is_some(),
                             });
                         }
                     }
@@ -552,6 +565,7 @@ mod tests {
         FrontierEntry {
             url: url.into(),
             depth,
+            uncaptured: false,
         }
     }
 

@@ -58,6 +58,7 @@ use thrift::transport::{
     ReadHalf, TBufferedReadTransport, TBufferedWriteTransport, TIoChannel, TTcpChannel, WriteHalf,
 };
 
+use crate::batch::Mutation as BatchWrite;
 use crate::embedded::checked_layout;
 use crate::error::{Error, Result};
 use crate::store::{bucket_regions, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore};
@@ -82,6 +83,8 @@ const TTL_FOREVER: i32 = i32::MAX;
 /// Estimated per-cell overhead of a mutation on the wire (field headers,
 /// flags, lengths).
 const MUTATION_OVERHEAD: usize = 24;
+/// Most connections [`TableStore::apply`] sends a batch's writes over at once.
+const APPLY_THREADS: usize = 4;
 /// Prefix of the message of a Thrift "unknown method" reply.
 const UNKNOWN_METHOD: &str = "unknown thrift method";
 /// HBase's exception class for an existing table (inside an IOError message).
@@ -186,6 +189,10 @@ pub struct HbaseStore {
     clock: AtomicI64,
     /// Set when the server answered `mutateRowsTs` with "unknown method".
     no_ts_mutations: AtomicBool,
+    /// Set once a `mutateRowsTs` call succeeded: cells then carry the
+    /// timestamps this store gives them, which [`TableStore::apply`] needs to
+    /// send a batch's writes side by side.
+    ts_mutations_work: AtomicBool,
     stats: Mutex<HbaseStats>,
 }
 
@@ -377,6 +384,7 @@ impl HbaseStore {
             tables: Mutex::new(HashMap::new()),
             clock: AtomicI64::new(0),
             no_ts_mutations: AtomicBool::new(false),
+            ts_mutations_work: AtomicBool::new(false),
             stats: Mutex::new(HbaseStats::default()),
         };
         let mut client = store.open_client().map_err(|e| Error::Unavailable {
@@ -490,6 +498,10 @@ impl HbaseStore {
                     tracing::warn!(addr = %self.addr, "server lacks mutateRowsTs, using mutateRows");
                     self.no_ts_mutations.store(true, Ordering::Relaxed);
                 }
+                Ok(()) => {
+                    self.ts_mutations_work.store(true, Ordering::Relaxed);
+                    return Ok(());
+                }
                 other => return other,
             }
         }
@@ -588,8 +600,14 @@ impl HbaseStore {
     ) -> Result<T> {
         let mut attempt = 0u32;
         loop {
+            let started = Instant::now();
             let result = self.checkout().and_then(|mut c| {
                 let r = f(&mut c);
+                tracing::trace!(
+                    call = what,
+                    ms = started.elapsed().as_secs_f64() * 1e3,
+                    "thrift call"
+                );
                 match &r {
                     Err(e) if is_transport(e) => {}
                     _ => self.checkin(c),
@@ -783,7 +801,15 @@ impl HbaseStore {
         // Chunks go out in order, so a row given twice in one put ends with
         // its last cells (same timestamp: the later mutation wins).
         for range in plan {
+            let started = Instant::now();
+            let rows = range.len();
             self.mutate_rows_ts(table, &items[range], ts)?;
+            tracing::trace!(
+                table,
+                rows,
+                ms = started.elapsed().as_secs_f64() * 1e3,
+                "mutate"
+            );
             self.stat(|s| s.mutate_calls += 1);
         }
         Ok(())
@@ -873,6 +899,18 @@ impl HbaseStore {
     /// `family:qualifier` removes every version of that column up to the
     /// batch's timestamp (Thrift 1 `mutateRowsTs`); its value is ignored.
     fn mutate_cells(&self, table: &str, rows: &[Row], delete: bool) -> Result<()> {
+        self.mutate_cells_at(table, rows, delete, None)
+    }
+
+    /// [`HbaseStore::mutate_cells`] with the given timestamp (`None`: the
+    /// next one of this store's clock).
+    fn mutate_cells_at(
+        &self,
+        table: &str,
+        rows: &[Row],
+        delete: bool,
+        ts: Option<i64>,
+    ) -> Result<()> {
         let meta = self.table_meta(table)?;
         let mut batches = Vec::with_capacity(rows.len());
         for row in rows {
@@ -900,8 +938,42 @@ impl HbaseStore {
         if batches.is_empty() {
             return Ok(());
         }
-        let ts = self.next_ts();
+        let ts = ts.unwrap_or_else(|| self.next_ts());
         self.mutate(table, batches, ts)
+    }
+
+    /// Deletes whole rows (every family) at the given timestamp (`None`: the
+    /// next one of this store's clock).
+    fn delete_rows_at(&self, table: &str, keys: &[Vec<u8>], ts: Option<i64>) -> Result<()> {
+        let meta = self.table_meta(table)?;
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let batches: Vec<(BatchMutation, usize)> = keys
+            .iter()
+            .map(|k| {
+                let mutations = meta
+                    .families
+                    .iter()
+                    .map(|f| Mutation::new(true, f.as_bytes().to_vec(), None, true))
+                    .collect::<Vec<_>>();
+                let size = k.len() + MUTATION_OVERHEAD * (1 + mutations.len());
+                (BatchMutation::new(k.clone(), mutations), size)
+            })
+            .collect();
+        let ts = ts.unwrap_or_else(|| self.next_ts());
+        self.mutate(table, batches, ts)
+    }
+
+    /// One write of a batch at the given timestamp.
+    fn apply_at(&self, m: &BatchWrite, ts: i64) -> Result<()> {
+        match m {
+            BatchWrite::Put { table, rows } => self.mutate_cells_at(table, rows, false, Some(ts)),
+            BatchWrite::Delete { table, keys } => self.delete_rows_at(table, keys, Some(ts)),
+            BatchWrite::DeleteCells { table, rows } => {
+                self.mutate_cells_at(table, rows, true, Some(ts))
+            }
+        }
     }
 }
 
@@ -983,6 +1055,7 @@ impl TableStore for HbaseStore {
         columns.sort();
         columns.dedup();
         let mut found: HashMap<Vec<u8>, Row> = HashMap::new();
+        let started = Instant::now();
         for chunk in keys.chunks(self.options.max_batch_rows.max(1)) {
             let rows = self.call("getRowsWithColumns", |c| {
                 c.get_rows_with_columns(
@@ -999,6 +1072,12 @@ impl TableStore for HbaseStore {
                 }
             }
         }
+        tracing::trace!(
+            table,
+            rows = keys.len(),
+            ms = started.elapsed().as_secs_f64() * 1e3,
+            "get"
+        );
         Ok(keys.iter().map(|k| found.get(k).cloned()).collect())
     }
 
@@ -1081,24 +1160,50 @@ impl TableStore for HbaseStore {
     }
 
     fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
-        let meta = self.table_meta(table)?;
-        if keys.is_empty() {
-            return Ok(());
+        self.delete_rows_at(table, keys, None)
+    }
+
+    /// The writes of a batch go out side by side, over up to
+    /// [`APPLY_THREADS`] connections, each a round trip to the Thrift server
+    /// and its RegionServers that would otherwise wait for the one before.
+    /// Their order still decides: each write gets its timestamp from this
+    /// store's clock in the batch's order before any is sent, so a later
+    /// write of a cell (a put after the delete of its row) wins whichever
+    /// call lands first, as it does written one by one. Until a
+    /// `mutateRowsTs` has worked (a server without it stamps cells itself),
+    /// the writes go one by one.
+    fn apply(&self, mutations: &[BatchWrite]) -> Result<()> {
+        if mutations.len() < 2 || !self.ts_mutations_work.load(Ordering::Relaxed) {
+            return crate::batch::apply_in_order(self, mutations);
         }
-        let batches: Vec<(BatchMutation, usize)> = keys
-            .iter()
-            .map(|k| {
-                let mutations = meta
-                    .families
-                    .iter()
-                    .map(|f| Mutation::new(true, f.as_bytes().to_vec(), None, true))
-                    .collect::<Vec<_>>();
-                let size = k.len() + MUTATION_OVERHEAD * (1 + mutations.len());
-                (BatchMutation::new(k.clone(), mutations), size)
-            })
-            .collect();
-        let ts = self.next_ts();
-        self.mutate(table, batches, ts)
+        let stamped: Vec<(&BatchWrite, i64)> =
+            mutations.iter().map(|m| (m, self.next_ts())).collect();
+        let threads = stamped.len().min(APPLY_THREADS);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<Result<()>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| -> Result<()> {
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some((m, ts)) = stamped.get(i) else {
+                                return Ok(());
+                            };
+                            self.apply_at(m, *ts)?;
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        Err(Error::Invalid("an index write thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        results.into_iter().collect()
     }
 
     fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
@@ -1168,6 +1273,7 @@ mod tests {
             tables: Mutex::new(HashMap::new()),
             clock: AtomicI64::new(0),
             no_ts_mutations: AtomicBool::new(false),
+            ts_mutations_work: AtomicBool::new(false),
             stats: Mutex::new(HbaseStats::default()),
         };
         let stamps: Vec<i64> = (0..1000).map(|_| store.next_ts()).collect();

@@ -217,25 +217,45 @@ impl PageRows {
 }
 
 impl Index {
-    /// Wraps a store; creates the `urls` and `digests` tables if needed.
+    /// Wraps a store; creates the index's fixed tables (`urls`, `digests`,
+    /// ..., the crawl state's `frontier` and `runs`) if needed.
     pub fn new(store: Arc<dyn TableStore>, options: IndexOptions) -> Result<Self> {
         if options.buckets == 0 {
             return Err(Error::Invalid(
                 "IndexOptions.buckets must be at least 1".into(),
             ));
         }
-        store.create_table(URLS_TABLE, &[FAMILY_ATTRS], 1)?;
-        store.create_table(DIGESTS_TABLE, &[FAMILY_ATTRS], 1)?;
-        store.create_table(CLUSTERS_TABLE, &[FAMILY_ATTRS], 1)?;
-        store.create_table(crate::captures::CAPTURES_TABLE, &[FAMILY_ATTRS], 1)?;
-        store.create_table(crate::images::IMAGES_TABLE, &[FAMILY_ATTRS], 1)?;
-        store.create_table(
-            crate::neardup::SIMHASH_TABLE,
-            &[FAMILY_ATTRS],
-            crate::neardup::BLOCKS as u8,
-        )?;
-        store.create_table(crate::neardup::STORIES_TABLE, &[FAMILY_ATTRS], 1)?;
-        store.create_table(crate::batch::JOURNAL_TABLE, &[FAMILY_ATTRS], 1)?;
+        let tables: [(&str, u8); 10] = [
+            (URLS_TABLE, 1),
+            (DIGESTS_TABLE, 1),
+            (CLUSTERS_TABLE, 1),
+            (crate::captures::CAPTURES_TABLE, 1),
+            (crate::images::IMAGES_TABLE, 1),
+            (crate::neardup::SIMHASH_TABLE, crate::neardup::BLOCKS as u8),
+            (crate::neardup::STORIES_TABLE, 1),
+            (crate::batch::JOURNAL_TABLE, 1),
+            (crate::crawlstate::FRONTIER_TABLE, 1),
+            (crate::crawlstate::RUNS_TABLE, 1),
+        ];
+        let create =
+            |&(name, buckets): &(&str, u8)| store.create_table(name, &[FAMILY_ATTRS], buckets);
+        if store.remote() {
+            // A new table on HBase takes its master about two seconds: the
+            // first start on a new cluster creates them side by side.
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = tables
+                    .iter()
+                    .map(|t| scope.spawn(move || create(t)))
+                    .collect();
+                handles.into_iter().try_for_each(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Error::Invalid("a table creation thread panicked".into()))
+                    })
+                })
+            })?;
+        } else {
+            tables.iter().try_for_each(create)?;
+        }
         Ok(Index {
             store,
             options,

@@ -236,7 +236,15 @@ impl Inner {
         let Some(rt) = self.runtime.as_ref() else {
             return Err(Error::AsyncContext { op });
         };
-        match rt.block_on(async { tokio::time::timeout(deadline, fut).await }) {
+        let started = Instant::now();
+        let result = rt.block_on(async { tokio::time::timeout(deadline, fut).await });
+        tracing::trace!(
+            op,
+            path,
+            ms = started.elapsed().as_secs_f64() * 1e3,
+            "hdfs call"
+        );
+        match result {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(map_error(op, path, e)),
             Err(_) => Err(Error::Timeout {

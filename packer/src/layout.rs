@@ -49,6 +49,9 @@ const MAX_TOPIC_CHARS: usize = 100;
 const EMPTY_TOPIC: &str = "_";
 /// How many part numbers `Packer` tries when another writer keeps winning the race.
 const MAX_CREATE_ATTEMPTS: u32 = 16;
+/// Most threads [`Packer::sync_all`] syncs dirty packs on (and [`Packer::close_all`] closes
+/// packs on) at once.
+const SYNC_THREADS: usize = 8;
 /// Characters of a writer token ([`PackName::writer`]).
 pub const WRITER_TOKEN_CHARS: usize = 8;
 /// Format of the creation time in a pack name (UTC).
@@ -512,14 +515,51 @@ impl Packer {
         if let Some(e) = self.lost.take() {
             return Err(e);
         }
-        let mut synced = 0u32;
-        for pack in self.open.values_mut().filter(|p| p.dirty) {
-            pack.writer.sync()?;
-            pack.dirty = false;
-            synced += 1;
-        }
-        tracing::debug!(packs = synced, "synced packs");
-        Ok(())
+        let mut dirty: Vec<&mut OpenPack> = self.open.values_mut().filter(|p| p.dirty).collect();
+        let synced = dirty.len();
+        // Each sync waits on the disk (fsync) or on a DataNode pipeline and the NameNode
+        // (hsync): the packs of a batch are synced side by side, not one after another.
+        let threads = synced.clamp(1, SYNC_THREADS);
+        let per_thread = synced.div_ceil(threads).max(1);
+        // A pack whose sync fails stays dirty (the next call syncs it again); the others
+        // are synced all the same, and the first error is reported.
+        let sync_group = |group: &mut [&mut OpenPack]| -> Result<()> {
+            let mut first = Ok(());
+            for pack in group {
+                match pack.writer.sync() {
+                    Ok(()) => pack.dirty = false,
+                    Err(e) if first.is_ok() => first = Err(e),
+                    Err(_) => {}
+                }
+            }
+            first
+        };
+        let result = if threads == 1 {
+            sync_group(&mut dirty)
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = dirty
+                    .chunks_mut(per_thread)
+                    .map(|group| scope.spawn(move || sync_group(group)))
+                    .collect();
+                // Every thread is joined; the first error is reported.
+                let mut first = Ok(());
+                for handle in handles {
+                    let r = handle.join().unwrap_or_else(|_| {
+                        Err(Error::Io {
+                            path: String::new(),
+                            source: std::io::Error::other("a pack sync thread panicked"),
+                        })
+                    });
+                    if first.is_ok() {
+                        first = r;
+                    }
+                }
+                first
+            })
+        };
+        tracing::debug!(packs = synced, threads, "synced packs");
+        result
     }
 
     /// Syncs and closes every open pack. Returns the first error (after trying all).
@@ -527,12 +567,48 @@ impl Packer {
         let mut first_err = self.lost.take();
         let mut packs: Vec<_> = self.open.drain().map(|(_, p)| p).collect();
         packs.sort_by(|a, b| a.path.cmp(&b.path));
-        for pack in packs {
-            let path = pack.path;
-            if let Err(e) = pack.writer.close() {
-                tracing::warn!(path = %path, error = %e, "closing pack failed");
-                first_err.get_or_insert(e);
+        // A close waits on the disk, or on HDFS to complete the file: side by side, as syncs.
+        let close_group = |group: Vec<OpenPack>| -> Option<Error> {
+            let mut first = None;
+            for pack in group {
+                let path = pack.path;
+                if let Err(e) = pack.writer.close() {
+                    tracing::warn!(path = %path, error = %e, "closing pack failed");
+                    first.get_or_insert(e);
+                }
             }
+            first
+        };
+        let threads = packs.len().clamp(1, SYNC_THREADS);
+        let per_thread = packs.len().div_ceil(threads).max(1);
+        let mut groups: Vec<Vec<OpenPack>> = Vec::with_capacity(threads);
+        let mut rest = packs.into_iter().peekable();
+        while rest.peek().is_some() {
+            groups.push(rest.by_ref().take(per_thread).collect());
+        }
+        let errors: Vec<Option<Error>> = if groups.len() <= 1 {
+            groups.into_iter().map(close_group).collect()
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = groups
+                    .into_iter()
+                    .map(|group| scope.spawn(move || close_group(group)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Some(Error::Io {
+                                path: String::new(),
+                                source: std::io::Error::other("a pack close thread panicked"),
+                            })
+                        })
+                    })
+                    .collect()
+            })
+        };
+        for e in errors.into_iter().flatten() {
+            first_err.get_or_insert(e);
         }
         match first_err {
             Some(e) => Err(e),

@@ -624,3 +624,138 @@ fn a_failed_close_for_room_with_unsynced_records_fails_the_next_sync() {
     packer.sync_all().expect("sync");
     packer.close_all().expect("close");
 }
+
+/// A store whose syncs take a while (as an fsync or an HDFS hsync does), counting how many
+/// run at once, and failing for paths that contain `fail_on` while it is set.
+struct SlowSyncStore {
+    inner: LocalPackStore,
+    state: Arc<SyncState>,
+}
+
+#[derive(Default)]
+struct SyncState {
+    running: AtomicUsize,
+    peak: AtomicUsize,
+    synced: Mutex<Vec<String>>,
+    fail_on: Mutex<Option<String>>,
+}
+
+struct SlowSyncWriter {
+    inner: Box<dyn PackWriter>,
+    path: String,
+    state: Arc<SyncState>,
+}
+
+impl PackWriter for SlowSyncWriter {
+    fn append(&mut self, bytes: &[u8]) -> Result<u64> {
+        self.inner.append(bytes)
+    }
+    fn position(&self) -> u64 {
+        self.inner.position()
+    }
+    fn sync(&mut self) -> Result<()> {
+        let now = self.state.running.fetch_add(1, Ordering::SeqCst) + 1;
+        self.state.peak.fetch_max(now, Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        self.state.running.fetch_sub(1, Ordering::SeqCst);
+        let fail = self
+            .state
+            .fail_on
+            .lock()
+            .expect("lock")
+            .as_ref()
+            .is_some_and(|f| self.path.contains(f.as_str()));
+        if fail {
+            return Err(disk_full());
+        }
+        self.inner.sync()?;
+        self.state
+            .synced
+            .lock()
+            .expect("lock")
+            .push(self.path.clone());
+        Ok(())
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        self.inner.close()
+    }
+}
+
+impl PackStore for SlowSyncStore {
+    fn create(&self, path: &str) -> Result<Box<dyn PackWriter>> {
+        Ok(Box::new(SlowSyncWriter {
+            inner: self.inner.create(path)?,
+            path: path.to_string(),
+            state: Arc::clone(&self.state),
+        }))
+    }
+    fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.inner.read_range(path, offset, len)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<PackEntry>> {
+        self.inner.list(prefix)
+    }
+    fn len(&self, path: &str) -> Result<u64> {
+        self.inner.len(path)
+    }
+    fn delete(&self, path: &str) -> Result<()> {
+        self.inner.delete(path)
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<()> {
+        self.inner.rename(from, to)
+    }
+}
+
+#[test]
+fn the_dirty_packs_of_a_batch_are_synced_side_by_side_and_a_failed_one_again_next_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = Arc::new(SyncState::default());
+    let store: Arc<dyn PackStore> = Arc::new(SlowSyncStore {
+        inner: LocalPackStore::open(dir.path()).expect("open"),
+        state: Arc::clone(&state),
+    });
+    let mut packer = util::packer(&store, packer::DEFAULT_MAX_PACK_BYTES);
+    let write_all = |packer: &mut Packer| -> Vec<String> {
+        (0..12u32)
+            .map(|c| {
+                packer
+                    .write(&util::key(c), &util::page_record(c as usize % 3).0)
+                    .expect("write")
+                    .path
+            })
+            .collect()
+    };
+    let paths = write_all(&mut packer);
+    let started = std::time::Instant::now();
+    packer.sync_all().expect("sync");
+    let took = started.elapsed();
+    let mut synced = std::mem::take(&mut *state.synced.lock().expect("lock"));
+    synced.sort();
+    let mut want = paths.clone();
+    want.sort();
+    assert_eq!(synced, want, "every dirty pack synced once");
+    assert!(
+        state.peak.load(Ordering::SeqCst) > 1,
+        "syncs ran one after another"
+    );
+    // 12 syncs of 40 ms one after another take 480 ms.
+    assert!(took.as_millis() < 400, "sync_all took {took:?}");
+    packer.sync_all().expect("nothing dirty");
+    assert!(
+        state.synced.lock().expect("lock").is_empty(),
+        "clean packs are not synced again"
+    );
+
+    // One pack's sync fails: the error is reported, the others are synced, and the failed
+    // one is still dirty, so the next sync_all syncs it (and only it).
+    write_all(&mut packer);
+    let failing = paths[5].clone();
+    *state.fail_on.lock().expect("lock") = Some(failing.clone());
+    assert!(packer.sync_all().is_err(), "a failed sync is reported");
+    assert_eq!(state.synced.lock().expect("lock").len(), paths.len() - 1);
+    *state.fail_on.lock().expect("lock") = None;
+    state.synced.lock().expect("lock").clear();
+    packer.sync_all().expect("sync after recovery");
+    assert_eq!(*state.synced.lock().expect("lock"), vec![failing]);
+    packer.close_all().expect("close");
+}
