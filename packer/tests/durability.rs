@@ -260,10 +260,57 @@ fn oversized_record_gets_a_pack_of_its_own() {
     assert!(packer.read(&a).is_ok() && packer.read(&b).is_ok());
 }
 
-/// A store whose writers start failing (append writes half, sync/close fail) on demand.
-struct FlakyStore {
+/// Wraps a new writer of a [`WrappedStore`]: its store path and the local writer.
+type Wrap = Box<dyn Fn(&str, Box<dyn PackWriter>) -> Box<dyn PackWriter> + Send + Sync>;
+
+/// A local store whose writers are wrapped (to fail, count or slow them down).
+struct WrappedStore {
     inner: LocalPackStore,
-    broken: Arc<AtomicBool>,
+    wrap: Wrap,
+}
+
+impl WrappedStore {
+    fn open(dir: &std::path::Path, wrap: Wrap) -> Arc<dyn PackStore> {
+        Arc::new(WrappedStore {
+            inner: LocalPackStore::open(dir).expect("open"),
+            wrap,
+        })
+    }
+}
+
+impl PackStore for WrappedStore {
+    fn create(&self, path: &str) -> Result<Box<dyn PackWriter>> {
+        Ok((self.wrap)(path, self.inner.create(path)?))
+    }
+    fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.inner.read_range(path, offset, len)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<PackEntry>> {
+        self.inner.list(prefix)
+    }
+    fn len(&self, path: &str) -> Result<u64> {
+        self.inner.len(path)
+    }
+    fn delete(&self, path: &str) -> Result<()> {
+        self.inner.delete(path)
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<()> {
+        self.inner.rename(from, to)
+    }
+}
+
+/// A store whose writers start failing (append writes half, sync/close fail) on demand.
+fn flaky_store(dir: &std::path::Path, broken: &Arc<AtomicBool>) -> Arc<dyn PackStore> {
+    let broken = Arc::clone(broken);
+    WrappedStore::open(
+        dir,
+        Box::new(move |_, inner| {
+            Box::new(FlakyWriter {
+                inner,
+                broken: Arc::clone(&broken),
+            })
+        }),
+    )
 }
 
 struct FlakyWriter {
@@ -305,38 +352,11 @@ impl PackWriter for FlakyWriter {
     }
 }
 
-impl PackStore for FlakyStore {
-    fn create(&self, path: &str) -> Result<Box<dyn PackWriter>> {
-        Ok(Box::new(FlakyWriter {
-            inner: self.inner.create(path)?,
-            broken: Arc::clone(&self.broken),
-        }))
-    }
-    fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
-        self.inner.read_range(path, offset, len)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<PackEntry>> {
-        self.inner.list(prefix)
-    }
-    fn len(&self, path: &str) -> Result<u64> {
-        self.inner.len(path)
-    }
-    fn delete(&self, path: &str) -> Result<()> {
-        self.inner.delete(path)
-    }
-    fn rename(&self, from: &str, to: &str) -> Result<()> {
-        self.inner.rename(from, to)
-    }
-}
-
 #[test]
 fn failed_writer_with_unsynced_records_fails_the_next_sync() {
     let dir = tempfile::tempdir().expect("tempdir");
     let broken = Arc::new(AtomicBool::new(false));
-    let store: Arc<dyn PackStore> = Arc::new(FlakyStore {
-        inner: LocalPackStore::open(dir.path()).expect("open"),
-        broken: Arc::clone(&broken),
-    });
+    let store: Arc<dyn PackStore> = flaky_store(dir.path(), &broken);
     let mut packer = util::packer(&store, packer::DEFAULT_MAX_PACK_BYTES);
     let first = packer
         .write(&util::key(9), &util::page_record(0).0)
@@ -371,11 +391,6 @@ struct WriterCounts {
     peak: AtomicUsize,
     /// Writers dropped without `close` (not closed durably).
     dropped: AtomicUsize,
-}
-
-struct CountingStore {
-    inner: LocalPackStore,
-    counts: Arc<WriterCounts>,
 }
 
 struct CountingWriter {
@@ -415,40 +430,21 @@ impl Drop for CountingWriter {
     }
 }
 
-impl PackStore for CountingStore {
-    fn create(&self, path: &str) -> Result<Box<dyn PackWriter>> {
-        let inner = self.inner.create(path)?;
-        let open = self.counts.open.fetch_add(1, Ordering::SeqCst) + 1;
-        self.counts.peak.fetch_max(open, Ordering::SeqCst);
-        Ok(Box::new(CountingWriter {
-            inner: Some(inner),
-            counts: Arc::clone(&self.counts),
-        }))
-    }
-    fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
-        self.inner.read_range(path, offset, len)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<PackEntry>> {
-        self.inner.list(prefix)
-    }
-    fn len(&self, path: &str) -> Result<u64> {
-        self.inner.len(path)
-    }
-    fn delete(&self, path: &str) -> Result<()> {
-        self.inner.delete(path)
-    }
-    fn rename(&self, from: &str, to: &str) -> Result<()> {
-        self.inner.rename(from, to)
-    }
-}
-
 fn counting_store() -> (tempfile::TempDir, Arc<dyn PackStore>, Arc<WriterCounts>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let counts = Arc::new(WriterCounts::default());
-    let store: Arc<dyn PackStore> = Arc::new(CountingStore {
-        inner: LocalPackStore::open(dir.path()).expect("open"),
-        counts: Arc::clone(&counts),
-    });
+    let live = Arc::clone(&counts);
+    let store = WrappedStore::open(
+        dir.path(),
+        Box::new(move |_, inner| {
+            let open = live.open.fetch_add(1, Ordering::SeqCst) + 1;
+            live.peak.fetch_max(open, Ordering::SeqCst);
+            Box::new(CountingWriter {
+                inner: Some(inner),
+                counts: Arc::clone(&live),
+            })
+        }),
+    );
     (dir, store, counts)
 }
 
@@ -596,10 +592,7 @@ fn the_least_recently_written_pack_is_closed_first() {
 fn a_failed_close_for_room_with_unsynced_records_fails_the_next_sync() {
     let dir = tempfile::tempdir().expect("tempdir");
     let broken = Arc::new(AtomicBool::new(false));
-    let store: Arc<dyn PackStore> = Arc::new(FlakyStore {
-        inner: LocalPackStore::open(dir.path()).expect("open"),
-        broken: Arc::clone(&broken),
-    });
+    let store: Arc<dyn PackStore> = flaky_store(dir.path(), &broken);
     let mut packer = capped_packer(&store, 1);
     let first = packer
         .write(&util::key(9), &util::page_record(0).0)
@@ -625,13 +618,7 @@ fn a_failed_close_for_room_with_unsynced_records_fails_the_next_sync() {
     packer.close_all().expect("close");
 }
 
-/// A store whose syncs take a while (as an fsync or an HDFS hsync does), counting how many
-/// run at once, and failing for paths that contain `fail_on` while it is set.
-struct SlowSyncStore {
-    inner: LocalPackStore,
-    state: Arc<SyncState>,
-}
-
+/// What the writers of a slow-sync store ([`slow_sync_store`]) saw.
 #[derive(Default)]
 struct SyncState {
     running: AtomicUsize,
@@ -681,39 +668,27 @@ impl PackWriter for SlowSyncWriter {
     }
 }
 
-impl PackStore for SlowSyncStore {
-    fn create(&self, path: &str) -> Result<Box<dyn PackWriter>> {
-        Ok(Box::new(SlowSyncWriter {
-            inner: self.inner.create(path)?,
-            path: path.to_string(),
-            state: Arc::clone(&self.state),
-        }))
-    }
-    fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
-        self.inner.read_range(path, offset, len)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<PackEntry>> {
-        self.inner.list(prefix)
-    }
-    fn len(&self, path: &str) -> Result<u64> {
-        self.inner.len(path)
-    }
-    fn delete(&self, path: &str) -> Result<()> {
-        self.inner.delete(path)
-    }
-    fn rename(&self, from: &str, to: &str) -> Result<()> {
-        self.inner.rename(from, to)
-    }
+/// A store whose syncs take a while (as an fsync or an HDFS hsync does), counting how many
+/// run at once, and failing for paths that contain `fail_on` while it is set.
+fn slow_sync_store(dir: &std::path::Path, state: &Arc<SyncState>) -> Arc<dyn PackStore> {
+    let state = Arc::clone(state);
+    WrappedStore::open(
+        dir,
+        Box::new(move |path, inner| {
+            Box::new(SlowSyncWriter {
+                inner,
+                path: path.to_string(),
+                state: Arc::clone(&state),
+            })
+        }),
+    )
 }
 
 #[test]
 fn the_dirty_packs_of_a_batch_are_synced_side_by_side_and_a_failed_one_again_next_time() {
     let dir = tempfile::tempdir().expect("tempdir");
     let state = Arc::new(SyncState::default());
-    let store: Arc<dyn PackStore> = Arc::new(SlowSyncStore {
-        inner: LocalPackStore::open(dir.path()).expect("open"),
-        state: Arc::clone(&state),
-    });
+    let store = slow_sync_store(dir.path(), &state);
     let mut packer = util::packer(&store, packer::DEFAULT_MAX_PACK_BYTES);
     let write_all = |packer: &mut Packer| -> Vec<String> {
         (0..12u32)
