@@ -93,8 +93,46 @@ const BUILD_LOG_FILE: &str = "target/build.log";
 const LOG_FILE: &str = "jvm.log";
 const WORK_DIR: &str = "work";
 const TEMP_PREFIX: &str = "harvest-testcluster-";
+/// File in a cluster's temp folder naming the process that owns it.
+const OWNER_FILE: &str = "owner.pid";
+/// A leftover folder without an owner file (made before there was one) is removed once it is this old.
+const UNOWNED_AGE: Duration = Duration::from_secs(6 * 3600);
 const POLL: Duration = Duration::from_millis(100);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Removes the temp folders of test clusters whose process is gone. A test process's shared cluster
+/// ([`TestCluster::shared`]) lives in a static, which is never dropped, so its folder (a few hundred MB of
+/// HDFS and HBase data) outlives the process; the next start clears it. Folders of live processes are left
+/// alone; one without an owner file only when it is older than [`UNOWNED_AGE`]. Errors are ignored (a
+/// folder another process is removing, permissions).
+fn sweep_leftovers(root: &Path) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().starts_with(TEMP_PREFIX) {
+            continue;
+        }
+        let path = entry.path();
+        let gone = match fs::read_to_string(path.join(OWNER_FILE)) {
+            Ok(pid) => pid
+                .trim()
+                .parse::<u32>()
+                .is_ok_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()),
+            Err(_) => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > UNOWNED_AGE),
+        };
+        if gone {
+            tracing::debug!(path = %path.display(), "removing a test cluster folder left by a finished process");
+            let _ = fs::remove_dir_all(&path);
+        }
+    }
+}
 
 /// What the stdout reader thread reports.
 #[derive(Debug)]
@@ -429,10 +467,14 @@ impl TestCluster {
         let classpath = format!("{}:{}", dir.join(CLASSES_DIR).display(), deps.trim());
         let flags = jvm_flags(&dir)?;
 
+        sweep_leftovers(&std::env::temp_dir());
         let temp = tempfile::Builder::new()
             .prefix(TEMP_PREFIX)
             .tempdir()
             .map_err(|e| Error::io("create temp dir", e))?;
+        let owner = temp.path().join(OWNER_FILE);
+        fs::write(&owner, std::process::id().to_string())
+            .map_err(|e| Error::io(format!("write {}", owner.display()), e))?;
         let log_path = temp.path().join(LOG_FILE);
         let log = File::create(&log_path)
             .map_err(|e| Error::io(format!("create {}", log_path.display()), e))?;
@@ -788,6 +830,33 @@ mod tests {
             ),
             "{events:?}"
         );
+    }
+
+    #[test]
+    fn folders_of_finished_processes_are_swept_and_others_kept() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let folder = |name: &str, owner: Option<String>| {
+            let path = root.path().join(format!("{TEMP_PREFIX}{name}"));
+            fs::create_dir_all(path.join("work")).expect("mkdir");
+            if let Some(pid) = owner {
+                fs::write(path.join(OWNER_FILE), pid).expect("write owner");
+            }
+            path
+        };
+        // No process has this id (above any pid_max); a spawned and reaped child's id could be reused, and
+        // spawning one races with the port tests of this module (the child holds their sockets until exec).
+        let dead = u32::MAX;
+        let finished = folder("finished", Some(dead.to_string()));
+        let running = folder("running", Some(std::process::id().to_string()));
+        let unowned = folder("unowned", None);
+        let other = root.path().join("something-else");
+        fs::create_dir_all(&other).expect("mkdir");
+        fs::write(other.join(OWNER_FILE), dead.to_string()).expect("write");
+        sweep_leftovers(root.path());
+        assert!(!finished.exists(), "its process is gone");
+        assert!(running.exists(), "its process runs");
+        assert!(unowned.exists(), "no owner file and young");
+        assert!(other.exists(), "not a test cluster folder");
     }
 
     #[test]
