@@ -541,6 +541,10 @@ pub struct ActiveRun {
     runs: RunsTable,
     /// The run's record as last written.
     pub record: RunRecord,
+    /// This run takes up one whose process died (not one cancelled on
+    /// request): the packs of [`RunRecord::writers`] may hold records the
+    /// index does not.
+    pub crashed: bool,
 }
 
 impl ActiveRun {
@@ -594,6 +598,10 @@ impl ActiveRun {
             };
             if take_up {
                 let was = last.status;
+                if was == RunStatus::Cancelled {
+                    // Its last batch was stored and indexed before it stopped.
+                    last.writers.clear();
+                }
                 last.resumed += 1;
                 last.status = RunStatus::Running;
                 last.ended = None;
@@ -602,7 +610,11 @@ impl ActiveRun {
                 last.heartbeat = now;
                 runs.put(&last)?;
                 tracing::info!(job, started = %last.started, resumed = last.resumed, was = ?was, "taking up an unfinished run");
-                return Ok(ActiveRun { runs, record: last });
+                return Ok(ActiveRun {
+                    runs,
+                    record: last,
+                    crashed: was == RunStatus::Running,
+                });
             }
         }
         FrontierTable::clear(index.store(), job)
@@ -618,14 +630,29 @@ impl ActiveRun {
             resumed: 0,
             error: None,
             summary: serde_json::Value::Null,
+            writers: Vec::new(),
         };
         runs.put(&record)?;
-        Ok(ActiveRun { runs, record })
+        Ok(ActiveRun {
+            runs,
+            record,
+            crashed: false,
+        })
     }
 
     /// True when this run takes up an interrupted one.
     pub fn is_resumed(&self) -> bool {
         self.record.resumed > 0
+    }
+
+    /// Records that the packer with writer token `writer` writes this run's
+    /// packs (before it writes any).
+    pub fn add_writer(&mut self, writer: &str) -> Result<()> {
+        if !self.record.writers.iter().any(|w| w == writer) {
+            self.record.writers.push(writer.to_owned());
+        }
+        self.record.heartbeat = Utc::now();
+        Ok(self.runs.put(&self.record)?)
     }
 
     /// Records a sign of life and the counters so far.

@@ -52,6 +52,12 @@ pub struct IngestSummary {
     pub near_duplicates: u64,
     /// Answers 304 Not Modified.
     pub not_modified: u64,
+    /// A crashed run taken up: records it had packed but not yet indexed,
+    /// indexed from its packs.
+    pub taken_up_indexed: u64,
+    /// A crashed run taken up: queued URLs it had archived, not fetched
+    /// again (their links queued from the stored copy).
+    pub taken_up_not_fetched: u64,
     /// Payload bytes fetched.
     pub bytes: u64,
     /// Bytes written into packs (compressed records).
@@ -159,6 +165,12 @@ impl IngestSummary {
             "not modified   {:>8}   (304: revisit records, links followed from the stored copy)\n",
             self.not_modified
         ));
+        if self.taken_up_indexed + self.taken_up_not_fetched > 0 {
+            out.push_str(&format!(
+                "taken up       {:>8}   (records of the crashed run indexed from its packs; {} URLs it had archived not fetched again)\n",
+                self.taken_up_indexed, self.taken_up_not_fetched
+            ));
+        }
         if self.answers > 0 {
             out.push_str(&format!(
                 "answers        {:>8}   (redirects and error answers archived)\n",
@@ -242,6 +254,25 @@ pub struct Ingest {
     /// Pages stored in this run: where their records went (their embeds
     /// go to the same pack, linked to the page's record).
     page_places: HashMap<String, PagePlace>,
+    /// Batches packed and synced by this process.
+    packed_batches: u64,
+    /// [`CRASH_AFTER_PACKED`]: the batch after whose sync the process kills itself.
+    crash_after_packed: Option<u64>,
+}
+
+/// Crash tests: `HARVEST_CRASH_AFTER_PACKED=N` makes the process kill itself
+/// (SIGKILL) once its Nth batch is packed and synced, before the batch is
+/// indexed: the moment a crash leaves records the index does not know.
+pub const CRASH_AFTER_PACKED: &str = "HARVEST_CRASH_AFTER_PACKED";
+
+/// SIGKILL to this process (for [`CRASH_AFTER_PACKED`]).
+#[allow(unsafe_code)]
+fn kill_this_process() {
+    // SAFETY: raise(3) with a valid signal number; SIGKILL ends the process
+    // here, as `kill -9` from outside would.
+    unsafe {
+        libc::raise(libc::SIGKILL);
+    }
 }
 
 /// Where a stored page's record went.
@@ -703,6 +734,10 @@ impl Ingest {
             recrawl: Recrawl::default(),
             embeds: Vec::new(),
             page_places: HashMap::new(),
+            packed_batches: 0,
+            crash_after_packed: std::env::var(CRASH_AFTER_PACKED)
+                .ok()
+                .and_then(|n| n.parse().ok()),
         })
     }
 
@@ -714,6 +749,11 @@ impl Ingest {
     /// The revisit schedule used for the URL states written from now on.
     pub fn set_recrawl(&mut self, recrawl: Recrawl) {
         self.recrawl = recrawl;
+    }
+
+    /// The writer token in the names of the packs this ingest writes.
+    pub fn pack_writer(&self) -> &str {
+        self.packer.writer()
     }
 
     /// Counters carried over from an interrupted run being resumed.
@@ -929,6 +969,14 @@ impl Ingest {
         // Durability rule: nothing is indexed before its pack is synced.
         self.packer.sync_all().context("syncing packs")?;
         self.summary.storage.sync_secs += lap();
+        self.packed_batches += 1;
+        if self.crash_after_packed == Some(self.packed_batches) {
+            tracing::warn!(
+                batch = self.packed_batches,
+                "{CRASH_AFTER_PACKED}: killing this process between a batch's pack sync and its index write"
+            );
+            kill_this_process();
+        }
 
         let mut records: Vec<PageRecord> =
             pending.iter().filter_map(|p| p.record.clone()).collect();
@@ -1865,17 +1913,41 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let resumed = active.as_ref().is_some_and(|a| a.is_resumed());
     if resumed {
         if let Some(a) = &active {
-            let before: IngestSummary =
+            let mut before: IngestSummary =
                 serde_json::from_value(a.record.summary.clone()).unwrap_or_default();
             if let Some(max) = crawl_cfg.max_pages {
                 crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
             }
+            let mut note = String::new();
+            if a.crashed && !a.record.writers.is_empty() {
+                // What the dead process packed and did not index is indexed
+                // now, and nothing it archived is fetched again.
+                let taken = take_up_packs(cfg, stores, &a.record.writers).await?;
+                before.taken_up_indexed += taken.indexed;
+                note = format!(
+                    "; {} of the {} records in its {} packs indexed now",
+                    taken.indexed, taken.records, taken.packs
+                );
+                if taken.unreadable > 0 {
+                    note.push_str(&format!(", {} packs unreadable", taken.unreadable));
+                }
+                crawl_cfg.stored_in_run = Arc::new(taken.stored);
+            }
             eprintln!(
-                "harvest: taking up the interrupted run of job {} started {} ({} pages stored before)",
+                "harvest: taking up the interrupted run of job {} started {} ({} pages stored before{note})",
                 a.record.job, a.record.started, before.pages
             );
             ingest.resume_from(before);
         }
+    }
+    if let Some(mut a) = active.take() {
+        // Before this run writes a pack: a crash of it is taken up so too.
+        let writer = ingest.pack_writer().to_owned();
+        let recorded = tokio::task::spawn_blocking(move || a.add_writer(&writer).map(|()| a))
+            .await
+            .context("recording the run's pack writer")?
+            .context("recording the run's pack writer")?;
+        active = Some(recorded);
     }
     let table_queue: Option<Arc<crate::jobs::TableQueue>> = match &run.job {
         Some(job) => {
@@ -2029,6 +2101,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         let crawl_summary = crawl_result.context("crawl failed")?;
         summary.discovery_documents += crawl_summary.discovery_documents;
         summary.discovered_urls += crawl_summary.discovered_urls;
+        summary.taken_up_not_fetched += crawl_summary.taken_up;
         summary.add_limits(&crawl_summary);
         // Failures the crawler counted without an event (none expected) are kept.
         for (kind, n) in crawl_summary.failures {
@@ -2074,6 +2147,27 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         cancelled,
         summary,
     })
+}
+
+/// [`crate::replay::take_up_crashed_run`] on a plain thread (a remote pack
+/// store refuses calls from a tokio runtime's threads).
+async fn take_up_packs(
+    cfg: &Config,
+    stores: &Stores,
+    writers: &[String],
+) -> Result<crate::replay::TakenUp> {
+    let (cfg, stores, writers) = (cfg.clone(), stores.clone(), writers.to_vec());
+    let thread = std::thread::Builder::new()
+        .name("harvest-take-up".into())
+        .spawn(move || {
+            crate::replay::take_up_crashed_run(&cfg, &stores, &writers, &mut std::io::sink())
+        })
+        .context("cannot start the take-up thread")?;
+    tokio::task::spawn_blocking(move || thread.join())
+        .await
+        .context("waiting for the take-up thread")?
+        .map_err(|_| anyhow::anyhow!("the take-up thread panicked"))?
+        .context("taking up the crashed run's packs")
 }
 
 /// Progress: the bar's message, a plain line, the run's heartbeat.

@@ -745,6 +745,105 @@ pub fn index_unindexed(
     Ok((summary.replayed, captures.len() as u64))
 }
 
+/// What taking up a crashed run found in the packs it wrote.
+#[derive(Debug, Default)]
+pub struct TakenUp {
+    /// Packs of the run read.
+    pub packs: u64,
+    /// Capture records in them.
+    pub records: u64,
+    /// Records the index did not hold (packed before the crash, not yet
+    /// indexed), now indexed.
+    pub indexed: u64,
+    /// Packs that could not be read (their pages are fetched again).
+    pub unreadable: u64,
+    /// Each URL the run archived -> the URL whose stored copy holds its
+    /// links (itself; for a redirect or an embed, the page it led to).
+    pub stored: HashMap<String, String>,
+}
+
+/// Taking up a run whose process died: the packs its packers wrote
+/// (`writers`, [`indexer::RunRecord::writers`]) are read; their records the
+/// index does not hold (the batch that was packed when the process died,
+/// before its index write) are indexed where they lie, as `fsck --repair`
+/// does; and every URL the run archived is returned, so that the run does
+/// not fetch it again (its links are queued from the stored copy).
+pub fn take_up_crashed_run(
+    cfg: &Config,
+    stores: &Stores,
+    writers: &[String],
+    progress: &mut dyn Write,
+) -> Result<TakenUp> {
+    let mut out = TakenUp::default();
+    if writers.is_empty() {
+        return Ok(out);
+    }
+    let mut packs = stores.packs.list("").context("listing the packs")?;
+    packs.retain(|p| {
+        packer::PackName::parse(&p.path)
+            .and_then(|n| n.origin)
+            .is_some_and(|o| writers.contains(&o.writer))
+    });
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut paths: Vec<String> = Vec::with_capacity(packs.len());
+    for pack in &packs {
+        // The dead writer's file is closed (HDFS: its lease recovered) and
+        // synced: what is read from it now is durable.
+        let read = stores.packs.recover_lease(&pack.path).and_then(|_| {
+            let len = stores.packs.len(&pack.path)?;
+            stores.packs.read_range(&pack.path, 0, len)
+        });
+        let bytes = match read {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::warn!(path = %pack.path, error = %e, "cannot read a pack of the interrupted run; its unindexed pages are fetched again");
+                out.unreadable += 1;
+                continue;
+            }
+        };
+        out.packs += 1;
+        // A torn last record (the process died writing it) ends the pack.
+        for (offset, length, record) in RecordIter::new(&bytes).map_while(|r| r.ok()) {
+            entries.extend(Entry::of(&record, paths.len() as u32, offset, length));
+        }
+        paths.push(pack.path.clone());
+    }
+    out.records = entries.len() as u64;
+    let keys: Vec<(&str, DateTime<Utc>)> =
+        entries.iter().map(|e| (e.url.as_str(), e.date)).collect();
+    let indexed = stores
+        .index
+        .has_captures(&keys)
+        .context("checking the interrupted run's records against the index")?;
+    // Record id -> URL, for the page an embed or a redirect belongs to.
+    let pages: HashMap<&str, &str> = entries
+        .iter()
+        .map(|e| (e.record_id.as_str(), e.url.as_str()))
+        .collect();
+    for e in &entries {
+        let copy = e
+            .concurrent_to
+            .as_deref()
+            .and_then(|id| pages.get(id))
+            .unwrap_or(&e.url.as_str())
+            .to_string();
+        out.stored.entry(e.url.clone()).or_insert(copy);
+    }
+    drop(pages);
+    let missing: Vec<Entry> = entries
+        .into_iter()
+        .zip(indexed)
+        .filter(|(_, known)| !known)
+        .map(|(e, _)| e)
+        .collect();
+    if !missing.is_empty() {
+        let (indexed, history) = index_unindexed(cfg, stores, missing, &paths, progress)
+            .context("indexing the interrupted run's last records")?;
+        out.indexed = indexed + history;
+    }
+    Ok(out)
+}
+
 /// Record id -> entry, for the responses among `entries`.
 fn response_ids(entries: &[Entry]) -> HashMap<String, usize> {
     entries

@@ -134,6 +134,11 @@ pub struct CrawlConfig {
     /// The consumer's work on each fetched page, run where the page is
     /// extracted (see [`crate::PageWork`]). Default none.
     pub page_work: Option<crate::PageWork>,
+    /// URLs an interrupted run already archived, for the run that takes it
+    /// up: a queued URL found here is not fetched again; the links of the
+    /// stored copy of the URL it maps to (itself, or a redirect's target)
+    /// are queued instead, as for a 304. Default empty.
+    pub stored_in_run: std::sync::Arc<std::collections::HashMap<String, String>>,
 }
 
 /// Which resources a page embeds are fetched with it (each URL once a
@@ -209,6 +214,7 @@ impl Default for CrawlConfig {
             page_limits: crate::extract::Limits::default(),
             embeds: EmbedPolicy::default(),
             page_work: None,
+            stored_in_run: Default::default(),
         }
     }
 }

@@ -659,6 +659,11 @@ fn finish_unhanded(shared: &Shared, requested: &str) {
 /// here, a page when the consumer has stored it.
 async fn process(shared: Arc<Shared>, queued: QueuedUrl) -> Fetched {
     let requested = queued.url.to_string();
+    if let Some(copy) = shared.cfg.stored_in_run.get(&requested) {
+        take_up(&shared, &requested, copy, queued.depth).await;
+        finish_unhanded(&shared, &requested);
+        return Fetched::Done;
+    }
     let fetched = fetch_one(&shared, queued).await;
     if matches!(fetched, Fetched::Done) {
         finish_unhanded(&shared, &requested);
@@ -770,6 +775,21 @@ async fn fetch_embeds(shared: &Arc<Shared>, page_url: &str, embeds: Vec<crate::e
             }
         }
     }
+}
+
+/// A queued URL the interrupted run had archived: its stored copy's links
+/// are queued (as its fetch would have), nothing is fetched.
+async fn take_up(shared: &Shared, requested: &str, copy: &str, depth: u32) {
+    tracing::debug!(
+        url = requested,
+        "archived before the interruption: not fetched again"
+    );
+    if let Ok(url) = Url::parse(copy) {
+        if let Some(links) = shared.stored_links(&url).await {
+            shared.queue_links(&links, depth);
+        }
+    }
+    shared.summary().taken_up += 1;
 }
 
 /// Follows the links of a 304's stored copy and reports the 304.

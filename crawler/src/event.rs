@@ -323,6 +323,10 @@ pub struct CrawlSummary {
     pub bytes: u64,
     /// URLs answered with 304.
     pub not_modified: u64,
+    /// Queued URLs an interrupted run had already archived
+    /// ([`crate::CrawlConfig::stored_in_run`]): not fetched again, their
+    /// stored copies' links queued.
+    pub taken_up: u64,
     /// Failures by [`FailureKind::label`].
     pub failures: BTreeMap<String, u64>,
     /// HTTP requests sent, robots.txt and retries included.

@@ -105,6 +105,26 @@ impl Index {
         self.store.delete(CAPTURES_TABLE, &keys)
     }
 
+    /// Whether a capture of each (URL, time) is recorded, in one call per
+    /// 1,000 (a crashed run's records are checked against the index so).
+    pub fn has_captures(&self, captures: &[(&str, DateTime<Utc>)]) -> Result<Vec<bool>> {
+        let mut out = Vec::with_capacity(captures.len());
+        for chunk in captures.chunks(1000) {
+            let keys: Vec<Vec<u8>> = chunk.iter().map(|(u, t)| key(u, *t)).collect();
+            let rows = self.store.get(CAPTURES_TABLE, &keys, &[FAMILY_ATTRS])?;
+            for ((url, _), row) in chunk.iter().zip(rows) {
+                // A hash shared by two URLs: the row must be this URL's.
+                let ours = row
+                    .as_ref()
+                    .and_then(|r| r.cell(FAMILY_ATTRS, Q_CAPTURE))
+                    .and_then(|v| serde_json::from_slice::<Capture>(v).ok())
+                    .is_some_and(|c| c.url == *url);
+                out.push(ours);
+            }
+        }
+        Ok(out)
+    }
+
     /// Every recorded capture of `url`, oldest first.
     pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
         let prefix = url_hash(url);
@@ -175,6 +195,38 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn has_captures_finds_recorded_times_of_the_url_only() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = std::sync::Arc::new(crate::embedded::EmbeddedStore::open(dir.path())?);
+        let index = Index::new(store, crate::IndexOptions { buckets: 2 })?;
+        let t0 = DateTime::from_timestamp(1_800_000_000, 123_456_000).unwrap_or_default();
+        let capture = |url: &str, time| Capture {
+            url: url.into(),
+            time,
+            kind: CaptureKind::Response,
+            status: 200,
+            digest: None,
+            record_id: "<urn:uuid:y>".into(),
+            location: PackLocation {
+                path: "p".into(),
+                offset: 0,
+                length: 1,
+            },
+            content_type: None,
+        };
+        index.put_captures(&[capture("http://a/", t0), capture("http://b/", t0)])?;
+        let later = t0 + chrono::Duration::microseconds(1);
+        let found = index.has_captures(&[
+            ("http://a/", t0),
+            ("http://a/", later),
+            ("http://b/", t0),
+            ("http://c/", t0),
+        ])?;
+        assert_eq!(found, [true, false, true, false]);
+        Ok(())
+    }
 
     #[test]
     fn content_type_tells_unknown_from_absent() {

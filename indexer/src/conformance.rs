@@ -547,12 +547,21 @@ pub fn crawl_state(store: std::sync::Arc<dyn TableStore>, job: &str) -> Result<(
             resumed: 0,
             error: None,
             summary: serde_json::json!({ "pages": secs }),
+            writers: if secs == 0 {
+                Vec::new()
+            } else {
+                vec!["abcd2345".into(), "efgh6712".into()]
+            },
         })?;
     }
     let listed = runs.list(Some(job), 10)?;
     check(
         listed.len() == 2 && listed[0].status == RunStatus::Running,
         "runs newest first",
+    )?;
+    check(
+        listed[0].writers == ["abcd2345", "efgh6712"] && listed[1].writers.is_empty(),
+        "a run's pack writers are kept",
     )?;
     Ok(())
 }

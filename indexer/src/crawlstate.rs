@@ -466,6 +466,11 @@ pub struct RunRecord {
     /// as the binary reports them.
     #[serde(default)]
     pub summary: serde_json::Value,
+    /// Writer tokens of the packers that wrote this run's packs (since it
+    /// was started or last cancelled): when a crashed run is taken up, the
+    /// binary indexes what those packs hold beyond the index.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writers: Vec<String>,
 }
 
 fn run_key(job: &str, started: DateTime<Utc>) -> Vec<u8> {
@@ -679,6 +684,7 @@ mod tests {
                 resumed: 0,
                 error: None,
                 summary: serde_json::json!({"pages": secs}),
+                writers: Vec::new(),
             })?;
         }
         let a: Vec<i64> = runs

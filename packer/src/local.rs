@@ -165,6 +165,22 @@ impl PackStore for LocalPackStore {
         }
         fs::rename(&src, &dst).map_err(|e| Error::io(from, e))
     }
+
+    /// A local file has no lease: what a dead writer appended is readable
+    /// already; it is synced here (the file and its folder) so that what is
+    /// read from it next is durable too.
+    fn recover_lease(&self, path: &str) -> Result<bool> {
+        let full = self.full_path(path)?;
+        File::open(&full)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(path, e))?;
+        if let Some(parent) = full.parent() {
+            File::open(parent)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| Error::io(path, e))?;
+        }
+        Ok(true)
+    }
 }
 
 /// Recursively collects regular files below `dir`; `rel` is `dir`'s store path.
