@@ -266,7 +266,8 @@ pub struct PageJson {
     /// Publish time given by the page.
     pub published: Option<DateTime<Utc>>,
     /// Where the publish time came from (`meta`, `jsonld`, `time`, `text`,
-    /// `url`, `feed`, `sitemap`; `fetch`: the page gave none).
+    /// `url`, `feed`, `sitemap`, `modified`: only an update time; `fetch`: the
+    /// page gave none).
     pub published_from: Option<String>,
     /// Capture time of this version.
     pub fetched: DateTime<Utc>,

@@ -103,7 +103,7 @@ pub mod q {
     /// Page: first capture time of the URL (the key time without a publish time).
     pub const FIRST_SEEN: &[u8] = b"first_seen";
     /// Page: where the publish time came from (meta, jsonld, time, text, url,
-    /// feed, sitemap, fetch).
+    /// feed, sitemap, modified, fetch).
     pub const PUBLISHED_FROM: &[u8] = b"published_from";
     /// Page: author.
     pub const AUTHOR: &[u8] = b"author";
@@ -188,7 +188,7 @@ pub struct PageRecord {
     /// Whether the record is a revisit (payload seen before).
     pub revisit: bool,
     /// Where the publish time came from: `meta`, `jsonld`, `time`, `text`,
-    /// `url`, `feed`, `sitemap`, or `fetch` (no publish time: the key time is
+    /// `url`, `feed`, `sitemap`, `modified` (only an update time), or `fetch` (no publish time: the key time is
     /// the capture time). `None` for rows written before harvest recorded it
     /// (see [`PageRecord::published_source`]).
     #[serde(default)]

@@ -85,6 +85,20 @@ pub const DATE_META_KEYS: [&str; 6] = [
     "citation_date",
 ];
 
+/// Meta tags (and microdata) naming when the page was modified: a
+/// publish time only when the page states none ([`PublishedFrom::Modified`]).
+pub const MODIFIED_META_KEYS: [&str; 9] = [
+    "article:modified_time",
+    "og:updated_time",
+    "og:modified_time",
+    "datemodified",
+    "dateupdated",
+    "dateupdate",
+    "dcterms.modified",
+    "last-modified",
+    "lastmod",
+];
+
 /// Elements whose content is not body text. `footer` is page chrome; on the
 /// LibreOffice help pages it also holds a CSS-hidden block naming the source
 /// file, which is not text a reader sees.
@@ -312,6 +326,8 @@ struct JsonLd {
     published: Option<String>,
     /// `datePublished` of any other object (a web page, a list item).
     published_other: Option<String>,
+    /// `dateModified` of an article-typed object.
+    modified: Option<String>,
     publisher: Option<String>,
     headline: Option<String>,
     author: Option<String>,
@@ -366,6 +382,11 @@ fn walk_jsonld(v: &Value, out: &mut JsonLd, depth: usize) {
                 };
                 if slot.is_none() {
                     *slot = Some(s.clone());
+                }
+            }
+            if article && out.modified.is_none() {
+                if let Some(Value::String(s)) = map.get("dateModified") {
+                    out.modified = Some(s.clone());
                 }
             }
             if article && out.headline.is_none() {
@@ -531,6 +552,18 @@ fn markup_time_candidates(
             .as_deref()
             .and_then(|v| time::parsed_candidate(v, PublishedFrom::Jsonld, score::META_WEAK)),
     );
+    // When the page was modified: taken only if it states no publish time.
+    out.extend(
+        metas
+            .iter()
+            .filter(|(k, _)| MODIFIED_META_KEYS.contains(&k.as_str()))
+            .find_map(|(_, v)| time::parsed_candidate(v, PublishedFrom::Modified, score::MODIFIED)),
+    );
+    out.extend(
+        ld.modified
+            .as_deref()
+            .and_then(|v| time::parsed_candidate(v, PublishedFrom::Modified, score::MODIFIED)),
+    );
     let times = &els.time;
     let mut unmarked_taken = false;
     for t in times {
@@ -545,6 +578,15 @@ fn markup_time_candidates(
         // `class="entry-date published updated"` (a post never updated) is
         // the publish time.
         if (marks.contains("updat") || marks.contains("modif")) && !marks.contains("publish") {
+            let value = v
+                .attr("datetime")
+                .map(str::to_string)
+                .unwrap_or_else(|| element_text(t));
+            out.extend(time::parsed_candidate(
+                &value,
+                PublishedFrom::Modified,
+                score::MODIFIED,
+            ));
             continue;
         }
         let marked = v.attr("pubdate").is_some() || marks.contains("pub") || marks.contains("post");
@@ -1565,6 +1607,67 @@ mod tests {
             Some("2024-03-08T02:25:44+00:00")
         );
         assert_eq!(e.published_from, Some(PublishedFrom::Meta));
+    }
+
+    #[test]
+    fn a_modified_time_stands_in_only_when_no_publish_time_is_stated() {
+        let u = url("http://example.com/a");
+        let at = |html: &str| {
+            let e = extract(html, &u);
+            (
+                e.published.map(|d| d.to_rfc3339()),
+                e.published_from.map(PublishedFrom::as_str),
+            )
+        };
+        let modified = r#"<meta property="article:modified_time" content="2021-05-06T07:08:09Z">"#;
+        assert_eq!(
+            at(modified),
+            (Some("2021-05-06T07:08:09+00:00".into()), Some("modified"))
+        );
+        // Beside a publish time it loses, wherever that one is stated.
+        let both = format!(
+            r#"{modified}<h1>Headline of the test</h1><p>Published: 2021-05-01 10:00</p><p>x</p>"#
+        );
+        assert_eq!(at(&both).1, Some("text"));
+        // JSON-LD dateModified, `<time class="updated">`, an `Aktualisiert:` label.
+        assert_eq!(
+            at(r#"<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2020-01-02"}</script><p>x</p>"#).1,
+            Some("modified")
+        );
+        assert_eq!(
+            at(r#"<p><time class="updated" datetime="2019-03-04T05:06:00Z">4 March</time></p>"#).1,
+            Some("modified")
+        );
+        assert_eq!(
+            at("<p>Viel Text hier.</p><p class=info>Aktualisiert: 30.12.2016</p>"),
+            (Some("2016-12-30T00:00:00+00:00".into()), Some("modified"))
+        );
+        // A comment's date is no stand-in.
+        assert_eq!(
+            at("<p>Text.</p><p>Comment 2016-12-30 by Joe</p><p>Reply: 2016-12-31</p>").1,
+            None
+        );
+    }
+
+    #[test]
+    fn a_byline_that_ends_at_its_date_labels_it() {
+        let u = url("http://example.com/a");
+        let day = |html: &str| {
+            extract(html, &u)
+                .published
+                .map(|d| d.date_naive().to_string())
+        };
+        let page = |line: &str| {
+            format!("<p>Some words of a menu</p><p>More text of the page, long enough.</p><div>{line}</div><p>Body text.</p>")
+        };
+        assert_eq!(
+            day(&page("Submitted by Jane Roe on Mon, 2017-05-22 10:00")).as_deref(),
+            Some("2017-05-22")
+        );
+        assert_eq!(
+            day(&page("Author: Bo Berg am 29.12.2010, 13:36 Uhr")).as_deref(),
+            Some("2010-12-29")
+        );
     }
 
     #[test]

@@ -6,9 +6,11 @@
 //! offset ([`page_zone`]), checked against the fetch time (no future times, none
 //! before [`EARLIEST_YEAR`]) and scored by how surely it is *this* page's
 //! publish time: a labelled publish time next to the title beats a meta tag,
-//! a meta tag beats an unlabelled date in the body, modified/updated times
-//! and times of other items (related links, comments) are never taken. A
-//! day-precise winner takes the minutes of another candidate of the same day.
+//! a meta tag beats an unlabelled date in the body, times of other items
+//! (related links, comments) are never taken, and a modified/updated time is
+//! taken only when the page states no publish time (`published_from`
+//! `modified`). A day-precise winner takes the minutes of another candidate of
+//! the same day.
 
 use std::sync::LazyLock;
 
@@ -37,6 +39,8 @@ const MAX_HEADER_DATES: usize = 4;
 const ARTICLE_EDGE_CHARS: usize = 300;
 /// Characters before a date searched for its label.
 const LABEL_WINDOW_CHARS: usize = 24;
+/// Characters before a date searched for a byline that ends at it (`by NAME on`).
+const BYLINE_WINDOW_CHARS: usize = 64;
 
 /// Where the publish time of a page came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -55,13 +59,16 @@ pub enum PublishedFrom {
     Feed,
     /// A news sitemap's `publication_date`.
     Sitemap,
+    /// The page states no publish time, only when it was modified or updated
+    /// (meta, JSON-LD, `<time class="updated">`, an `Updated:` label).
+    Modified,
     /// No publish time: the fetch time stands in for it.
     Fetch,
 }
 
 impl PublishedFrom {
     /// Every value, in the order of the docs.
-    pub const ALL: [PublishedFrom; 8] = [
+    pub const ALL: [PublishedFrom; 9] = [
         Self::Meta,
         Self::Jsonld,
         Self::Time,
@@ -69,6 +76,7 @@ impl PublishedFrom {
         Self::Url,
         Self::Feed,
         Self::Sitemap,
+        Self::Modified,
         Self::Fetch,
     ];
 
@@ -82,6 +90,7 @@ impl PublishedFrom {
             Self::Url => "url",
             Self::Feed => "feed",
             Self::Sitemap => "sitemap",
+            Self::Modified => "modified",
             Self::Fetch => "fetch",
         }
     }
@@ -188,6 +197,16 @@ fn re(s: &str) -> Regex {
 
 /// `YYYY-MM-DD`, `YYYY/M/D`, `YYYY.MM.DD`, `YYYY年M月D日`, each with an optional
 /// time `H:MM[:SS]` (also `10时20分`, `下午3:05`) and an optional offset.
+/// A byline ending where its date starts: `by NAME on`, `Submitted by NAME
+/// on`, `Geschrieben von NAME am`, `Author: NAME am` (one to four
+/// capitalised words without digits, not `by a television crew on`; the
+/// date that follows is the post's).
+static RE_BYLINE_BEFORE_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:^|[\s(|])(?i:by|von|author:|autor:)\s+(?:\p{Lu}[^\s\d.,;|:]*\s+){1,4}(?i:on|am)\s*[,:]?\s*(?:\p{L}{2,10}\.?,?\s+)?$",
+    )
+});
+
 static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?x)
         ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日)?
@@ -425,7 +444,8 @@ const PUBLISH_LABELS: [&str; 29] = [
     "gepubliceerd",
 ];
 
-/// Labels that say the date after them is not the publish time.
+/// Labels that say the date after them is not the publish time (the first
+/// [`UPDATE_LABELS`] of them: an update time).
 const OTHER_LABELS: [&str; 23] = [
     "更新时间",
     "更新于",
@@ -446,11 +466,40 @@ const OTHER_LABELS: [&str; 23] = [
     "actualizado",
     "aggiornato",
     "bijgewerkt",
+    // (comments and replies from here on)
     "评论",
     "回复",
     "reply",
     "comment",
 ];
+
+/// How many of [`OTHER_LABELS`] (the first) label an update time.
+const UPDATE_LABELS: usize = 19;
+
+/// Whether the label nearest before byte `start` of `line` names an update
+/// (`Updated:`, `更新时间：`), not a comment.
+fn update_label_before(line: &str, start: usize) -> bool {
+    let from = line[..start]
+        .char_indices()
+        .rev()
+        .nth(LABEL_WINDOW_CHARS - 1)
+        .map_or(0, |(i, _)| i);
+    let window = line[from..start].to_lowercase();
+    let last = |labels: &[&str]| {
+        labels
+            .iter()
+            .filter_map(|l| window.rfind(l).map(|p| p + l.len()))
+            .max()
+    };
+    match (
+        last(&OTHER_LABELS[..UPDATE_LABELS]),
+        last(&OTHER_LABELS[UPDATE_LABELS..]),
+    ) {
+        (Some(u), Some(c)) => u > c,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
 
 /// What a label before a date says about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -925,7 +974,19 @@ fn label_before(line: &str, start: usize) -> Label {
         (Some(p), Some(o)) if o >= p => Label::Other,
         (Some(_), _) => Label::Publish,
         (None, Some(_)) => Label::Other,
-        (None, None) => Label::None,
+        (None, None) => {
+            // A byline longer than the label window: `Submitted by Jane Roe on`.
+            let from = line[..start]
+                .char_indices()
+                .rev()
+                .nth(BYLINE_WINDOW_CHARS - 1)
+                .map_or(0, |(i, _)| i);
+            if RE_BYLINE_BEFORE_DATE.is_match(&line[from..start]) {
+                Label::Publish
+            } else {
+                Label::None
+            }
+        }
     }
 }
 
@@ -1029,6 +1090,8 @@ pub(crate) mod score {
     pub const TEXT_DATE_CLASS: i32 = 45;
     pub const TEXT_ARTICLE_EDGE: i32 = 40;
     pub const TIME_OTHER: i32 = 30;
+    /// A modified / updated time: only when nothing else is found.
+    pub const MODIFIED: i32 = 5;
 }
 
 /// Dates of the text around the title (`title_line` indexes `lines`):
@@ -1103,27 +1166,42 @@ pub(crate) fn near_title_candidates(
 /// comment thread).
 pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
     let mut found = Vec::new();
+    let mut updates = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         for d in text_dates(line) {
-            if line_label(lines, i, d.start) == Label::Publish {
-                found.push(d);
+            match line_label(lines, i, d.start) {
+                Label::Publish => found.push(d),
+                Label::Other if update_label_before(line, d.start) => updates.push(d),
+                _ => {}
             }
         }
         if found.len() > 3 {
-            return Vec::new();
+            found.clear();
+            break;
         }
     }
-    found
+    let candidate = |d: TextDate, from, score| Candidate {
+        stated: d.stated,
+        has_time: d.has_time,
+        from,
+        score,
+        near_title: false,
+    };
+    let mut out: Vec<Candidate> = found
         .into_iter()
         .take(1)
-        .map(|d| Candidate {
-            stated: d.stated,
-            has_time: d.has_time,
-            from: PublishedFrom::Text,
-            score: score::TEXT_LABELLED,
-            near_title: false,
-        })
-        .collect()
+        .map(|d| candidate(d, PublishedFrom::Text, score::TEXT_LABELLED))
+        .collect();
+    // The page's own update time (one or two stated, not a list of edits).
+    if updates.len() <= 2 {
+        out.extend(
+            updates
+                .into_iter()
+                .take(1)
+                .map(|d| candidate(d, PublishedFrom::Modified, score::MODIFIED)),
+        );
+    }
+    out
 }
 
 /// The date in the first element marked as the publish time by its class
@@ -1597,6 +1675,19 @@ mod tests {
         let second = line.rfind("2023").unwrap_or(0);
         assert_eq!(label_before(line, second), Label::Other);
         assert_eq!(label_before("Updated: Nov 18, 2023", 9), Label::Other);
+        // A byline that ends at the date, longer than the label window.
+        let at = |line: &str| label_before(line, line.find("2020").unwrap_or(0));
+        assert_eq!(
+            at("Submitted by Maria Antonia Rossi on Tue, 2020-01-07"),
+            Label::Publish
+        );
+        assert_eq!(at("Geschrieben von Bo Berg am 2020-01-07"), Label::Publish);
+        // A caption's agent is not a byline; nor is a sentence's `by`.
+        assert_eq!(
+            at("interviewed by a television crew on 2020-09-28 in Manchester"),
+            Label::None
+        );
+        assert_eq!(at("shares fell by 3% on 2020-09-28"), Label::None);
         assert_eq!(
             label_before("严玉洁 2023-11-17", "严玉洁 ".len()),
             Label::None

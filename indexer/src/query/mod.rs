@@ -162,7 +162,7 @@ pub struct Query {
     #[serde(default)]
     pub cursor: Option<Cursor>,
     /// The publish time came from one of these (`meta`, `jsonld`, `time`,
-    /// `text`, `url`, `feed`, `sitemap`, `fetch`; empty = any). Checked on the
+    /// `text`, `url`, `feed`, `sitemap`, `modified`, `fetch`; empty = any). Checked on the
     /// data row ([`PageRecord::published_source`]).
     #[serde(default)]
     pub published_from: Vec<String>,
