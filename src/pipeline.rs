@@ -887,7 +887,11 @@ impl Ingest {
             // time: a changed page replaces its row instead of adding one.
             record.first_seen = p.previous.as_ref().and_then(|s| s.first_capture);
             let captures = p.previous.as_ref().map_or(1, |s| s.captures + 1);
-            let article = p.page.extract.published.is_some() && p.page.depth > 0;
+            // A page that states only when it was modified (a section page's
+            // `og:updated_time`) is no article: hubs are fetched every run.
+            let article = p.page.extract.published.is_some()
+                && p.page.extract.published_from != Some(crawler::extract::PublishedFrom::Modified)
+                && p.page.depth > 0;
             let (next_fetch, interval_secs) = if article {
                 self.recrawl.next(
                     captures,

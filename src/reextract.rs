@@ -66,7 +66,9 @@ pub fn reextract_page(stores: &Stores, cfg: &Config, page: &PageRecord) -> Resul
             .and_then(PublishedFrom::parse),
         Some(PublishedFrom::Feed | PublishedFrom::Sitemap)
     );
-    if x.published.is_some() || !from_hint {
+    // A feed's or sitemap's publish time beats a page's modified time.
+    let own = x.published.is_some() && x.published_from != Some(PublishedFrom::Modified);
+    if own || !from_hint {
         new.published = x.published;
         new.published_from = Some(
             x.published_from
