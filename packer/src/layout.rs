@@ -515,49 +515,17 @@ impl Packer {
         if let Some(e) = self.lost.take() {
             return Err(e);
         }
-        let mut dirty: Vec<&mut OpenPack> = self.open.values_mut().filter(|p| p.dirty).collect();
+        let dirty: Vec<&mut OpenPack> = self.open.values_mut().filter(|p| p.dirty).collect();
         let synced = dirty.len();
         // Each sync waits on the disk (fsync) or on a DataNode pipeline and the NameNode
-        // (hsync): the packs of a batch are synced side by side, not one after another.
+        // (hsync): the packs of a batch are synced side by side, not one after another. A
+        // pack whose sync fails stays dirty (the next call syncs it again).
+        let result = side_by_side(dirty, |pack| {
+            pack.writer.sync()?;
+            pack.dirty = false;
+            Ok(())
+        });
         let threads = synced.clamp(1, SYNC_THREADS);
-        let per_thread = synced.div_ceil(threads).max(1);
-        // A pack whose sync fails stays dirty (the next call syncs it again); the others
-        // are synced all the same, and the first error is reported.
-        let sync_group = |group: &mut [&mut OpenPack]| -> Result<()> {
-            let mut first = Ok(());
-            for pack in group {
-                match pack.writer.sync() {
-                    Ok(()) => pack.dirty = false,
-                    Err(e) if first.is_ok() => first = Err(e),
-                    Err(_) => {}
-                }
-            }
-            first
-        };
-        let result = if threads == 1 {
-            sync_group(&mut dirty)
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = dirty
-                    .chunks_mut(per_thread)
-                    .map(|group| scope.spawn(move || sync_group(group)))
-                    .collect();
-                // Every thread is joined; the first error is reported.
-                let mut first = Ok(());
-                for handle in handles {
-                    let r = handle.join().unwrap_or_else(|_| {
-                        Err(Error::Io {
-                            path: String::new(),
-                            source: std::io::Error::other("a pack sync thread panicked"),
-                        })
-                    });
-                    if first.is_ok() {
-                        first = r;
-                    }
-                }
-                first
-            })
-        };
         tracing::debug!(packs = synced, threads, "synced packs");
         result
     }
@@ -568,46 +536,13 @@ impl Packer {
         let mut packs: Vec<_> = self.open.drain().map(|(_, p)| p).collect();
         packs.sort_by(|a, b| a.path.cmp(&b.path));
         // A close waits on the disk, or on HDFS to complete the file: side by side, as syncs.
-        let close_group = |group: Vec<OpenPack>| -> Option<Error> {
-            let mut first = None;
-            for pack in group {
-                let path = pack.path;
-                if let Err(e) = pack.writer.close() {
-                    tracing::warn!(path = %path, error = %e, "closing pack failed");
-                    first.get_or_insert(e);
-                }
-            }
-            first
-        };
-        let threads = packs.len().clamp(1, SYNC_THREADS);
-        let per_thread = packs.len().div_ceil(threads).max(1);
-        let mut groups: Vec<Vec<OpenPack>> = Vec::with_capacity(threads);
-        let mut rest = packs.into_iter().peekable();
-        while rest.peek().is_some() {
-            groups.push(rest.by_ref().take(per_thread).collect());
-        }
-        let errors: Vec<Option<Error>> = if groups.len() <= 1 {
-            groups.into_iter().map(close_group).collect()
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = groups
-                    .into_iter()
-                    .map(|group| scope.spawn(move || close_group(group)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            Some(Error::Io {
-                                path: String::new(),
-                                source: std::io::Error::other("a pack close thread panicked"),
-                            })
-                        })
-                    })
-                    .collect()
+        let closed = side_by_side(packs, |pack| {
+            let path = pack.path;
+            pack.writer.close().inspect_err(|e| {
+                tracing::warn!(path = %path, error = %e, "closing pack failed");
             })
-        };
-        for e in errors.into_iter().flatten() {
+        });
+        if let Err(e) = closed {
             first_err.get_or_insert(e);
         }
         match first_err {
@@ -772,6 +707,41 @@ impl Packer {
             }
         }
     }
+}
+
+/// Runs `work` on each item on up to [`SYNC_THREADS`] threads side by side (a run of
+/// consecutive items a thread). Every item is tried; the first error in item order is
+/// returned.
+fn side_by_side<T: Send>(items: Vec<T>, work: impl Fn(T) -> Result<()> + Sync) -> Result<()> {
+    let threads = items.len().clamp(1, SYNC_THREADS);
+    let per_thread = items.len().div_ceil(threads).max(1);
+    let run = |group: Vec<T>| group.into_iter().map(&work).fold(Ok(()), Result::and);
+    let mut groups: Vec<Vec<T>> = Vec::with_capacity(threads);
+    let mut rest = items.into_iter().peekable();
+    while rest.peek().is_some() {
+        groups.push(rest.by_ref().take(per_thread).collect());
+    }
+    if groups.len() <= 1 {
+        return groups.into_iter().map(run).fold(Ok(()), Result::and);
+    }
+    let run = &run;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|group| scope.spawn(move || run(group)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Io {
+                        path: String::new(),
+                        source: std::io::Error::other("a pack sync or close thread panicked"),
+                    })
+                })
+            })
+            .fold(Ok(()), Result::and)
+    })
 }
 
 impl Drop for Packer {
