@@ -1492,23 +1492,16 @@ pub async fn crawl_quietly(cfg: &Config) -> Result<(Stores, pipeline::IngestSumm
 }
 
 fn count_html_files(root: &Path) -> Result<(u64, u64)> {
-    let mut stack = vec![root.to_path_buf()];
-    let (mut n, mut bytes) = (0u64, 0u64);
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "html" || x == "htm") {
-                n += 1;
-                bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
-            }
-        }
-    }
-    Ok((n, bytes))
+    let html: Vec<PathBuf> = files_under(root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "html" || x == "htm"))
+        .collect();
+    let bytes = html
+        .iter()
+        .filter_map(|p| p.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    Ok((html.len() as u64, bytes))
 }
 
 fn which(name: &str) -> Option<std::path::PathBuf> {

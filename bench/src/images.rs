@@ -32,9 +32,8 @@
 //! are compared on that sample.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Cursor, Write};
+use std::io::Cursor;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -345,32 +344,7 @@ fn run_peer(python: &Path, dir: &Path, manifest: &Path) -> Result<Option<serde_j
         );
         return Ok(None);
     }
-    eprintln!(
-        "harvest: running the Python imagehash peer ({})",
-        python.display()
-    );
-    let mut child = Command::new(python)
-        .arg("-")
-        .arg(dir)
-        .arg(manifest)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("cannot run {}", python.display()))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(PEER_SCRIPT.as_bytes())?;
-    }
-    let out = child.wait_with_output()?;
-    if !out.status.success() {
-        bail!(
-            "the Python peer failed (deploy/data/setup-peers.sh installs imagehash): {}",
-            out.status
-        );
-    }
-    Ok(Some(
-        serde_json::from_slice(&out.stdout).context("peer output")?,
-    ))
+    crate::run_python_peer(python, PEER_SCRIPT, &[dir, manifest], "imagehash").map(Some)
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {

@@ -14,9 +14,11 @@ pub mod model;
 pub mod reposts;
 pub mod simhash;
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::cli::{BenchArgs, BenchKind};
 
@@ -76,4 +78,38 @@ pub fn harvest_exe() -> Result<PathBuf> {
         );
     }
     Ok(exe)
+}
+
+/// Runs a peer's Python `script` (handed on stdin: `python - ARGS`) and parses
+/// the one JSON value it prints; its stderr goes to ours. `package` is what
+/// `deploy/data/setup-peers.sh` installs for it (named when the peer fails).
+pub fn run_python_peer(
+    python: &Path,
+    script: &str,
+    args: &[&Path],
+    package: &str,
+) -> Result<serde_json::Value> {
+    eprintln!(
+        "harvest: running the Python {package} peer ({})",
+        python.display()
+    );
+    let mut child = Command::new(python)
+        .arg("-")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("cannot run {}", python.display()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(script.as_bytes())?;
+    }
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        bail!(
+            "the Python peer failed (deploy/data/setup-peers.sh installs {package}): {}",
+            out.status
+        );
+    }
+    serde_json::from_slice(&out.stdout).context("peer output")
 }

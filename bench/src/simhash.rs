@@ -23,9 +23,7 @@
 //!    (`Index::link_near_duplicates` on the embedded store, batches of
 //!    256 pages, as at ingest): pages/s.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -198,29 +196,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             std::io::BufWriter::new(std::fs::File::create(&input)?),
             &data,
         )?;
-        eprintln!(
-            "harvest: running the Python simhash peer ({})",
-            python.display()
-        );
-        let mut child = Command::new(python)
-            .arg("-")
-            .arg(&input)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .with_context(|| format!("cannot run {}", python.display()))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            stdin.write_all(PEER_SCRIPT.as_bytes())?;
-        }
-        let out = child.wait_with_output()?;
-        if !out.status.success() {
-            bail!(
-                "the Python peer failed (deploy/data/setup-peers.sh installs simhash): {}",
-                out.status
-            );
-        }
-        Some(serde_json::from_slice(&out.stdout).context("peer output")?)
+        Some(crate::run_python_peer(
+            python,
+            PEER_SCRIPT,
+            &[input.as_path()],
+            "simhash",
+        )?)
     } else {
         eprintln!(
             "harvest: {} missing: the Python simhash peer is skipped (deploy/data/setup-peers.sh sets it up)",
