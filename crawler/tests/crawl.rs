@@ -459,6 +459,106 @@ async fn a_crawl_continues_from_the_queue_it_is_given() {
     );
 }
 
+/// Hands out the URLs of a [`MemoryQueue`], those whose path starts with
+/// `/new` marked as never captured (as the binary's table queue does).
+struct MarkingQueue(MemoryQueue);
+
+impl UrlQueue for MarkingQueue {
+    fn push(&self, urls: Vec<QueuedUrl>) -> Result<usize, QueueError> {
+        self.0.push(urls)
+    }
+    fn mark_seen(&self, url: &Url) -> Result<bool, QueueError> {
+        self.0.mark_seen(url)
+    }
+    fn take(&self, max: usize) -> Result<Vec<QueuedUrl>, QueueError> {
+        let mut urls = self.0.take(max)?;
+        for q in &mut urls {
+            q.uncaptured = q.url.path().starts_with("/new");
+        }
+        Ok(urls)
+    }
+    fn finish(&self, urls: &[String]) -> Result<(), QueueError> {
+        self.0.finish(urls)
+    }
+    fn pending(&self) -> u64 {
+        self.0.pending()
+    }
+}
+
+/// Records the URLs it is asked validators for; has a stored copy of
+/// `/done` that links to `/after`.
+#[derive(Default)]
+struct Asked(std::sync::Mutex<Vec<String>>);
+
+impl UrlHistory for Asked {
+    fn validators(&self, url: &Url) -> Option<Validators> {
+        self.0.lock().unwrap().push(url.path().to_string());
+        None
+    }
+
+    fn stored_copy(&self, url: &Url) -> Option<StoredCopy> {
+        (url.path() == "/done").then(|| StoredCopy {
+            body: b"<html><body><a href=/after>after</a></body></html>".to_vec(),
+            content_type: "text/html".into(),
+        })
+    }
+}
+
+/// A URL the queue marks as never captured is fetched without asking the
+/// history for validators (a round trip to a remote index a page); a URL an
+/// interrupted run already archived (`stored_in_run`) is not fetched at all,
+/// its stored copy's links are.
+#[tokio::test]
+async fn uncaptured_urls_skip_the_validators_and_stored_ones_the_fetch() {
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::status(404),
+        p => Reply::html(format!("<p>page {p}</p>")),
+    })
+    .await;
+    let queue = Arc::new(MarkingQueue(MemoryQueue::new()));
+    let seed = server.url("/");
+    assert_eq!(queue.mark_seen(&seed), Ok(true));
+    let left = ["/new1", "/known", "/done"]
+        .map(|p| QueuedUrl::new(server.url(p), 1))
+        .to_vec();
+    assert_eq!(queue.push(left), Ok(3));
+    let mut cfg = test_config(vec![seed]);
+    cfg.stored_in_run = Arc::new(HashMap::from([(
+        server.url("/done").to_string(),
+        server.url("/done").to_string(),
+    )]));
+    let history = Arc::new(Asked::default());
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let collector = tokio::spawn(async move {
+        let mut events = Vec::new();
+        while let Some(e) = rx.recv().await {
+            events.push(e);
+        }
+        events
+    });
+    let summary = crawler::crawl_with_queue(
+        cfg,
+        history.clone(),
+        queue.clone(),
+        tx,
+        crawler::CancellationToken::new(),
+    )
+    .await
+    .expect("crawl");
+    let events = collector.await.unwrap_or_default();
+    let mut got: Vec<String> = pages(&events)
+        .iter()
+        .map(|p| Url::parse(&p.url).unwrap().path().to_string())
+        .collect();
+    got.sort();
+    assert_eq!(got, ["/after", "/known", "/new1"]);
+    let mut asked = history.0.lock().unwrap().clone();
+    asked.sort();
+    assert_eq!(asked, ["/after", "/known"], "validators asked for");
+    assert_eq!(server.hits("/done"), 0, "archived before: not fetched");
+    assert_eq!(summary.taken_up, 1);
+}
+
 /// A queue whose store fails: the crawl stops with the queue's error instead
 /// of going on and losing discovered URLs.
 #[tokio::test]
