@@ -1919,15 +1919,15 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         if let Some(a) = &active {
             let mut before: IngestSummary =
                 serde_json::from_value(a.record.summary.clone()).unwrap_or_default();
-            if let Some(max) = crawl_cfg.max_pages {
-                crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
-            }
             let mut note = String::new();
             if a.crashed && !a.record.writers.is_empty() {
                 // What the dead process packed and did not index is indexed
                 // now, and nothing it archived is fetched again.
                 let taken = take_up_packs(cfg, stores, &a.record.writers).await?;
                 before.taken_up_indexed += taken.indexed;
+                // Its last heartbeat may be seconds older than its last batch.
+                before.pages = before.pages.max(taken.pages);
+                before.not_modified = before.not_modified.max(taken.not_modified);
                 note = format!(
                     "; {} of the {} records in its {} packs indexed now",
                     taken.indexed, taken.records, taken.packs
@@ -1936,6 +1936,9 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                     note.push_str(&format!(", {} packs unreadable", taken.unreadable));
                 }
                 crawl_cfg.stored_in_run = Arc::new(taken.stored);
+            }
+            if let Some(max) = crawl_cfg.max_pages {
+                crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
             }
             eprintln!(
                 "harvest: taking up the interrupted run of job {} started {} ({} pages stored before{note})",

@@ -752,6 +752,10 @@ pub struct TakenUp {
     pub packs: u64,
     /// Capture records in them.
     pub records: u64,
+    /// Of those, pages (2xx HTML responses and revisits) and 304s: what the
+    /// run stored, counted from its packs (its last heartbeat may be older).
+    pub pages: u64,
+    pub not_modified: u64,
     /// Records the index did not hold (packed before the crash, not yet
     /// indexed), now indexed.
     pub indexed: u64,
@@ -804,7 +808,15 @@ pub fn take_up_crashed_run(
         out.packs += 1;
         // A torn last record (the process died writing it) ends the pack.
         for (offset, length, record) in RecordIter::new(&bytes).map_while(|r| r.ok()) {
-            entries.extend(Entry::of(&record, paths.len() as u32, offset, length));
+            let Some(entry) = Entry::of(&record, paths.len() as u32, offset, length) else {
+                continue;
+            };
+            match entry.kind {
+                Kind::NotModified => out.not_modified += 1,
+                _ if is_page_answer(&record.block) => out.pages += 1,
+                _ => {}
+            }
+            entries.push(entry);
         }
         paths.push(pack.path.clone());
     }
@@ -842,6 +854,23 @@ pub fn take_up_crashed_run(
         out.indexed = indexed + history;
     }
     Ok(out)
+}
+
+/// Whether an HTTP response block (its head only is read) is a page: a 2xx
+/// answer with an HTML content type.
+fn is_page_answer(block: &[u8]) -> bool {
+    let head = &block[..block.len().min(8192)];
+    let head = String::from_utf8_lossy(head);
+    let head = head.split("\r\n\r\n").next().unwrap_or_default();
+    let mut lines = head.lines();
+    let ok = lines
+        .next()
+        .and_then(|l| l.split_ascii_whitespace().nth(1))
+        .is_some_and(|code| code.len() == 3 && code.starts_with('2'));
+    ok && lines.any(|l| {
+        let l = l.to_ascii_lowercase();
+        l.starts_with("content-type:") && l.contains("html")
+    })
 }
 
 /// Record id -> entry, for the responses among `entries`.

@@ -475,6 +475,13 @@ fn a_crash_between_packing_and_indexing_is_taken_up_from_the_packs() {
         Some((packed.len() - indexed) as u64),
         "its queued URLs taken out without a fetch: {report}"
     );
+    // The run's count holds what the dead process stored (counted from its
+    // packs: it died before its first heartbeat) and what this one did.
+    assert_eq!(
+        report["pages"].as_u64(),
+        Some(u64::from(PAGES) + 1),
+        "{report}"
+    );
     let hits = site.hits();
     for url in &packed {
         let path = url.trim_start_matches(&served.base);
