@@ -12,7 +12,9 @@ use crawler::{
     CharsetSource, CrawlEvent, FailureKind, MemoryQueue, QueueError, QueuedUrl, StoredCopy, Url,
     UrlHistory, UrlQueue, Validators,
 };
-use util::{failures, pages, run, run_with_history, test_config, Reply, TestServer};
+use util::{
+    failures, pages, run, run_with_history, run_with_queue, test_config, Reply, TestServer,
+};
 
 const START: &str = "/zh-TW/text/shared/optionen/macrosecurity.html";
 const SITE_PAGES: [&str; 4] = [
@@ -430,23 +432,12 @@ async fn a_crawl_continues_from_the_queue_it_is_given() {
         QueuedUrl::new(server.url("/left2"), 1),
     ];
     assert_eq!(queue.push(left), Ok(2));
-    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
-    let collector = tokio::spawn(async move {
-        let mut events = Vec::new();
-        while let Some(e) = rx.recv().await {
-            events.push(e);
-        }
-        events
-    });
-    let summary = crawler::crawl_with_queue(
+    let (summary, events) = run_with_queue(
         test_config(vec![seed]),
         Arc::new(crawler::NoHistory),
         queue.clone(),
-        tx,
-        crawler::CancellationToken::new(),
     )
     .await;
-    let events = collector.await.unwrap_or_default();
     assert!(summary.is_ok(), "{summary:?}");
     let mut got: Vec<String> = pages(&events).iter().map(|p| p.url.clone()).collect();
     got.sort();
@@ -528,24 +519,8 @@ async fn uncaptured_urls_skip_the_validators_and_stored_ones_the_fetch() {
         server.url("/done").to_string(),
     )]));
     let history = Arc::new(Asked::default());
-    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
-    let collector = tokio::spawn(async move {
-        let mut events = Vec::new();
-        while let Some(e) = rx.recv().await {
-            events.push(e);
-        }
-        events
-    });
-    let summary = crawler::crawl_with_queue(
-        cfg,
-        history.clone(),
-        queue.clone(),
-        tx,
-        crawler::CancellationToken::new(),
-    )
-    .await
-    .expect("crawl");
-    let events = collector.await.unwrap_or_default();
+    let (summary, events) = run_with_queue(cfg, history.clone(), queue).await;
+    let summary = summary.expect("crawl");
     let mut got: Vec<String> = pages(&events)
         .iter()
         .map(|p| Url::parse(&p.url).unwrap().path().to_string())

@@ -479,26 +479,33 @@ const UPDATE_LABELS: usize = 19;
 /// Whether the label nearest before byte `start` of `line` names an update
 /// (`Updated:`, `更新时间：`), not a comment.
 fn update_label_before(line: &str, start: usize) -> bool {
-    let from = line[..start]
-        .char_indices()
-        .rev()
-        .nth(LABEL_WINDOW_CHARS - 1)
-        .map_or(0, |(i, _)| i);
-    let window = line[from..start].to_lowercase();
-    let last = |labels: &[&str]| {
-        labels
-            .iter()
-            .filter_map(|l| window.rfind(l).map(|p| p + l.len()))
-            .max()
-    };
+    let window = label_window(line, start);
     match (
-        last(&OTHER_LABELS[..UPDATE_LABELS]),
-        last(&OTHER_LABELS[UPDATE_LABELS..]),
+        last_label(&window, &OTHER_LABELS[..UPDATE_LABELS]),
+        last_label(&window, &OTHER_LABELS[UPDATE_LABELS..]),
     ) {
         (Some(u), Some(c)) => u > c,
         (Some(_), None) => true,
         _ => false,
     }
+}
+
+/// The [`LABEL_WINDOW_CHARS`] characters before byte `start` of `line`, lower-cased.
+fn label_window(line: &str, start: usize) -> String {
+    let from = line[..start]
+        .char_indices()
+        .rev()
+        .nth(LABEL_WINDOW_CHARS - 1)
+        .map_or(0, |(i, _)| i);
+    line[from..start].to_lowercase()
+}
+
+/// Where the last of `labels` in `window` ends.
+fn last_label(window: &str, labels: &[&str]) -> Option<usize> {
+    labels
+        .iter()
+        .filter_map(|l| window.rfind(l).map(|p| p + l.len()))
+        .max()
 }
 
 /// What a label before a date says about it.
@@ -956,21 +963,11 @@ fn is_cjk(ch: char) -> bool {
 
 /// The label nearest before byte `start` of `line`.
 fn label_before(line: &str, start: usize) -> Label {
-    let mut from = start;
-    for _ in 0..LABEL_WINDOW_CHARS {
-        match line[..from].char_indices().next_back() {
-            Some((i, _)) => from = i,
-            None => break,
-        }
-    }
-    let window = line[from..start].to_lowercase();
-    let last = |labels: &[&str]| {
-        labels
-            .iter()
-            .filter_map(|l| window.rfind(l).map(|p| p + l.len()))
-            .max()
-    };
-    match (last(&PUBLISH_LABELS), last(&OTHER_LABELS)) {
+    let window = label_window(line, start);
+    match (
+        last_label(&window, &PUBLISH_LABELS),
+        last_label(&window, &OTHER_LABELS),
+    ) {
         (Some(p), Some(o)) if o >= p => Label::Other,
         (Some(_), _) => Label::Publish,
         (None, Some(_)) => Label::Other,

@@ -255,19 +255,41 @@ pub async fn run(config: CrawlConfig) -> (CrawlSummary, Vec<CrawlEvent>) {
     run_with_history(config, Arc::new(NoHistory)).await
 }
 
+/// A crawl on `queue` (a taken-up run's queue): its result and events.
+pub async fn run_with_queue(
+    config: CrawlConfig,
+    history: Arc<dyn UrlHistory>,
+    queue: Arc<dyn crawler::UrlQueue>,
+) -> (crawler::Result<CrawlSummary>, Vec<CrawlEvent>) {
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let collector = tokio::spawn(collect(rx));
+    let summary = crawler::crawl_with_queue(
+        config,
+        history,
+        queue,
+        tx,
+        crawler::CancellationToken::new(),
+    )
+    .await;
+    (summary, collector.await.unwrap_or_default())
+}
+
+/// Every event until the channel closes.
+async fn collect(mut rx: tokio::sync::mpsc::Receiver<CrawlEvent>) -> Vec<CrawlEvent> {
+    let mut events = Vec::new();
+    while let Some(e) = rx.recv().await {
+        events.push(e);
+    }
+    events
+}
+
 /// [`run`] with a given history.
 pub async fn run_with_history(
     config: CrawlConfig,
     history: Arc<dyn UrlHistory>,
 ) -> (CrawlSummary, Vec<CrawlEvent>) {
-    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
-    let collector = tokio::spawn(async move {
-        let mut events = Vec::new();
-        while let Some(e) = rx.recv().await {
-            events.push(e);
-        }
-        events
-    });
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let collector = tokio::spawn(collect(rx));
     let summary =
         tokio::time::timeout(Duration::from_secs(60), crawler::crawl(config, history, tx))
             .await
