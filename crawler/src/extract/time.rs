@@ -39,6 +39,12 @@ const MAX_HEADER_DATES: usize = 4;
 const ARTICLE_EDGE_CHARS: usize = 300;
 /// Characters before a date searched for its label.
 const LABEL_WINDOW_CHARS: usize = 24;
+/// A line longer than this is running prose: its dates are another event's
+/// (`publiée par Les Echos (26/11/2019)`, `wurde am 18. Oktober 2021
+/// eröffnet`), not a byline's, unless one opens the line (a dateline).
+const MAX_BYLINE_CHARS: usize = 160;
+/// Characters at the start of a prose line where a dateline's date may begin.
+const DATELINE_START_CHARS: usize = 40;
 /// Characters before a date searched for a byline that ends at it (`by NAME on`).
 const BYLINE_WINDOW_CHARS: usize = 64;
 
@@ -987,6 +993,13 @@ fn label_before(line: &str, start: usize) -> Label {
     }
 }
 
+/// Whether a date at byte `start` of `line` may be a byline's: the line is
+/// short, or the date opens it.
+fn byline_position(line: &str, start: usize) -> bool {
+    line.chars().count() <= MAX_BYLINE_CHARS
+        || line[..start].chars().count() <= DATELINE_START_CHARS
+}
+
 /// The label of the date at byte `start` of `lines[i]`: the one before it on
 /// its line, else, for a date that starts its line, a line before that is
 /// only a label (`Datum` / `12.01.2017`, `Mise en ligne` / `23 mai 2019`:
@@ -1133,6 +1146,9 @@ pub(crate) fn near_title_candidates(
             contextual = true;
         }
         for d in dates {
+            if !byline_position(line, d.start) {
+                continue;
+            }
             let label = line_label(lines, i, d.start);
             // `3小时前`, `昨天 10:20`, `11月17日` in running text are not a
             // dateline: only on a short line or after a publish label.
@@ -1165,7 +1181,10 @@ pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
     let mut found = Vec::new();
     let mut updates = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        for d in text_dates(line) {
+        for d in text_dates(line)
+            .into_iter()
+            .filter(|d| byline_position(line, d.start))
+        {
             match line_label(lines, i, d.start) {
                 Label::Publish => found.push(d),
                 Label::Other if update_label_before(line, d.start) => updates.push(d),
@@ -1758,6 +1777,38 @@ mod tests {
             score,
             near_title,
         }
+    }
+
+    /// A date inside running prose near the title is another event's; a
+    /// dateline that opens a long line is the byline's.
+    #[test]
+    fn prose_dates_are_not_bylines() {
+        let ctx = TimeContext {
+            fetched: fetched(),
+            zone: None,
+            hint: None,
+        };
+        let prose = format!(
+            "{} wurde das Zentrum am 18. Oktober 2021 am Erzberg eröffnet, {}",
+            "Im Beisein zahlreicher Ehrengäste aus Wissenschaft, Politik und Wirtschaft",
+            "und mit mehr als vier Kilometern an Tunneln ist es das größte seiner Art in Europa."
+        );
+        let days = |lines: &[&str]| -> Vec<String> {
+            near_title_candidates(lines, 0, &ctx, chrono_tz::UTC, None)
+                .iter()
+                .chain(labelled_candidates(lines).iter())
+                .filter_map(|c| c.stated.resolve(chrono_tz::UTC))
+                .map(|d| d.date_naive().to_string())
+                .collect()
+        };
+        assert!(days(&["Zentrum eröffnet", &prose]).is_empty());
+        let dateline = format!("20.10.2021 - 10:24 {prose}");
+        assert_eq!(days(&["Zentrum eröffnet", &dateline]), ["2021-10-20"]);
+        let published = format!("Veröffentlicht: 20.10.2021 {prose}");
+        assert_eq!(
+            days(&["Zentrum eröffnet", &published]),
+            ["2021-10-20", "2021-10-20"]
+        );
     }
 
     /// mercurynews.com: the meta and JSON-LD state UTC, the page's `<time>`
