@@ -258,12 +258,7 @@ impl<'a> Replay<'a> {
 
     /// Whether the crawl would have kept a page of this media type.
     pub fn wanted_type(&self, content_type: &str) -> bool {
-        content_type.is_empty()
-            || self
-                .crawl
-                .allowed_content_types
-                .iter()
-                .any(|t| t.eq_ignore_ascii_case(content_type))
+        wanted_type(&self.crawl.allowed_content_types, content_type)
     }
 
     fn time_context(&self, url: &str, fetched: DateTime<Utc>) -> crawler::extract::TimeContext {
@@ -788,6 +783,7 @@ pub fn take_up_crashed_run(
             .and_then(|n| n.origin)
             .is_some_and(|o| writers.contains(&o.writer))
     });
+    let allowed = crate::crawl_config(cfg)?.allowed_content_types;
     let mut entries: Vec<Entry> = Vec::new();
     let mut paths: Vec<String> = Vec::with_capacity(packs.len());
     for pack in &packs {
@@ -813,7 +809,7 @@ pub fn take_up_crashed_run(
             };
             match entry.kind {
                 Kind::NotModified => out.not_modified += 1,
-                _ if is_page_answer(&record.block) => out.pages += 1,
+                _ if is_page_answer(&record, &allowed) => out.pages += 1,
                 _ => {}
             }
             entries.push(entry);
@@ -856,20 +852,18 @@ pub fn take_up_crashed_run(
     Ok(out)
 }
 
-/// Whether an HTTP response block (its head only is read) is a page: a 2xx
-/// answer with an HTML content type.
-fn is_page_answer(block: &[u8]) -> bool {
-    let head = &block[..block.len().min(8192)];
-    let head = String::from_utf8_lossy(head);
-    let head = head.split("\r\n\r\n").next().unwrap_or_default();
-    let mut lines = head.lines();
-    let ok = lines
-        .next()
-        .and_then(|l| l.split_ascii_whitespace().nth(1))
-        .is_some_and(|code| code.len() == 3 && code.starts_with('2'));
-    ok && lines.any(|l| {
-        let l = l.to_ascii_lowercase();
-        l.starts_with("content-type:") && l.contains("html")
+/// Whether a crawl with these allowed media types keeps `content_type`
+/// (none stated counts as kept).
+fn wanted_type(allowed: &[String], content_type: &str) -> bool {
+    content_type.is_empty() || allowed.iter().any(|t| t.eq_ignore_ascii_case(content_type))
+}
+
+/// Whether a capture record is a page as [`Replay::page`] takes one: a 2xx
+/// answer of a media type the crawl keeps.
+fn is_page_answer(record: &WarcRecord, allowed: &[String]) -> bool {
+    record.http_response().is_ok_and(|h| {
+        (200..300).contains(&h.status)
+            && wanted_type(allowed, &crawler::archived::content_type_of(&h.headers))
     })
 }
 
