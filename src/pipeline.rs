@@ -1027,18 +1027,10 @@ impl Ingest {
         // Every row of the batch becomes visible at once (issue 13): page
         // rows and postings, the rows they replace, digests, URL states,
         // captures, cluster centres, fingerprints.
+        let remote = self.index.store().remote();
         let linked = self
             .index
             .atomically(|ix| {
-                let linked = match near {
-                    Some(distance) => Some(ix.link_near_duplicates(&mut records, distance)?),
-                    None => None,
-                };
-                ix.index_pages(&records)?;
-                if !moved.is_empty() {
-                    ix.delete_pages(&moved)?;
-                }
-                ix.put_digests(&digests)?;
                 let mut urls = Vec::with_capacity(pending.len() + not_modified_states.len());
                 let mut captures = Vec::with_capacity(pending.len() + not_modified_captures.len());
                 for p in pending {
@@ -1054,11 +1046,45 @@ impl Ingest {
                 urls.extend(not_modified_states);
                 captures.extend(not_modified_captures);
                 captures.extend(embed_captures);
-                ix.put_urls(&urls)?;
-                ix.put_captures(&captures)?;
-                ix.put_images(&images)?;
-                ix.put_clusters(&rows)?;
-                Ok(linked)
+                // Two groups of tables no write of the other touches, each
+                // reading before it writes: side by side on a remote store
+                // (each read a round trip).
+                let (linked, rest) = both(
+                    remote,
+                    || -> indexer::Result<_> {
+                        // The rows the pages replace are read beside the
+                        // fingerprints (a link keeps a page's key).
+                        let keys = records
+                            .iter()
+                            .map(|r| ix.page_key(r))
+                            .collect::<indexer::Result<Vec<_>>>()?;
+                        let (linked, stored) = both(
+                            remote,
+                            || match near {
+                                Some(distance) => {
+                                    ix.link_near_duplicates(&mut records, distance).map(Some)
+                                }
+                                None => Ok(None),
+                            },
+                            || ix.stored_page_entries(&keys),
+                        );
+                        let linked = linked?;
+                        ix.index_pages_over(&records, stored?)?;
+                        if !moved.is_empty() {
+                            ix.delete_pages(&moved)?;
+                        }
+                        Ok(linked)
+                    },
+                    || -> indexer::Result<()> {
+                        ix.put_digests(&digests)?;
+                        ix.put_urls(&urls)?;
+                        ix.put_captures(&captures)?;
+                        ix.put_images(&images)?;
+                        ix.put_clusters(&rows)
+                    },
+                );
+                rest?;
+                linked
             })
             .context("indexing the batch")?;
         self.summary.storage.index_secs += lap();
@@ -1079,11 +1105,13 @@ impl Ingest {
         // (a round trip per page and table on HBase otherwise).
         let (mut previous_of, mut earlier_of) = {
             let urls: Vec<&str> = pages.iter().map(|a| a.page.url.as_str()).collect();
-            let states = self.index.get_urls(&urls)?;
-            let earlier = self
-                .index
-                .known_digests(pages.iter().map(|a| a.work.digest.as_str()))?;
-            (states.into_iter(), earlier)
+            let index = &self.index;
+            let (states, earlier) = both(
+                index.store().remote(),
+                || index.get_urls(&urls),
+                || index.known_digests(pages.iter().map(|a| a.work.digest.as_str())),
+            );
+            (states?.into_iter(), earlier?)
         };
         for analysed in pages {
             let Analysed {
@@ -1487,6 +1515,38 @@ impl Ingest {
 
     /// The cluster (pack) of every page: per (topic, day), K-means against the
     /// stored centres of that topic/day, or arrival order.
+    /// The stored cluster centres of each (topic, day), read side by side
+    /// on a remote store (a scan each).
+    fn read_centres(
+        &self,
+        groups: &[&(String, chrono::NaiveDate)],
+    ) -> Result<Vec<Vec<indexer::ClusterRow>>> {
+        let index = &self.index;
+        let read = |(topic, day): &(String, chrono::NaiveDate)| {
+            index
+                .clusters(topic, *day)
+                .with_context(|| format!("reading the cluster centres of {topic} {day}"))
+        };
+        if groups.len() < 2 || !index.store().remote() {
+            return groups.iter().map(|g| read(g)).collect();
+        }
+        let mut out = Vec::with_capacity(groups.len());
+        for chunk in groups.chunks(READ_THREADS) {
+            let read = &read;
+            let answers: Vec<Result<Vec<indexer::ClusterRow>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk.iter().map(|g| scope.spawn(move || read(g))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+            for a in answers {
+                out.push(a?);
+            }
+        }
+        Ok(out)
+    }
+
     fn place(&self, prepared: &[Prepared]) -> Result<Placement> {
         let mut groups: BTreeMap<(String, chrono::NaiveDate), Vec<usize>> = BTreeMap::new();
         for (i, p) in prepared.iter().enumerate() {
@@ -1495,14 +1555,15 @@ impl Ingest {
         let opts = &self.cfg.packing.kmeans;
         let mut clusters = vec![0u32; prepared.len()];
         let mut centres = Vec::new();
+        let group_keys: Vec<&(String, chrono::NaiveDate)> = groups.keys().collect();
+        let mut stored_of = self.read_centres(&group_keys)?.into_iter();
         for ((topic, day), members) in groups {
             let (kept, members): (Vec<usize>, Vec<usize>) = members
                 .into_iter()
                 .partition(|&i| prepared[i].stored.is_some());
-            let mut stored: Vec<Centre> = self
-                .index
-                .clusters(&topic, day)
-                .with_context(|| format!("reading the cluster centres of {topic} {day}"))?
+            let mut stored: Vec<Centre> = stored_of
+                .next()
+                .unwrap_or_default()
                 .into_iter()
                 .map(|r| Centre {
                     cluster: r.cluster,
@@ -1878,6 +1939,48 @@ async fn analyse_stage(
     }
 }
 
+/// Reads of a remote store sent side by side at most.
+const READ_THREADS: usize = 8;
+
+/// Runs `a` and `b`, side by side when `parallel` (two reads of a remote
+/// store, each a round trip), else one after the other.
+fn both<A: Send, B: Send>(
+    parallel: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if !parallel {
+        return (a(), b());
+    }
+    std::thread::scope(|scope| {
+        let b = scope.spawn(b);
+        let a = a();
+        let b = b
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (a, b)
+    })
+}
+
+/// Creates this year's page tables of the seeds' sources beside the first
+/// fetches (on HBase a new table takes seconds; the first batch, whose pages
+/// without a publish time go there, would wait for it). Nothing to wait for:
+/// a batch that needs such a table waits for its creation, and one that
+/// failed here is created by the batch.
+fn prepare_page_tables(stores: &Stores, cfg: &Config, seeds: &[url::Url]) {
+    let mut sources: Vec<String> = seeds.iter().map(|s| cfg.source_for(s.as_str())).collect();
+    sources.sort();
+    sources.dedup();
+    let index = stores.index.clone();
+    let year = chrono::Datelike::year(&chrono::Utc::now());
+    std::thread::spawn(move || {
+        let names: Vec<&str> = sources.iter().map(String::as_str).collect();
+        if let Err(e) = index.prepare_page_tables(&names, year) {
+            tracing::debug!(error = %e, "preparing this year's page tables");
+        }
+    });
+}
+
 /// Crawl with the configured seeds and store everything.
 pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<IngestSummary> {
     Ok(run_job(cfg, stores, run).await?.summary)
@@ -1889,6 +1992,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let part_of = run.job.as_ref().map_or(PART_OF_CRAWL, |j| j.name.as_str());
     let mut ingest = Ingest::new(cfg, stores, model, part_of)?;
     let mut crawl_cfg = crate::crawl_config(cfg)?;
+    prepare_page_tables(stores, cfg, &crawl_cfg.seeds);
     // Pages are analysed by the crawler's task that extracted them.
     crawl_cfg.page_work = Some(ingest.analyser().page_work());
     let history: Arc<dyn crawler::UrlHistory> = if run.conditional {

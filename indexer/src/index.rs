@@ -168,6 +168,18 @@ pub struct Index {
     pub(crate) store: Arc<dyn TableStore>,
     pub(crate) options: IndexOptions,
     known_tables: Mutex<HashMap<String, KnownTable>>,
+    /// One lock a page table, held while this index (or a view of it)
+    /// creates and marks the table: a creation in flight (a table prepared
+    /// ahead, [`Index::prepare_page_tables`]) is waited for, not raced.
+    table_locks: TableLocks,
+}
+
+type TableLocks = Arc<Mutex<HashMap<String, Arc<Mutex<()>>>>>;
+
+/// The stored rows some pages would replace ([`Index::stored_page_entries`]).
+#[derive(Debug, Default)]
+pub struct StoredPageEntries {
+    rows: HashMap<(String, Vec<u8>), Row>,
 }
 
 /// What an [`Index`] learnt about a page table whose format it checked.
@@ -260,6 +272,7 @@ impl Index {
             store,
             options,
             known_tables: Mutex::new(HashMap::new()),
+            table_locks: Arc::default(),
         })
     }
 
@@ -275,6 +288,7 @@ impl Index {
             store,
             options: self.options,
             known_tables: Mutex::new(known),
+            table_locks: self.table_locks.clone(),
         }
     }
 
@@ -338,15 +352,72 @@ impl Index {
     /// format: a table that is empty when first seen gets the postings format
     /// marker (see [`Index::check_format`]).
     fn ensure_table(&self, table: &str) -> Result<()> {
-        let mut known = self.known_tables()?;
-        if known.get(table).is_some_and(|k| k.ensured) {
+        if self.is_ensured(table)? {
+            return Ok(());
+        }
+        let lock = self
+            .table_locks
+            .lock()
+            .map_err(|_| Error::Invalid("index table locks poisoned".into()))?
+            .entry(table.to_owned())
+            .or_default()
+            .clone();
+        let _creating = lock
+            .lock()
+            .map_err(|_| Error::Invalid("index table lock poisoned".into()))?;
+        if self.is_ensured(table)? {
             return Ok(());
         }
         self.store
             .create_table(table, &PAGE_FAMILIES, self.options.buckets)?;
         self.check_format(table, true)?;
-        known.insert(table.to_owned(), KnownTable { ensured: true });
+        self.known_tables()?
+            .insert(table.to_owned(), KnownTable { ensured: true });
         Ok(())
+    }
+
+    fn is_ensured(&self, table: &str) -> Result<bool> {
+        Ok(self.known_tables()?.get(table).is_some_and(|k| k.ensured))
+    }
+
+    /// Ensures page tables, side by side when the store is remote (a new
+    /// table takes an HBase master about two seconds).
+    fn ensure_tables(&self, tables: &[&str]) -> Result<()> {
+        let mut todo = Vec::with_capacity(tables.len());
+        for t in tables {
+            if !self.is_ensured(t)? {
+                todo.push(*t);
+            }
+        }
+        if todo.len() < 2 || !self.store.remote() {
+            return todo.into_iter().try_for_each(|t| self.ensure_table(t));
+        }
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = todo
+                .iter()
+                .map(|t| scope.spawn(move || self.ensure_table(t)))
+                .collect();
+            handles.into_iter().try_for_each(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Invalid("a table creation thread panicked".into()))
+                })
+            })
+        })
+    }
+
+    /// Creates (and marks) the page tables of `sources` in `year` ahead of
+    /// their first pages, side by side on a remote store: a crawl starts
+    /// this beside its first fetches so that its first batch does not wait
+    /// for the table most of its pages go to (those without a publish time
+    /// are keyed by their fetch time). A batch that needs a table being
+    /// prepared waits for it.
+    pub fn prepare_page_tables(&self, sources: &[&str], year: i32) -> Result<()> {
+        let tables = sources
+            .iter()
+            .map(|s| keys::table_name(s, year))
+            .collect::<Result<BTreeSet<_>>>()?;
+        let tables: Vec<&str> = tables.iter().map(String::as_str).collect();
+        self.ensure_tables(&tables)
     }
 
     /// Checks the format marker of an existing page table. A table without
@@ -429,6 +500,44 @@ impl Index {
     /// posting cells of the index entries the new version no longer has are
     /// deleted first. Within one call the last page for a given key wins.
     pub fn index_pages(&self, pages: &[PageRecord]) -> Result<()> {
+        let keys = pages
+            .iter()
+            .map(|p| self.page_key(p))
+            .collect::<Result<Vec<_>>>()?;
+        let stored = self.stored_page_entries(&keys)?;
+        self.index_pages_over(pages, stored)
+    }
+
+    /// What [`Index::index_pages_over`] needs to know of the rows the pages
+    /// of these keys ([`Index::page_key`]) replace: their index entries,
+    /// read in one call a table (creating the tables). Can be read while the
+    /// pages change in ways that keep their keys (a near-duplicate link),
+    /// e.g. beside other reads.
+    pub fn stored_page_entries(&self, page_keys: &[PageKey]) -> Result<StoredPageEntries> {
+        let mut keys: BTreeMap<String, BTreeSet<Vec<u8>>> = BTreeMap::new();
+        for key in page_keys {
+            keys.entry(key.table.clone())
+                .or_default()
+                .insert(key.row_key.clone());
+        }
+        let tables: Vec<&str> = keys.keys().map(String::as_str).collect();
+        self.ensure_tables(&tables)?;
+        let mut rows = HashMap::new();
+        for (table, keys) in keys {
+            let keys: Vec<Vec<u8>> = keys.into_iter().collect();
+            let existing = self.store.get(&table, &keys, &[FAMILY_INDEX])?;
+            for (key, row) in keys.into_iter().zip(existing) {
+                if let Some(row) = row {
+                    rows.insert((table.clone(), key), row);
+                }
+            }
+        }
+        Ok(StoredPageEntries { rows })
+    }
+
+    /// [`Index::index_pages`] with the replaced rows read before
+    /// ([`Index::stored_page_entries`] of pages with the same keys).
+    pub fn index_pages_over(&self, pages: &[PageRecord], stored: StoredPageEntries) -> Result<()> {
         let mut by_table: BTreeMap<String, BTreeMap<Vec<u8>, PageRows>> = BTreeMap::new();
         for page in pages {
             let rows = self.page_rows(page)?;
@@ -437,10 +546,15 @@ impl Index {
                 .or_default()
                 .insert(rows.key.row_key.clone(), rows);
         }
+        let tables: Vec<&str> = by_table.keys().map(String::as_str).collect();
+        self.ensure_tables(&tables)?;
+        let mut stored = stored.rows;
         for (table, rows) in by_table {
-            self.ensure_table(&table)?;
             let keys: Vec<Vec<u8>> = rows.keys().cloned().collect();
-            let existing = self.store.get(&table, &keys, &[FAMILY_INDEX])?;
+            let existing: Vec<Option<Row>> = keys
+                .iter()
+                .map(|k| stored.remove(&(table.clone(), k.clone())))
+                .collect();
             let mut stale: Vec<Vec<u8>> = Vec::new();
             let mut stale_cells: BTreeMap<Vec<u8>, Row> = BTreeMap::new();
             for (old, new) in existing.iter().zip(rows.values()) {
@@ -685,6 +799,42 @@ mod tests {
 
     fn at(s: &str) -> DateTime<Utc> {
         s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    /// Page tables prepared ahead of their pages are created and marked
+    /// (the pages then go in as into any table), and the replaced rows read
+    /// apart from the write ([`Index::stored_page_entries`] beside a
+    /// near-duplicate link) leave no stale index entries behind.
+    #[test]
+    fn tables_prepared_ahead_and_entries_read_apart() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store: Arc<dyn TableStore> =
+            Arc::new(EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("open: {e}")));
+        let ix = Index::new(store.clone(), IndexOptions { buckets: 2 }).expect("index");
+        ix.prepare_page_tables(&["anglo_news", "other"], 2017)
+            .expect("prepare");
+        let tables = store.list_tables().expect("tables");
+        for t in ["anglo_news_2017", "other_2017"] {
+            assert!(tables.iter().any(|n| n == t), "{t} in {tables:?}");
+            assert!(ix.read_format(t).expect("format"), "{t} marked");
+        }
+        assert!(ix.prepare_page_tables(&["Bad Name"], 2017).is_err());
+
+        let q = |kw: &str| {
+            let mut q = Query::new(&[], at("2017-01-01T00:00:00Z"), at("2018-01-01T00:00:00Z"));
+            q.keywords = vec![kw.to_string()];
+            ix.search(&q).expect("search").len()
+        };
+        let first = crate::record::tests::sample();
+        ix.index_pages(std::slice::from_ref(&first)).expect("index");
+        assert_eq!(q("brexit"), 1);
+        let mut second = first.clone();
+        second.keywords = vec!["parliament".into()];
+        let keys = vec![ix.page_key(&second).expect("key")];
+        let stored = ix.stored_page_entries(&keys).expect("stored");
+        ix.index_pages_over(std::slice::from_ref(&second), stored)
+            .expect("reindex");
+        assert_eq!((q("brexit"), q("parliament")), (0, 1));
     }
 
     /// A page table that holds rows but no format marker was made before

@@ -40,7 +40,9 @@ pub use error::{Error, Result};
 #[cfg(feature = "hbase")]
 pub use hbase::{HbaseOptions, HbaseStats, HbaseStore};
 pub use images::{ImageEntry, IMAGES_TABLE};
-pub use index::{Index, IndexOptions, PageKey, CLUSTERS_TABLE, DIGESTS_TABLE, URLS_TABLE};
+pub use index::{
+    Index, IndexOptions, PageKey, StoredPageEntries, CLUSTERS_TABLE, DIGESTS_TABLE, URLS_TABLE,
+};
 pub use keys::{table_name, DEFAULT_BUCKETS};
 pub use neardup::{LinkSummary, StoryCopy, SIMHASH_TABLE, STORIES_TABLE};
 pub use pages::{PageDetail, PageId};
