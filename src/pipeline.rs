@@ -822,6 +822,21 @@ impl Ingest {
         let mut cluster_packs: HashMap<(String, chrono::NaiveDate, u32), String> = HashMap::new();
         // Old rows of pages whose key time changed (a publish time appeared).
         let mut moved: Vec<indexer::PageKey> = Vec::new();
+        // The batch's new packs are opened side by side (on HDFS each is a few NameNode
+        // calls); one that fails here is tried again by its first write, which reports it.
+        let keys: Vec<PackKey> = prepared
+            .iter()
+            .zip(&placement.clusters)
+            .filter(|(p, _)| p.stored.is_none())
+            .map(|(p, &cluster)| PackKey {
+                topic: p.topic.clone(),
+                date: p.day,
+                cluster,
+            })
+            .collect();
+        if let Err(e) = self.packer.open_ahead(&keys) {
+            tracing::warn!(error = %e, "opening a batch's packs ahead");
+        }
         for (p, &cluster) in prepared.into_iter().zip(&placement.clusters) {
             let key = PackKey {
                 topic: p.topic.clone(),

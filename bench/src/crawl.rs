@@ -753,6 +753,11 @@ pub fn cluster_ingest(args: &BenchArgs) -> Result<()> {
         eprintln!("harvest: {name} run");
         let jvm_before = args.cluster_pid.and_then(cpu_secs);
         let run = bench.crawl(&config, || false)?;
+        // The crawl's log (HARVEST_LOG=info,packer::hdfs=trace,indexer::hbase=trace
+        // times every HDFS and Thrift call).
+        let log = bench.dir.join(format!("{name}.stderr.log"));
+        std::fs::write(&log, &run.run.stderr)
+            .with_context(|| format!("cannot write {}", log.display()))?;
         let jvm = jvm_before.zip(args.cluster_pid.and_then(cpu_secs));
         jvm_cpu.push(jvm.map(|(a, b)| b - a));
         rows.push((name.to_string(), run.summary(), run.run));

@@ -592,7 +592,115 @@ impl Packer {
 
     /// Creates the next part of a family and writes its warcinfo record.
     fn open_next(&mut self, key: &PackKey, family: &FamilyKey) -> Result<OpenPack> {
-        let mut part = match self.last_part.get(family) {
+        let known = self.last_part.get(family).copied();
+        let pack = self.opener().open(key, family, known)?;
+        self.remember_part(family, pack.part);
+        Ok(pack)
+    }
+
+    /// What opening a pack needs of this packer (shareable across threads).
+    fn opener(&self) -> Opener<'_> {
+        Opener {
+            store: &self.store,
+            options: &self.options,
+            writer: &self.writer,
+            clock: self.clock,
+        }
+    }
+
+    /// Opens the packs that the records of a batch about to be written under `keys` will
+    /// need and that are not open yet, side by side (on HDFS each is a listing, a create and
+    /// a block allocation at the NameNode), as far as [`PackerOptions::max_open_packs`] has
+    /// room without closing any. [`Packer::write`] would open them one by one as their first
+    /// record came; what it finds open it uses. Returns the first error (the packs opened
+    /// without one stay open).
+    pub fn open_ahead(&mut self, keys: &[PackKey]) -> Result<()> {
+        let room = self
+            .options
+            .max_open_packs
+            .max(1)
+            .saturating_sub(self.open.len());
+        let mut todo: Vec<(FamilyKey, &PackKey, Option<u32>)> = Vec::new();
+        for key in keys {
+            let family = FamilyKey::new(key);
+            if todo.len() >= room
+                || self.open.contains_key(&family)
+                || todo.iter().any(|(f, _, _)| *f == family)
+            {
+                continue;
+            }
+            let known = self.last_part.get(&family).copied();
+            todo.push((family, key, known));
+        }
+        if todo.len() < 2 {
+            return Ok(());
+        }
+        let opener = self.opener();
+        let opened = map_side_by_side(todo, |(family, key, known)| {
+            let pack = opener.open(key, &family, known);
+            (family, pack)
+        });
+        let mut first_err = None;
+        for (family, pack) in opened {
+            match pack {
+                Ok(pack) => {
+                    self.remember_part(&family, pack.part);
+                    self.open.insert(family, pack);
+                    self.stats.opened += 1;
+                }
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        self.stats.peak_open = self.stats.peak_open.max(self.open.len());
+        first_err.map_or(Ok(()), Err)
+    }
+
+    /// Records the highest part of a family. Past `remembered_limit` families, the closed ones
+    /// are forgotten: their next part is then looked up in the store, where their packs are.
+    fn remember_part(&mut self, family: &FamilyKey, part: u32) {
+        self.last_part.insert(family.clone(), part);
+        if self.last_part.len() > self.remembered_limit {
+            let open = &self.open;
+            self.last_part
+                .retain(|f, _| f == family || open.contains_key(f));
+            tracing::debug!(
+                kept = self.last_part.len(),
+                "forgot the last parts of closed pack families"
+            );
+        }
+    }
+
+    /// Drops a pack whose writer failed, trying to keep what was appended before.
+    fn abandon(&mut self, pack: OpenPack, cause: &Error) {
+        let path = pack.path.clone();
+        let had_unsynced = pack.dirty && pack.records > 0;
+        tracing::warn!(path = %path, part = pack.part, error = %cause, "pack writer failed; starting a new part on next write");
+        if let Err(close_err) = pack.writer.close() {
+            if had_unsynced {
+                self.lost.get_or_insert(Error::UnsyncedLoss {
+                    path,
+                    reason: close_err.to_string(),
+                });
+            }
+        }
+    }
+}
+
+/// Opens packs: the part of [`Packer`] that can run on several threads at once.
+struct Opener<'a> {
+    store: &'a Arc<dyn PackStore>,
+    options: &'a PackerOptions,
+    writer: &'a str,
+    clock: u64,
+}
+
+impl Opener<'_> {
+    /// Creates the next part of a family (after `known`, the highest part this process used,
+    /// else after the highest in the store) and writes its warcinfo record.
+    fn open(&self, key: &PackKey, family: &FamilyKey, known: Option<u32>) -> Result<OpenPack> {
+        let mut part = match known {
             Some(last) => last.saturating_add(1),
             None => self.next_part_in_store(family)?,
         };
@@ -601,14 +709,13 @@ impl Packer {
                 .naive_utc()
                 .with_nanosecond(0)
                 .unwrap_or_default(),
-            writer: self.writer.clone(),
+            writer: self.writer.to_owned(),
         };
         let mut path = String::new();
         for _ in 0..MAX_CREATE_ATTEMPTS {
             path = pack_path(&key.topic, key.date, key.cluster, part, origin.clone());
             match self.store.create(&path) {
                 Ok(mut writer) => {
-                    self.remember_part(family, part);
                     let file_name = path.rsplit('/').next().unwrap_or(&path);
                     let fields: Vec<(&str, &str)> = self
                         .options
@@ -640,21 +747,6 @@ impl Packer {
             }
         }
         Err(Error::AlreadyExists { path })
-    }
-
-    /// Records the highest part of a family. Past `remembered_limit` families, the closed ones
-    /// are forgotten: their next part is then looked up in the store, where their packs are.
-    fn remember_part(&mut self, family: &FamilyKey, part: u32) {
-        self.last_part.insert(family.clone(), part);
-        if self.last_part.len() > self.remembered_limit {
-            let open = &self.open;
-            self.last_part
-                .retain(|f, _| f == family || open.contains_key(f));
-            tracing::debug!(
-                kept = self.last_part.len(),
-                "forgot the last parts of closed pack families"
-            );
-        }
     }
 
     /// One more than the highest part of this family already in the store, named either way
@@ -692,37 +784,37 @@ impl Packer {
         }
         Ok(highest.map_or(0, |(h, _)| h.saturating_add(1)))
     }
-
-    /// Drops a pack whose writer failed, trying to keep what was appended before.
-    fn abandon(&mut self, pack: OpenPack, cause: &Error) {
-        let path = pack.path.clone();
-        let had_unsynced = pack.dirty && pack.records > 0;
-        tracing::warn!(path = %path, part = pack.part, error = %cause, "pack writer failed; starting a new part on next write");
-        if let Err(close_err) = pack.writer.close() {
-            if had_unsynced {
-                self.lost.get_or_insert(Error::UnsyncedLoss {
-                    path,
-                    reason: close_err.to_string(),
-                });
-            }
-        }
-    }
 }
 
 /// Runs `work` on each item on up to [`SYNC_THREADS`] threads side by side (a run of
 /// consecutive items a thread). Every item is tried; the first error in item order is
 /// returned.
 fn side_by_side<T: Send>(items: Vec<T>, work: impl Fn(T) -> Result<()> + Sync) -> Result<()> {
+    map_side_by_side(items, |item| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(item))).unwrap_or_else(|_| {
+            Err(Error::Io {
+                path: String::new(),
+                source: std::io::Error::other("a pack sync or close thread panicked"),
+            })
+        })
+    })
+    .into_iter()
+    .fold(Ok(()), Result::and)
+}
+
+/// `work` of each item, in item order, run on up to [`SYNC_THREADS`] threads side by side
+/// (a run of consecutive items a thread).
+fn map_side_by_side<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
     let threads = items.len().clamp(1, SYNC_THREADS);
     let per_thread = items.len().div_ceil(threads).max(1);
-    let run = |group: Vec<T>| group.into_iter().map(&work).fold(Ok(()), Result::and);
+    let run = |group: Vec<T>| group.into_iter().map(&work).collect::<Vec<R>>();
     let mut groups: Vec<Vec<T>> = Vec::with_capacity(threads);
     let mut rest = items.into_iter().peekable();
     while rest.peek().is_some() {
         groups.push(rest.by_ref().take(per_thread).collect());
     }
     if groups.len() <= 1 {
-        return groups.into_iter().map(run).fold(Ok(()), Result::and);
+        return groups.into_iter().flat_map(run).collect();
     }
     let run = &run;
     std::thread::scope(|scope| {
@@ -732,15 +824,8 @@ fn side_by_side<T: Send>(items: Vec<T>, work: impl Fn(T) -> Result<()> + Sync) -
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Error::Io {
-                        path: String::new(),
-                        source: std::io::Error::other("a pack sync or close thread panicked"),
-                    })
-                })
-            })
-            .fold(Ok(()), Result::and)
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
     })
 }
 
@@ -1091,5 +1176,51 @@ mod tests {
         }
         packer.close_all().unwrap();
         assert_eq!(store.list("").unwrap().len(), paths.len());
+    }
+
+    /// A batch's packs opened ahead are the ones its writes then use: the parts a write
+    /// would have chosen (after the store's highest, after this process's last), no pack
+    /// opened twice, and never more open than the cap (the rest open as they are written).
+    #[test]
+    fn packs_opened_ahead_are_the_ones_written_and_respect_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn PackStore> = Arc::new(LocalPackStore::open(dir.path()).unwrap());
+        store
+            .create(&pack_path("news", date(), 1, 4, origin()))
+            .unwrap()
+            .close()
+            .unwrap();
+        let mut packer = Packer::new(
+            store.clone(),
+            PackerOptions {
+                max_open_packs: 3,
+                ..PackerOptions::default()
+            },
+        );
+        let rec = warc::encode_warcinfo("x", &[]);
+        let key = |cluster| PackKey {
+            topic: "news".into(),
+            date: date(),
+            cluster,
+        };
+        let keys: Vec<PackKey> = [0, 1, 0, 2, 3, 4].into_iter().map(key).collect();
+        packer.open_ahead(&keys).unwrap();
+        assert_eq!(packer.open.len(), 3, "{:?}", packer.open_paths());
+        assert_eq!(packer.stats().opened, 3);
+        let mut parts = Vec::new();
+        for k in &keys {
+            let loc = packer.write(k, &rec).unwrap();
+            let name = PackName::parse(&loc.path).unwrap();
+            parts.push((name.cluster, name.part));
+        }
+        assert_eq!(parts, [(0, 0), (1, 5), (0, 0), (2, 0), (3, 0), (4, 0)]);
+        assert_eq!(packer.stats().opened, 5);
+        assert!(packer.stats().peak_open <= 3);
+        // Closed for room, cluster 0 reopens after its last part.
+        packer.open_ahead(&[key(0), key(1)]).unwrap();
+        let loc = packer.write(&key(0), &rec).unwrap();
+        assert_eq!(PackName::parse(&loc.path).unwrap().part, 1);
+        packer.close_all().unwrap();
+        assert_eq!(store.list("").unwrap().len(), 7);
     }
 }

@@ -437,6 +437,14 @@ pub struct TestCluster {
 
 static SHARED: OnceLock<std::result::Result<TestCluster, String>> = OnceLock::new();
 
+/// Starts of a test cluster tried when a port it chose was taken before it bound it.
+const START_ATTEMPTS: u32 = 3;
+
+/// Whether the JVM's last output says a port it chose was in use when it bound it.
+fn port_taken(tail: &str) -> bool {
+    tail.contains("BindException") || tail.contains("Address already in use")
+}
+
 impl TestCluster {
     /// Starts the JVM (building the Maven project first if needed), waits for the ready line (timeout 300 s),
     /// returns Err with the tail of the JVM's output if it fails or times out. 1 DataNode, replication 1.
@@ -447,6 +455,27 @@ impl TestCluster {
     /// [`TestCluster::start`] with more DataNodes and another replication factor (for fault tests; each extra
     /// DataNode adds a second or two to the start).
     pub fn start_with(options: Options) -> Result<TestCluster> {
+        let mut attempt = 1;
+        loop {
+            match Self::start_once(options) {
+                // The JVM chooses some ports as free ones and binds them later: another
+                // process (a second test cluster starting beside it) may take one between.
+                // Such a start is tried again on new ports; any other failure is final.
+                Err(Error::Exited { tail, .. })
+                    if attempt < START_ATTEMPTS && port_taken(&tail) =>
+                {
+                    tracing::warn!(
+                        attempt,
+                        "a port of the test cluster was taken while it started; starting again"
+                    );
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn start_once(options: Options) -> Result<TestCluster> {
         if options.datanodes == 0
             || options.replication == 0
             || options.replication > options.datanodes
@@ -759,6 +788,16 @@ impl Drop for TestCluster {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_port_taken_while_starting_is_recognised() {
+        let tail = "[err] Caused by: java.net.BindException: Port in use: 127.0.0.1:37873\n\
+                    [err] Caused by: java.io.IOException: Failed to bind to /127.0.0.1:37873";
+        assert!(super::port_taken(tail));
+        assert!(!super::port_taken(
+            "[err] java.lang.OutOfMemoryError: Java heap space"
+        ));
+    }
+
     use super::*;
 
     #[test]
