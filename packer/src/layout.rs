@@ -610,37 +610,78 @@ impl Packer {
 
     /// Opens the packs that the records of a batch about to be written under `keys` will
     /// need and that are not open yet, side by side (on HDFS each is a listing, a create and
-    /// a block allocation at the NameNode), as far as [`PackerOptions::max_open_packs`] has
-    /// room without closing any. [`Packer::write`] would open them one by one as their first
-    /// record came; what it finds open it uses. Returns the first error (the packs opened
-    /// without one stay open).
+    /// a block allocation at the NameNode). To make room under
+    /// [`PackerOptions::max_open_packs`] the packs written least recently that the batch does
+    /// not write to are closed first, also side by side (on HDFS each close waits for the
+    /// NameNode to complete the file). [`Packer::write`] would close and open them one by
+    /// one as the batch's records came; what it finds open it uses. Returns the first error
+    /// (the packs opened without one stay open; a pack whose close failed with unsynced
+    /// records is reported by the next [`Packer::sync_all`], as for any close).
     pub fn open_ahead(&mut self, keys: &[PackKey]) -> Result<()> {
-        let room = self
-            .options
-            .max_open_packs
-            .max(1)
-            .saturating_sub(self.open.len());
+        let cap = self.options.max_open_packs.max(1);
+        let mut wanted: Vec<FamilyKey> = Vec::new();
         let mut todo: Vec<(FamilyKey, &PackKey, Option<u32>)> = Vec::new();
         for key in keys {
             let family = FamilyKey::new(key);
-            if todo.len() >= room
-                || self.open.contains_key(&family)
-                || todo.iter().any(|(f, _, _)| *f == family)
-            {
+            if wanted.contains(&family) {
                 continue;
             }
-            let known = self.last_part.get(&family).copied();
-            todo.push((family, key, known));
+            wanted.push(family.clone());
+            if !self.open.contains_key(&family) {
+                let known = self.last_part.get(&family).copied();
+                todo.push((family, key, known));
+            }
         }
+        // At most as many new packs as the cap leaves room for beside the batch's open ones.
+        let batch_open = wanted.len() - todo.len();
+        todo.truncate(cap.saturating_sub(batch_open));
         if todo.len() < 2 {
             return Ok(());
         }
+        let mut first_err = None;
+        let excess = (self.open.len() + todo.len()).saturating_sub(cap);
+        if excess > 0 {
+            let mut idle: Vec<(u64, FamilyKey)> = self
+                .open
+                .iter()
+                .filter(|(f, _)| !wanted.contains(f))
+                .map(|(f, p)| (p.last_used, f.clone()))
+                .collect();
+            idle.sort_by_key(|(last_used, _)| *last_used);
+            let closing: Vec<OpenPack> = idle
+                .into_iter()
+                .take(excess)
+                .filter_map(|(_, f)| self.open.remove(&f))
+                .collect();
+            self.stats.closed_for_room += closing.len() as u64;
+            tracing::debug!(
+                packs = closing.len(),
+                cap,
+                "closing the least recently used packs for a batch's new ones"
+            );
+            let closed = map_side_by_side(closing, |pack| {
+                let unsynced = pack.dirty && pack.records > 0;
+                let path = pack.path;
+                (unsynced, path, pack.writer.close())
+            });
+            for (unsynced, path, result) in closed {
+                if let Err(e) = result {
+                    if unsynced {
+                        self.lost.get_or_insert(Error::UnsyncedLoss {
+                            path,
+                            reason: e.to_string(),
+                        });
+                    }
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        todo.truncate(cap.saturating_sub(self.open.len()));
         let opener = self.opener();
         let opened = map_side_by_side(todo, |(family, key, known)| {
             let pack = opener.open(key, &family, known);
             (family, pack)
         });
-        let mut first_err = None;
         for (family, pack) in opened {
             match pack {
                 Ok(pack) => {
@@ -1216,11 +1257,22 @@ mod tests {
         assert_eq!(parts, [(0, 0), (1, 5), (0, 0), (2, 0), (3, 0), (4, 0)]);
         assert_eq!(packer.stats().opened, 5);
         assert!(packer.stats().peak_open <= 3);
-        // Closed for room, cluster 0 reopens after its last part.
+        // The next batch's families were closed for room: the two packs written least
+        // recently (clusters 2 and 3, not 4) are closed to open theirs, which continue after
+        // their last parts.
+        let closed = packer.stats().closed_for_room;
         packer.open_ahead(&[key(0), key(1)]).unwrap();
+        assert_eq!(packer.stats().closed_for_room, closed + 2);
+        let mut open: Vec<(u32, u32)> = packer
+            .open_paths()
+            .iter()
+            .map(|p| PackName::parse(p).map(|n| (n.cluster, n.part)).unwrap())
+            .collect();
+        open.sort();
+        assert_eq!(open, [(0, 1), (1, 6), (4, 0)]);
         let loc = packer.write(&key(0), &rec).unwrap();
         assert_eq!(PackName::parse(&loc.path).unwrap().part, 1);
         packer.close_all().unwrap();
-        assert_eq!(store.list("").unwrap().len(), 7);
+        assert_eq!(store.list("").unwrap().len(), 8);
     }
 }
