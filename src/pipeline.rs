@@ -1528,8 +1528,6 @@ impl Ingest {
         Ok((states, captures))
     }
 
-    /// The cluster (pack) of every page: per (topic, day), K-means against the
-    /// stored centres of that topic/day, or arrival order.
     /// The stored cluster centres of each (topic, day), read side by side
     /// on a remote store (a scan each).
     fn read_centres(
@@ -1562,6 +1560,8 @@ impl Ingest {
         Ok(out)
     }
 
+    /// The cluster (pack) of every page: per (topic, day), K-means against the
+    /// stored centres of that topic/day, or arrival order.
     fn place(&self, prepared: &[Prepared]) -> Result<Placement> {
         let mut groups: BTreeMap<(String, chrono::NaiveDate), Vec<usize>> = BTreeMap::new();
         for (i, p) in prepared.iter().enumerate() {
