@@ -576,18 +576,22 @@ impl Packer {
     /// Syncs and closes a pack taken out of `open` (rollover, room). If the close fails with
     /// unsynced records, the next `sync_all` reports them lost.
     fn close_pack(&mut self, pack: OpenPack) -> Result<()> {
-        let unsynced = pack.dirty && pack.records > 0;
-        let path = pack.path;
-        if let Err(e) = pack.writer.close() {
+        let closed = close_writer(pack);
+        self.note_close(closed)
+    }
+
+    /// The result of [`close_writer`]: a failed close of a pack with unsynced records is kept
+    /// for the next `sync_all` to report.
+    fn note_close(&mut self, (unsynced, path, result): (bool, String, Result<()>)) -> Result<()> {
+        if let Err(e) = &result {
             if unsynced {
                 self.lost.get_or_insert(Error::UnsyncedLoss {
                     path,
                     reason: e.to_string(),
                 });
             }
-            return Err(e);
         }
-        Ok(())
+        result
     }
 
     /// Creates the next part of a family and writes its warcinfo record.
@@ -659,19 +663,8 @@ impl Packer {
                 cap,
                 "closing the least recently used packs for a batch's new ones"
             );
-            let closed = map_side_by_side(closing, |pack| {
-                let unsynced = pack.dirty && pack.records > 0;
-                let path = pack.path;
-                (unsynced, path, pack.writer.close())
-            });
-            for (unsynced, path, result) in closed {
-                if let Err(e) = result {
-                    if unsynced {
-                        self.lost.get_or_insert(Error::UnsyncedLoss {
-                            path,
-                            reason: e.to_string(),
-                        });
-                    }
+            for closed in map_side_by_side(closing, close_writer) {
+                if let Err(e) = self.note_close(closed) {
                     first_err.get_or_insert(e);
                 }
             }
@@ -727,6 +720,13 @@ impl Packer {
             }
         }
     }
+}
+
+/// Syncs and closes a pack taken out of the open ones: whether it had unsynced records, its
+/// path, and how the close went (see [`Packer::note_close`]).
+fn close_writer(pack: OpenPack) -> (bool, String, Result<()>) {
+    let unsynced = pack.dirty && pack.records > 0;
+    (unsynced, pack.path, pack.writer.close())
 }
 
 /// Opens packs: the part of [`Packer`] that can run on several threads at once.
