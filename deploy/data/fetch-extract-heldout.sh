@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Downloads the held-out sets of `harvest bench extract --set heldout` (issue 11): real, labelled,
-# openly licensed web pages that harvest's extraction rules were not built on, shipped as test
+# openly published web pages that harvest's extraction rules were not built on, shipped as test
 # data inside two Go modules, fetched with the Go client (`go mod download`, which checks each
-# module against the Go checksum database), pinned by version, go.sum hash and the zip's sha256.
+# module against the Go checksum database), pinned by version, go.sum hash and the zip's sha256,
+# and inside one PyPI sdist, fetched with pip and pinned by version and sha256.
 #
 #   github.com/markusmobius/go-htmldate v1.10.1 (Apache-2.0, a Go port of Python's htmldate):
 #     test-files/{comparison,mediacloud,mock}/*.html, 1,000 real pages (German / English news and
@@ -11,11 +12,17 @@
 #     -> htmldate/{comparison,mediacloud,mock}/, htmldate/data-{default,mediacloud}.go, LICENSE
 #   codeberg.org/readeck/go-readability/v2 v2.1.3 (MIT, a Go port of Mozilla's Readability.js):
 #     test-pages/*/{source.html,expected-metadata.json}, 134 pages labelled with title, byline,
-#     siteName and (56 of them) publishedTime (which pages are real: src/extractbench.rs)
+#     siteName and (56 of them) publishedTime (which pages are real: bench/src/extract.rs)
 #     -> readability/<page>/{source.html,expected-metadata.json}, LICENSE
+#   gne 0.4.3 (PyPI sdist of GeneralNewsExtractor: its LICENSE file is the GPL-3.0, its metadata
+#     says MIT; pinned by sha256): tests/*/*.html,
+#     62 real pages of Chinese news portals (163, Sina, Toutiao, The Paper, ifeng, Tencent,
+#     People's Daily, Xinhua, Guancha, Huanqiu, ...) saved in 2019; the labels (title, publish
+#     time, media, author) are ours, written by reading each page: bench/data/gne-labels.tsv
+#     -> gne/<site>/<page>.html, gne/LICENSE
 #
-# Everything goes under CACHE_DIR/extract-heldout (gitignored); the module zips stay in
-# CACHE_DIR/gomod (a Go module cache, writable so it can be deleted). Idempotent: nothing is
+# Everything goes under CACHE_DIR/extract-heldout (gitignored); the sdist stays in
+# CACHE_DIR/archives, the module zips in CACHE_DIR/gomod (a Go module cache, writable so it can be deleted). Idempotent: nothing is
 # downloaded when the files are there. Fails loudly (non-zero exit, message on stderr) on any
 # download, hash or extraction problem.
 #
@@ -34,6 +41,11 @@ READABILITY_H1="h1:6SR63+o3nHiZT6Ntq2Px4nNd2eSfrtsDpdM4uL3id9c="
 READABILITY_SHA256=1ebdeed0ad5ce08e9cc0b05db617327d86538c7b36c53eeb5cba3d2a47f4f26a
 READABILITY_PAGES=134    # with both source.html and expected-metadata.json
 
+GNE_VERSION=0.4.3
+GNE_SDIST="gne-${GNE_VERSION}.tar.gz"
+GNE_SHA256=26ed77fc2b96d5e9dd28b288ebfdeaf6bf7f034a92b8f75067c64eefffd0b4a9
+GNE_PAGES=62
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${1:-${here}/../cache}"
 mkdir -p "$cache"
@@ -45,12 +57,14 @@ info() { echo "fetch-extract-heldout: $*" >&2; }
 
 html_count() { find "$dest/htmldate" -mindepth 2 -maxdepth 2 -type f 2>/dev/null | wc -l; }
 page_count() { find "$dest/readability" -mindepth 2 -maxdepth 2 -name source.html 2>/dev/null | wc -l; }
-if [[ -f "$dest/.complete" && "$(html_count)" == "$HTMLDATE_PAGES" && "$(page_count)" == "$READABILITY_PAGES" ]]; then
+gne_count() { find "$dest/gne" -mindepth 2 -maxdepth 2 -name '*.html' 2>/dev/null | wc -l; }
+if [[ -f "$dest/.complete" && "$(html_count)" == "$HTMLDATE_PAGES" && "$(page_count)" == "$READABILITY_PAGES" \
+    && "$(gne_count)" == "$GNE_PAGES" ]]; then
     info "held-out sets ready in $dest"
     exit 0
 fi
 
-for tool in go sha256sum python3; do
+for tool in go sha256sum python3 tar; do
     command -v "$tool" >/dev/null || die "$tool is required"
 done
 
@@ -72,6 +86,24 @@ fetch_module() {
 
 htmldate_zip="$(fetch_module "$HTMLDATE_MOD" "$HTMLDATE_VERSION" "$HTMLDATE_H1" "$HTMLDATE_SHA256")"
 readability_zip="$(fetch_module "$READABILITY_MOD" "$READABILITY_VERSION" "$READABILITY_H1" "$READABILITY_SHA256")"
+
+# The gne sdist from PyPI (no wheel: the test pages are only in the sdist), kept in
+# CACHE_DIR/archives.
+mkdir -p "$cache/archives"
+gne_archive="$cache/archives/$GNE_SDIST"
+if [[ ! -f "$gne_archive" ]]; then
+    info "pip download gne==$GNE_VERSION"
+    dl="$(mktemp -d "$cache/archives/.dl.XXXXXX")"
+    if ! python3 -m pip download --quiet --no-deps --disable-pip-version-check --no-binary :all: \
+            -d "$dl" "gne==$GNE_VERSION" >&2; then
+        rm -rf "$dl"; die "pip download gne==$GNE_VERSION failed"
+    fi
+    [[ -f "$dl/$GNE_SDIST" ]] || { ls -l "$dl" >&2; rm -rf "$dl"; die "pip did not produce $GNE_SDIST"; }
+    mv "$dl/$GNE_SDIST" "$gne_archive"
+    rm -rf "$dl"
+fi
+got="$(sha256sum "$gne_archive" | cut -d' ' -f1)"
+[[ "$got" == "$GNE_SHA256" ]] || die "sha256 mismatch for $gne_archive: expected $GNE_SHA256, got $got (delete it to re-download)"
 
 tmp="$(mktemp -d "$cache/.heldout.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
@@ -109,6 +141,13 @@ mv "$tmp/rd/$rd/LICENSE" "$tmp/out/readability/"
 for page in "$tmp/out/readability"/*/; do
     [[ -f "$page/source.html" && -f "$page/expected-metadata.json" ]] || rm -rf "$page"
 done
+
+gp="gne-$GNE_VERSION"
+mkdir -p "$tmp/gne"
+tar -xzf "$gne_archive" -C "$tmp/gne" "$gp/tests" "$gp/LICENSE" \
+    || die "cannot extract tests/ and LICENSE from $gne_archive"
+mv "$tmp/gne/$gp/tests" "$tmp/out/gne"
+mv "$tmp/gne/$gp/LICENSE" "$tmp/out/gne/"
 chmod -R u+w "$tmp/out"
 
 rm -rf "$dest"
@@ -117,5 +156,7 @@ mv "$tmp/out" "$dest"
     || die "expected $HTMLDATE_PAGES htmldate pages in $dest/htmldate, found $(html_count)"
 [[ "$(page_count)" == "$READABILITY_PAGES" ]] \
     || die "expected $READABILITY_PAGES readability pages in $dest/readability, found $(page_count)"
+[[ "$(gne_count)" == "$GNE_PAGES" ]] \
+    || die "expected $GNE_PAGES gne pages in $dest/gne, found $(gne_count)"
 touch "$dest/.complete"
 info "held-out sets ready in $dest"

@@ -54,7 +54,7 @@ fn re(s: &str) -> Regex {
 /// end it, a lower-case word does).
 static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:文章来源|本文来源|信息来源|来源|来自|稿源|出处|(?i:\bsource))\s*[:：]\s*[-–]?\s*(\p{Lu}[\p{L}.'&-]+(?:[ \t]+(?:\p{Lu}[\p{L}.'&-]*|of|de|for))*|[^\s|｜/,，;；:：()（）\[\]【】]{2,40})",
+        r"(?:文章来源|本文来源|信息来源|来源于|来源|来自|稿源|出处|(?i:\bsource))\s*[:：]\s*[-–]?\s*(\p{Lu}[\p{L}.'&-]+(?:[ \t]+(?:\p{Lu}[\p{L}.'&-]*|of|de|for))*|[^\s|｜/,，;；:：()（）\[\]【】]{2,40})",
     )
 });
 
@@ -66,13 +66,47 @@ const GENERIC_SOURCES: [&str; 10] = [
     "file",
 ];
 
-/// `作者：王希`, `撰文 | 王希`, `文/王希`: a labelled name of 2-4 characters
-/// (several joined by `、`), ending where the Chinese text ends.
+/// `作者：王希`, `撰文 | 王希`, `文/王希`, `作者 王希`: a labelled name of 2-4
+/// characters (several joined by `、`, or by spaces when of 2-3 characters),
+/// ending where the Chinese text ends; roles after the names (`编辑`) are cut
+/// by [`chinese_names`].
 static RE_AUTHOR_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:作者|记者|撰文|撰稿|编译|文)\s*[:：/|｜]\s*([\p{Han}·]{2,4}(?:、[\p{Han}·]{2,4}){0,3})(?:[^\p{Han}·]|$)",
+        r"(?:(?:作者|记者|撰文|撰稿|采写|编译|文)\s*[:：/|｜]|作者[ \t\u{3000}]+)\s*([\p{Han}·]{2,4}(?:(?:、[\p{Han}·]{2,4})|(?:[ \t\u{3000}]+[\p{Han}·]{2,3})){0,3})(?:[^\p{Han}·]|$)",
     )
 });
+
+/// Words that end a list of names: the roles and labels that follow a byline
+/// (`作者：王希 编辑 李明`, `记者 王希 摄影 张三`).
+const NOT_NAMES: [&str; 14] = [
+    "编辑",
+    "责编",
+    "责任编辑",
+    "校对",
+    "摄影",
+    "摄像",
+    "来源",
+    "审核",
+    "监制",
+    "实习生",
+    "通讯员",
+    "制图",
+    "主编",
+    "发布",
+];
+
+/// The names of a matched Chinese byline (`余毅菁 向雪妮`, `李国利、黄一宸`),
+/// up to the first role word; joined by a space.
+fn chinese_names(matched: &str) -> Option<String> {
+    let names: Vec<&str> = matched
+        .split(|c: char| c == '、' || c.is_whitespace())
+        .filter(|n| !n.is_empty())
+        // `采写：南都记者 余毅菁`: the outlet's reporter title before the name.
+        .skip_while(|n| n.ends_with("记者"))
+        .take_while(|n| !NOT_NAMES.iter().any(|w| n.starts_with(w)))
+        .collect();
+    (!names.is_empty()).then(|| names.join(" "))
+}
 
 /// `（记者王希）`, `（本报记者 李国利、黄一宸）`, `本报记者 王希 `: a reporter named
 /// in brackets or after `本报记者` (`记者从…获悉` is a sentence, not a byline).
@@ -97,7 +131,11 @@ pub fn name_value(s: &str) -> Option<String> {
         .map(|rest| rest.trim_start_matches([':', '：', ' ']).to_string())
         .unwrap_or(t);
     let t = t.trim_matches(|c: char| {
-        c.is_whitespace() || matches!(c, '|' | '-' | ',' | '，' | '：' | ':')
+        c.is_whitespace()
+            || matches!(
+                c,
+                '|' | '-' | '–' | '—' | '·' | '⋅' | ',' | '，' | '：' | ':'
+            )
     });
     let n = t.chars().count();
     let url_like = t.starts_with("http") || t.starts_with("www.") || t.contains("://");
@@ -139,24 +177,54 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
 /// The media named by a source element (`<a class="source">中国证券报</a>`,
 /// `<span class="source">来源：X</span>`): short text that is not a date.
 pub fn source_element_media(texts: impl IntoIterator<Item = String>) -> Option<String> {
-    texts.into_iter().take(20).find_map(|t| {
-        // `<span class="source-prefix">by:</span>`: a label, not a name.
-        if t.trim_end().ends_with([':', '：']) {
+    let names: Vec<String> = texts
+        .into_iter()
+        .take(20)
+        .filter_map(source_element_name)
+        .collect();
+    // Source elements naming three outlets or more: a feed of other items
+    // (`<a class="source">振王视史 ⋅</a>` under each related story).
+    let mut distinct: Vec<&String> = names.iter().collect();
+    distinct.sort();
+    distinct.dedup();
+    if distinct.len() > 2 {
+        return None;
+    }
+    names.into_iter().next()
+}
+
+/// The name in one source element's text, if it is one.
+fn source_element_name(t: String) -> Option<String> {
+    // `<span class="source-prefix">by:</span>`: a label, not a name.
+    if t.trim_end().ends_with([':', '：']) {
+        return None;
+    }
+    let v = name_value(&t)?;
+    // `CNNMoney (New York)`: the outlet without its dateline's place.
+    let v = match v
+        .strip_suffix([')', '）'])
+        .and_then(|r| r.rfind(['(', '（']))
+    {
+        Some(i) if !v[..i].trim().is_empty() => v[..i].trim().to_string(),
+        _ => v,
+    };
+    let n = v.chars().count();
+    let datelike = v.chars().filter(|c| c.is_ascii_digit()).count() >= 4;
+    let generic = GENERIC_SOURCES.contains(&v.to_lowercase().as_str());
+    ((2..=30).contains(&n) && !datelike && !generic && !v.contains(['：', ':'])).then_some(v)
+}
+
+/// The first line of `lines` that starts with an author label (`作者：余毅菁`,
+/// `采写：南都记者 余毅菁 向雪妮`): a byline line anywhere in the article, where
+/// a label inside a sentence (`该书作者：`) is not one.
+pub fn byline_line_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    lines.into_iter().find_map(|l| {
+        let l = l.trim_start_matches(|c: char| c.is_whitespace());
+        let c = RE_AUTHOR_LABEL.captures(l)?;
+        if c.get(0)?.start() != 0 {
             return None;
         }
-        let v = name_value(&t)?;
-        // `CNNMoney (New York)`: the outlet without its dateline's place.
-        let v = match v
-            .strip_suffix([')', '）'])
-            .and_then(|r| r.rfind(['(', '（']))
-        {
-            Some(i) if !v[..i].trim().is_empty() => v[..i].trim().to_string(),
-            _ => v,
-        };
-        let n = v.chars().count();
-        let datelike = v.chars().filter(|c| c.is_ascii_digit()).count() >= 4;
-        let generic = GENERIC_SOURCES.contains(&v.to_lowercase().as_str());
-        ((2..=30).contains(&n) && !datelike && !generic && !v.contains(['：', ':'])).then_some(v)
+        name_value(&chinese_names(c.get(1)?.as_str())?)
     })
 }
 
@@ -167,11 +235,49 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
             return name_value(c.get(1)?.as_str());
         }
         if let Some(c) = RE_AUTHOR_LABEL.captures(l) {
-            return name_value(c.get(1)?.as_str());
+            return name_value(&chinese_names(c.get(1)?.as_str())?);
         }
         let c = RE_AUTHOR_REPORTER.captures(l)?;
         name_value(c.get(1).or_else(|| c.get(2))?.as_str())
     })
+}
+
+/// Whether an author value may name the site or the outlet rather than a
+/// person: it is the media the page names, one of the site's names, the start
+/// of the `<title>`'s first or last segment (`…_网易科技` for `网易`, Chinese
+/// names only), or a domain (`CSDN.NET`). (A personal blog's name is its
+/// author's: the caller prefers a labelled author only when there is one.)
+pub fn names_an_outlet(
+    author: &str,
+    media: Option<&str>,
+    sites: &[String],
+    title: Option<&str>,
+) -> bool {
+    let a = squash(author).to_lowercase();
+    if a.is_empty() {
+        return false;
+    }
+    let same = |n: &str| squash(n).to_lowercase() == a;
+    let domain = a.contains('.')
+        && !a.contains(' ')
+        && a.rsplit('.').next().is_some_and(|tld| {
+            (2..=6).contains(&tld.len()) && tld.chars().all(|c| c.is_ascii_alphabetic())
+        });
+    // `网易` and `…_网易科技`: a portal's name before its channel's.
+    let han = a.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+    let title_segment = han
+        && title.is_some_and(|t| {
+            let segments: Vec<&str> = t
+                .split(['_', '|', '｜', '-', '–', '—', '·'])
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect();
+            segments.len() > 1
+                && [segments[0], segments[segments.len() - 1]]
+                    .iter()
+                    .any(|s| s.to_lowercase().starts_with(&a))
+        });
+    domain || title_segment || media.is_some_and(same) || sites.iter().any(|n| same(n))
 }
 
 /// An author meta value: `By ` prefix removed, URLs (Facebook profile links
@@ -189,6 +295,74 @@ pub fn author_value(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chinese_bylines_with_several_names_and_roles() {
+        assert_eq!(
+            labelled_author(["作者：余毅菁 向雪妮 返回富达，查看更多"]).as_deref(),
+            Some("余毅菁 向雪妮")
+        );
+        assert_eq!(
+            labelled_author(["作者：王希 编辑 李明"]).as_deref(),
+            Some("王希")
+        );
+        assert_eq!(
+            labelled_author(["2019-09-26 12:11 来源：证券时报网  作者：李在山"]).as_deref(),
+            Some("李在山")
+        );
+        // `作者` and the name apart by a space only.
+        assert_eq!(
+            labelled_author(["CSDN | 0 条评论 | 作者 魏星"]).as_deref(),
+            Some("魏星")
+        );
+        // A reporter's title before the names.
+        assert_eq!(
+            byline_line_author(["正文。", "采写：南都记者 余毅菁 向雪妮", "责任编辑："]).as_deref(),
+            Some("余毅菁 向雪妮")
+        );
+        // Only a line that starts with the label.
+        assert_eq!(byline_line_author(["该书作者：王希认为"]), None);
+    }
+
+    #[test]
+    fn an_author_naming_the_site_or_the_outlet() {
+        let sites = vec!["证券时报网".to_string()];
+        assert!(names_an_outlet(
+            "网易",
+            None,
+            &[],
+            Some("亚马逊海外购登陆拼多多_网易科技")
+        ));
+        assert!(names_an_outlet("证券时报网", None, &sites, None));
+        assert!(names_an_outlet("新京报", Some("新京报"), &[], None));
+        assert!(names_an_outlet("CSDN.NET", None, &[], None));
+        assert!(!names_an_outlet(
+            "陆一夫",
+            Some("新京报"),
+            &sites,
+            Some("标题_网易科技")
+        ));
+        // A Latin name is not cut from the title's segments (`Post – Jane Doe`).
+        assert!(!names_an_outlet(
+            "Jane Doe",
+            None,
+            &[],
+            Some("A post - Jane Doe's blog")
+        ));
+    }
+
+    #[test]
+    fn source_elements_of_a_feed_name_no_outlet() {
+        let feed = ["振王视史 ⋅", "25评论 ⋅", "史云平纪实摄影 ⋅", "华光爱美食 ⋅"].map(String::from);
+        assert_eq!(source_element_media(feed), None);
+        let page = ["来源：新华社", "新华社"].map(String::from);
+        assert_eq!(source_element_media(page).as_deref(), Some("新华社"));
+        assert_eq!(
+            labelled_media(["来源于：东区办事处"]).as_deref(),
+            Some("东区办事处")
+        );
+        assert_eq!(name_value("CNN —").as_deref(), Some("CNN"));
+    }
 
     #[test]
     fn photo_credits_are_no_outlet() {

@@ -621,6 +621,11 @@ fn byline_author(bylines: &[ElementRef<'_>]) -> Option<String> {
             .trim_start_matches(|c: char| c.is_whitespace())
             .trim_start_matches("作者")
             .trim_start_matches([':', '：', ' ']);
+        // `<span class="author">黄斌汉：</span>标题`: a list item's author
+        // before its headline, not this page's byline.
+        if v.trim_end().ends_with([':', '：']) {
+            return None;
+        }
         media::author_value(v)
     })
 }
@@ -933,12 +938,19 @@ pub struct Links {
     pub too_long: u64,
 }
 
-/// Pages longer than this (bytes of decoded HTML) are not parsed into one
-/// DOM: their attributes come from their first [`LARGE_PAGE_BYTES`] and their
+/// Pages with more markup than this (bytes of decoded HTML outside scripts,
+/// styles and comments) are not parsed into one DOM: their attributes come
+/// from a prefix with this much markup (see [`large_page_cut`]) and their
 /// links from a streaming tokenizer over the whole page. A DOM of a 10 MB page
 /// (rust-doc's generated sources) took ~500 MB; a crawl of rust-doc peaked
 /// at 976 MB resident with whole-page DOMs, 517 MB with a 1 MiB cut.
 pub const LARGE_PAGE_BYTES: usize = 512 * 1024;
+
+/// The longest DOM prefix, scripts and styles included. A script or style is
+/// one text node in the DOM (about its own bytes), where markup costs tens
+/// of bytes a byte: WeChat's article pages carry ~600 KB of inline scripts
+/// and styles before the `<body>` that holds the headline and the article.
+pub const LARGE_PAGE_PREFIX_BYTES: usize = 4 * LARGE_PAGE_BYTES;
 
 /// Extracts all attributes of a decoded HTML page fetched from `url`.
 /// Times are checked against the current time, read in the zone the site
@@ -1003,26 +1015,100 @@ pub fn extract_limited(html: &str, url: &Url, ctx: &TimeContext, limits: &Limits
     x
 }
 
-/// Where a page's DOM prefix ends: the whole page when it is at most
-/// [`LARGE_PAGE_BYTES`], else the start of the last tag that begins in its
-/// first [`LARGE_PAGE_BYTES`] (so no tag is cut in two between the DOM and
-/// the streamed rest), or a character boundary when the prefix's second half
-/// has no tag.
+/// Where a page's DOM prefix ends: the whole page when it has at most
+/// [`LARGE_PAGE_BYTES`] of markup (bytes outside the contents of `<script>`,
+/// `<style>` and comments) and at most [`LARGE_PAGE_PREFIX_BYTES`] in all;
+/// else the start of the last tag (a `<` outside scripts, styles and
+/// comments) before either bound is passed, so no tag is cut in two between
+/// the DOM and the streamed rest; a character boundary when there is none in
+/// the prefix's second half.
 fn large_page_cut(html: &str) -> usize {
     if html.len() <= LARGE_PAGE_BYTES {
         return html.len();
     }
-    let mut cut = LARGE_PAGE_BYTES;
-    while !html.is_char_boundary(cut) {
-        cut -= 1;
+    let b = html.as_bytes();
+    // Bytes the DOM would hold as markup, up to `at`.
+    let mut markup = 0usize;
+    let mut at = 0usize;
+    let mut last_tag: Option<usize> = None;
+    loop {
+        let Some(lt) = memchr::memchr(b'<', &b[at..]).map(|i| at + i) else {
+            markup += b.len() - at;
+            at = b.len();
+            break;
+        };
+        markup += lt - at;
+        if markup > LARGE_PAGE_BYTES || lt > LARGE_PAGE_PREFIX_BYTES {
+            break;
+        }
+        last_tag = Some(lt);
+        let rest = &b[lt..];
+        let raw_end = if rest.starts_with(b"<!--") {
+            Some(find_from(b, lt + 4, b"-->").map_or(b.len(), |e| e + 3))
+        } else {
+            ["script", "style"]
+                .into_iter()
+                .find(|name| opens_element(rest, name))
+                .map(|name| closing_tag_end(b, lt + 1 + name.len(), name))
+        };
+        match raw_end {
+            // The element's tags count; its contents do not.
+            Some(end) => {
+                markup += 32;
+                at = end;
+            }
+            None => {
+                markup += 1;
+                at = lt + 1;
+            }
+        }
+        if at >= b.len() {
+            break;
+        }
     }
-    match html.as_bytes()[LARGE_PAGE_BYTES / 2..cut]
-        .iter()
-        .rposition(|&b| b == b'<')
-    {
-        Some(i) => LARGE_PAGE_BYTES / 2 + i,
-        None => cut,
+    if markup <= LARGE_PAGE_BYTES && at <= LARGE_PAGE_PREFIX_BYTES {
+        return html.len();
     }
+    match last_tag {
+        Some(t) if t >= LARGE_PAGE_BYTES / 2 => t,
+        _ => {
+            let mut cut = LARGE_PAGE_BYTES.min(html.len());
+            while !html.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            cut
+        }
+    }
+}
+
+/// Whether `tag` (starting at its `<`) opens a `name` element.
+fn opens_element(tag: &[u8], name: &str) -> bool {
+    let n = name.len();
+    tag.len() > n + 1
+        && tag[1..=n].eq_ignore_ascii_case(name.as_bytes())
+        && matches!(
+            tag[n + 1],
+            b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'
+        )
+}
+
+/// Where the closing tag `</name ...>` at or after `from` ends (the page's
+/// end when it is not closed).
+fn closing_tag_end(b: &[u8], from: usize, name: &str) -> usize {
+    let mut at = from;
+    while let Some(i) = find_from(b, at, b"</") {
+        let tag = &b[i + 1..];
+        if opens_element(tag, name) {
+            return memchr::memchr(b'>', &b[i..]).map_or(b.len(), |e| i + e + 1);
+        }
+        at = i + 2;
+    }
+    b.len()
+}
+
+/// The first `needle` in `b` at or after `from`.
+fn find_from(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(b.get(from..)?, needle).map(|i| from + i)
 }
 
 /// The chunks of `html` fed to the parser: [`budget::PARSE_CHUNK_BYTES`]
@@ -1236,6 +1322,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
 
     // The lines around the title and at the edges of the article: bylines.
     let lines: Vec<&str> = body_text.lines().collect();
+    let title = title.map(|t| title::as_shown(&t, &lines).unwrap_or(t));
     let at_title = title_line(&lines, title.as_deref(), &h1s);
     let header: &[&str] = match at_title {
         Some(i) => &lines[i.saturating_sub(2)..(i + 1 + HEADER_LINES_AFTER).min(lines.len())],
@@ -1303,6 +1390,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             from,
             score: score::FEED,
             near_title: false,
+            year_inferred: false,
         });
     }
     let published = time::decide(&cands, ctx, zone);
@@ -1331,7 +1419,11 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         });
     let media_from_host = named_media.is_none() && url.host_str().is_some();
     let media = named_media.or_else(|| url.host_str().map(str::to_string));
-    let author = ld
+    // The author the markup names, and the one the text labels (`作者：`,
+    // `（记者 X）`, `By X`). Chinese portals put their own name in `<meta
+    // name="author">` and the reporter in the text: a markup author naming
+    // the site or the outlet gives way to a labelled one.
+    let marked_author = ld
         .author
         .clone()
         .or_else(|| {
@@ -1339,8 +1431,25 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .iter()
                 .find_map(|k| meta_value(&metas, k).and_then(media::author_value))
         })
-        .or_else(|| byline_author(&els.byline))
-        .or_else(|| media::labelled_author(header.iter().chain(edges.iter()).copied()));
+        .or_else(|| byline_author(&els.byline));
+    let text_author = || {
+        media::labelled_author(header.iter().chain(edges.iter()).copied())
+            .or_else(|| media::byline_line_author(article_lines.iter().copied()))
+    };
+    let author = match marked_author {
+        Some(a)
+            if media::names_an_outlet(
+                &a,
+                media.as_deref().filter(|_| !media_from_host),
+                &names,
+                title_tag.as_deref(),
+            ) =>
+        {
+            text_author().or(Some(a))
+        }
+        Some(a) => Some(a),
+        None => text_author(),
+    };
 
     let main_text = if article_text.is_empty() {
         &body_text
@@ -1400,6 +1509,67 @@ mod large_page_tests {
             .links
             .iter()
             .any(|l| l.contains("not-a-link") || l.contains("nor-this")));
+    }
+
+    /// A page like WeChat's articles: ~600 KB of inline scripts and styles
+    /// in its head, then a small body with the headline and the time.
+    fn script_heavy_page(script_bytes: usize) -> String {
+        let mut html = String::from("<html><head><title>t</title>");
+        let mut n = 0;
+        while html.len() < script_bytes {
+            // A `<` inside the script and a comment-looking string are not tags.
+            html.push_str(&format!(
+                "<script>var a{n} = 1 < 2 ? \"<div>\" : '<!--'; /* {} */</script>\n<style>.c{n} {{ color: red }}</style>\n",
+                "x".repeat(400)
+            ));
+            n += 1;
+        }
+        html.push_str(
+            "<!-- a comment with <a href=\"/not-a-link\"> in it --></head><body>\
+             <h1 id=\"activity-name\">一个很长的新闻标题：某地发布新规</h1>\
+             <div class=meta>发布时间：2019-09-07 13:43:45</div>\
+             <div id=js_content><p>正文。</p><a href=\"/next.html\">next</a></div></body></html>",
+        );
+        html
+    }
+
+    #[test]
+    fn scripts_and_styles_do_not_count_towards_the_dom_budget() {
+        let html = script_heavy_page(620_000);
+        assert!(html.len() > LARGE_PAGE_BYTES);
+        assert_eq!(large_page_cut(&html), html.len());
+        let x = extract(&html, &u("http://e.com/a"));
+        assert_eq!(x.published_from, Some(PublishedFrom::Text), "{x:?}");
+        assert_eq!(
+            x.published_local.map(|t| t.naive_local().to_string()),
+            Some("2019-09-07 13:43:45".to_string())
+        );
+        assert_eq!(x.links, vec!["http://e.com/next.html".to_string()]);
+        // Past the prefix bound the cut is a tag outside the scripts.
+        let huge = script_heavy_page(LARGE_PAGE_PREFIX_BYTES + 200_000);
+        let cut = large_page_cut(&huge);
+        assert!(
+            (LARGE_PAGE_PREFIX_BYTES - 1_000..=LARGE_PAGE_PREFIX_BYTES).contains(&cut),
+            "{cut}"
+        );
+        assert!(huge[cut..].starts_with("<script>") || huge[cut..].starts_with("<style>"));
+        // Markup still counts: a page of markup is cut near LARGE_PAGE_BYTES.
+        let mut markup = String::from("<html><body>");
+        while markup.len() < LARGE_PAGE_BYTES + 50_000 {
+            markup.push_str("<p><span>x</span> <b>y</b></p>");
+        }
+        let cut = large_page_cut(&markup);
+        assert!(
+            cut > LARGE_PAGE_BYTES - 100 && cut <= LARGE_PAGE_BYTES,
+            "{cut}"
+        );
+        assert_eq!(&markup[cut..cut + 1], "<");
+        // A script that never closes runs to the end: cut at the bound.
+        let open = format!(
+            "<html><head><script>{}",
+            "y".repeat(LARGE_PAGE_PREFIX_BYTES)
+        );
+        assert_eq!(large_page_cut(&open), LARGE_PAGE_BYTES);
     }
 
     #[test]
@@ -1647,6 +1817,31 @@ mod tests {
             at("<p>Text.</p><p>Comment 2016-12-30 by Joe</p><p>Reply: 2016-12-31</p>").1,
             None
         );
+    }
+
+    #[test]
+    fn the_reporter_of_the_text_over_the_portal_in_the_markup() {
+        let u = url("http://tech.example.com/19/1125/a.html");
+        // `<meta name="author">` names the portal (the start of the title's
+        // last segment): the reporter the text labels wins.
+        let portal = "<html><head><title>亚马逊海外购登陆拼多多_网易科技</title>\
+            <meta name=\"author\" content=\"网易\"></head><body><h1>亚马逊海外购登陆拼多多</h1>\
+            <div>2019-11-25 11:01:53 来源: 新京报</div><div class=\"post_text\">\
+            <p>新京报讯（记者 陆一夫）11月25日，新京报记者登录拼多多全球购页面发现，亚马逊海外购与拼多多达成合作。</p>\
+            <p>亚马逊中国方面表示，限时快闪店将带来逾千款海外正品的优惠折扣。</p></div></body></html>";
+        let x = extract(portal, &u);
+        assert_eq!(x.author.as_deref(), Some("陆一夫"));
+        assert_eq!(x.media.as_deref(), Some("新京报"));
+        // Without a labelled reporter the markup's author stands.
+        let alone = portal.replace("（记者 陆一夫）", "");
+        assert_eq!(extract(&alone, &u).author.as_deref(), Some("网易"));
+        // A related list's `<span class="author">黄斌汉：</span>` is no byline.
+        let listed = "<html><head><title>中铁总辟谣称消息不实</title></head><body>\
+            <h1>中铁总辟谣称消息不实</h1><div>2018年12月28日 19:55 新京报</div>\
+            <div class=\"article\"><p>新京报快讯（记者 裴剑飞）今日有网友爆料，有60万个账号在暗网低价出售。</p>\
+            <p>中国铁路总公司表示消息不实。</p></div><ul><li><a href=\"/b\">\
+            <span class=\"author\">黄斌汉：</span>新年大礼 雄安总体规划批复</a></li></ul></body></html>";
+        assert_eq!(extract(listed, &u).author.as_deref(), Some("裴剑飞"));
     }
 
     #[test]

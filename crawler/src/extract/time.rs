@@ -528,6 +528,9 @@ struct TextDate {
     start: usize,
     stated: Stated,
     has_time: bool,
+    /// A day stated without its year (`11月25日`), the year taken from the
+    /// URL or the fetch time.
+    year_inferred: bool,
 }
 
 fn num<T: std::str::FromStr>(c: &regex::Captures<'_>, i: usize) -> Option<T> {
@@ -689,6 +692,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         let offset = c.get(9).and_then(|m| parse_offset(m.as_str()));
         if let Some((s, has_time)) = stated(date, time, offset) {
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -713,6 +717,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
             .and_then(|h| NaiveTime::from_hms_opt(h, num(&c, 5)?, num(&c, 6).unwrap_or(0)));
         if let Some((s, has_time)) = stated(date, time, None) {
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -739,6 +744,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
     for c in RE_EN_MDY.captures_iter(text) {
         if let (Some(m), Some((s, has_time))) = (c.get(0), english(&c, 1, 2, 3, 4)) {
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -748,6 +754,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
     for c in RE_EN_DMY.captures_iter(text) {
         if let (Some(m), Some((s, has_time))) = (c.get(0), english(&c, 2, 1, 3, 4)) {
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -770,6 +777,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
             // The same date matched without its time by RE_EN_MDY: keep this one.
             out.retain(|d| !(d.start > m.start() && d.start < m.end()));
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -812,6 +820,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         })();
         if let Some((s, has_time)) = parsed {
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -831,6 +840,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         })();
         if let Some((s, has_time)) = parsed {
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -873,6 +883,7 @@ fn contextual_dates(
         }
         if let Some((s, has_time)) = date.and_then(|d| stated(d, time, None)) {
             out.push(TextDate {
+                year_inferred: true,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -920,6 +931,7 @@ fn contextual_dates(
             };
         if let Some((s, has_time)) = resolved {
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -952,6 +964,7 @@ fn contextual_dates(
         })();
         if let Some((s, has_time)) = parsed {
             out.push(TextDate {
+                year_inferred: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -1082,6 +1095,8 @@ pub(crate) struct Candidate {
     pub score: i32,
     /// Found in the lines around the title.
     pub near_title: bool,
+    /// Stated without its year (see [`decide`]).
+    pub year_inferred: bool,
 }
 
 /// Scores of the sources.
@@ -1163,6 +1178,7 @@ pub(crate) fn near_title_candidates(
             };
             unlabelled_taken |= label == Label::None;
             out.push(Candidate {
+                year_inferred: d.year_inferred,
                 stated: d.stated,
                 has_time: d.has_time,
                 from: PublishedFrom::Text,
@@ -1197,6 +1213,7 @@ pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
         }
     }
     let candidate = |d: TextDate, from, score| Candidate {
+        year_inferred: false,
         stated: d.stated,
         has_time: d.has_time,
         from,
@@ -1232,6 +1249,7 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
                 let (stated, has_time) =
                     parse_stated(t).filter(|_| t.trim().bytes().all(|b| b.is_ascii_digit()))?;
                 return Some(TextDate {
+                    year_inferred: false,
                     start: 0,
                     stated,
                     has_time,
@@ -1245,6 +1263,7 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
     }
     let d = dated.into_iter().next()?;
     Some(Candidate {
+        year_inferred: false,
         stated: d.stated,
         has_time: d.has_time,
         from: PublishedFrom::Text,
@@ -1275,6 +1294,7 @@ pub(crate) fn date_class_candidate(texts: &[String]) -> Option<Candidate> {
     }
     let d = dated.into_iter().next()?;
     Some(Candidate {
+        year_inferred: false,
         stated: d.stated,
         has_time: d.has_time,
         from: PublishedFrom::Text,
@@ -1309,6 +1329,7 @@ pub(crate) fn article_edge_candidates(article: &str) -> Vec<Candidate> {
             label_before(&part[line_start..], d.start - line_start) != Label::Other
         }) {
             out.push(Candidate {
+                year_inferred: false,
                 stated: d.stated,
                 has_time: d.has_time,
                 from: PublishedFrom::Text,
@@ -1326,6 +1347,7 @@ pub(crate) fn url_candidate(path: &str) -> Option<Candidate> {
     let date = NaiveDate::from_ymd_opt(num(&c, 1)?, num(&c, 2)?, num(&c, 3)?)?;
     let (stated, has_time) = stated(date, None, None)?;
     Some(Candidate {
+        year_inferred: false,
         stated,
         has_time,
         from: PublishedFrom::Url,
@@ -1343,6 +1365,7 @@ pub(crate) fn url_year(path: &str) -> Option<i32> {
 pub(crate) fn parsed_candidate(value: &str, from: PublishedFrom, score: i32) -> Option<Candidate> {
     let (stated, has_time) = parse_stated(value)?;
     Some(Candidate {
+        year_inferred: false,
         stated,
         has_time,
         from,
@@ -1358,6 +1381,7 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
         .single()?;
     let latest = ctx.fetched + Duration::minutes(FUTURE_SLACK_MINUTES);
     let fetched_day = ctx.fetched.with_timezone(&zone).date_naive();
+    let cands = with_page_years(cands, zone);
     let mut valid: Vec<(Candidate, DateTime<FixedOffset>)> = cands
         .iter()
         .filter_map(|c| {
@@ -1446,6 +1470,39 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
         has_time: best.has_time,
         from: best.from,
     })
+}
+
+/// Days stated without a year (`新京报讯（记者 X）11月25日`, a dateline)
+/// take their year from the page's own dated candidates, not from the fetch
+/// time: the year of the best-scored candidate that states one, or the year
+/// before when the day would come after it (a page re-read years later, or a
+/// crawl of an old page, otherwise files it under the wrong year).
+fn with_page_years(cands: &[Candidate], zone: Tz) -> Vec<Candidate> {
+    let reference = cands
+        .iter()
+        .filter(|c| !c.year_inferred && c.from != PublishedFrom::Modified)
+        .max_by_key(|c| c.score)
+        .and_then(|c| c.stated.resolve(zone))
+        .map(|l| l.naive_local());
+    cands
+        .iter()
+        .map(|c| {
+            let (Some(r), Stated::Local(n), true) = (reference, c.stated, c.year_inferred) else {
+                return *c;
+            };
+            let moved = [r.year(), r.year() - 1].into_iter().find_map(|y| {
+                let d = n.with_year(y)?;
+                (d.date() <= r.date() + Duration::days(1)).then_some(d)
+            });
+            match moved {
+                Some(d) => Candidate {
+                    stated: Stated::Local(d),
+                    ..*c
+                },
+                None => *c,
+            }
+        })
+        .collect()
 }
 
 /// Parses the date formats found in news pages; zone-less times are UTC.
@@ -1771,6 +1828,7 @@ mod tests {
     fn cand(value: &str, from: PublishedFrom, score: i32, near_title: bool) -> Candidate {
         let (stated, has_time) = parse_stated(value).expect("parses");
         Candidate {
+            year_inferred: false,
             stated,
             has_time,
             from,
@@ -1839,6 +1897,54 @@ mod tests {
             got(&[meta, other]).map(|(l, _)| l),
             Some("2023-11-09T02:00:00+00:00".to_string())
         );
+    }
+
+    #[test]
+    fn a_day_without_its_year_takes_the_year_the_page_states() {
+        // Read years after publication (a re-extraction, an old page): the
+        // dateline's `11月25日` is the page's 2019, not the fetch year's.
+        let ctx = TimeContext {
+            fetched: Utc.with_ymd_and_hms(2026, 3, 2, 0, 0, 0).unwrap(),
+            zone: None,
+            hint: None,
+        };
+        let z = chrono_tz::Asia::Shanghai;
+        let lines = [
+            "多地项目连环爆雷",
+            "2019-11-25 11:01:53 来源: 新京报",
+            "发稿时间：11月25日",
+        ];
+        let mut cands = near_title_candidates(&lines, 0, &ctx, z, None);
+        assert!(cands.iter().any(|c| c.year_inferred), "{cands:?}");
+        cands.push(cand(
+            "2019-11-25T11:01:53+08:00",
+            PublishedFrom::Meta,
+            90,
+            false,
+        ));
+        let p = decide(&cands, &ctx, z).expect("a time");
+        assert_eq!(p.local.to_rfc3339(), "2019-11-25T11:01:53+08:00");
+        // A day after the page's own date is the year before's.
+        let dec = near_title_candidates(&["标题", "发稿时间：12月30日"], 0, &ctx, z, None);
+        let mut c = dec.clone();
+        c.push(cand("2020-01-02 10:00", PublishedFrom::Text, 60, false));
+        let p = decide(&c, &ctx, z).expect("a time");
+        assert_eq!(p.local.format("%Y-%m-%d").to_string(), "2019-12-30");
+        // Without a year anywhere on the page, the fetch time's (the last
+        // 11月25日 before it).
+        let alone = near_title_candidates(
+            &lines[..1]
+                .iter()
+                .chain(&lines[2..])
+                .copied()
+                .collect::<Vec<_>>(),
+            0,
+            &ctx,
+            z,
+            None,
+        );
+        let p = decide(&alone, &ctx, z).expect("a time");
+        assert_eq!(p.local.format("%Y-%m-%d").to_string(), "2025-11-25");
     }
 
     #[test]

@@ -195,7 +195,66 @@ pub fn strip_site(title: &str, site_names: &[String]) -> String {
             t = head;
         }
     }
+    // `决议__2007年第23号国务院公报_中国政府网`: a doubled separator leaves one.
+    let trimmed = t.trim_end_matches(|c: char| c.is_whitespace() || TIGHT_SEPARATORS.contains(&c));
+    if trimmed.chars().count() >= 2 && trimmed.len() < t.len() {
+        return trimmed.to_string();
+    }
     t
+}
+
+/// The headline as the page shows it, when a line of the page's text is the
+/// title without a part before or after it that a separator sets off (a
+/// section: `明日股市预测--最新出炉…`): the line is at least half the title and
+/// the part left out is not the start of the next line (a title the page
+/// wraps). `None`: the title stands; always for titles without Chinese or
+/// Japanese characters (strip_site knows the sites of the others).
+pub fn as_shown(title: &str, lines: &[&str]) -> Option<String> {
+    let bare = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let title = squash(title);
+    let t_chars = title.chars().count();
+    let cjk = title
+        .chars()
+        .any(|c| ('\u{3040}'..='\u{30ff}').contains(&c) || ('\u{4e00}'..='\u{9fff}').contains(&c));
+    if t_chars < 8 || !cjk {
+        return None;
+    }
+    // The part left out: after the line (`trailing`) or before it. Not a
+    // colon: `央行：…` is the headline's own.
+    let set_off = |part: &str, trailing: bool| {
+        let p = part.trim();
+        let sep = |c: char| "_|｜-－–—·»/".contains(c);
+        !p.is_empty()
+            && if trailing {
+                p.starts_with(sep)
+            } else {
+                p.ends_with(sep)
+            }
+    };
+    let mut best: Option<&str> = None;
+    for (i, line) in lines.iter().enumerate() {
+        let l = line.trim();
+        let n = l.chars().count();
+        if n * 2 < t_chars || n >= t_chars || n < 6 {
+            continue;
+        }
+        // A title wrapped over two lines of the page is not a shorter one.
+        let wrapped = |rest: &str| {
+            lines
+                .get(i + 1)
+                .is_some_and(|next| bare(next).starts_with(&bare(rest)))
+        };
+        let fits = title
+            .strip_prefix(l)
+            .is_some_and(|rest| set_off(rest, true) && !wrapped(rest))
+            || title
+                .strip_suffix(l)
+                .is_some_and(|rest| set_off(rest, false));
+        if fits && best.is_none_or(|b| b.len() < l.len()) {
+            best = Some(l);
+        }
+    }
+    best.map(str::to_string)
 }
 
 /// Site names usable to recognise a suffix: labels of the host (`reuters`
@@ -288,6 +347,51 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_headline_as_the_page_shows_it() {
+        let lines = [
+            "首页 > 股市预测",
+            "最新出炉联合国贸发报告：2019年全球经济增长率降至2.3%",
+            "2019-09-26 10:09:11",
+        ];
+        assert_eq!(
+            as_shown(
+                "明日股市预测--最新出炉联合国贸发报告：2019年全球经济增长率降至2.3%",
+                &lines
+            )
+            .as_deref(),
+            Some("最新出炉联合国贸发报告：2019年全球经济增长率降至2.3%")
+        );
+        // A colon belongs to the headline; a wrapped title is the title.
+        assert_eq!(
+            as_shown(
+                "央行：稳健的货币政策要精准有力",
+                &["稳健的货币政策要精准有力"]
+            ),
+            None
+        );
+        assert_eq!(
+            as_shown(
+                "多地出台新政 支持以旧换新_第二部分",
+                &["多地出台新政 支持以旧换新", "_第二部分"]
+            ),
+            None
+        );
+        // Other scripts: strip_site's business.
+        assert_eq!(
+            as_shown("Foo happens again - Part two", &["Foo happens again"]),
+            None
+        );
+        // A doubled separator leaves no trailing one.
+        assert_eq!(
+            strip_site(
+                "全国人民代表大会常务委员会关于批准财政部发行特别国债购买外汇及调整2007年末国债余额限额的决议__2007年第23号国务院公报_中国政府网",
+                &names(&["中国政府网"])
+            ),
+            "全国人民代表大会常务委员会关于批准财政部发行特别国债购买外汇及调整2007年末国债余额限额的决议"
+        );
     }
 
     /// v8.dev-style pages: the logo `<h1>V8</h1>` ends the `<title>`
