@@ -93,14 +93,8 @@ mkdir -p "$cache/archives"
 gne_archive="$cache/archives/$GNE_SDIST"
 if [[ ! -f "$gne_archive" ]]; then
     info "pip download gne==$GNE_VERSION"
-    dl="$(mktemp -d "$cache/archives/.dl.XXXXXX")"
-    if ! python3 -m pip download --quiet --no-deps --disable-pip-version-check --no-binary :all: \
-            -d "$dl" "gne==$GNE_VERSION" >&2; then
-        rm -rf "$dl"; die "pip download gne==$GNE_VERSION failed"
-    fi
-    [[ -f "$dl/$GNE_SDIST" ]] || { ls -l "$dl" >&2; rm -rf "$dl"; die "pip did not produce $GNE_SDIST"; }
-    mv "$dl/$GNE_SDIST" "$gne_archive"
-    rm -rf "$dl"
+    python3 -m pip download --quiet --no-deps --no-binary :all: --disable-pip-version-check \
+        -d "$cache/archives" "gne==$GNE_VERSION" >&2 || die "pip download gne==$GNE_VERSION failed"
 fi
 got="$(sha256sum "$gne_archive" | cut -d' ' -f1)"
 [[ "$got" == "$GNE_SHA256" ]] || die "sha256 mismatch for $gne_archive: expected $GNE_SHA256, got $got (delete it to re-download)"
