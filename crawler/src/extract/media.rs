@@ -174,6 +174,76 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
     })
 }
 
+/// A numeric date with an optional time of day, as Chinese portals print
+/// them on the line under a headline (`2019-09-26 10:56:28`, `2019年09月11日01:53`).
+static RE_DATELINE_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*日?(?:\s*\d{1,2}:\d{2}(?::\d{2})?)?")
+});
+
+/// Words beside the date on a portal's byline line that name no outlet.
+const NOT_OUTLETS: [&str; 27] = [
+    "阅读",
+    "评论",
+    "浏览",
+    "举报",
+    "分享",
+    "收藏",
+    "打印",
+    "字号",
+    "纠错",
+    "关注",
+    "原创",
+    "转载",
+    "来源",
+    "作者",
+    "编辑",
+    "责编",
+    "发布",
+    "发表",
+    "更新",
+    "时间",
+    "日期",
+    "点击",
+    "星期",
+    "周",
+    "今天",
+    "昨天",
+    "大中小",
+];
+
+/// The outlet printed beside the publish date with no label, the line's only
+/// other words (`2019-09-26 10:56:28 证券时报网`, `中国网 2019-11-25 10:37:31`):
+/// a Chinese name of 2-12 characters on a short line of `lines` (the lines
+/// around the title) that holds one date.
+pub fn dateline_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    lines.into_iter().find_map(|l| {
+        if l.chars().count() > 48 {
+            return None;
+        }
+        let mut dates = RE_DATELINE_DATE.find_iter(l);
+        let date = dates.next()?;
+        if dates.next().is_some() {
+            return None;
+        }
+        let rest: Vec<&str> = [&l[..date.start()], &l[date.end()..]]
+            .into_iter()
+            .flat_map(|part| part.split(|c: char| c.is_whitespace() || "|｜/·".contains(c)))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let [name] = rest.as_slice() else {
+            return None;
+        };
+        let n = name.chars().count();
+        let han = name
+            .chars()
+            .all(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || c == '·');
+        let label = NOT_OUTLETS
+            .iter()
+            .any(|w| name.starts_with(w) || name.ends_with(w));
+        ((2..=12).contains(&n) && han && !label).then(|| name.to_string())
+    })
+}
+
 /// The media named by a source element (`<a class="source">中国证券报</a>`,
 /// `<span class="source">来源：X</span>`): short text that is not a date.
 pub fn source_element_media(texts: impl IntoIterator<Item = String>) -> Option<String> {
@@ -349,6 +419,30 @@ mod tests {
             &[],
             Some("A post - Jane Doe's blog")
         ));
+    }
+
+    #[test]
+    fn the_outlet_beside_the_date() {
+        assert_eq!(
+            dateline_media(["标题", "2019-09-26 10:56:28 证券时报网"]).as_deref(),
+            Some("证券时报网")
+        );
+        assert_eq!(
+            dateline_media(["中国网 2019-11-25 10:37:31"]).as_deref(),
+            Some("中国网")
+        );
+        // Not a count, a weekday, a label, a sentence or a list of dates.
+        assert_eq!(dateline_media(["2019-09-26 10:56 阅读123"]), None);
+        assert_eq!(dateline_media(["2019年09月26日 星期四"]), None);
+        assert_eq!(
+            dateline_media(["2019-09-26 10:56 来源：新华社 作者：王希"]),
+            None
+        );
+        assert_eq!(
+            dateline_media(["2019-09-26 公司发布了新一季的财务报告，营收增长"]),
+            None
+        );
+        assert_eq!(dateline_media(["2019-09-25 要闻 2019-09-26"]), None);
     }
 
     #[test]

@@ -1410,6 +1410,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .iter()
                 .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
         })
+        .or_else(|| media::dateline_media(header.iter().copied()))
         .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value))
         .or_else(|| ld.publisher.as_deref().and_then(media::name_value))
         .or_else(|| {
