@@ -264,7 +264,7 @@ pub struct FilterArgs {
     #[arg(long)]
     pub collapse: bool,
     /// Only pages whose publish time came from one of these (comma-separated
-    /// or repeated): meta, jsonld, time, text, url, feed, sitemap, modified
+    /// or repeated): meta, jsonld, time, script, text, url, feed, sitemap, modified
     /// (only an update time given), fetch (no publish time, filed under the
     /// capture time).
     #[arg(long = "published-from", value_delimiter = ',')]

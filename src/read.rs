@@ -265,7 +265,7 @@ pub struct PageJson {
     pub title: String,
     /// Publish time given by the page.
     pub published: Option<DateTime<Utc>>,
-    /// Where the publish time came from (`meta`, `jsonld`, `time`, `text`,
+    /// Where the publish time came from (`meta`, `jsonld`, `time`, `script`, `text`,
     /// `url`, `feed`, `sitemap`, `modified`: only an update time; `fetch`: the
     /// page gave none).
     pub published_from: Option<String>,

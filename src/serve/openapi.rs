@@ -41,7 +41,7 @@ fn param_doc(name: &str) -> (Value, &'static str) {
         ),
         "revisits" => (json!({"type": "boolean"}), "Include revisit captures"),
         "published_from" => (
-            json!({"type": "array", "items": {"type": "string", "enum": ["meta", "jsonld", "time", "text", "url", "feed", "sitemap", "modified", "fetch"]}}),
+            json!({"type": "array", "items": {"type": "string", "enum": crawler::extract::PublishedFrom::ALL.map(|p| p.as_str())}}),
             "The publish time came from any of these (fetch: no publish time, filed under the capture time)",
         ),
         "sort" => (

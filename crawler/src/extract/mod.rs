@@ -1383,6 +1383,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     cands.extend(time::date_class_candidate(&classed));
     cands.extend(time::article_edge_candidates(&article_text));
     cands.extend(time::url_candidate(url.path()));
+    let scripts: Vec<String> = els
+        .scripts
+        .iter()
+        .map(|e| e.text().collect::<String>())
+        .collect();
+    cands.extend(time::script_candidates(&scripts, zone));
     if let Some((t, from)) = ctx.hint {
         cands.push(Candidate {
             stated: time::Stated::Zoned(t.fixed_offset()),
@@ -1391,6 +1397,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             score: score::FEED,
             near_title: false,
             year_inferred: false,
+            relative: false,
         });
     }
     let published = time::decide(&cands, ctx, zone);
@@ -1409,6 +1416,10 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             media::MEDIA_META_KEYS
                 .iter()
                 .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
+        })
+        .or_else(|| {
+            els.account
+                .and_then(|e| media::name_value(&element_text(&e)))
         })
         .or_else(|| media::dateline_media(header.iter().copied()))
         .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value))

@@ -88,12 +88,20 @@ const MAX_BYLINES: usize = 20;
 const MAX_DATE_CLASSED: usize = 50;
 /// At most this many headings are kept.
 const MAX_H1: usize = 8;
+/// At most this many inline scripts are kept.
+const MAX_SCRIPTS: usize = 100;
 
 /// The elements of a page the extraction uses, by role, in document order.
 #[derive(Default)]
 pub(crate) struct PageElements<'a> {
     pub meta: Vec<ElementRef<'a>>,
     pub jsonld: Vec<ElementRef<'a>>,
+    /// The account that published a WeChat article (`<a id="js_name">`
+    /// beside the date: the outlet, where `og:site_name` is the platform).
+    pub account: Option<ElementRef<'a>>,
+    /// Inline JavaScript (`<script>` without `src`, no type or a JavaScript
+    /// one; at most [`MAX_SCRIPTS`]).
+    pub scripts: Vec<ElementRef<'a>>,
     /// The first `<base href>`.
     pub base_href: Option<&'a str>,
     /// The first `<html lang>`.
@@ -273,6 +281,13 @@ impl<'a> PageElements<'a> {
             match name {
                 "meta" => out.meta.push(e),
                 "script" if kind == Some("application/ld+json") => out.jsonld.push(e),
+                "script"
+                    if src.is_none()
+                        && out.scripts.len() < MAX_SCRIPTS
+                        && kind.is_none_or(|k| k.to_ascii_lowercase().contains("javascript")) =>
+                {
+                    out.scripts.push(e)
+                }
                 "base" if out.base_href.is_none() => out.base_href = href,
                 "html" if out.html_lang.is_none() => out.html_lang = lang,
                 "h1" if out.h1.len() < MAX_H1 => out.h1.push(e),
@@ -314,6 +329,9 @@ impl<'a> PageElements<'a> {
                 }
                 if either(&m.comment) {
                     out.comment_marked.push(e);
+                }
+                if id_s == "js_name" && out.account.is_none() {
+                    out.account = Some(e);
                 }
                 if either(&m.participant) {
                     out.participant_marked.push(e);

@@ -57,6 +57,10 @@ pub enum PublishedFrom {
     Jsonld,
     /// A `<time>` element.
     Time,
+    /// A variable of the page's own scripts (`var ct = "1581517074"` on
+    /// WeChat articles, `publish_time: '2019-09-08 11:42:03'`): the data a
+    /// page's script renders its date from.
+    Script,
     /// Visible text (near the title, labelled, or at the edges of the article).
     Text,
     /// A date in the URL path.
@@ -74,10 +78,11 @@ pub enum PublishedFrom {
 
 impl PublishedFrom {
     /// Every value, in the order of the docs.
-    pub const ALL: [PublishedFrom; 9] = [
+    pub const ALL: [PublishedFrom; 10] = [
         Self::Meta,
         Self::Jsonld,
         Self::Time,
+        Self::Script,
         Self::Text,
         Self::Url,
         Self::Feed,
@@ -92,6 +97,7 @@ impl PublishedFrom {
             Self::Meta => "meta",
             Self::Jsonld => "jsonld",
             Self::Time => "time",
+            Self::Script => "script",
             Self::Text => "text",
             Self::Url => "url",
             Self::Feed => "feed",
@@ -531,6 +537,8 @@ struct TextDate {
     /// A day stated without its year (`11月25日`), the year taken from the
     /// URL or the fetch time.
     year_inferred: bool,
+    /// Counted back from the fetch time (`昨天`, `3小时前`).
+    relative: bool,
 }
 
 fn num<T: std::str::FromStr>(c: &regex::Captures<'_>, i: usize) -> Option<T> {
@@ -693,6 +701,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         if let Some((s, has_time)) = stated(date, time, offset) {
             out.push(TextDate {
                 year_inferred: false,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -718,6 +727,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         if let Some((s, has_time)) = stated(date, time, None) {
             out.push(TextDate {
                 year_inferred: false,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -745,6 +755,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         if let (Some(m), Some((s, has_time))) = (c.get(0), english(&c, 1, 2, 3, 4)) {
             out.push(TextDate {
                 year_inferred: false,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -755,6 +766,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         if let (Some(m), Some((s, has_time))) = (c.get(0), english(&c, 2, 1, 3, 4)) {
             out.push(TextDate {
                 year_inferred: false,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -778,6 +790,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
             out.retain(|d| !(d.start > m.start() && d.start < m.end()));
             out.push(TextDate {
                 year_inferred: false,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -821,6 +834,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         if let Some((s, has_time)) = parsed {
             out.push(TextDate {
                 year_inferred: false,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -841,6 +855,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         if let Some((s, has_time)) = parsed {
             out.push(TextDate {
                 year_inferred: false,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -884,6 +899,7 @@ fn contextual_dates(
         if let Some((s, has_time)) = date.and_then(|d| stated(d, time, None)) {
             out.push(TextDate {
                 year_inferred: true,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -932,6 +948,7 @@ fn contextual_dates(
         if let Some((s, has_time)) = resolved {
             out.push(TextDate {
                 year_inferred: false,
+                relative: true,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -965,6 +982,7 @@ fn contextual_dates(
         if let Some((s, has_time)) = parsed {
             out.push(TextDate {
                 year_inferred: false,
+                relative: false,
                 start: m.start(),
                 stated: s,
                 has_time,
@@ -1097,6 +1115,8 @@ pub(crate) struct Candidate {
     pub near_title: bool,
     /// Stated without its year (see [`decide`]).
     pub year_inferred: bool,
+    /// Counted back from the fetch time (`昨天 10:20`, `3小时前`).
+    pub relative: bool,
 }
 
 /// Scores of the sources.
@@ -1115,6 +1135,10 @@ pub(crate) mod score {
     pub const TEXT_DATE_CLASS: i32 = 45;
     pub const TEXT_ARTICLE_EDGE: i32 = 40;
     pub const TIME_OTHER: i32 = 30;
+    /// A publish variable of the page's script (`publish_time`, WeChat's
+    /// `ct`): what a page without a visible or marked-up date has (WeChat's
+    /// articles as served, their date written by the script).
+    pub const SCRIPT: i32 = 25;
     /// A modified / updated time: only when nothing else is found.
     pub const MODIFIED: i32 = 5;
 }
@@ -1179,6 +1203,7 @@ pub(crate) fn near_title_candidates(
             unlabelled_taken |= label == Label::None;
             out.push(Candidate {
                 year_inferred: d.year_inferred,
+                relative: d.relative,
                 stated: d.stated,
                 has_time: d.has_time,
                 from: PublishedFrom::Text,
@@ -1214,6 +1239,7 @@ pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
     }
     let candidate = |d: TextDate, from, score| Candidate {
         year_inferred: false,
+        relative: false,
         stated: d.stated,
         has_time: d.has_time,
         from,
@@ -1250,6 +1276,7 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
                     parse_stated(t).filter(|_| t.trim().bytes().all(|b| b.is_ascii_digit()))?;
                 return Some(TextDate {
                     year_inferred: false,
+                    relative: false,
                     start: 0,
                     stated,
                     has_time,
@@ -1264,6 +1291,7 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
     let d = dated.into_iter().next()?;
     Some(Candidate {
         year_inferred: false,
+        relative: false,
         stated: d.stated,
         has_time: d.has_time,
         from: PublishedFrom::Text,
@@ -1295,6 +1323,7 @@ pub(crate) fn date_class_candidate(texts: &[String]) -> Option<Candidate> {
     let d = dated.into_iter().next()?;
     Some(Candidate {
         year_inferred: false,
+        relative: false,
         stated: d.stated,
         has_time: d.has_time,
         from: PublishedFrom::Text,
@@ -1330,6 +1359,7 @@ pub(crate) fn article_edge_candidates(article: &str) -> Vec<Candidate> {
         }) {
             out.push(Candidate {
                 year_inferred: false,
+                relative: false,
                 stated: d.stated,
                 has_time: d.has_time,
                 from: PublishedFrom::Text,
@@ -1348,6 +1378,7 @@ pub(crate) fn url_candidate(path: &str) -> Option<Candidate> {
     let (stated, has_time) = stated(date, None, None)?;
     Some(Candidate {
         year_inferred: false,
+        relative: false,
         stated,
         has_time,
         from: PublishedFrom::Url,
@@ -1366,9 +1397,92 @@ pub(crate) fn parsed_candidate(value: &str, from: PublishedFrom, score: i32) -> 
     let (stated, has_time) = parse_stated(value)?;
     Some(Candidate {
         year_inferred: false,
+        relative: false,
         stated,
         has_time,
         from,
+        score,
+        near_title: false,
+    })
+}
+
+/// A publish time assigned in a page's script: `var ct = "1581517074"`
+/// (WeChat's articles, whose visible date their script writes),
+/// `publish_time: '2019-09-08 11:42:03'`, `"newsTime":"…"`, `pubtime: '…'`.
+/// Group 1: `var ` before it; 2: the name; 3: a quoted value; 4: a bare number.
+static RE_SCRIPT_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)(\bvar\s+)?["']?\b(publish_?time|publish_?date|pub_?time|pub_?date|ptime|news_?time|date_?published|ct)["']?\s*[:=]\s*(?:["']([^"'\n\\]{6,40})["']|(\d{10}(?:\d{3})?)\b)"#,
+    )
+});
+
+/// Most script assignments read per page.
+const MAX_SCRIPT_TIMES: usize = 200;
+
+/// Publish-time candidates from the page's inline scripts. A name counts
+/// only when every value assigned to it on the page is the same instant (a
+/// list of related items gives each its own): the publish names at
+/// [`score::SCRIPT`], WeChat's `var ct` too (only with `var`: a bare `ct` is
+/// anything). Not a bare `time`: on a page that shows its own date it is as
+/// often the time the page was served (Baidu's ad data).
+pub(crate) fn script_candidates(scripts: &[String], zone: Tz) -> Vec<Candidate> {
+    // (name, candidate, consistent so far)
+    let mut seen: Vec<(String, Candidate, bool)> = Vec::new();
+    let found = scripts
+        .iter()
+        .flat_map(|s| RE_SCRIPT_TIME.captures_iter(s))
+        .take(MAX_SCRIPT_TIMES);
+    for c in found {
+        let Some(name) = c.get(2) else { continue };
+        let name = name.as_str().to_ascii_lowercase().replace('_', "");
+        if name == "ct" && c.get(1).is_none() {
+            continue;
+        }
+        let sc = score::SCRIPT;
+        let value = c
+            .get(3)
+            .or_else(|| c.get(4))
+            .map_or("", |m| m.as_str())
+            .trim();
+        let cand = if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+            epoch_candidate(value, zone, sc)
+        } else {
+            parsed_candidate(value, PublishedFrom::Script, sc)
+        };
+        let Some(cand) = cand else { continue };
+        match seen.iter_mut().find(|(n, _, _)| *n == name) {
+            Some((_, first, ok)) => {
+                *ok &= first.stated.resolve(zone).map(|t| t.timestamp() / 60)
+                    == cand.stated.resolve(zone).map(|t| t.timestamp() / 60)
+                    || (!first.has_time || !cand.has_time)
+                        && first.stated.resolve(zone).map(|t| t.date_naive())
+                            == cand.stated.resolve(zone).map(|t| t.date_naive());
+                // The more precise of two agreeing values.
+                if *ok && cand.has_time && !first.has_time {
+                    *first = cand;
+                }
+            }
+            None => seen.push((name, cand, true)),
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, _, ok)| *ok)
+        .map(|(_, c, _)| c)
+        .collect()
+}
+
+/// Seconds (10 digits) or milliseconds (13) since the Unix epoch, at the
+/// page's zone (so the day is the one the page shows).
+fn epoch_candidate(digits: &str, zone: Tz, score: i32) -> Option<Candidate> {
+    let n: i64 = digits.parse().ok()?;
+    let secs = if digits.len() == 13 { n / 1000 } else { n };
+    let t = DateTime::<Utc>::from_timestamp(secs, 0)?;
+    Some(Candidate {
+        year_inferred: false,
+        relative: false,
+        stated: Stated::Zoned(t.with_timezone(&zone).fixed_offset()),
+        has_time: true,
+        from: PublishedFrom::Script,
         score,
         near_title: false,
     })
@@ -1398,6 +1512,17 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
     // Highest score first; the first found among equals.
     valid.sort_by_key(|(c, _)| std::cmp::Reverse(c.score));
     let (mut best, mut best_local) = *valid.first()?;
+    // A relative phrase (`昨天`) is what the page's script renders from the
+    // time it holds (WeChat's `var ct`): that time, to the second, not the
+    // phrase counted back from a fetch time that need not be the render time.
+    if best.relative {
+        if let Some(s) = valid
+            .iter()
+            .find(|(c, _)| c.from == PublishedFrom::Script && c.has_time)
+        {
+            (best, best_local) = *s;
+        }
+    }
     // A structured time disagreeing with the byline next to the title: the
     // byline is the visible publish time unless it is the later of the two
     // (then the structured one is the first publication, the byline an update).
@@ -1825,10 +1950,90 @@ mod tests {
         );
     }
 
+    /// Script variables: the publish names and WeChat's `var ct` (seconds
+    /// since the epoch, shown at the page's zone); a name assigned different
+    /// times on one page (a list of items) names none; a bare `ct` or `time`
+    /// is not read.
+    #[test]
+    fn script_variables_give_a_publish_time_when_the_page_agrees_with_itself() {
+        let sh = chrono_tz::Asia::Shanghai;
+        let shown = |scripts: &[&str]| -> Vec<String> {
+            let s: Vec<String> = scripts.iter().map(|s| s.to_string()).collect();
+            script_candidates(&s, sh)
+                .iter()
+                .map(|c| {
+                    assert_eq!(c.from, PublishedFrom::Script);
+                    let t = c.stated.resolve(sh).expect("resolves");
+                    if c.has_time {
+                        t.format("%Y-%m-%d %H:%M:%S").to_string()
+                    } else {
+                        t.format("%Y-%m-%d").to_string()
+                    }
+                })
+                .collect()
+        };
+        assert_eq!(
+            shown(&[
+                r#"var nickname = "x"; var ct = "1581517074"; var svr_time = "1581604666" * 1;"#
+            ]),
+            ["2020-02-12 22:17:54"]
+        );
+        assert_eq!(
+            shown(&["var BASE_DATA = { articleInfo: { publish_time: '2019-09-08 11:42:03' } };"]),
+            ["2019-09-08 11:42:03"]
+        );
+        // The same time twice (a day and its time, seconds and milliseconds): one.
+        assert_eq!(
+            shown(&[r#"{"pubtime":"2019-09-08","pub_time":"2019-09-08 11:42"}"#]),
+            ["2019-09-08 11:42:00"]
+        );
+        assert_eq!(
+            shown(&[
+                r#"window.__d = {"newsTime":"2019-09-09 18:13:22"};"#,
+                r#"x={"newsTime":"1568024002000"}"#
+            ]),
+            ["2019-09-09 18:13:22"]
+        );
+        // Related items, each with its own time; not a publish name; not WeChat's `var ct`.
+        assert!(
+            shown(&[r#"[{"ptime":"2019-09-06 09:10:56"},{"ptime":"2019-09-07 14:34:58"}]"#])
+                .is_empty()
+        );
+        assert!(shown(&[r#"var s_advert = { "time": "2019-12-29 22:31:02" };"#]).is_empty());
+        assert!(shown(&[r#"{"ct": "1581517074"}"#]).is_empty());
+        assert!(shown(&[r#"var publish_time = "0000-00-00";"#]).is_empty());
+    }
+
+    /// A relative phrase the page shows (`昨天 22:17`, rendered by its script) gives
+    /// way to the time the script holds: counted back from a fetch time long
+    /// after the render it would be days off.
+    #[test]
+    fn a_script_time_beats_a_relative_phrase() {
+        let sh = chrono_tz::Asia::Shanghai;
+        let ctx = TimeContext {
+            fetched: fetched(),
+            zone: None,
+            hint: None,
+        };
+        let lines = ["三星 Galaxy S20 系列手机正式发布", "爱否科技 昨天 22:17"];
+        let mut cands = near_title_candidates(&lines, 0, &ctx, sh, None);
+        assert!(cands.iter().any(|c| c.relative), "{cands:?}");
+        let relative_only = decide(&cands, &ctx, sh).expect("a time");
+        assert_eq!(relative_only.local.date_naive().to_string(), "2024-03-09");
+        cands.extend(script_candidates(
+            &[r#"var ct = "1581517074";"#.to_string()],
+            sh,
+        ));
+        let p = decide(&cands, &ctx, sh).expect("a time");
+        assert_eq!(p.from, PublishedFrom::Script);
+        assert_eq!(p.local.to_rfc3339(), "2020-02-12T22:17:54+08:00");
+    }
+
     fn cand(value: &str, from: PublishedFrom, score: i32, near_title: bool) -> Candidate {
         let (stated, has_time) = parse_stated(value).expect("parses");
         Candidate {
             year_inferred: false,
+            relative: false,
             stated,
             has_time,
             from,
