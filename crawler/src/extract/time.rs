@@ -1409,10 +1409,12 @@ pub(crate) fn parsed_candidate(value: &str, from: PublishedFrom, score: i32) -> 
 /// A publish time assigned in a page's script: `var ct = "1581517074"`
 /// (WeChat's articles, whose visible date their script writes),
 /// `publish_time: '2019-09-08 11:42:03'`, `"newsTime":"…"`, `pubtime: '…'`.
-/// Group 1: `var ` before it; 2: the name; 3: a quoted value; 4: a bare number.
+/// Group 1: the name (WeChat's only with `var`: a bare `ct` is anything;
+/// the names first, so that the search skips to them); 2: a quoted value;
+/// 3: a bare number.
 static RE_SCRIPT_TIME: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)(\bvar\s+)?["']?\b(publish_?time|publish_?date|pub_?time|pub_?date|ptime|news_?time|date_?published|ct)["']?\s*[:=]\s*(?:["']([^"'\n\\]{6,40})["']|(\d{10}(?:\d{3})?)\b)"#,
+        r#"(?i)\b(publish_?time|publish_?date|pub_?time|pub_?date|ptime|news_?time|date_?published|var\s+ct)["']?\s*[:=]\s*(?:["']([^"'\n\\]{6,40})["']|(\d{10}(?:\d{3})?)\b)"#,
     )
 });
 
@@ -1433,15 +1435,18 @@ pub(crate) fn script_candidates(scripts: &[String], zone: Tz) -> Vec<Candidate> 
         .flat_map(|s| RE_SCRIPT_TIME.captures_iter(s))
         .take(MAX_SCRIPT_TIMES);
     for c in found {
-        let Some(name) = c.get(2) else { continue };
-        let name = name.as_str().to_ascii_lowercase().replace('_', "");
-        if name == "ct" && c.get(1).is_none() {
-            continue;
-        }
+        let Some(name) = c.get(1) else { continue };
+        let name: String = name
+            .as_str()
+            .to_ascii_lowercase()
+            .split_whitespace()
+            .last()
+            .unwrap_or_default()
+            .replace('_', "");
         let sc = score::SCRIPT;
         let value = c
-            .get(3)
-            .or_else(|| c.get(4))
+            .get(2)
+            .or_else(|| c.get(3))
             .map_or("", |m| m.as_str())
             .trim();
         let cand = if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
