@@ -1383,12 +1383,10 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     cands.extend(time::date_class_candidate(&classed));
     cands.extend(time::article_edge_candidates(&article_text));
     cands.extend(time::url_candidate(url.path()));
-    let scripts: Vec<String> = els
-        .scripts
-        .iter()
-        .map(|e| e.text().collect::<String>())
-        .collect();
-    cands.extend(time::script_candidates(&scripts, zone));
+    cands.extend(time::script_candidates(
+        els.scripts.iter().flat_map(|e| e.text()),
+        zone,
+    ));
     if let Some((t, from)) = ctx.hint {
         cands.push(Candidate {
             stated: time::Stated::Zoned(t.fixed_offset()),

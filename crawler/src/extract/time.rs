@@ -1427,11 +1427,14 @@ const MAX_SCRIPT_TIMES: usize = 200;
 /// [`score::SCRIPT`], WeChat's `var ct` too (only with `var`: a bare `ct` is
 /// anything). Not a bare `time`: on a page that shows its own date it is as
 /// often the time the page was served (Baidu's ad data).
-pub(crate) fn script_candidates(scripts: &[String], zone: Tz) -> Vec<Candidate> {
-    // (name, candidate, consistent so far)
-    let mut seen: Vec<(String, Candidate, bool)> = Vec::new();
+pub(crate) fn script_candidates<'s>(
+    scripts: impl IntoIterator<Item = &'s str>,
+    zone: Tz,
+) -> Vec<Candidate> {
+    // (name, candidate, its time at the page's zone, consistent so far)
+    let mut seen: Vec<(String, Candidate, DateTime<FixedOffset>, bool)> = Vec::new();
     let found = scripts
-        .iter()
+        .into_iter()
         .flat_map(|s| RE_SCRIPT_TIME.captures_iter(s))
         .take(MAX_SCRIPT_TIMES);
     for c in found {
@@ -1454,25 +1457,26 @@ pub(crate) fn script_candidates(scripts: &[String], zone: Tz) -> Vec<Candidate> 
         } else {
             parsed_candidate(value, PublishedFrom::Script, sc)
         };
-        let Some(cand) = cand else { continue };
-        match seen.iter_mut().find(|(n, _, _)| *n == name) {
-            Some((_, first, ok)) => {
-                *ok &= first.stated.resolve(zone).map(|t| t.timestamp() / 60)
-                    == cand.stated.resolve(zone).map(|t| t.timestamp() / 60)
+        let Some((cand, at)) = cand.and_then(|c| Some((c, c.stated.resolve(zone)?))) else {
+            continue;
+        };
+        match seen.iter_mut().find(|(n, ..)| *n == name) {
+            Some((_, first, first_at, ok)) => {
+                // The same minute, or the same day where one states no time.
+                *ok &= first_at.timestamp() / 60 == at.timestamp() / 60
                     || (!first.has_time || !cand.has_time)
-                        && first.stated.resolve(zone).map(|t| t.date_naive())
-                            == cand.stated.resolve(zone).map(|t| t.date_naive());
+                        && first_at.date_naive() == at.date_naive();
                 // The more precise of two agreeing values.
                 if *ok && cand.has_time && !first.has_time {
-                    *first = cand;
+                    (*first, *first_at) = (cand, at);
                 }
             }
-            None => seen.push((name, cand, true)),
+            None => seen.push((name, cand, at, true)),
         }
     }
     seen.into_iter()
-        .filter(|(_, _, ok)| *ok)
-        .map(|(_, c, _)| c)
+        .filter(|(.., ok)| *ok)
+        .map(|(_, c, ..)| c)
         .collect()
 }
 
@@ -1963,8 +1967,7 @@ mod tests {
     fn script_variables_give_a_publish_time_when_the_page_agrees_with_itself() {
         let sh = chrono_tz::Asia::Shanghai;
         let shown = |scripts: &[&str]| -> Vec<String> {
-            let s: Vec<String> = scripts.iter().map(|s| s.to_string()).collect();
-            script_candidates(&s, sh)
+            script_candidates(scripts.iter().copied(), sh)
                 .iter()
                 .map(|c| {
                     assert_eq!(c.from, PublishedFrom::Script);
@@ -2025,10 +2028,7 @@ mod tests {
         assert!(cands.iter().any(|c| c.relative), "{cands:?}");
         let relative_only = decide(&cands, &ctx, sh).expect("a time");
         assert_eq!(relative_only.local.date_naive().to_string(), "2024-03-09");
-        cands.extend(script_candidates(
-            &[r#"var ct = "1581517074";"#.to_string()],
-            sh,
-        ));
+        cands.extend(script_candidates([r#"var ct = "1581517074";"#], sh));
         let p = decide(&cands, &ctx, sh).expect("a time");
         assert_eq!(p.from, PublishedFrom::Script);
         assert_eq!(p.local.to_rfc3339(), "2020-02-12T22:17:54+08:00");
