@@ -96,6 +96,8 @@ pub struct FrontierTable {
     seq: AtomicU64,
     /// Rows pushed but not written yet (see [`FrontierTable::push`]).
     buffered: Mutex<Vec<Row>>,
+    /// Held while buffered rows are written (see [`FrontierTable::flush`]).
+    writing: Mutex<()>,
 }
 
 /// Buffered rows written in one call once this many have gathered.
@@ -156,6 +158,7 @@ impl FrontierTable {
             pending: AtomicU64::new(queued),
             seq: AtomicU64::new(now),
             buffered: Mutex::new(Vec::new()),
+            writing: Mutex::new(()),
         })
     }
 
@@ -308,8 +311,12 @@ impl FrontierTable {
         Ok(true)
     }
 
-    /// Writes the buffered rows.
+    /// Writes the buffered rows. One write at a time: a take whose flush
+    /// finds the buffer empty must also find written the rows that another
+    /// thread (the storage thread finishing pages) took out of it a moment
+    /// before, or its scan would pass them and move the cursor beyond them.
     pub fn flush(&self) -> Result<()> {
+        let _writing = lock(&self.writing);
         let rows = std::mem::take(&mut *lock(&self.buffered));
         if rows.is_empty() {
             return Ok(());
@@ -329,8 +336,14 @@ impl FrontierTable {
         if max == 0 {
             return Ok(Vec::new());
         }
-        self.flush()?;
+        // The cursor is held from before the buffer is written until the scan
+        // has moved it: a push that lowers it (a shallower URL) waits, so its
+        // rows are either written by this flush or below the cursor it leaves.
+        // Flushed first, a push landing during the write could lower the
+        // cursor to a row still buffered, and the scan would then move the
+        // cursor past that row for good (the URL queued and never taken).
         let mut cursor = lock(&self.cursor);
+        self.flush()?;
         let stop = prefix_end(&tagged(&self.job, QUEUE_TAG));
         let mut out = Vec::new();
         let mut last: Option<Vec<u8>> = None;
@@ -649,6 +662,143 @@ mod tests {
             (q.pending(), q.seen_count()),
             (2, 3),
             "links written before the page went"
+        );
+        Ok(())
+    }
+
+    /// A store whose next put, once armed, waits until the test releases it.
+    struct HeldPut {
+        inner: Arc<dyn TableStore>,
+        armed: std::sync::atomic::AtomicBool,
+        entered: Mutex<std::sync::mpsc::Sender<()>>,
+        release: Mutex<std::sync::mpsc::Receiver<()>>,
+    }
+
+    impl TableStore for HeldPut {
+        fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
+            self.inner.create_table(name, families, buckets)
+        }
+        fn list_tables(&self) -> Result<Vec<String>> {
+            self.inner.list_tables()
+        }
+        fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+            if self.armed.swap(false, Ordering::SeqCst) {
+                let _ = lock(&self.entered).send(());
+                let _ = lock(&self.release).recv();
+            }
+            self.inner.put(table, rows)
+        }
+        fn get(
+            &self,
+            table: &str,
+            keys: &[Vec<u8>],
+            families: &[&str],
+        ) -> Result<Vec<Option<Row>>> {
+            self.inner.get(table, keys, families)
+        }
+        fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
+            self.inner.scan(table, scan)
+        }
+        fn scan_each(
+            &self,
+            table: &str,
+            scan: &Scan,
+            visit: &mut dyn FnMut(&Row) -> bool,
+        ) -> Result<()> {
+            self.inner.scan_each(table, scan, visit)
+        }
+        fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+            self.inner.delete(table, keys)
+        }
+        fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+            self.inner.delete_cells(table, rows)
+        }
+        fn regions(&self, table: &str) -> Result<Vec<crate::store::Region>> {
+            self.inner.regions(table)
+        }
+    }
+
+    /// A shallower URL pushed while a take is writing the buffer (a round
+    /// trip on HBase) is taken later: the take must not move the cursor
+    /// past it.
+    #[test]
+    fn a_url_pushed_while_a_take_writes_the_buffer_is_not_lost() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (entered_tx, entered) = std::sync::mpsc::channel();
+        let (release, release_rx) = std::sync::mpsc::channel();
+        let held = Arc::new(HeldPut {
+            inner: store(dir.path()),
+            armed: Default::default(),
+            entered: Mutex::new(entered_tx),
+            release: Mutex::new(release_rx),
+        });
+        let q = FrontierTable::open(held.clone(), "j")?;
+        q.push(&[e("http://a/1", 1)], &[])?;
+        assert_eq!(q.take(1)?, vec![e("http://a/1", 1)]);
+        q.push(&[e("http://a/2", 2)], &[])?;
+        held.armed.store(true, Ordering::SeqCst);
+        let (first, pushed) = std::thread::scope(|scope| {
+            let taker = scope.spawn(|| q.take(10));
+            entered.recv().expect("the take writes the buffer");
+            let pusher = scope.spawn(|| q.push(&[e("http://a/0", 0)], &[]));
+            // Time for the push to reach the cursor while the write waits.
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            release.send(()).expect("release the write");
+            (
+                taker.join().expect("take thread"),
+                pusher.join().expect("push thread"),
+            )
+        });
+        assert_eq!(first?, vec![e("http://a/2", 2)]);
+        assert_eq!(pushed?, 1);
+        assert_eq!(q.pending(), 3);
+        assert_eq!(
+            q.take(10)?,
+            vec![e("http://a/0", 0)],
+            "the shallow URL is taken"
+        );
+        Ok(())
+    }
+
+    /// A shallower URL whose row another thread is writing (the storage
+    /// thread finishing pages writes the buffer first) when a take runs is
+    /// not passed by the take's scan: crawls of rust-doc on the test cluster
+    /// ended after 2,931 and 20,217 of 21,635 pages this way.
+    #[test]
+    fn a_url_being_written_by_another_thread_is_not_passed_by_a_take() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (entered_tx, entered) = std::sync::mpsc::channel();
+        let (release, release_rx) = std::sync::mpsc::channel();
+        let held = Arc::new(HeldPut {
+            inner: store(dir.path()),
+            armed: Default::default(),
+            entered: Mutex::new(entered_tx),
+            release: Mutex::new(release_rx),
+        });
+        let q = FrontierTable::open(held.clone(), "j")?;
+        q.push(&[e("http://a/1", 1), e("http://a/2", 2)], &[])?;
+        assert_eq!(q.take(1)?, vec![e("http://a/1", 1)]);
+        q.push(&[e("http://a/0", 0)], &[])?;
+        held.armed.store(true, Ordering::SeqCst);
+        let (finished, taken) = std::thread::scope(|scope| {
+            let storage = scope.spawn(|| q.finish(&[]));
+            entered.recv().expect("the finish writes the buffer");
+            let taker = scope.spawn(|| q.take(10));
+            // Time for the take to scan while the write waits.
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            release.send(()).expect("release the write");
+            (
+                storage.join().expect("finish thread"),
+                taker.join().expect("take thread"),
+            )
+        });
+        finished?;
+        let mut all = taken?;
+        all.extend(q.take(10)?);
+        assert_eq!(
+            all,
+            vec![e("http://a/0", 0), e("http://a/2", 2)],
+            "every queued URL is taken once"
         );
         Ok(())
     }
