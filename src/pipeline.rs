@@ -5,8 +5,8 @@
 //! synchronous); the crawler runs on tokio and feeds it through a bounded
 //! channel, so a slow disk slows the crawl instead of filling memory.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -387,15 +387,53 @@ pub struct Analyser {
     model: Option<Arc<classifier::Model>>,
     encoder: Arc<AttributeEncoder>,
     image_hasher: Arc<classifier::imagehash::ImageHasher>,
+    /// On a remote index: page tables made as soon as a page names them.
+    tables_ahead: Option<Arc<TablesAhead>>,
+}
+
+/// Page tables made as soon as an analysed page names one, beside the crawl.
+/// A new table takes an HBase master seconds; made by the batch that needs
+/// it, the table is waited for by the storage thread (and the crawl behind
+/// it). A page is analysed a batch or two before its batch is indexed, and a
+/// batch that needs a table still being made waits only for the rest of it.
+struct TablesAhead {
+    index: Arc<Index>,
+    asked: Mutex<HashSet<(String, i32)>>,
+}
+
+impl TablesAhead {
+    /// Starts making the page table of `source` and `year` unless it was asked for before.
+    fn ask(&self, source: &str, year: i32) {
+        let Ok(mut asked) = self.asked.lock() else {
+            return;
+        };
+        if !asked.insert((source.to_owned(), year)) {
+            return;
+        }
+        let index = self.index.clone();
+        let source = source.to_owned();
+        std::thread::spawn(move || {
+            if let Err(e) = index.prepare_page_tables(&[&source], year) {
+                // The batch that needs the table makes it (or reports why not).
+                tracing::debug!(error = %e, source, year, "making a page table ahead");
+            }
+        });
+    }
 }
 
 impl Analyser {
-    fn new(cfg: &Config, model: Option<classifier::Model>) -> Analyser {
+    fn new(cfg: &Config, model: Option<classifier::Model>, index: &Arc<Index>) -> Analyser {
         Analyser {
             cfg: Arc::new(cfg.clone()),
             model: model.map(Arc::new),
             encoder: Arc::new(AttributeEncoder::new(&cfg.packing.kmeans)),
             image_hasher: Arc::new(classifier::imagehash::ImageHasher::new()),
+            tables_ahead: index.store().remote().then(|| {
+                Arc::new(TablesAhead {
+                    index: index.clone(),
+                    asked: Mutex::new(HashSet::new()),
+                })
+            }),
         }
     }
 
@@ -461,6 +499,11 @@ impl Analyser {
     /// (what a batch still needs is the record and the attributes).
     fn work(&self, page: &mut FetchedPage, stored: Option<&Stored>) -> PageAnalysis {
         let source = self.cfg.source_for(&page.url);
+        // A page with a publish time is keyed by it (one without one by this
+        // year, whose tables the crawl made at its start).
+        if let (Some(ahead), Some(published)) = (&self.tables_ahead, page.extract.published) {
+            ahead.ask(&source, chrono::Datelike::year(&published));
+        }
         let t0 = Instant::now();
         let (mut topic, mut topic_score) = self.classify(page);
         let classify_secs = t0.elapsed().as_secs_f64();
@@ -728,7 +771,7 @@ impl Ingest {
             cfg: cfg.clone(),
             packer,
             index: stores.index.clone(),
-            analyser: Analyser::new(cfg, model),
+            analyser: Analyser::new(cfg, model, &stores.index),
             summary: IngestSummary::default(),
             packs_seen: Default::default(),
             recrawl: Recrawl::default(),
@@ -812,7 +855,9 @@ impl Ingest {
             clock = now;
             secs
         };
-        let prepared = self.prepare(pages)?;
+        // The batch's lookups (URL states, digests), kept for its index step.
+        let read = indexer::ReadRows::default();
+        let prepared = self.prepare(pages, &read)?;
         self.summary.storage.lookup_secs += lap();
         let placement = self.place(&prepared)?;
         self.summary.storage.placement_secs += lap();
@@ -1045,7 +1090,7 @@ impl Ingest {
         let remote = self.index.store().remote();
         let linked = self
             .index
-            .atomically(|ix| {
+            .atomically_knowing(read, |ix| {
                 let mut urls = Vec::with_capacity(pending.len() + not_modified_states.len());
                 let mut captures = Vec::with_capacity(pending.len() + not_modified_captures.len());
                 for p in pending {
@@ -1112,7 +1157,7 @@ impl Ingest {
     }
 
     /// First pass over a batch: source, topic, digest, response or revisit.
-    fn prepare(&mut self, pages: Vec<Analysed>) -> Result<Vec<Prepared>> {
+    fn prepare(&mut self, pages: Vec<Analysed>, read: &indexer::ReadRows) -> Result<Vec<Prepared>> {
         let mut out: Vec<Prepared> = Vec::with_capacity(pages.len());
         // Digests first captured inside this batch are not in the table yet.
         let mut batch_digests: HashMap<String, usize> = HashMap::new();
@@ -1120,7 +1165,15 @@ impl Ingest {
         // (a round trip per page and table on HBase otherwise).
         let (mut previous_of, mut earlier_of) = {
             let urls: Vec<&str> = pages.iter().map(|a| a.page.url.as_str()).collect();
-            let index = &self.index;
+            // On a remote store the rows read are kept: the index step
+            // reads them again to merge and would otherwise ask twice.
+            let remembering;
+            let index = if self.index.store().remote() {
+                remembering = self.index.remembering(read);
+                &remembering
+            } else {
+                &*self.index
+            };
             let (states, earlier) = both(
                 index.store().remote(),
                 || index.get_urls(&urls),

@@ -18,6 +18,7 @@
 //! batch: the batch's own writes are not visible to them (the ingest path
 //! reads before it writes, and never reads what it wrote in the same batch).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
@@ -74,10 +75,96 @@ pub fn apply_in_order<S: TableStore + ?Sized>(store: &S, mutations: &[Mutation])
     Ok(())
 }
 
-/// Reads through to a store, records writes.
+/// Reads through to a store (or to rows read before the batch), records writes.
 struct Recorder {
     inner: Arc<dyn TableStore>,
     log: Mutex<Vec<Mutation>>,
+    known: ReadRows,
+}
+
+/// Table, families asked for and row key of a read row.
+type ReadKey = (String, Vec<String>, Vec<u8>);
+
+/// Rows read before a batch (its lookups: the URL states and digests of its
+/// pages), for the batch's own reads of the same rows: on a remote store
+/// each read again is a round trip and server work. See
+/// [`Index::remembering`] and [`Index::atomically_knowing`].
+#[derive(Clone, Default)]
+pub struct ReadRows(Arc<Mutex<HashMap<ReadKey, Option<Row>>>>);
+
+impl ReadRows {
+    fn key(table: &str, families: &[&str], row: &[u8]) -> ReadKey {
+        (
+            table.to_owned(),
+            families.iter().map(|f| (*f).to_owned()).collect(),
+            row.to_vec(),
+        )
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, HashMap<ReadKey, Option<Row>>>> {
+        self.0
+            .lock()
+            .map_err(|_| Error::Invalid("read rows lock poisoned".into()))
+    }
+
+    /// Rows read so far.
+    pub fn len(&self) -> usize {
+        self.0.lock().map_or(0, |m| m.len())
+    }
+
+    /// Whether no row was read.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Reads through to a store and keeps what `get` returned.
+struct Remembering {
+    inner: Arc<dyn TableStore>,
+    rows: ReadRows,
+}
+
+impl TableStore for Remembering {
+    fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
+        self.inner.create_table(name, families, buckets)
+    }
+    fn list_tables(&self) -> Result<Vec<String>> {
+        self.inner.list_tables()
+    }
+    fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+        self.inner.put(table, rows)
+    }
+    fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
+        let rows = self.inner.get(table, keys, families)?;
+        let mut known = self.rows.lock()?;
+        for (key, row) in keys.iter().zip(&rows) {
+            known.insert(ReadRows::key(table, families, key), row.clone());
+        }
+        Ok(rows)
+    }
+    fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
+        self.inner.scan(table, scan)
+    }
+    fn scan_each(
+        &self,
+        table: &str,
+        scan: &Scan,
+        visit: &mut dyn FnMut(&Row) -> bool,
+    ) -> Result<()> {
+        self.inner.scan_each(table, scan, visit)
+    }
+    fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+        self.inner.delete(table, keys)
+    }
+    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+        self.inner.delete_cells(table, rows)
+    }
+    fn regions(&self, table: &str) -> Result<Vec<Region>> {
+        self.inner.regions(table)
+    }
+    fn remote(&self) -> bool {
+        self.inner.remote()
+    }
 }
 
 impl Recorder {
@@ -108,7 +195,33 @@ impl TableStore for Recorder {
         })
     }
     fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
-        self.inner.get(table, keys, families)
+        let mut out: Vec<Option<Row>> = Vec::with_capacity(keys.len());
+        let mut missing: Vec<usize> = Vec::new();
+        {
+            let known = self.known.lock()?;
+            for (i, key) in keys.iter().enumerate() {
+                match known.get(&ReadRows::key(table, families, key)) {
+                    Some(row) => out.push(row.clone()),
+                    None => {
+                        out.push(None);
+                        missing.push(i);
+                    }
+                }
+            }
+        }
+        if missing.len() == keys.len() {
+            return self.inner.get(table, keys, families);
+        }
+        if !missing.is_empty() {
+            let ask: Vec<Vec<u8>> = missing.iter().map(|&i| keys[i].clone()).collect();
+            for (i, row) in missing
+                .into_iter()
+                .zip(self.inner.get(table, &ask, families)?)
+            {
+                out[i] = row;
+            }
+        }
+        Ok(out)
     }
     fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
         self.inner.scan(table, scan)
@@ -142,6 +255,11 @@ impl TableStore for Recorder {
     fn regions(&self, table: &str) -> Result<Vec<Region>> {
         self.inner.regions(table)
     }
+    fn remote(&self) -> bool {
+        // The index decides by it whether to read (and create tables) side
+        // by side: a batch's reads go to the store behind the recorder.
+        self.inner.remote()
+    }
 }
 
 /// What [`Index::recover`] did.
@@ -161,9 +279,31 @@ impl Index {
     /// or not at all (embedded), or its journal row for
     /// [`Index::recover`] (other backends).
     pub fn atomically<T>(&self, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
+        self.atomically_knowing(ReadRows::default(), f)
+    }
+
+    /// A view of this index that keeps the rows its `get`s return in `rows`,
+    /// for [`Index::atomically_knowing`].
+    pub fn remembering(&self, rows: &ReadRows) -> Index {
+        self.with_store(Arc::new(Remembering {
+            inner: self.store().clone(),
+            rows: rows.clone(),
+        }))
+    }
+
+    /// [`Index::atomically`] whose reads of rows in `known` (read through
+    /// [`Index::remembering`] since the last write to them) are answered
+    /// from it: the batch's lookups are not sent again. The caller promises
+    /// that nothing wrote those rows in between.
+    pub fn atomically_knowing<T>(
+        &self,
+        known: ReadRows,
+        f: impl FnOnce(&Index) -> Result<T>,
+    ) -> Result<T> {
         let recorder = Arc::new(Recorder {
             inner: self.store().clone(),
             log: Mutex::new(Vec::new()),
+            known,
         });
         let view = self.with_store(recorder.clone());
         let out = f(&view)?;
@@ -189,7 +329,8 @@ impl Index {
             return store.apply(mutations);
         }
         let key = journal_key();
-        store.put(JOURNAL_TABLE, &[journal_row(&key, mutations)?])?;
+        let row = journal_row(&key, mutations)?;
+        store.put(JOURNAL_TABLE, &[row])?;
         store.apply(mutations)?;
         store.delete(JOURNAL_TABLE, &[key])
     }
@@ -578,5 +719,59 @@ mod tests {
         assert_eq!(w.pid, std::process::id());
         assert!((chrono::Utc::now() - w.time).num_seconds() < 5);
         assert!(JournalWriter::parse(b"garbage").is_none());
+    }
+
+    /// Rows read through [`Index::remembering`] answer the batch's own reads
+    /// of them (the store is not asked again); other rows are read through,
+    /// and the batch's writes are applied as usual.
+    #[test]
+    fn a_batch_reads_remembered_rows_instead_of_the_store() {
+        use crate::embedded::EmbeddedStore;
+        use crate::record::FAMILY_ATTRS;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store: Arc<dyn TableStore> =
+            Arc::new(EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("open: {e}")));
+        let ix = Index::new(store.clone(), crate::IndexOptions { buckets: 2 }).expect("index");
+        let row = |k: &str, v: &str| {
+            Row::new(k.as_bytes().to_vec()).with(FAMILY_ATTRS, b"q".to_vec(), v.as_bytes().to_vec())
+        };
+        store
+            .put("urls", &[row("a", "old"), row("b", "old")])
+            .expect("put");
+        let read = ReadRows::default();
+        let looked = ix
+            .remembering(&read)
+            .store()
+            .get("urls", &[b"a".to_vec(), b"z".to_vec()], &[FAMILY_ATTRS])
+            .expect("lookup");
+        assert_eq!(looked, vec![Some(row("a", "old")), None]);
+        assert_eq!(read.len(), 2, "a row and an absent row remembered");
+        // Changed behind the remembered read: the batch must not see it
+        // (nothing else writes these rows in a real batch; here it shows
+        // which reads were answered from memory).
+        store
+            .put("urls", &[row("a", "new"), row("b", "new"), row("z", "new")])
+            .expect("put");
+        let seen = ix
+            .atomically_knowing(read.clone(), |view| {
+                let got = view.store().get(
+                    "urls",
+                    &[b"b".to_vec(), b"a".to_vec(), b"z".to_vec()],
+                    &[FAMILY_ATTRS],
+                )?;
+                view.store().put("urls", &[row("a", "batch")])?;
+                Ok(got)
+            })
+            .expect("batch");
+        assert_eq!(
+            seen,
+            vec![Some(row("b", "new")), Some(row("a", "old")), None]
+        );
+        assert_eq!(
+            store
+                .get("urls", &[b"a".to_vec()], &[FAMILY_ATTRS])
+                .expect("get"),
+            vec![Some(row("a", "batch"))]
+        );
     }
 }

@@ -84,7 +84,7 @@ const TTL_FOREVER: i32 = i32::MAX;
 /// flags, lengths).
 const MUTATION_OVERHEAD: usize = 24;
 /// Most connections [`TableStore::apply`] sends a batch's writes over at once.
-const APPLY_THREADS: usize = 4;
+const APPLY_THREADS: usize = 8;
 /// Prefix of the message of a Thrift "unknown method" reply.
 const UNKNOWN_METHOD: &str = "unknown thrift method";
 /// HBase's exception class for an existing table (inside an IOError message).
@@ -100,7 +100,9 @@ type Client = HbaseSyncClient<
 /// Options of [`HbaseStore::connect`]. `Default` gives the documented values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HbaseOptions {
-    /// Idle connections kept in the pool (more are opened under load). Default 4.
+    /// Idle connections kept in the pool (more are opened under load). Default 16:
+    /// a crawl's batch writes, lookups and queue reads use up to about a dozen
+    /// at once, and a connection opened per burst costs the server a thread.
     pub pool_size: usize,
     /// TCP connect timeout. Default 3 s.
     pub connect_timeout: Duration,
@@ -137,7 +139,7 @@ pub struct HbaseOptions {
 impl Default for HbaseOptions {
     fn default() -> Self {
         HbaseOptions {
-            pool_size: 4,
+            pool_size: 16,
             connect_timeout: Duration::from_secs(3),
             call_timeout: Duration::from_secs(60),
             max_batch_bytes: 8 << 20,
@@ -964,15 +966,57 @@ impl HbaseStore {
         let ts = ts.unwrap_or_else(|| self.next_ts());
         self.mutate(table, batches, ts)
     }
+}
 
-    /// One write of a batch at the given timestamp.
-    fn apply_at(&self, m: &BatchWrite, ts: i64) -> Result<()> {
+/// Rows of a write sent in one call of [`TableStore::apply`]: a larger write
+/// (a batch's page-table put: ~1,100 rows) goes out in parts side by side,
+/// each served by its own RegionServer handler.
+const APPLY_PART_ROWS: usize = 300;
+
+/// A part of one write of a batch (see [`HbaseStore::apply`]).
+enum Piece<'a> {
+    /// Cells put, or deleted with `delete`.
+    Cells {
+        table: &'a str,
+        rows: &'a [Row],
+        delete: bool,
+    },
+    /// Whole rows deleted.
+    Rows { table: &'a str, keys: &'a [Vec<u8>] },
+}
+
+impl<'a> Piece<'a> {
+    fn of(m: &'a BatchWrite) -> Vec<Piece<'a>> {
         match m {
-            BatchWrite::Put { table, rows } => self.mutate_cells_at(table, rows, false, Some(ts)),
-            BatchWrite::Delete { table, keys } => self.delete_rows_at(table, keys, Some(ts)),
-            BatchWrite::DeleteCells { table, rows } => {
-                self.mutate_cells_at(table, rows, true, Some(ts))
+            BatchWrite::Put { table, rows } | BatchWrite::DeleteCells { table, rows } => {
+                let delete = matches!(m, BatchWrite::DeleteCells { .. });
+                // Parts land in any order: a row given twice (its last cells
+                // win, written in order) keeps the write whole.
+                let mut keys = std::collections::HashSet::with_capacity(rows.len());
+                let part = if rows.len() > APPLY_PART_ROWS
+                    && rows.iter().all(|r| keys.insert(r.key.as_slice()))
+                {
+                    APPLY_PART_ROWS
+                } else {
+                    rows.len().max(1)
+                };
+                rows.chunks(part)
+                    .map(|rows| Piece::Cells {
+                        table,
+                        rows,
+                        delete,
+                    })
+                    .collect()
             }
+            BatchWrite::Delete { table, keys } => vec![Piece::Rows { table, keys }],
+        }
+    }
+
+    /// Cells sent (a deleted row counts one): the part's share of the server's work.
+    fn weight(&self) -> usize {
+        match self {
+            Piece::Cells { rows, .. } => rows.iter().map(|r| r.cells.len().max(1)).sum(),
+            Piece::Rows { keys, .. } => keys.len(),
         }
     }
 }
@@ -1176,8 +1220,14 @@ impl TableStore for HbaseStore {
         if mutations.len() < 2 || !self.ts_mutations_work.load(Ordering::Relaxed) {
             return crate::batch::apply_in_order(self, mutations);
         }
-        let stamped: Vec<(&BatchWrite, i64)> =
-            mutations.iter().map(|m| (m, self.next_ts())).collect();
+        let mut stamped: Vec<(Piece<'_>, i64)> = Vec::new();
+        for m in mutations {
+            let ts = self.next_ts();
+            stamped.extend(Piece::of(m).into_iter().map(|p| (p, ts)));
+        }
+        // The largest writes first: the batch waits for its longest call,
+        // which should not also wait for a free connection.
+        stamped.sort_by_key(|(p, _)| std::cmp::Reverse(p.weight()));
         let threads = stamped.len().min(APPLY_THREADS);
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results: Vec<Result<()>> = std::thread::scope(|scope| {
@@ -1186,10 +1236,19 @@ impl TableStore for HbaseStore {
                     scope.spawn(|| -> Result<()> {
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some((m, ts)) = stamped.get(i) else {
+                            let Some((p, ts)) = stamped.get(i) else {
                                 return Ok(());
                             };
-                            self.apply_at(m, *ts)?;
+                            match p {
+                                Piece::Cells {
+                                    table,
+                                    rows,
+                                    delete,
+                                } => self.mutate_cells_at(table, rows, *delete, Some(*ts))?,
+                                Piece::Rows { table, keys } => {
+                                    self.delete_rows_at(table, keys, Some(*ts))?
+                                }
+                            }
                         }
                     })
                 })

@@ -29,7 +29,7 @@ pub mod store;
 pub mod thrift2;
 pub mod zone;
 
-pub use batch::{Mutation, Recovered, JOURNAL_TABLE};
+pub use batch::{Mutation, ReadRows, Recovered, JOURNAL_TABLE};
 pub use captures::{Capture, CaptureKind, CAPTURES_TABLE};
 pub use clusters::ClusterRow;
 pub use crawlstate::{
