@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::index::Index;
-use crate::store::{Cell, Region, Row, Scan, TableStore};
+use crate::store::{Cell, Hook, Hooked, Row, Scan, TableStore};
 
 /// The table of batches being applied on backends without atomic batches.
 pub const JOURNAL_TABLE: &str = "journal";
@@ -75,9 +75,9 @@ pub fn apply_in_order<S: TableStore + ?Sized>(store: &S, mutations: &[Mutation])
     Ok(())
 }
 
-/// Reads through to a store (or to rows read before the batch), records writes.
+/// The hook of a batch's recording view: writes are recorded, reads go to
+/// the store (or to rows read before the batch).
 struct Recorder {
-    inner: Arc<dyn TableStore>,
     log: Mutex<Vec<Mutation>>,
     known: ReadRows,
 }
@@ -118,52 +118,23 @@ impl ReadRows {
     }
 }
 
-/// Reads through to a store and keeps what `get` returned.
-struct Remembering {
-    inner: Arc<dyn TableStore>,
-    rows: ReadRows,
-}
+/// The hook of a view that keeps what its `get`s return.
+struct Remembering(ReadRows);
 
-impl TableStore for Remembering {
-    fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
-        self.inner.create_table(name, families, buckets)
-    }
-    fn list_tables(&self) -> Result<Vec<String>> {
-        self.inner.list_tables()
-    }
-    fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
-        self.inner.put(table, rows)
-    }
-    fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
-        let rows = self.inner.get(table, keys, families)?;
-        let mut known = self.rows.lock()?;
+impl Hook for Remembering {
+    fn get(
+        &self,
+        inner: &dyn TableStore,
+        table: &str,
+        keys: &[Vec<u8>],
+        families: &[&str],
+    ) -> Result<Vec<Option<Row>>> {
+        let rows = inner.get(table, keys, families)?;
+        let mut known = self.0.lock()?;
         for (key, row) in keys.iter().zip(&rows) {
             known.insert(ReadRows::key(table, families, key), row.clone());
         }
         Ok(rows)
-    }
-    fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
-        self.inner.scan(table, scan)
-    }
-    fn scan_each(
-        &self,
-        table: &str,
-        scan: &Scan,
-        visit: &mut dyn FnMut(&Row) -> bool,
-    ) -> Result<()> {
-        self.inner.scan_each(table, scan, visit)
-    }
-    fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
-        self.inner.delete(table, keys)
-    }
-    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
-        self.inner.delete_cells(table, rows)
-    }
-    fn regions(&self, table: &str) -> Result<Vec<Region>> {
-        self.inner.regions(table)
-    }
-    fn remote(&self) -> bool {
-        self.inner.remote()
     }
 }
 
@@ -177,15 +148,8 @@ impl Recorder {
     }
 }
 
-impl TableStore for Recorder {
-    fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
-        // Idempotent and needed before the batch's puts: done at once.
-        self.inner.create_table(name, families, buckets)
-    }
-    fn list_tables(&self) -> Result<Vec<String>> {
-        self.inner.list_tables()
-    }
-    fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+impl Hook for Recorder {
+    fn put(&self, _: &dyn TableStore, table: &str, rows: &[Row]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -194,7 +158,13 @@ impl TableStore for Recorder {
             rows: rows.to_vec(),
         })
     }
-    fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
+    fn get(
+        &self,
+        inner: &dyn TableStore,
+        table: &str,
+        keys: &[Vec<u8>],
+        families: &[&str],
+    ) -> Result<Vec<Option<Row>>> {
         let mut out: Vec<Option<Row>> = Vec::with_capacity(keys.len());
         let mut missing: Vec<usize> = Vec::new();
         {
@@ -210,31 +180,17 @@ impl TableStore for Recorder {
             }
         }
         if missing.len() == keys.len() {
-            return self.inner.get(table, keys, families);
+            return inner.get(table, keys, families);
         }
         if !missing.is_empty() {
             let ask: Vec<Vec<u8>> = missing.iter().map(|&i| keys[i].clone()).collect();
-            for (i, row) in missing
-                .into_iter()
-                .zip(self.inner.get(table, &ask, families)?)
-            {
+            for (i, row) in missing.into_iter().zip(inner.get(table, &ask, families)?) {
                 out[i] = row;
             }
         }
         Ok(out)
     }
-    fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
-        self.inner.scan(table, scan)
-    }
-    fn scan_each(
-        &self,
-        table: &str,
-        scan: &Scan,
-        visit: &mut dyn FnMut(&Row) -> bool,
-    ) -> Result<()> {
-        self.inner.scan_each(table, scan, visit)
-    }
-    fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+    fn delete(&self, _: &dyn TableStore, table: &str, keys: &[Vec<u8>]) -> Result<()> {
         if keys.is_empty() {
             return Ok(());
         }
@@ -243,7 +199,7 @@ impl TableStore for Recorder {
             keys: keys.to_vec(),
         })
     }
-    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+    fn delete_cells(&self, _: &dyn TableStore, table: &str, rows: &[Row]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -251,14 +207,6 @@ impl TableStore for Recorder {
             table: table.to_string(),
             rows: rows.to_vec(),
         })
-    }
-    fn regions(&self, table: &str) -> Result<Vec<Region>> {
-        self.inner.regions(table)
-    }
-    fn remote(&self) -> bool {
-        // The index decides by it whether to read (and create tables) side
-        // by side: a batch's reads go to the store behind the recorder.
-        self.inner.remote()
     }
 }
 
@@ -285,9 +233,9 @@ impl Index {
     /// A view of this index that keeps the rows its `get`s return in `rows`,
     /// for [`Index::atomically_knowing`].
     pub fn remembering(&self, rows: &ReadRows) -> Index {
-        self.with_store(Arc::new(Remembering {
+        self.with_store(Arc::new(Hooked {
             inner: self.store().clone(),
-            rows: rows.clone(),
+            hook: Remembering(rows.clone()),
         }))
     }
 
@@ -300,16 +248,19 @@ impl Index {
         known: ReadRows,
         f: impl FnOnce(&Index) -> Result<T>,
     ) -> Result<T> {
-        let recorder = Arc::new(Recorder {
+        let recorder = Arc::new(Hooked {
             inner: self.store().clone(),
-            log: Mutex::new(Vec::new()),
-            known,
+            hook: Recorder {
+                log: Mutex::new(Vec::new()),
+                known,
+            },
         });
         let view = self.with_store(recorder.clone());
         let out = f(&view)?;
         drop(view);
         let mutations = std::mem::take(
             &mut *recorder
+                .hook
                 .log
                 .lock()
                 .map_err(|_| Error::Invalid("batch recorder poisoned".into()))?,

@@ -795,7 +795,6 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
 /// (counting from 0) and every one after: a writer that dies in the middle
 /// of a batch, on a backend without atomic batches.
 struct FailingWrites {
-    inner: std::sync::Arc<dyn TableStore>,
     writes: std::sync::atomic::AtomicUsize,
     fail_at: usize,
 }
@@ -812,33 +811,18 @@ impl FailingWrites {
     }
 }
 
-impl TableStore for FailingWrites {
-    fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
-        self.inner.create_table(name, families, buckets)
-    }
-    fn list_tables(&self) -> Result<Vec<String>> {
-        self.inner.list_tables()
-    }
-    fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+impl crate::store::Hook for FailingWrites {
+    fn put(&self, inner: &dyn TableStore, table: &str, rows: &[Row]) -> Result<()> {
         self.write()?;
-        self.inner.put(table, rows)
+        inner.put(table, rows)
     }
-    fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
-        self.inner.get(table, keys, families)
-    }
-    fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
-        self.inner.scan(table, scan)
-    }
-    fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+    fn delete(&self, inner: &dyn TableStore, table: &str, keys: &[Vec<u8>]) -> Result<()> {
         self.write()?;
-        self.inner.delete(table, keys)
+        inner.delete(table, keys)
     }
-    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+    fn delete_cells(&self, inner: &dyn TableStore, table: &str, rows: &[Row]) -> Result<()> {
         self.write()?;
-        self.inner.delete_cells(table, rows)
-    }
-    fn regions(&self, table: &str) -> Result<Vec<crate::store::Region>> {
-        self.inner.regions(table)
+        inner.delete_cells(table, rows)
     }
 }
 
@@ -938,10 +922,12 @@ pub fn batches(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Result<()> {
         check(left == before, "a failed atomic batch leaves nothing")?;
     }
     // Through the journal: the writer dies after two of its four writes.
-    let failing: std::sync::Arc<dyn TableStore> = std::sync::Arc::new(FailingWrites {
+    let failing: std::sync::Arc<dyn TableStore> = std::sync::Arc::new(crate::store::Hooked {
         inner: store.clone(),
-        writes: std::sync::atomic::AtomicUsize::new(0),
-        fail_at: 3, // the journal row, then two of the batch's writes
+        hook: FailingWrites {
+            writes: std::sync::atomic::AtomicUsize::new(0),
+            fail_at: 3, // the journal row, then two of the batch's writes
+        },
     });
     let index = crate::Index::new(failing, crate::IndexOptions { buckets: 1 })?;
     check(

@@ -666,56 +666,43 @@ mod tests {
         Ok(())
     }
 
-    /// A store whose next put, once armed, waits until the test releases it.
+    /// A hook whose next put, once armed, waits until the test releases it.
     struct HeldPut {
-        inner: Arc<dyn TableStore>,
         armed: std::sync::atomic::AtomicBool,
         entered: Mutex<std::sync::mpsc::Sender<()>>,
         release: Mutex<std::sync::mpsc::Receiver<()>>,
     }
 
-    impl TableStore for HeldPut {
-        fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
-            self.inner.create_table(name, families, buckets)
-        }
-        fn list_tables(&self) -> Result<Vec<String>> {
-            self.inner.list_tables()
-        }
-        fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+    impl crate::store::Hook for HeldPut {
+        fn put(&self, inner: &dyn TableStore, table: &str, rows: &[Row]) -> Result<()> {
             if self.armed.swap(false, Ordering::SeqCst) {
                 let _ = lock(&self.entered).send(());
                 let _ = lock(&self.release).recv();
             }
-            self.inner.put(table, rows)
+            inner.put(table, rows)
         }
-        fn get(
-            &self,
-            table: &str,
-            keys: &[Vec<u8>],
-            families: &[&str],
-        ) -> Result<Vec<Option<Row>>> {
-            self.inner.get(table, keys, families)
-        }
-        fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
-            self.inner.scan(table, scan)
-        }
-        fn scan_each(
-            &self,
-            table: &str,
-            scan: &Scan,
-            visit: &mut dyn FnMut(&Row) -> bool,
-        ) -> Result<()> {
-            self.inner.scan_each(table, scan, visit)
-        }
-        fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
-            self.inner.delete(table, keys)
-        }
-        fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
-            self.inner.delete_cells(table, rows)
-        }
-        fn regions(&self, table: &str) -> Result<Vec<crate::store::Region>> {
-            self.inner.regions(table)
-        }
+    }
+
+    /// An embedded store whose puts go through [`HeldPut`], and the channels
+    /// that see a held put start and release it.
+    fn held_store(
+        dir: &std::path::Path,
+    ) -> (
+        Arc<crate::store::Hooked<HeldPut>>,
+        std::sync::mpsc::Receiver<()>,
+        std::sync::mpsc::Sender<()>,
+    ) {
+        let (entered_tx, entered) = std::sync::mpsc::channel();
+        let (release, release_rx) = std::sync::mpsc::channel();
+        let held = Arc::new(crate::store::Hooked {
+            inner: store(dir),
+            hook: HeldPut {
+                armed: Default::default(),
+                entered: Mutex::new(entered_tx),
+                release: Mutex::new(release_rx),
+            },
+        });
+        (held, entered, release)
     }
 
     /// A shallower URL pushed while a take is writing the buffer (a round
@@ -724,19 +711,12 @@ mod tests {
     #[test]
     fn a_url_pushed_while_a_take_writes_the_buffer_is_not_lost() -> Result<()> {
         let dir = tempfile::tempdir().expect("temp dir");
-        let (entered_tx, entered) = std::sync::mpsc::channel();
-        let (release, release_rx) = std::sync::mpsc::channel();
-        let held = Arc::new(HeldPut {
-            inner: store(dir.path()),
-            armed: Default::default(),
-            entered: Mutex::new(entered_tx),
-            release: Mutex::new(release_rx),
-        });
+        let (held, entered, release) = held_store(dir.path());
         let q = FrontierTable::open(held.clone(), "j")?;
         q.push(&[e("http://a/1", 1)], &[])?;
         assert_eq!(q.take(1)?, vec![e("http://a/1", 1)]);
         q.push(&[e("http://a/2", 2)], &[])?;
-        held.armed.store(true, Ordering::SeqCst);
+        held.hook.armed.store(true, Ordering::SeqCst);
         let (first, pushed) = std::thread::scope(|scope| {
             let taker = scope.spawn(|| q.take(10));
             entered.recv().expect("the take writes the buffer");
@@ -767,19 +747,12 @@ mod tests {
     #[test]
     fn a_url_being_written_by_another_thread_is_not_passed_by_a_take() -> Result<()> {
         let dir = tempfile::tempdir().expect("temp dir");
-        let (entered_tx, entered) = std::sync::mpsc::channel();
-        let (release, release_rx) = std::sync::mpsc::channel();
-        let held = Arc::new(HeldPut {
-            inner: store(dir.path()),
-            armed: Default::default(),
-            entered: Mutex::new(entered_tx),
-            release: Mutex::new(release_rx),
-        });
+        let (held, entered, release) = held_store(dir.path());
         let q = FrontierTable::open(held.clone(), "j")?;
         q.push(&[e("http://a/1", 1), e("http://a/2", 2)], &[])?;
         assert_eq!(q.take(1)?, vec![e("http://a/1", 1)]);
         q.push(&[e("http://a/0", 0)], &[])?;
-        held.armed.store(true, Ordering::SeqCst);
+        held.hook.armed.store(true, Ordering::SeqCst);
         let (finished, taken) = std::thread::scope(|scope| {
             let storage = scope.spawn(|| q.finish(&[]));
             entered.recv().expect("the finish writes the buffer");

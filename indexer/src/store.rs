@@ -26,6 +26,8 @@
 //!   `b` (the first region starts at the empty key, the last ends unbounded).
 //!   These are the split points of the table (HBase pre-split regions).
 
+use std::sync::Arc;
+
 use crate::error::Result;
 
 /// One cell: a value addressed by column family and qualifier.
@@ -307,6 +309,76 @@ pub trait TableStore: Send + Sync {
     /// embedded store, from its cache) are made in place.
     fn remote(&self) -> bool {
         false
+    }
+}
+
+/// What a [`Hooked`] store does with the writes and reads it takes over
+/// from the store inside it; each passes the call through by default.
+pub(crate) trait Hook: Send + Sync {
+    fn put(&self, inner: &dyn TableStore, table: &str, rows: &[Row]) -> Result<()> {
+        inner.put(table, rows)
+    }
+    fn get(
+        &self,
+        inner: &dyn TableStore,
+        table: &str,
+        keys: &[Vec<u8>],
+        families: &[&str],
+    ) -> Result<Vec<Option<Row>>> {
+        inner.get(table, keys, families)
+    }
+    fn delete(&self, inner: &dyn TableStore, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+        inner.delete(table, keys)
+    }
+    fn delete_cells(&self, inner: &dyn TableStore, table: &str, rows: &[Row]) -> Result<()> {
+        inner.delete_cells(table, rows)
+    }
+}
+
+/// A store that passes every call to `inner` but the writes and reads its
+/// [`Hook`] takes over (a batch's recording view, a view that keeps what it
+/// read, test stores that hold or fail a call).
+pub(crate) struct Hooked<H> {
+    pub(crate) inner: Arc<dyn TableStore>,
+    pub(crate) hook: H,
+}
+
+impl<H: Hook> TableStore for Hooked<H> {
+    fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> Result<()> {
+        self.inner.create_table(name, families, buckets)
+    }
+    fn list_tables(&self) -> Result<Vec<String>> {
+        self.inner.list_tables()
+    }
+    fn put(&self, table: &str, rows: &[Row]) -> Result<()> {
+        self.hook.put(self.inner.as_ref(), table, rows)
+    }
+    fn get(&self, table: &str, keys: &[Vec<u8>], families: &[&str]) -> Result<Vec<Option<Row>>> {
+        self.hook.get(self.inner.as_ref(), table, keys, families)
+    }
+    fn scan(&self, table: &str, scan: &Scan) -> Result<Vec<Row>> {
+        self.inner.scan(table, scan)
+    }
+    fn scan_each(
+        &self,
+        table: &str,
+        scan: &Scan,
+        visit: &mut dyn FnMut(&Row) -> bool,
+    ) -> Result<()> {
+        self.inner.scan_each(table, scan, visit)
+    }
+    fn delete(&self, table: &str, keys: &[Vec<u8>]) -> Result<()> {
+        self.hook.delete(self.inner.as_ref(), table, keys)
+    }
+    fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
+        self.hook.delete_cells(self.inner.as_ref(), table, rows)
+    }
+    fn regions(&self, table: &str) -> Result<Vec<Region>> {
+        self.inner.regions(table)
+    }
+    fn remote(&self) -> bool {
+        // Callers decide by it whether to read side by side.
+        self.inner.remote()
     }
 }
 
