@@ -127,7 +127,11 @@ pub fn read_articles(csv_path: &Path) -> Result<Vec<Article>> {
             .trim()
             .parse()
             .with_context(|| format!("{} row {}: bad article_id", csv_path.display(), line + 2))?;
-        let date = NaiveDate::parse_from_str(row[1].trim(), "%Y/%m/%d").ok();
+        // `2017/2/7`; one row carries a time after the day (`2016/12/30 7:11`).
+        let date = row[1]
+            .split_whitespace()
+            .next()
+            .and_then(|d| NaiveDate::parse_from_str(d, "%Y/%m/%d").ok());
         let source_url = row[2].trim().to_string();
         let parsed = url::Url::parse(&source_url).ok();
         let host = parsed
@@ -333,6 +337,38 @@ mod tests {
             subtitle: String::new(),
             text: "First paragraph.\nSecond & last.".into(),
         }
+    }
+
+    /// The corpus's date and link shapes: `2017/2/7`, a day with a time after
+    /// it, an impossible day (no date), a link with user, port and capitals.
+    #[test]
+    fn read_articles_takes_the_day_and_the_host() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let csv = dir.path().join("NewsArticles.csv");
+        std::fs::write(
+            &csv,
+            "article_id,publish_date,article_source_link,title,subtitle,text\n\
+             2,2017/2/7,http://abcnews.go.com/Politics/x?id=1,T,S,Body\n\
+             1,          2016/12/30 7:11,https://user@Www.BBC.co.uk:8080/news,T,,Body\n\
+             3,2017/13/7,http://www.cnn.com/a,T,,Body\n",
+        )
+        .expect("write");
+        let a = read_articles(&csv).expect("read");
+        let got: Vec<(u64, Option<NaiveDate>, &str)> =
+            a.iter().map(|a| (a.id, a.date, a.host.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (2, NaiveDate::from_ymd_opt(2017, 2, 7), "abcnews.go.com"),
+                (1, NaiveDate::from_ymd_opt(2016, 12, 30), "www.bbc.co.uk"),
+                (3, None, "www.cnn.com"),
+            ]
+        );
+        let err = read_articles(&dir.path().join("missing.csv")).expect_err("missing");
+        assert!(
+            format!("{err:#}").contains("indexer/tests/fetch-news.sh"),
+            "{err:#}"
+        );
     }
 
     #[test]

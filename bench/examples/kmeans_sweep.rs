@@ -1,17 +1,18 @@
-//! The t1 / media_weight / pages_per_cluster / batch size sweep the cluster packing defaults
+//! The t1 / media_weight / pages_per_cluster / batch size sweep the K-means placement defaults
 //! are chosen from: the pipeline replay (cluster packing vs arrival order,
-//! `placement::packing_report`) on the real news corpus for every combination. harvest's
+//! `harvest_bench::news::packing_report`) on the real news corpus for every combination. harvest's
 //! K-means beside scikit-learn's is `harvest bench kmeans` (`bench/src/kmeans.rs`).
 //!
 //! ```text
 //! indexer/tests/fetch-news.sh       # deploy/cache/NewsArticles.csv
-//! cargo run --release -p packer --example kmeans_bench [-- CSV]
+//! cargo run --release -p harvest-bench --example kmeans_sweep [-- CSV]
 //! ```
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use packer::placement::{self, ClusterOptions, DEFAULT_KEYWORDS_PER_ARTICLE};
+use harvest_bench::news::{load_news, packing_report, DEFAULT_KEYWORDS_PER_ARTICLE};
+use packer::placement::ClusterOptions;
 
 /// (pages_per_cluster, media_weight, t1) combinations of the sweep.
 const SWEEP: [(usize, f32, f32); 18] = [
@@ -41,10 +42,10 @@ fn main() -> ExitCode {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("deploy/cache/NewsArticles.csv"));
-    let articles = match placement::load_news(&csv, DEFAULT_KEYWORDS_PER_ARTICLE) {
+    let articles = match load_news(&csv, DEFAULT_KEYWORDS_PER_ARTICLE) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("kmeans_bench: {e}");
+            eprintln!("kmeans_sweep: {e:#}");
             return ExitCode::FAILURE;
         }
     };
@@ -56,10 +57,10 @@ fn main() -> ExitCode {
                 pages_per_cluster: ppc,
                 ..ClusterOptions::default()
             };
-            match placement::packing_report(&articles, &opts, batch) {
+            match packing_report(&articles, &opts, batch) {
                 Ok(r) => println!("{r}"),
                 Err(e) => {
-                    eprintln!("kmeans_bench: {e}");
+                    eprintln!("kmeans_sweep: {e:#}");
                     return ExitCode::FAILURE;
                 }
             }

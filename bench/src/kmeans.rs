@@ -1,17 +1,17 @@
 //! `harvest bench kmeans`: harvest's K-means (`packer::placement::kmeans`, linfa-clustering)
 //! beside scikit-learn's KMeans on the attribute vectors of the real news corpus, in the same
 //! run, plus the pipeline replay (cluster packing vs arrival order,
-//! `packer::placement::packing_report`).
+//! [`crate::news::packing_report`]).
 
 use std::fmt;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use packer::placement::{
-    kmeans, load_news, packing_report, AttributeEncoder, ClusterOptions, PackingReport, Result,
-    DEFAULT_KEYWORDS_PER_ARTICLE, DEFAULT_N_RUNS,
-};
+use anyhow::Result;
+use packer::placement::{kmeans, AttributeEncoder, ClusterOptions, DEFAULT_N_RUNS};
+
+use crate::news::{load_news, packing_report, PackingReport, DEFAULT_KEYWORDS_PER_ARTICLE};
 use serde::Deserialize;
 
 /// The peer script, embedded so the binary can run it from anywhere.

@@ -11,6 +11,7 @@ pub mod extract;
 pub mod images;
 pub mod kmeans;
 pub mod model;
+pub mod news;
 pub mod reposts;
 pub mod simhash;
 

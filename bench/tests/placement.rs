@@ -1,4 +1,4 @@
-//! K-means cluster packing (`packer::placement`) on the real news corpus
+//! K-means placement (`packer::placement`) on the real news corpus
 //! (`deploy/cache/NewsArticles.csv`, 3,824 articles from 9 outlets, fetched by
 //! `indexer/tests/fetch-news.sh`) and on the edge cases of `assign_batch`.
 //!
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use packer::placement::{
+use harvest_bench::news::{
     load_news, packing_report, NewsArticle, DEFAULT_KEYWORDS_PER_ARTICLE, NEWS_FETCH_SCRIPT,
 };
 use packer::{
