@@ -2377,3 +2377,49 @@ fn report(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A year named by an analysed page gets its page table made once, on
+    /// another thread; a source name the index refuses makes nothing.
+    #[test]
+    fn tables_ahead_makes_each_named_year_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store: Arc<dyn indexer::TableStore> = Arc::new(
+            indexer::EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("open: {e}")),
+        );
+        let index = Arc::new(
+            Index::new(store.clone(), indexer::IndexOptions { buckets: 2 }).expect("index"),
+        );
+        let ahead = TablesAhead {
+            index,
+            asked: Mutex::new(HashSet::new()),
+        };
+        for (source, year) in [("news", 2017), ("news", 2017), ("blogs", 2018)] {
+            ahead.ask(source, year);
+        }
+        ahead.ask("Bad Name", 2017);
+        let want = ["blogs_2018", "news_2017"];
+        let started = Instant::now();
+        loop {
+            let tables = store.list_tables().expect("tables");
+            if want.iter().all(|t| tables.iter().any(|n| n == t)) {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "tables made ahead: {tables:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let asked = ahead.asked.lock().expect("asked");
+        assert_eq!(asked.len(), 3, "{asked:?}");
+        let tables = store.list_tables().expect("tables");
+        assert!(
+            !tables.iter().any(|t| t.to_lowercase().contains("bad")),
+            "{tables:?}"
+        );
+    }
+}

@@ -1278,6 +1278,57 @@ impl TableStore for HbaseStore {
 mod tests {
     use super::*;
 
+    /// A large write goes out in parts of distinct rows, largest first in
+    /// `apply`; a write naming a row twice (its last cells must win, which
+    /// only an ordered send guarantees) and a row deletion stay whole.
+    #[test]
+    fn large_writes_are_cut_into_parts_unless_a_row_repeats() {
+        let rows = |n: usize| -> Vec<Row> {
+            (0..n)
+                .map(|i| {
+                    Row::new(format!("k{i:05}").into_bytes()).with("a", b"q".to_vec(), vec![1])
+                })
+                .collect()
+        };
+        let sizes = |m: &BatchWrite| -> Vec<usize> {
+            Piece::of(m)
+                .iter()
+                .map(|p| match p {
+                    Piece::Cells { rows, .. } => rows.len(),
+                    Piece::Rows { keys, .. } => keys.len(),
+                })
+                .collect()
+        };
+        let put = |rows: Vec<Row>| BatchWrite::Put {
+            table: "t".into(),
+            rows,
+        };
+        assert_eq!(sizes(&put(rows(1100))), vec![300, 300, 300, 200]);
+        assert_eq!(sizes(&put(rows(300))), vec![300]);
+        let mut twice = rows(700);
+        twice.push(twice[3].clone());
+        assert_eq!(sizes(&put(twice)), vec![701]);
+        let cells = BatchWrite::DeleteCells {
+            table: "t".into(),
+            rows: rows(301),
+        };
+        assert_eq!(sizes(&cells), vec![300, 1]);
+        assert!(Piece::of(&cells)
+            .iter()
+            .all(|p| matches!(p, Piece::Cells { delete: true, .. })));
+        let delete = BatchWrite::Delete {
+            table: "t".into(),
+            keys: rows(900).into_iter().map(|r| r.key).collect(),
+        };
+        assert_eq!(sizes(&delete), vec![900]);
+        assert_eq!(sizes(&put(Vec::new())), Vec::<usize>::new());
+        // The weight orders the parts: cells sent.
+        let wide = Row::new(b"w".to_vec())
+            .with("a", b"1".to_vec(), vec![])
+            .with("a", b"2".to_vec(), vec![]);
+        assert_eq!(Piece::of(&put(vec![wide]))[0].weight(), 2);
+    }
+
     #[test]
     fn batches_respect_rows_and_bytes() {
         assert_eq!(plan_batches(&[10; 5], 2, 1000), vec![0..2, 2..4, 4..5]);
