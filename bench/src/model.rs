@@ -376,6 +376,24 @@ mod tests {
         path
     }
 
+    /// [`run_peer`] of a script just written: another test's child, forked while
+    /// the script was open for writing, can hold it open until that child execs,
+    /// and an exec meanwhile fails with ETXTBSY ("Text file busy"); tried again then.
+    fn run_fake(python: &Path, dir: &Path) -> Result<Vec<PeerLine>, PeerError> {
+        let mut tries = 0;
+        loop {
+            match run_peer(python, dir) {
+                Err(PeerError::Io { source, .. })
+                    if source.raw_os_error() == Some(26) && tries < 20 =>
+                {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(25));
+                }
+                other => return other,
+            }
+        }
+    }
+
     #[test]
     fn peer_json_lines_are_parsed_and_other_lines_ignored() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -386,7 +404,7 @@ mod tests {
              \"train_s\": 3.3, \"predict_s\": 0.8, \"train_docs\": 7995, \"test_docs\": 2005, \"features\": 21897}",
             0,
         );
-        let lines = run_peer(&python, dir.path()).expect("peer");
+        let lines = run_fake(&python, dir.path()).expect("peer");
         assert_eq!(lines.len(), 1);
         assert_eq!(lines[0].corpus, "thucnews");
         assert_eq!(lines[0].sklearn, "1.9.1");
@@ -397,20 +415,20 @@ mod tests {
     fn peer_failures_are_clear_errors() {
         let dir = tempfile::tempdir().expect("tempdir");
         let missing = dir.path().join("no-such-python");
-        let err = run_peer(&missing, dir.path()).expect_err("missing interpreter");
+        let err = run_fake(&missing, dir.path()).expect_err("missing interpreter");
         assert!(matches!(err, PeerError::Io { .. }), "{err}");
         assert!(err.to_string().contains("no-such-python"), "{err}");
 
         let failing = fake_python(dir.path(), "", 1);
-        let err = run_peer(&failing, dir.path()).expect_err("exit 1");
+        let err = run_fake(&failing, dir.path()).expect_err("exit 1");
         assert!(err.to_string().contains("exited with"), "{err}");
 
         let silent = fake_python(dir.path(), "nothing useful", 0);
-        let err = run_peer(&silent, dir.path()).expect_err("no json");
+        let err = run_fake(&silent, dir.path()).expect_err("no json");
         assert!(err.to_string().contains("no result line"), "{err}");
 
         let broken = fake_python(dir.path(), "{\"corpus\": 1}", 0);
-        let err = run_peer(&broken, dir.path()).expect_err("bad json");
+        let err = run_fake(&broken, dir.path()).expect_err("bad json");
         assert!(matches!(err, PeerError::Baseline(_)), "{err}");
     }
 
