@@ -169,6 +169,11 @@ impl Hook for Recorder {
         let mut missing: Vec<usize> = Vec::new();
         {
             let known = self.known.lock()?;
+            if known.is_empty() {
+                // Nothing read ahead (every batch on the embedded store).
+                drop(known);
+                return inner.get(table, keys, families);
+            }
             for (i, key) in keys.iter().enumerate() {
                 match known.get(&ReadRows::key(table, families, key)) {
                     Some(row) => out.push(row.clone()),
@@ -280,8 +285,7 @@ impl Index {
             return store.apply(mutations);
         }
         let key = journal_key();
-        let row = journal_row(&key, mutations)?;
-        store.put(JOURNAL_TABLE, &[row])?;
+        store.put(JOURNAL_TABLE, &[journal_row(&key, mutations)?])?;
         store.apply(mutations)?;
         store.delete(JOURNAL_TABLE, &[key])
     }

@@ -992,10 +992,11 @@ impl<'a> Piece<'a> {
                 let delete = matches!(m, BatchWrite::DeleteCells { .. });
                 // Parts land in any order: a row given twice (its last cells
                 // win, written in order) keeps the write whole.
-                let mut keys = std::collections::HashSet::with_capacity(rows.len());
-                let part = if rows.len() > APPLY_PART_ROWS
-                    && rows.iter().all(|r| keys.insert(r.key.as_slice()))
-                {
+                let distinct = || {
+                    let mut keys = std::collections::HashSet::with_capacity(rows.len());
+                    rows.iter().all(|r| keys.insert(r.key.as_slice()))
+                };
+                let part = if rows.len() > APPLY_PART_ROWS && distinct() {
                     APPLY_PART_ROWS
                 } else {
                     rows.len().max(1)
