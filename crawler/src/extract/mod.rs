@@ -1322,7 +1322,9 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
 
     // The lines around the title and at the edges of the article: bylines.
     let lines: Vec<&str> = body_text.lines().collect();
-    let title = title.map(|t| title::as_shown(&t, &lines).unwrap_or(t));
+    let title = title
+        .map(|t| title::as_shown(&t, &lines).unwrap_or(t))
+        .map(|t| title::as_spaced(&t, &lines).unwrap_or(t));
     let at_title = title_line(&lines, title.as_deref(), &h1s);
     let header: &[&str] = match at_title {
         Some(i) => &lines[i.saturating_sub(2)..(i + 1 + HEADER_LINES_AFTER).min(lines.len())],

@@ -223,7 +223,7 @@ static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?x)
         ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日)?
         (?:
-            (?:\s*[T\s,]\s*|\s*)
+            (?:\s*[T\s,]\s*|\s*|-)
             (上午|下午|早上|晚上|凌晨|中午)? \s*
             (\d{1,2}) \s* [:：时] \s* (\d{2}) (?: \s*[:：分]\s* (\d{2}) (?:\.\d+)? )? (?:\s*秒)?
             \s* ([aApP]\.?[mM]\.?)?
@@ -2259,6 +2259,13 @@ mod tests {
             p("Saturday, December 27, 2014, 12:06 PM").as_deref(),
             Some("2014-12-27 12:06")
         );
+        // Chinese government CMS meta values (`firstpublishedtime`): a dash
+        // between the day and the time; a dash before anything else is none.
+        assert_eq!(
+            p("2007-08-20-23:59:59").as_deref(),
+            Some("2007-08-20 23:59")
+        );
+        assert_eq!(p("2007-08-20-3").as_deref(), Some("2007-08-20 00:00"));
         assert_eq!(p("nonsense"), None);
     }
 }

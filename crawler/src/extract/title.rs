@@ -257,6 +257,58 @@ pub fn as_shown(title: &str, lines: &[&str]) -> Option<String> {
     best.map(str::to_string)
 }
 
+/// The title spaced as the page shows it: a Chinese or Japanese title with a
+/// space the page's own lines do not have (`<title>…2007　年末…</title>`
+/// where the headline reads `…2007年末…`, here wrapped over three lines with
+/// `<br>`) loses that space. The page's lines, one or more in a row, must
+/// hold the title's characters exactly; a space where the page breaks a line
+/// or has one too stays. `None`: the title stands.
+pub fn as_spaced(title: &str, lines: &[&str]) -> Option<String> {
+    const MAX_LINES: usize = 6;
+    let bare = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    if !title.chars().any(char::is_whitespace) || !title.chars().any(is_cjk) {
+        return None;
+    }
+    let want = bare(title);
+    let shown = (0..lines.len()).find_map(|i| {
+        let mut got = String::new();
+        for (k, line) in lines[i..].iter().take(MAX_LINES).enumerate() {
+            let b = bare(line);
+            if b.is_empty() || !want[got.len()..].starts_with(&b) {
+                return None;
+            }
+            got.push_str(&b);
+            if got.len() == want.len() {
+                return Some(lines[i..=i + k].join("\n"));
+            }
+        }
+        None
+    })?;
+    let mut out = String::with_capacity(title.len());
+    let mut t = title.chars().peekable();
+    let mut v = shown.chars().peekable();
+    loop {
+        let mut t_space = String::new();
+        while let Some(c) = t.next_if(|c| c.is_whitespace()) {
+            t_space.push(c);
+        }
+        let mut v_space = false;
+        while v.next_if(|c| c.is_whitespace()).is_some() {
+            v_space = true;
+        }
+        if v_space {
+            out.push_str(&t_space);
+        }
+        match (t.next(), v.next()) {
+            (Some(a), Some(b)) if a == b => out.push(a),
+            (None, None) => break,
+            _ => return None,
+        }
+    }
+    let out = out.trim().to_string();
+    (out != title).then_some(out)
+}
+
 /// Site names usable to recognise a suffix: labels of the host (`reuters`
 /// of www.reuters.com), besides what the page says.
 pub fn host_names(host: Option<&str>) -> Vec<String> {
@@ -392,6 +444,46 @@ mod tests {
             ),
             "全国人民代表大会常务委员会关于批准财政部发行特别国债购买外汇及调整2007年末国债余额限额的决议"
         );
+    }
+
+    #[test]
+    fn a_space_the_page_does_not_show_is_dropped() {
+        let lines = [
+            "全国人民代表大会常务委员会",
+            "关于批准财政部发行特别国债购买外汇及",
+            "调整2007年末国债余额限额的决议",
+            "（2007年6月29日第十届全国人民代表大会常务委员会第二十八次会议通过）",
+        ];
+        assert_eq!(
+            as_spaced(
+                "全国人民代表大会常务委员会关于批准财政部发行特别国债购买外汇及调整2007\u{3000}年末国债余额限额的决议",
+                &lines
+            )
+            .as_deref(),
+            Some("全国人民代表大会常务委员会关于批准财政部发行特别国债购买外汇及调整2007年末国债余额限额的决议")
+        );
+        // A space the page shows, or where it breaks the line, stays.
+        assert_eq!(
+            as_spaced("多地出台新政 支持以旧换新", &["多地出台新政 支持以旧换新"]),
+            None
+        );
+        assert_eq!(
+            as_spaced(
+                "多地出台新政 支持以旧换新",
+                &["多地出台新政", "支持以旧换新"]
+            ),
+            None
+        );
+        assert_eq!(
+            as_spaced("多地出台新政 支持以旧换新", &["多地出台新政支持以旧换新"]).as_deref(),
+            Some("多地出台新政支持以旧换新")
+        );
+        // Not the page's headline (other characters), or not Chinese: none.
+        assert_eq!(
+            as_spaced("多地出台新政 支持以旧换新", &["多地出台新政策"]),
+            None
+        );
+        assert_eq!(as_spaced("Foo bar", &["Foobar"]), None);
     }
 
     /// v8.dev-style pages: the logo `<h1>V8</h1>` ends the `<title>`

@@ -1,0 +1,50 @@
+//! Prints the attributes harvest extracts from saved pages, one block a page:
+//! a look at what the extraction sees when a `harvest bench extract` line says
+//! it missed. `cargo run --release -p harvest-bench --example extract_page --
+//! [--url URL] FILE...` (default URL: `http://fakehost/`).
+
+use crawler::extract::{extract_with, TimeContext};
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1).peekable();
+    let mut url = url::Url::parse("http://fakehost/")?;
+    let mut files = Vec::new();
+    while let Some(a) = args.next() {
+        if a == "--url" {
+            let u = args
+                .next()
+                .ok_or_else(|| anyhow::anyhow!("--url needs a value"))?;
+            url = url::Url::parse(&u)?;
+        } else {
+            files.push(a);
+        }
+    }
+    if files.is_empty() {
+        anyhow::bail!("usage: extract_page [--url URL] FILE...");
+    }
+    for f in files {
+        let bytes = std::fs::read(&f)?;
+        let decoded = crawler::charset::decode(&bytes, None);
+        let x = extract_with(&decoded.text, &url, &TimeContext::default());
+        println!("== {f}");
+        println!("title      {:?}", x.title);
+        println!(
+            "published  {:?} local {:?} from {:?}",
+            x.published,
+            x.published_local,
+            x.published_from.map(|p| p.as_str())
+        );
+        println!(
+            "media      {:?} (from host: {})",
+            x.media, x.media_from_host
+        );
+        println!("author     {:?}", x.author);
+        println!("comments   {:?}", x.comments);
+        let art: String = x.article_text.chars().take(200).collect();
+        println!(
+            "article    {} chars: {art:?}",
+            x.article_text.chars().count()
+        );
+    }
+    Ok(())
+}
