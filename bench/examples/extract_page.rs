@@ -40,6 +40,9 @@ fn main() -> anyhow::Result<()> {
         );
         println!("author     {:?}", x.author);
         println!("comments   {:?}", x.comments);
+        if std::env::var_os("BODY").is_some() {
+            println!("body\n{}", x.body_text);
+        }
         let art: String = x.article_text.chars().take(200).collect();
         println!(
             "article    {} chars: {art:?}",

@@ -29,6 +29,15 @@
 //!   time, the named source media and the byline), without running an
 //!   extractor on them. No URL was saved with them: both get
 //!   [`READABILITY_URL`].
+//! - `twnews`: the 20 sample pages of the PyPI wheels of twnews 0.1.6, 0.2.4
+//!   and 0.3.3 (seven Taiwanese news sites: Apple Daily, China Times, CNA,
+//!   ETtoday, Liberty Times, SETN, UDN; eight articles, most saved again by
+//!   each version in the site's layout of the day), labelled by the
+//!   version's own tests (`tests/soup/test_soup_<site>.py`: the headline, the
+//!   publish time to the minute, the author), copied into
+//!   `bench/data/twnews-labels.tsv` with each page's canonical URL. Added on
+//!   2026-12-04 and first run with the rules of that day: no rule was built
+//!   on them before.
 //!
 //! The fetch time given to the extractor (relative times count back from it,
 //! later times are rejected) is the release time of the module the pages came
@@ -519,6 +528,78 @@ fn gne_pages(dir: &Path) -> Result<Vec<Page>> {
     Ok(pages)
 }
 
+/// The labels of the twnews pages (see the module documentation).
+const TWNEWS_LABELS: &str = include_str!("../data/twnews-labels.tsv");
+/// Pages of the three twnews wheels (what the fetch script checks).
+const TWNEWS_PAGES: usize = 20;
+/// Upload times of the twnews wheels on PyPI: each version's pages were
+/// saved before it.
+const TWNEWS_RELEASED: [(&str, &str); 3] = [
+    ("0.1.6", "2018-10-30T19:48:31Z"),
+    ("0.2.4", "2018-12-12T06:24:10Z"),
+    ("0.3.3", "2019-08-14T04:43:18Z"),
+];
+
+/// The twnews wheels' sample pages with the labels of their tests: one TSV
+/// line a page (`file`, `title`, `published` (Taiwan's local time, to the
+/// minute), `author`, `url`, `where`); an empty field is no label.
+fn twnews_pages(dir: &Path) -> Result<Vec<Page>> {
+    let root = dir.join("twnews");
+    let mut lines = TWNEWS_LABELS.lines();
+    let header = lines.next().unwrap_or_default();
+    if !header.starts_with("file\ttitle\tpublished\tauthor\turl") {
+        bail!("bench/data/twnews-labels.tsv: unexpected header {header:?}");
+    }
+    let mut pages = Vec::new();
+    for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 5 {
+            bail!(
+                "bench/data/twnews-labels.tsv line {}: {} fields",
+                n + 2,
+                f.len()
+            );
+        }
+        let file = f[0];
+        let path = root.join(file);
+        if !path.is_file() {
+            bail!(
+                "{} missing: run deploy/data/fetch-extract-heldout.sh",
+                path.display()
+            );
+        }
+        let version = file.split('/').next().unwrap_or_default();
+        let Some((_, saved)) = TWNEWS_RELEASED.iter().find(|(v, _)| *v == version) else {
+            bail!("bench/data/twnews-labels.tsv: {file}: unknown version");
+        };
+        let fetched = DateTime::parse_from_rfc3339(saved)?.with_timezone(&Utc);
+        let field = |i: usize| Some(f[i].trim().to_string()).filter(|s| !s.is_empty());
+        let published = match parse_label(Some(&Value::String(f[2].trim().to_string()))) {
+            Label::Unknown => bail!("bench/data/twnews-labels.tsv: {file}: time {:?}", f[2]),
+            l => l,
+        };
+        let name = format!("twnews/{file}");
+        pages.push(Page {
+            half: Some(Half::of(&name)),
+            name,
+            path,
+            url: f[4].trim().to_string(),
+            fetched,
+            title: field(1).map(Some),
+            published,
+            author: field(3),
+            media: None,
+        });
+    }
+    if pages.len() != TWNEWS_PAGES {
+        bail!(
+            "bench/data/twnews-labels.tsv: {} pages, expected {TWNEWS_PAGES}",
+            pages.len()
+        );
+    }
+    Ok(pages)
+}
+
 /// go-readability's test pages from real sites.
 fn readability_pages(dir: &Path) -> Result<Vec<Page>> {
     let root = dir.join("readability");
@@ -951,6 +1032,10 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
             title: "gne: GeneralNewsExtractor 0.4.3's test pages of Chinese news portals, our labels (publish time in Beijing time)"
                 .into(),
             pages: gne_pages(dir)?,
+        },
+        HeldOut {
+            title: "twnews: the sample pages of twnews 0.1.6, 0.2.4 and 0.3.3 (7 Taiwanese news sites, 8 articles, Traditional Chinese), its tests' labels".into(),
+            pages: twnews_pages(dir)?,
         },
     ];
     let all: Vec<Page> = sets.iter().flat_map(|s| s.pages.iter().cloned()).collect();

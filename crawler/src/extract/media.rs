@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::fold::fold;
 use super::squash;
 
 /// A media or author value longer than this (characters) is not one.
@@ -102,8 +103,8 @@ fn chinese_names(matched: &str) -> Option<String> {
         .split(|c: char| c == '、' || c.is_whitespace())
         .filter(|n| !n.is_empty())
         // `采写：南都记者 余毅菁`: the outlet's reporter title before the name.
-        .skip_while(|n| n.ends_with("记者"))
-        .take_while(|n| !NOT_NAMES.iter().any(|w| n.starts_with(w)))
+        .skip_while(|n| fold(n).ends_with("记者"))
+        .take_while(|n| !NOT_NAMES.iter().any(|w| fold(n).starts_with(w)))
         .collect();
     (!names.is_empty()).then(|| names.join(" "))
 }
@@ -115,6 +116,12 @@ static RE_AUTHOR_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
         r"[（(]\s*(?:本报|新华社|中新社)?记者\s*([\p{Han}·]{2,4}(?:、[\p{Han}·]{2,4}){0,3})\s*[）)]|本报记者\s*([\p{Han}·]{2,4})(?:[\s，,。]|$)",
     )
 });
+
+/// `記者陳嘉寧／桃園機場報導` (folded: `记者…／…报导`): Taiwan's byline, the
+/// reporter and where they report from.
+static RE_REPORTER_PLACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?:^|[\s（(〔【])(?:本报)?记者\s*([\p{Han}·]{2,4})\s*[／/]\s*\p{Han}{1,12}(?:报导|报道)")
+});
 /// `By Jane Doe` at the start of a line.
 static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -125,9 +132,10 @@ static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
 /// A usable name: trimmed, without a `来源：` label, not a URL, not too long.
 pub fn name_value(s: &str) -> Option<String> {
     let t = squash(s);
+    let f = fold(&t);
     let t = ["来源", "来自", "稿源", "出处", "Source", "source"]
         .iter()
-        .find_map(|l| t.strip_prefix(l))
+        .find_map(|l| f.starts_with(l).then(|| &t[l.len()..]))
         .map(|rest| rest.trim_start_matches([':', '：', ' ']).to_string())
         .unwrap_or(t);
     let t = t.trim_matches(|c: char| {
@@ -150,9 +158,10 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
         "图片", "图", "照片", "视频", "数据", "资料", "photo", "image", "video", "data",
     ];
     lines.into_iter().find_map(|l| {
-        RE_MEDIA_LABEL.captures_iter(l).find_map(|c| {
+        let f = fold(l);
+        RE_MEDIA_LABEL.captures_iter(&f).find_map(|c| {
             let whole = c.get(0)?;
-            let before = l[..whole.start()].trim_end().to_lowercase();
+            let before = f[..whole.start()].trim_end().to_lowercase();
             if NOT_ARTICLE.iter().any(|w| before.ends_with(w)) {
                 return None;
             }
@@ -161,10 +170,11 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
             if whole.as_str().is_ascii() && before.ends_with(['.', '!', '?']) {
                 return None;
             }
-            let v = c.get(1)?.as_str();
+            let folded = c.get(1)?.as_str();
+            let v = &l[c.get(1)?.range()];
             // `来源：2023-11-17`, `来源：网络` are not outlets.
             if v.chars().all(|c| c.is_ascii_digit() || c == '-')
-                || matches!(v, "网络" | "互联网" | "网友" | "未知")
+                || matches!(folded, "网络" | "互联网" | "网友" | "未知")
                 || GENERIC_SOURCES.contains(&v.to_lowercase().as_str())
             {
                 return None;
@@ -237,9 +247,10 @@ pub fn dateline_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
         let han = name
             .chars()
             .all(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || c == '·');
+        let folded = fold(name);
         let label = NOT_OUTLETS
             .iter()
-            .any(|w| name.starts_with(w) || name.ends_with(w));
+            .any(|w| folded.starts_with(w) || folded.ends_with(w));
         ((2..=12).contains(&n) && han && !label).then(|| name.to_string())
     })
 }
@@ -290,11 +301,12 @@ fn source_element_name(t: String) -> Option<String> {
 pub fn byline_line_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
     lines.into_iter().find_map(|l| {
         let l = l.trim_start_matches(|c: char| c.is_whitespace());
-        let c = RE_AUTHOR_LABEL.captures(l)?;
+        let f = fold(l);
+        let c = RE_AUTHOR_LABEL.captures(&f)?;
         if c.get(0)?.start() != 0 {
             return None;
         }
-        name_value(&chinese_names(c.get(1)?.as_str())?)
+        name_value(&chinese_names(&l[c.get(1)?.range()])?)
     })
 }
 
@@ -304,11 +316,15 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         if let Some(c) = RE_BYLINE.captures(l.trim()) {
             return name_value(c.get(1)?.as_str());
         }
-        if let Some(c) = RE_AUTHOR_LABEL.captures(l) {
-            return name_value(&chinese_names(c.get(1)?.as_str())?);
+        let f = fold(l);
+        if let Some(c) = RE_AUTHOR_LABEL.captures(&f) {
+            return name_value(&chinese_names(&l[c.get(1)?.range()])?);
         }
-        let c = RE_AUTHOR_REPORTER.captures(l)?;
-        name_value(c.get(1).or_else(|| c.get(2))?.as_str())
+        if let Some(c) = RE_REPORTER_PLACE.captures(&f) {
+            return name_value(&l[c.get(1)?.range()]);
+        }
+        let c = RE_AUTHOR_REPORTER.captures(&f)?;
+        name_value(&l[c.get(1).or_else(|| c.get(2))?.range()])
     })
 }
 
@@ -359,6 +375,10 @@ pub fn author_value(s: &str) -> Option<String> {
         .or_else(|| t.strip_prefix("by "))
         .or_else(|| t.strip_prefix("BY "))
         .unwrap_or(&t);
+    // `記者陳嘉寧／桃園機場報導`: the reporter.
+    if let Some(m) = RE_REPORTER_PLACE.captures(&fold(t)).and_then(|c| c.get(1)) {
+        return name_value(&t[m.range()]);
+    }
     name_value(t)
 }
 

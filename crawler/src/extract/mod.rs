@@ -11,6 +11,7 @@
 //! [`text`] (article text, readability-style).
 
 pub mod budget;
+mod fold;
 pub mod media;
 mod scan;
 pub mod text;

@@ -509,7 +509,7 @@ fn label_window(line: &str, start: usize) -> String {
         .rev()
         .nth(LABEL_WINDOW_CHARS - 1)
         .map_or(0, |(i, _)| i);
-    line[from..start].to_lowercase()
+    super::fold::fold(&line[from..start]).to_lowercase()
 }
 
 /// Where the last of `labels` in `window` ends.
@@ -673,6 +673,9 @@ fn text_dates(text: &str) -> Vec<TextDate> {
     if !has_year_digits(text) {
         return out;
     }
+    // `10時30分`: the same offsets in the folded text.
+    let folded = super::fold::fold(text);
+    let text = folded.as_ref();
     for c in RE_NUMERIC.captures_iter(text) {
         let Some(m) = c.get(0) else { continue };
         // Not part of a longer number (an ID, a phone number).
@@ -877,6 +880,9 @@ fn contextual_dates(
 ) -> Vec<TextDate> {
     let now_local = fetched.with_timezone(&zone).naive_local();
     let mut out = Vec::new();
+    // `3小時前`, `剛剛`: the same offsets in the folded text.
+    let folded = super::fold::fold(text);
+    let text = folded.as_ref();
     for c in RE_MONTH_DAY_ZH.captures_iter(text) {
         let Some(m) = c.get(0) else { continue };
         // Part of a full date (`2023年11月17日`): found by text_dates already.
@@ -1039,7 +1045,7 @@ fn line_label(lines: &[&str], i: usize, start: usize) -> Label {
     let line = lines[i];
     match label_before(line, start) {
         Label::None if i > 0 && line[..start].trim().is_empty() => {
-            let prev = lines[i - 1]
+            let prev = super::fold::fold(lines[i - 1])
                 .trim()
                 .trim_end_matches([':', '：'])
                 .trim_end()

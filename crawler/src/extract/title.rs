@@ -17,7 +17,7 @@ const SPACED_SEPARATORS: [&str; 11] = [
     " | ", " - ", " – ", " — ", " :: ", " · ", " _ ", " ｜ ", " » ", " / ", " : ",
 ];
 /// Separators used without spaces (CJK titles).
-const TIGHT_SEPARATORS: [char; 8] = ['_', '|', '｜', '-', '－', '—', '–', '：'];
+const TIGHT_SEPARATORS: [char; 10] = ['_', '|', '｜', '│', '丨', '-', '－', '—', '–', '：'];
 
 /// Longest site-name segment cut without knowing the site's name.
 const SITE_SEGMENT_CHARS: usize = 24;
@@ -121,9 +121,10 @@ fn names_site(segment: &str, site_names: &[String]) -> bool {
         "客户端",
         "官网",
     ];
+    let folded = super::fold::fold(&seg);
     let cjk_site = seg.chars().count() <= 10
         && seg.chars().all(is_cjk)
-        && CJK_SITE_ENDINGS.iter().any(|e| seg.ends_with(e));
+        && CJK_SITE_ENDINGS.iter().any(|e| folded.ends_with(e));
     if domain || cjk_site {
         return true;
     }
@@ -223,7 +224,7 @@ pub fn as_shown(title: &str, lines: &[&str]) -> Option<String> {
     // colon: `央行：…` is the headline's own.
     let set_off = |part: &str, trailing: bool| {
         let p = part.trim();
-        let sep = |c: char| "_|｜-－–—·»/".contains(c);
+        let sep = |c: char| "_|｜│丨-－–—·»/".contains(c);
         !p.is_empty()
             && if trailing {
                 p.starts_with(sep)
