@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 /// (Traditional, Simplified).
-const PAIRS: [(char, char); 50] = [
+const PAIRS: [(char, char); 60] = [
     ('佈', '布'),
     ('後', '后'),
     ('處', '处'),
@@ -63,6 +63,16 @@ const PAIRS: [(char, char); 50] = [
     ('報', '报'),
     ('剛', '刚'),
     ('來', '来'),
+    ('覽', '览'),
+    ('舉', '举'),
+    ('號', '号'),
+    ('糾', '纠'),
+    ('錯', '错'),
+    ('創', '创'),
+    ('載', '载'),
+    ('擊', '击'),
+    ('數', '数'),
+    ('據', '据'),
 ];
 
 fn simplified(c: char) -> Option<char> {
@@ -103,7 +113,7 @@ mod tests {
         assert!(matches!(fold("发布时间：今天"), Cow::Borrowed(_)));
         assert!(matches!(fold("配信時間：10時30分"), Cow::Owned(_)));
         assert!(matches!(
-            fold("更新日時：2019年、読了時間"),
+            fold("更新日時：2019年のニュース"),
             Cow::Borrowed(_)
         ));
         for (t, s) in PAIRS {

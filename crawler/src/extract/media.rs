@@ -119,9 +119,27 @@ static RE_AUTHOR_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `記者陳嘉寧／桃園機場報導` (folded: `记者…／…报导`): Taiwan's byline, the
 /// reporter and where they report from.
+/// In brackets the title may be left out: `（王煌忠／台中報導）`, but not a
+/// desk (`（國際中心／綜合報導）`, see [`NOT_REPORTERS`]).
 static RE_REPORTER_PLACE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?:^|[\s（(〔【])(?:本报)?记者\s*([\p{Han}·]{2,4})\s*[／/]\s*\p{Han}{1,12}(?:报导|报道)")
+    re(
+        r"(?:^|[\s（(〔【])(?:本报)?记者\s*([\p{Han}·]{2,4})\s*[／/]\s*\p{Han}{1,12}(?:报导|报道)|[（(〔【]\s*([\p{Han}·]{2,4})\s*[／/]\s*\p{Han}{1,12}(?:报导|报道)\s*[）)〕】]",
+    )
 });
+
+/// Endings of a desk or an outlet in a byline's place (`國際中心`, `中央社`).
+const NOT_REPORTERS: [&str; 10] = ["中心", "组", "組", "社", "部", "台", "网", "报", "室", "处"];
+
+/// The reporter of a [`RE_REPORTER_PLACE`] byline in `original` (`folded` is
+/// its [`fold`]).
+fn reporter_place(original: &str, folded: &str) -> Option<String> {
+    let c = RE_REPORTER_PLACE.captures(folded)?;
+    let m = c.get(1).or_else(|| c.get(2))?;
+    if NOT_REPORTERS.iter().any(|w| m.as_str().ends_with(w)) {
+        return None;
+    }
+    name_value(&original[m.range()])
+}
 /// `By Jane Doe` at the start of a line.
 static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -320,8 +338,8 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         if let Some(c) = RE_AUTHOR_LABEL.captures(&f) {
             return name_value(&chinese_names(&l[c.get(1)?.range()])?);
         }
-        if let Some(c) = RE_REPORTER_PLACE.captures(&f) {
-            return name_value(&l[c.get(1)?.range()]);
+        if let Some(name) = reporter_place(l, &f) {
+            return Some(name);
         }
         let c = RE_AUTHOR_REPORTER.captures(&f)?;
         name_value(&l[c.get(1).or_else(|| c.get(2))?.range()])
@@ -376,8 +394,8 @@ pub fn author_value(s: &str) -> Option<String> {
         .or_else(|| t.strip_prefix("BY "))
         .unwrap_or(&t);
     // `記者陳嘉寧／桃園機場報導`: the reporter.
-    if let Some(m) = RE_REPORTER_PLACE.captures(&fold(t)).and_then(|c| c.get(1)) {
-        return name_value(&t[m.range()]);
+    if let Some(name) = reporter_place(t, &fold(t)) {
+        return Some(name);
     }
     name_value(t)
 }
@@ -385,6 +403,37 @@ pub fn author_value(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Taiwan's and Hong Kong's outlets write the same labels in
+    /// Traditional characters; the name keeps its own script.
+    #[test]
+    fn traditional_chinese_labels_and_taiwan_bylines() {
+        assert_eq!(
+            labelled_author(["記者陳嘉寧／桃園機場報導"]).as_deref(),
+            Some("陳嘉寧")
+        );
+        assert_eq!(
+            author_value("記者陳嘉寧／桃園機場報導").as_deref(),
+            Some("陳嘉寧")
+        );
+        assert_eq!(
+            labelled_author(["作者：林悅 編輯：王明"]).as_deref(),
+            Some("林悅")
+        );
+        assert_eq!(
+            labelled_author(["警方將進一步釐清死因。（王煌忠／台中報導）"]).as_deref(),
+            Some("王煌忠")
+        );
+        assert_eq!(labelled_author(["（國際中心／綜合報導）"]), None);
+        assert_eq!(labelled_author(["（中央社／台北報導）"]), None);
+        assert_eq!(labelled_media(["來源：中央社"]).as_deref(), Some("中央社"));
+        assert_eq!(labelled_media(["圖片來源：中央社"]), None);
+        assert_eq!(
+            dateline_media(["2019-03-18 23:59 瀏覽"]),
+            None,
+            "a count's label is no outlet"
+        );
+    }
 
     #[test]
     fn chinese_bylines_with_several_names_and_roles() {

@@ -1458,7 +1458,11 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 title_tag.as_deref(),
             ) =>
         {
-            text_author().or(Some(a))
+            // Else a byline element naming someone else (`<a rel="author">`
+            // beside `<meta name="author" content="中時電子報">`).
+            text_author()
+                .or_else(|| byline_author(&els.byline).filter(|b| *b != a))
+                .or(Some(a))
         }
         Some(a) => Some(a),
         None => text_author(),

@@ -2252,6 +2252,16 @@ mod tests {
     }
 
     #[test]
+    fn traditional_chinese_labels() {
+        assert_eq!(label_before("發佈時間：2019-03-18", 15), Label::Publish);
+        assert_eq!(label_before("最後更新：2019-03-18", 15), Label::Other);
+        // Japanese kanji are not folded (`更新日時` is an update either way).
+        assert_eq!(label_before("配信日：2019-03-18", 12), Label::None);
+        let d = text_dates("2019年3月18日 23時59分");
+        assert!(d.first().is_some_and(|d| d.has_time), "時 as 时");
+    }
+
+    #[test]
     fn parse_stated_forms() {
         let p = |s: &str| parse_date(s).map(|d| d.format("%Y-%m-%d %H:%M").to_string());
         assert_eq!(p("1700000000").as_deref(), Some("2023-11-14 22:13"));

@@ -448,6 +448,21 @@ mod tests {
     }
 
     #[test]
+    fn traditional_site_names_and_box_drawing_separators() {
+        assert_eq!(
+            strip_site(
+                "和男友口角鎖門吞藥 女墜樓不治│即時新聞│20160521│蘋果日報",
+                &[]
+            ),
+            "和男友口角鎖門吞藥 女墜樓不治"
+        );
+        assert_eq!(
+            strip_site("澎湖重度殘障男子 陳屍馬公水仙宮旁空屋丨聯合新聞網", &[]),
+            "澎湖重度殘障男子 陳屍馬公水仙宮旁空屋"
+        );
+    }
+
+    #[test]
     fn a_space_the_page_does_not_show_is_dropped() {
         let lines = [
             "全国人民代表大会常务委员会",
