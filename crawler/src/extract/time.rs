@@ -241,6 +241,24 @@ static RE_YEAR_APART: LazyLock<Regex> = LazyLock::new(|| {
 static RE_MONTH_DAY_ZH: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\d{1,2})\s*月\s*(\d{1,2})\s*日(?:\s*(\d{1,2})\s*[:：时]\s*(\d{2}))?"));
 
+/// `18-03-08 23:16`, `10-08 12:00`: a two-digit year or none, as Baidu's
+/// Baijiahao and many forums print them; read only right after a publish
+/// label ([`SHORT_DATE_LABELS`]).
+static RE_SHORT_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?:(\d{2})[-/])?(\d{1,2})[-/](\d{1,2})(?:\s+(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?)?")
+});
+
+/// The labels a short date ([`RE_SHORT_NUMERIC`]) must follow, with only a
+/// colon or spaces between.
+const SHORT_DATE_LABELS: [&str; 6] = [
+    "发布时间",
+    "发表时间",
+    "发布于",
+    "发表于",
+    "发布日期",
+    "发表日期",
+];
+
 const MONTHS: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 const EN_TIME: &str =
     r"(?:,?\s*(?:at\s+)?(\d{1,2})[:.](\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*([a-z]{2,4})\b)?)?";
@@ -961,6 +979,56 @@ fn contextual_dates(
             });
         }
     }
+    for c in RE_SHORT_NUMERIC.captures_iter(text) {
+        let Some(m) = c.get(0) else { continue };
+        let before = text[..m.start()].trim_end_matches([' ', '\u{3000}', ':', '：']);
+        if !SHORT_DATE_LABELS.iter().any(|l| before.ends_with(l))
+            || text[m.end()..].starts_with(|ch: char| ch.is_ascii_digit() || "-/.".contains(ch))
+        {
+            continue;
+        }
+        let parsed = (|| {
+            let (month, day) = (num::<u32>(&c, 2)?, num::<u32>(&c, 3)?);
+            let time = match num::<u32>(&c, 4) {
+                Some(h) => Some(NaiveTime::from_hms_opt(
+                    h,
+                    num(&c, 5)?,
+                    num(&c, 6).unwrap_or(0),
+                )?),
+                None => None,
+            };
+            let date = match num::<i32>(&c, 1) {
+                Some(yy) => {
+                    let this_year = now_local.date().year();
+                    let y = if 2000 + yy <= this_year {
+                        2000 + yy
+                    } else {
+                        1900 + yy
+                    };
+                    NaiveDate::from_ymd_opt(y, month, day)?
+                }
+                None => {
+                    let mut y = year.unwrap_or(now_local.date().year());
+                    let mut date = NaiveDate::from_ymd_opt(y, month, day)?;
+                    if year.is_none() && date > now_local.date() {
+                        y -= 1;
+                        date = NaiveDate::from_ymd_opt(y, month, day)?;
+                    }
+                    date
+                }
+            };
+            Some((stated(date, time, None)?, c.get(1).is_none()))
+        })();
+        if let Some(((s, has_time), year_inferred)) = parsed {
+            out.push(TextDate {
+                year_inferred,
+                relative: false,
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
     let cjk = text.chars().any(is_cjk);
     for c in RE_DMY_SHORT_YEAR.captures_iter(text).filter(|_| !cjk) {
         let Some(m) = c.get(0) else { continue };
@@ -1614,14 +1682,21 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
 
 /// Days stated without a year (`新京报讯（记者 X）11月25日`, a dateline)
 /// take their year from the page's own dated candidates, not from the fetch
-/// time: the year of the best-scored candidate that states one, or the year
+/// time: the year of the best-scored candidate that states one (a modified
+/// time only when no other does), or the year
 /// before when the day would come after it (a page re-read years later, or a
 /// crawl of an old page, otherwise files it under the wrong year).
 fn with_page_years(cands: &[Candidate], zone: Tz) -> Vec<Candidate> {
-    let reference = cands
-        .iter()
-        .filter(|c| !c.year_inferred && c.from != PublishedFrom::Modified)
-        .max_by_key(|c| c.score)
+    // A modified time only when the page states no other: it comes at or
+    // after the publish time, so its year (or the one before) still holds.
+    let best = |modified: bool| {
+        cands
+            .iter()
+            .filter(|c| !c.year_inferred && (c.from == PublishedFrom::Modified) == modified)
+            .max_by_key(|c| c.score)
+    };
+    let reference = best(false)
+        .or_else(|| best(true))
         .and_then(|c| c.stated.resolve(zone))
         .map(|l| l.naive_local());
     cands
@@ -2249,6 +2324,41 @@ mod tests {
         let list = texts(&["2024-01-01", "2024-01-02", "2024-01-03"]);
         assert!(date_class_candidate(&list).is_none(), "a list of posts");
         assert!(date_class_candidate(&texts(&["Updated 2024-01-01"])).is_none());
+    }
+
+    /// Baijiahao's `发布时间：18-03-08 23:16` and `发布时间：10-08 12:00`.
+    #[test]
+    fn short_dates_after_a_publish_label() {
+        let lines = [
+            "英国美女在殡仪馆工作太痛苦，转行当美人鱼",
+            "加拿大必读",
+            "发布时间：18-03-08 23:16",
+        ];
+        let ctx = TimeContext {
+            fetched: fetched(),
+            zone: None,
+            hint: None,
+        };
+        let zone = chrono_tz::Asia::Shanghai;
+        let got = |lines: &[&str]| {
+            let c = near_title_candidates(lines, 0, &ctx, zone, None);
+            decide(&c, &ctx, zone).map(|p| p.local.format("%Y-%m-%d %H:%M").to_string())
+        };
+        assert_eq!(got(&lines).as_deref(), Some("2018-03-08 23:16"));
+        // No year: the fetch year (2024-03-10), else the year before.
+        let lines = ["英国美女在殡仪馆工作太痛苦", "发布时间：02-08 12:00"];
+        assert_eq!(got(&lines).as_deref(), Some("2024-02-08 12:00"));
+        let lines = ["英国美女在殡仪馆工作太痛苦", "发布时间：10-08 12:00"];
+        assert_eq!(got(&lines).as_deref(), Some("2023-10-08 12:00"));
+        // Without the label: a score, a code, a phone number.
+        let lines = ["英国美女在殡仪馆工作太痛苦", "比分 10-08 全场"];
+        assert_eq!(got(&lines), None);
+        let lines = ["英国美女在殡仪馆工作太痛苦", "发布时间：10-08-2023"];
+        assert_eq!(
+            got(&lines),
+            None,
+            "a day-first date is not read as year-first"
+        );
     }
 
     #[test]
