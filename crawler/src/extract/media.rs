@@ -273,6 +273,42 @@ pub fn dateline_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
     })
 }
 
+/// Follow buttons: what a self-media platform (Toutiao, Baijiahao, Sohu,
+/// NetEase, ifeng, The Paper's accounts, Weibo) prints beside the account
+/// that published the article.
+const FOLLOW_BUTTONS: [&str; 6] = ["关注", "+关注", "＋关注", "+ 关注", "加关注", "订阅"];
+
+/// The account a follow button names right under the headline (`去驴行` /
+/// `关注`, or `去驴行 关注` on one line): on a self-media platform the
+/// account is the article's publisher, where `og:site_name` names the
+/// platform. `after`: the few lines after the title's.
+pub fn followed_account(after: &[&str]) -> Option<String> {
+    let button = |l: &str| FOLLOW_BUTTONS.contains(&fold(l.trim()).as_ref());
+    after.iter().enumerate().find_map(|(i, l)| {
+        let l = l.trim();
+        let name = if after.get(i + 1).is_some_and(|n| button(n)) {
+            l
+        } else {
+            FOLLOW_BUTTONS
+                .iter()
+                .find_map(|b| {
+                    fold(l)
+                        .ends_with(b)
+                        .then(|| l[..l.len() - b.len()].trim_end())
+                })
+                .filter(|n| n.len() < l.len() && l[n.len()..].starts_with(char::is_whitespace))?
+        };
+        let n = name.chars().count();
+        let folded = fold(name);
+        let plain = !name.contains(['：', ':', '|', '｜'])
+            && !name.chars().any(|c| c.is_ascii_digit())
+            && !NOT_OUTLETS
+                .iter()
+                .any(|w| folded.starts_with(w) || folded.ends_with(w));
+        ((2..=20).contains(&n) && plain && !button(name)).then(|| name.to_string())
+    })
+}
+
 /// The media named by a source element (`<a class="source">中国证券报</a>`,
 /// `<span class="source">来源：X</span>`): short text that is not a date.
 pub fn source_element_media(texts: impl IntoIterator<Item = String>) -> Option<String> {
@@ -433,6 +469,24 @@ mod tests {
             None,
             "a count's label is no outlet"
         );
+    }
+
+    #[test]
+    fn the_account_a_follow_button_names() {
+        assert_eq!(
+            followed_account(&["去驴行", "关注", "1 /10 当全世界…"]).as_deref(),
+            Some("去驴行")
+        );
+        assert_eq!(
+            followed_account(&["八卦大相公 关注", "发布时间：01-14 17:58"]).as_deref(),
+            Some("八卦大相公")
+        );
+        assert_eq!(followed_account(&["關注"]), None);
+        // Not a name: a date, a label, a count; nothing without a button.
+        assert_eq!(followed_account(&["2019-09-08 11:42", "关注"]), None);
+        assert_eq!(followed_account(&["作者：张三", "关注"]), None);
+        assert_eq!(followed_account(&["去驴行", "举报"]), None);
+        assert_eq!(followed_account(&["一起关注"]), None);
     }
 
     #[test]

@@ -483,6 +483,9 @@ fn is_han(c: char) -> bool {
 
 /// Lines searched around the title for bylines (date, source, author).
 const HEADER_LINES_AFTER: usize = 10;
+/// Lines after the title searched for the account a page's follow button
+/// names ([`media::followed_account`]).
+const ACCOUNT_LINES: usize = 4;
 /// Lines at the head and foot of the article searched for source and author.
 const ARTICLE_EDGE_LINES: usize = 4;
 
@@ -1423,6 +1426,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .and_then(|e| media::name_value(&element_text(&e)))
         })
         .or_else(|| media::dateline_media(header.iter().copied()))
+        .or_else(|| {
+            let after = at_title.map_or(&[][..], |i| {
+                &lines[(i + 1).min(lines.len())..(i + 1 + ACCOUNT_LINES).min(lines.len())]
+            });
+            media::followed_account(after)
+        })
         .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value))
         .or_else(|| ld.publisher.as_deref().and_then(media::name_value))
         .or_else(|| {
