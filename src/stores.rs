@@ -360,28 +360,13 @@ pub fn init(cfg: &Config) -> Result<Vec<String>> {
             names.push(indexer::keys::table_name(&source.name, y)?);
         }
     }
-    let create = |name: &String| {
-        store
-            .create_table(name, &indexer::record::PAGE_FAMILIES, cfg.buckets)
-            .with_context(|| format!("cannot create table {name}"))
-    };
-    if store.remote() {
-        // About two seconds each on HBase's master: side by side, a few at a time.
-        for chunk in names.chunks(8) {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = chunk
-                    .iter()
-                    .map(|n| scope.spawn(move || create(n)))
-                    .collect();
-                handles.into_iter().try_for_each(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(anyhow::anyhow!("a table creation thread panicked"))
-                    })
-                })
-            })?;
-        }
-    } else {
-        names.iter().try_for_each(create)?;
+    let tables: Vec<(&str, &[&str], u8)> = names
+        .iter()
+        .map(|n| (n.as_str(), &indexer::record::PAGE_FAMILIES[..], cfg.buckets))
+        .collect();
+    for chunk in tables.chunks(8) {
+        indexer::create_tables(store.as_ref(), chunk)
+            .with_context(|| format!("cannot create the tables {chunk:?}"))?;
     }
     created.extend(names);
     Ok(created)

@@ -458,6 +458,26 @@ fn htmldate_pages(dir: &Path, data_file: &str, set: &str, expect: usize) -> Resu
     Ok(pages)
 }
 
+/// The rows of a labels TSV of `bench/data` (`name`), its header starting
+/// with the `header` columns, each row with at least as many fields.
+fn label_rows(text: &'static str, name: &str, header: &str) -> Result<Vec<Vec<&'static str>>> {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    if !first.starts_with(header) {
+        bail!("bench/data/{name}: unexpected header {first:?}");
+    }
+    let want = header.split('\t').count();
+    let mut rows = Vec::new();
+    for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < want {
+            bail!("bench/data/{name} line {}: {} fields", n + 2, f.len());
+        }
+        rows.push(f);
+    }
+    Ok(rows)
+}
+
 /// The labels of the gne pages (see the module documentation).
 const GNE_LABELS: &str = include_str!("../data/gne-labels.tsv");
 /// Pages in the gne sdist's `tests/` (what the fetch script checks).
@@ -474,21 +494,12 @@ const GNE_SAVED: &str = "2026-03-02T00:00:00Z";
 fn gne_pages(dir: &Path) -> Result<Vec<Page>> {
     let root = dir.join("gne");
     let fetched = DateTime::parse_from_rfc3339(GNE_SAVED)?.with_timezone(&Utc);
-    let mut lines = GNE_LABELS.lines();
-    let header = lines.next().unwrap_or_default();
-    if !header.starts_with("file\tkind\ttitle\tpublished\tmedia\tauthor") {
-        bail!("bench/data/gne-labels.tsv: unexpected header {header:?}");
-    }
     let mut pages = Vec::new();
-    for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 6 {
-            bail!(
-                "bench/data/gne-labels.tsv line {}: {} fields",
-                n + 2,
-                f.len()
-            );
-        }
+    for f in label_rows(
+        GNE_LABELS,
+        "gne-labels.tsv",
+        "file\tkind\ttitle\tpublished\tmedia\tauthor",
+    )? {
         let file = f[0].strip_prefix("tests/").unwrap_or(f[0]);
         let path = root.join(file);
         if !path.is_file() {
@@ -545,21 +556,12 @@ const TWNEWS_RELEASED: [(&str, &str); 3] = [
 /// minute), `author`, `url`, `where`); an empty field is no label.
 fn twnews_pages(dir: &Path) -> Result<Vec<Page>> {
     let root = dir.join("twnews");
-    let mut lines = TWNEWS_LABELS.lines();
-    let header = lines.next().unwrap_or_default();
-    if !header.starts_with("file\ttitle\tpublished\tauthor\turl") {
-        bail!("bench/data/twnews-labels.tsv: unexpected header {header:?}");
-    }
     let mut pages = Vec::new();
-    for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 5 {
-            bail!(
-                "bench/data/twnews-labels.tsv line {}: {} fields",
-                n + 2,
-                f.len()
-            );
-        }
+    for f in label_rows(
+        TWNEWS_LABELS,
+        "twnews-labels.tsv",
+        "file\ttitle\tpublished\tauthor\turl",
+    )? {
         let file = f[0];
         let path = root.join(file);
         if !path.is_file() {

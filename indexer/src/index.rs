@@ -249,25 +249,11 @@ impl Index {
             (crate::crawlstate::FRONTIER_TABLE, 1),
             (crate::crawlstate::RUNS_TABLE, 1),
         ];
-        let create =
-            |&(name, buckets): &(&str, u8)| store.create_table(name, &[FAMILY_ATTRS], buckets);
-        if store.remote() {
-            // A new table on HBase takes its master about two seconds: the
-            // first start on a new cluster creates them side by side.
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = tables
-                    .iter()
-                    .map(|t| scope.spawn(move || create(t)))
-                    .collect();
-                handles.into_iter().try_for_each(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Error::Invalid("a table creation thread panicked".into()))
-                    })
-                })
-            })?;
-        } else {
-            tables.iter().try_for_each(create)?;
-        }
+        let tables: Vec<(&str, &[&str], u8)> = tables
+            .iter()
+            .map(|&(name, buckets)| (name, &[FAMILY_ATTRS][..], buckets))
+            .collect();
+        crate::store::create_tables(store.as_ref(), &tables)?;
         Ok(Index {
             store,
             options,

@@ -50,7 +50,8 @@ pub use query::{Bounds, GroupBy, Interval, PageHit, Query, Sort, StatsQuery, Sta
 pub use record::{DigestEntry, PackLocation, PageRecord, UrlState, PUBLISHED_FROM_FETCH};
 pub use search::{Cursor, SearchPage, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_SORTED_MATCHES};
 pub use store::{
-    bucket_regions, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore,
+    bucket_regions, create_tables, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan,
+    TableStore,
 };
 #[cfg(feature = "hbase")]
 pub use thrift2::{ServerType, Thrift2Admin};

@@ -256,6 +256,32 @@ pub fn visit_rows(rows: Vec<Row>, visit: &mut dyn FnMut(&Row) -> bool) {
     }
 }
 
+/// Creates `tables` (name, families, salt buckets): side by side on a
+/// remote store, where each takes HBase's master about two seconds (the
+/// first start of a new archive, `harvest cluster init`), one after another
+/// on a local one.
+pub fn create_tables(store: &dyn TableStore, tables: &[(&str, &[&str], u8)]) -> Result<()> {
+    let create = |&(name, families, buckets): &(&str, &[&str], u8)| {
+        store.create_table(name, families, buckets)
+    };
+    if !store.remote() {
+        return tables.iter().try_for_each(create);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = tables
+            .iter()
+            .map(|t| scope.spawn(move || create(t)))
+            .collect();
+        handles.into_iter().try_for_each(|h| {
+            h.join().unwrap_or_else(|_| {
+                Err(crate::error::Error::Invalid(
+                    "a table creation thread panicked".into(),
+                ))
+            })
+        })
+    })
+}
+
 /// A wide-column table store (embedded fjall or HBase). Synchronous; see the
 /// module documentation for the full contract.
 pub trait TableStore: Send + Sync {
