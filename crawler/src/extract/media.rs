@@ -349,6 +349,13 @@ fn source_element_name(t: String) -> Option<String> {
     ((2..=30).contains(&n) && !datelike && !generic && !v.contains(['：', ':'])).then_some(v)
 }
 
+/// `澎湃新闻记者 朱奕奕`, `新京报记者 陆一夫 实习生 张三`, `记者 王希`: a line
+/// that is only an outlet's reporter title and names (roles cut by
+/// [`chinese_names`]).
+static RE_REPORTER_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^\p{Han}{0,8}记者[ \t\u{3000}]*([\p{Han}·][\p{Han}·、 \t\u{3000}]{1,40})$")
+});
+
 /// The first line of `lines` that starts with an author label (`作者：余毅菁`,
 /// `采写：南都记者 余毅菁 向雪妮`): a byline line anywhere in the article, where
 /// a label inside a sentence (`该书作者：`) is not one.
@@ -356,11 +363,24 @@ pub fn byline_line_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Optio
     lines.into_iter().find_map(|l| {
         let l = l.trim_start_matches(|c: char| c.is_whitespace());
         let f = fold(l);
-        let c = RE_AUTHOR_LABEL.captures(&f)?;
-        if c.get(0)?.start() != 0 {
+        if let Some(c) = RE_AUTHOR_LABEL
+            .captures(&f)
+            .filter(|c| c.get(0).is_some_and(|m| m.start() == 0))
+        {
+            return name_value(&chinese_names(&l[c.get(1)?.range()])?);
+        }
+        // A photo's credit (`新华社记者 李四 摄`) is no byline.
+        let line = l.trim_end();
+        if line.chars().count() > 48 || f.trim_end().ends_with(['摄', '図']) {
             return None;
         }
-        name_value(&chinese_names(&l[c.get(1)?.range()])?)
+        let c = RE_REPORTER_LINE.captures(f.trim_end())?;
+        let names = chinese_names(&line[c.get(1)?.range()])?;
+        // Names, not a sentence (`记者从…获悉`).
+        names
+            .split(' ')
+            .all(|n| (2..=4).contains(&n.chars().count()))
+            .then(|| name_value(&names))?
     })
 }
 
@@ -487,6 +507,29 @@ mod tests {
         assert_eq!(followed_account(&["作者：张三", "关注"]), None);
         assert_eq!(followed_account(&["去驴行", "举报"]), None);
         assert_eq!(followed_account(&["一起关注"]), None);
+    }
+
+    #[test]
+    fn a_line_of_an_outlets_reporters() {
+        assert_eq!(
+            byline_line_author(["澎湃新闻记者 朱奕奕", "正文。"]).as_deref(),
+            Some("朱奕奕")
+        );
+        assert_eq!(
+            byline_line_author(["新京报记者 陆一夫 实习生 张三"]).as_deref(),
+            Some("陆一夫")
+        );
+        assert_eq!(
+            byline_line_author(["記者 王希、李明"]).as_deref(),
+            Some("王希 李明")
+        );
+        // A photo credit, a sentence, a long line: none.
+        assert_eq!(byline_line_author(["新华社记者 李四 摄"]), None);
+        assert_eq!(byline_line_author(["记者从国家粮食和物资储备局获悉"]), None);
+        assert_eq!(
+            byline_line_author(["本报记者近日走访了多个社区，了解到居民对垃圾分类的看法"]),
+            None
+        );
     }
 
     #[test]
