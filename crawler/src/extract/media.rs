@@ -119,6 +119,7 @@ static RE_AUTHOR_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `記者陳嘉寧／桃園機場報導` (folded: `记者…／…报导`): Taiwan's byline, the
 /// reporter and where they report from.
+///
 /// In brackets the title may be left out: `（王煌忠／台中報導）`, but not a
 /// desk (`（國際中心／綜合報導）`, see [`NOT_REPORTERS`]).
 static RE_REPORTER_PLACE: LazyLock<Regex> = LazyLock::new(|| {
@@ -140,6 +141,7 @@ fn reporter_place(original: &str, folded: &str) -> Option<String> {
     }
     name_value(&original[m.range()])
 }
+
 /// `By Jane Doe` at the start of a line.
 static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
     re(
