@@ -1438,6 +1438,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             media::SITE_META_KEYS
                 .iter()
                 .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
+        })
+        .or_else(|| {
+            title_tag
+                .as_deref()
+                .and_then(|t| title::site_segment(t, &names))
+                .and_then(|n| media::name_value(&n))
         });
     let media_from_host = named_media.is_none() && url.host_str().is_some();
     let media = named_media.or_else(|| url.host_str().map(str::to_string));

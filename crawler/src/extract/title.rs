@@ -173,6 +173,17 @@ fn split_at_separator(title: &str, from_end: bool) -> Option<(String, String)> {
     })
 }
 
+/// The site's name a `<title>` ends with (`…-和讯网`, `…_中山网`,
+/// `…-CSDN.NET`): its last segment after a separator, when that names a site
+/// ([`names_site`]): what a page without any other outlet's name calls itself.
+pub fn site_segment(title: &str, site_names: &[String]) -> Option<String> {
+    let t = squash(&decode_entities(title));
+    let (head, site) = split_at_separator(&t, true)?;
+    let n = site.chars().count();
+    (head.chars().count() >= 2 && (2..=30).contains(&n) && names_site(&site, site_names))
+        .then_some(site)
+}
+
 /// `<title>` without the site name: segments that name the site (or are
 /// short next to the rest) are cut from the end, then from the start.
 pub fn strip_site(title: &str, site_names: &[String]) -> String {
@@ -445,6 +456,37 @@ mod tests {
             ),
             "全国人民代表大会常务委员会关于批准财政部发行特别国债购买外汇及调整2007年末国债余额限额的决议"
         );
+    }
+
+    #[test]
+    fn the_site_a_title_ends_with() {
+        let none: [String; 0] = [];
+        assert_eq!(
+            site_segment(
+                "交通运输部：着力打造京津冀区域综合立体交通网络-股票频道-和讯网",
+                &none
+            )
+            .as_deref(),
+            Some("和讯网")
+        );
+        assert_eq!(
+            site_segment(
+                "第三届知道安全论坛鸟巢举办 知道创宇发布新版ZoomEye-CSDN.NET ",
+                &none
+            )
+            .as_deref(),
+            Some("CSDN.NET")
+        );
+        assert_eq!(
+            site_segment("Foo happens again | Reuters", &names(&["reuters"])).as_deref(),
+            Some("Reuters")
+        );
+        // A headline's own dash or colon, a part that names no site: none.
+        assert_eq!(
+            site_segment("1-10月德清县固定资产投资结构趋稳趋优", &none),
+            None
+        );
+        assert_eq!(site_segment("Foo happens again - Part two", &none), None);
     }
 
     #[test]
