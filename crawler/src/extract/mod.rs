@@ -177,8 +177,10 @@ pub struct Extracted {
     /// The publish time at the offset the page stated or was read in.
     pub published_local: Option<DateTime<FixedOffset>>,
     /// Media source: labelled in the text (`来源：新华社`, `Source: AP`), a source element, meta
-    /// `source`, JSON-LD publisher, `og:site_name`, `application-name`, else
-    /// the host (then [`Extracted::media_from_host`] is set).
+    /// `source`, a WeChat account, the outlet beside the date, the account a
+    /// follow button names under the headline, `og:site_name`, JSON-LD
+    /// publisher, `application-name`, the site name a `<title>` ends with,
+    /// else the host (then [`Extracted::media_from_host`] is set).
     pub media: Option<String>,
     /// The media is only the host name: the page names no outlet.
     pub media_from_host: bool,
