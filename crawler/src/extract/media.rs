@@ -291,13 +291,10 @@ pub fn followed_account(after: &[&str]) -> Option<String> {
         let name = if after.get(i + 1).is_some_and(|n| button(n)) {
             l
         } else {
+            let f = fold(l);
             FOLLOW_BUTTONS
                 .iter()
-                .find_map(|b| {
-                    fold(l)
-                        .ends_with(b)
-                        .then(|| l[..l.len() - b.len()].trim_end())
-                })
+                .find_map(|b| f.ends_with(b).then(|| l[..l.len() - b.len()].trim_end()))
                 .filter(|n| n.len() < l.len() && l[n.len()..].starts_with(char::is_whitespace))?
         };
         let n = name.chars().count();

@@ -1878,6 +1878,50 @@ mod tests {
         assert_eq!(extract(listed, &u).author.as_deref(), Some("裴剑飞"));
     }
 
+    /// China Times' shape: `<meta name="author">` is the outlet, the text
+    /// labels no one, a `rel=author` link names the reporter.
+    #[test]
+    fn a_byline_element_over_an_outlet_in_the_markup() {
+        let u = url("https://www.chinatimes.com/realtimenews/20180916001767-260402");
+        let page = "<html><head><title>悲慟！北市士林年邁母子 住處上吊自殺身亡 - 中時電子報</title>\
+            <meta name=\"author\" content=\"中時電子報\"><meta property=\"og:site_name\" content=\"中時電子報\"></head>\
+            <body><h1>悲慟！北市士林年邁母子 住處上吊自殺身亡</h1>\
+            <div class=\"rp_name\"><a href=\"/reporter/899\" rel=\"author\">謝明俊</a></div>\
+            <article><p>台北市士林區一處公寓今天下午傳出母子在住處身亡，警方到場後確認兩人已無生命跡象。</p>\
+            <p>警方表示，詳細原因仍待調查，已報請檢察官相驗。</p></article></body></html>";
+        assert_eq!(extract(page, &u).author.as_deref(), Some("謝明俊"));
+        // Without it the markup's author stands.
+        let alone = page.replace("rel=\"author\">謝明俊", ">謝明俊");
+        assert_eq!(extract(&alone, &u).author.as_deref(), Some("中時電子報"));
+    }
+
+    /// Baijiahao's `发布时间：10-08 12:00` read years later: the year of the
+    /// page's modified time, not the fetch year.
+    #[test]
+    fn a_day_without_its_year_takes_a_modified_times_year() {
+        let u = url("https://baijiahao.baidu.com/s?id=1646805345");
+        let page = "<html><head><title>英国美女在殡仪馆工作太痛苦，转行当美人鱼</title>\
+            <meta itemprop=\"dateUpdate\" content=\"2019-10-08 12:00:57\"></head><body>\
+            <h1>英国美女在殡仪馆工作太痛苦，转行当美人鱼</h1><p>加拿大必读</p><p>发布时间：10-08 12:00</p>\
+            <div class=\"article\"><p>英国汉普郡贝辛斯托克的一位女士放弃了她在殡仪馆的工作，转而从事水下生活的工作。</p>\
+            <p>曾在殡仪馆任职，每天和死亡打交道，28岁的茉莉患有纤维肌痛。</p></div></body></html>";
+        let ctx = TimeContext {
+            fetched: chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 3, 2, 0, 0, 0)
+                .single()
+                .expect("valid"),
+            zone: None,
+            hint: None,
+        };
+        let x = extract_with(page, &u, &ctx);
+        assert_eq!(
+            x.published_local
+                .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
+                .as_deref(),
+            Some("2019-10-08 12:00")
+        );
+        assert_eq!(x.published_from, Some(PublishedFrom::Text));
+    }
+
     #[test]
     fn a_byline_that_ends_at_its_date_labels_it() {
         let u = url("http://example.com/a");

@@ -914,12 +914,7 @@ fn contextual_dates(
             Some(h) => NaiveTime::from_hms_opt(h, num(&c, 4).unwrap_or(0), 0),
             None => None,
         };
-        let mut y = year.unwrap_or(now_local.date().year());
-        let mut date = NaiveDate::from_ymd_opt(y, month, day);
-        if year.is_none() && date.is_some_and(|d| d > now_local.date()) {
-            y -= 1;
-            date = NaiveDate::from_ymd_opt(y, month, day);
-        }
+        let date = yearless_date(month, day, year, now_local.date());
         if let Some((s, has_time)) = date.and_then(|d| stated(d, time, None)) {
             out.push(TextDate {
                 year_inferred: true,
@@ -998,24 +993,8 @@ fn contextual_dates(
                 None => None,
             };
             let date = match num::<i32>(&c, 1) {
-                Some(yy) => {
-                    let this_year = now_local.date().year();
-                    let y = if 2000 + yy <= this_year {
-                        2000 + yy
-                    } else {
-                        1900 + yy
-                    };
-                    NaiveDate::from_ymd_opt(y, month, day)?
-                }
-                None => {
-                    let mut y = year.unwrap_or(now_local.date().year());
-                    let mut date = NaiveDate::from_ymd_opt(y, month, day)?;
-                    if year.is_none() && date > now_local.date() {
-                        y -= 1;
-                        date = NaiveDate::from_ymd_opt(y, month, day)?;
-                    }
-                    date
-                }
+                Some(yy) => NaiveDate::from_ymd_opt(full_year(yy, now_local.date()), month, day)?,
+                None => yearless_date(month, day, year, now_local.date())?,
             };
             Some((stated(date, time, None)?, c.get(1).is_none()))
         })();
@@ -1043,13 +1022,7 @@ fn contextual_dates(
             continue;
         }
         let parsed = (|| {
-            let yy: i32 = num(&c, 3)?;
-            let this_year = now_local.date().year();
-            let year = if 2000 + yy <= this_year {
-                2000 + yy
-            } else {
-                1900 + yy
-            };
+            let year = full_year(num(&c, 3)?, now_local.date());
             let date = NaiveDate::from_ymd_opt(year, num(&c, 2)?, num(&c, 1)?)?;
             stated(date, day_first_time(&c, 4)?, None)
         })();
@@ -1065,6 +1038,31 @@ fn contextual_dates(
     }
     out.sort_by_key(|d| d.start);
     out
+}
+
+/// A day stated without its year (`11月17日`, `10-08`): in `year` (the
+/// page's, when known), else in the fetch year, or the year before when it
+/// would come after the fetch day.
+fn yearless_date(month: u32, day: u32, year: Option<i32>, today: NaiveDate) -> Option<NaiveDate> {
+    if let Some(y) = year {
+        return NaiveDate::from_ymd_opt(y, month, day);
+    }
+    let date = NaiveDate::from_ymd_opt(today.year(), month, day)?;
+    if date > today {
+        NaiveDate::from_ymd_opt(today.year() - 1, month, day)
+    } else {
+        Some(date)
+    }
+}
+
+/// A two-digit year (`18-03-08`, `8.5.12`): in the fetch year's century
+/// unless that puts it after the fetch year, then in the century before.
+fn full_year(yy: i32, today: NaiveDate) -> i32 {
+    if 2000 + yy <= today.year() {
+        2000 + yy
+    } else {
+        1900 + yy
+    }
 }
 
 /// Chinese, Japanese or Korean script.

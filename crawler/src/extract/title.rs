@@ -282,7 +282,13 @@ pub fn as_spaced(title: &str, lines: &[&str]) -> Option<String> {
         return None;
     }
     let want = bare(title);
+    let first = want.chars().next()?;
     let shown = (0..lines.len()).find_map(|i| {
+        // Only a line that starts as the title does can start it (no
+        // whitespace-free copy of every other line).
+        if !lines[i].trim_start().starts_with(first) {
+            return None;
+        }
         let mut got = String::new();
         for (k, line) in lines[i..].iter().take(MAX_LINES).enumerate() {
             let b = bare(line);
