@@ -1,7 +1,8 @@
 //! Prints the attributes harvest extracts from saved pages, one block a page:
 //! a look at what the extraction sees when a `harvest bench extract` line says
 //! it missed. `cargo run --release -p harvest-bench --example extract_page --
-//! [--url URL] FILE...` (default URL: `http://fakehost/`).
+//! [--url URL] FILE...` (default URL: `http://fakehost/`). `BODY=1` also
+//! prints the page's visible text, `ARTICLE=1` the whole article text.
 
 use crawler::extract::{extract_with, TimeContext};
 
@@ -43,7 +44,12 @@ fn main() -> anyhow::Result<()> {
         if std::env::var_os("BODY").is_some() {
             println!("body\n{}", x.body_text);
         }
-        let art: String = x.article_text.chars().take(200).collect();
+        let take = if std::env::var_os("ARTICLE").is_some() {
+            usize::MAX
+        } else {
+            200
+        };
+        let art: String = x.article_text.chars().take(take).collect();
         println!(
             "article    {} chars: {art:?}",
             x.article_text.chars().count()

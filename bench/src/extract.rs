@@ -1,6 +1,6 @@
 //! `harvest bench extract`: title, publish time (minute and day), author and
-//! media accuracy of harvest's extraction, beside trafilatura's on the same
-//! pages in the same run.
+//! media accuracy of harvest's extraction, and how much of the article text
+//! it finds, beside trafilatura's on the same pages in the same run.
 //!
 //! Dev set (`--set dev`, the default): the newspaper4k 0.9.6 test pages that
 //! have expected metadata (`deploy/data/fetch-extract-devset.sh`: 20 pages,
@@ -57,6 +57,16 @@
 //! (wrong days and missing ones are also counted apart). Author: the byline
 //! label and the answer, lowercased, without a leading `By`, equal or one
 //! containing the other (Readability's bylines often carry a date or a role).
+//!
+//! Article text: on the pages that come with the text another extractor is
+//! expected to find (the newspaper4k pages' `txt/`, the text newspaper4k's
+//! tests expect; Readability's `expected.html`), the precision, recall and F1
+//! of the answer's tokens against it, as bags ([`text_overlap`]: words, and
+//! each character of Chinese, Japanese, Thai...), averaged over the pages.
+//! Those texts are another extractor's output checked by its authors, not
+//! hand-cut articles: agreement with them, not truth. harvest's answer is
+//! [`crawler::extract::Extracted::article_text`] (empty where it finds no
+//! article), trafilatura's its main text without comments.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -177,6 +187,9 @@ struct Page {
     published: Label,
     author: Option<String>,
     media: Option<String>,
+    /// The article text another extractor is expected to find (newspaper4k's
+    /// `txt`, Readability's `expected.html`).
+    text: Option<String>,
     /// `None` on the dev set.
     half: Option<Half>,
 }
@@ -194,6 +207,8 @@ struct Answer {
     from: Option<&'static str>,
     author: Option<String>,
     media: Option<String>,
+    /// The main text.
+    text: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -312,6 +327,7 @@ fn newspaper_pages(dir: &Path, fetched: DateTime<Utc>) -> Result<Vec<Page>> {
             },
             author: None,
             media: text(&v, "meta_site_name"),
+            text: read_if_there(&dir.join("txt").join(format!("{stem}.txt")))?,
             half: None,
         });
     }
@@ -348,6 +364,7 @@ fn fixture_pages(dir: &Path) -> Result<Vec<Page>> {
                 published: parse_label(l.get("published")),
                 author: None,
                 media: text(l, "media"),
+                text: None,
                 half: None,
             })
         })
@@ -446,6 +463,7 @@ fn htmldate_pages(dir: &Path, data_file: &str, set: &str, expect: usize) -> Resu
             published,
             author: None,
             media: None,
+            text: None,
         });
     }
     if pages.len() != expect {
@@ -528,6 +546,7 @@ fn gne_pages(dir: &Path) -> Result<Vec<Page>> {
             published,
             author: field(5),
             media: field(4),
+            text: None,
         });
     }
     if pages.len() != GNE_PAGES {
@@ -591,6 +610,7 @@ fn twnews_pages(dir: &Path) -> Result<Vec<Page>> {
             published,
             author: field(3),
             media: None,
+            text: None,
         });
     }
     if pages.len() != TWNEWS_PAGES {
@@ -652,9 +672,83 @@ fn readability_pages(dir: &Path) -> Result<Vec<Page>> {
             },
             author: text(&v, "byline"),
             media: text(&v, "siteName"),
+            text: Some(html_text(&std::fs::read_to_string(
+                d.join("expected.html"),
+            )?)),
         });
     }
     Ok(pages)
+}
+
+/// The file's text, `None` when there is no such file.
+fn read_if_there(path: &Path) -> Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("{}", path.display())),
+    }
+}
+
+/// The visible text of an HTML fragment or page.
+fn html_text(html: &str) -> String {
+    crawler::extract::visible_text(&scraper::Html::parse_document(html))
+}
+
+/// A character of a script written without spaces between words (Han,
+/// kana, Thai, Lao, Myanmar, Khmer): each is a token of its own.
+fn unspaced(c: char) -> bool {
+    matches!(c as u32,
+        0x0E00..=0x0EFF // Thai, Lao
+        | 0x1000..=0x109F // Myanmar
+        | 0x1780..=0x17FF // Khmer
+        | 0x3040..=0x30FF // kana
+        | 0x3400..=0x4DBF // Han extension A
+        | 0x4E00..=0x9FFF // Han
+        | 0xF900..=0xFAFF // Han compatibility
+        | 0x20000..=0x2FFFF) // Han extensions B-F
+}
+
+/// The text's tokens, counted: lowercased runs of letters and digits, and
+/// each character of a script written without spaces.
+fn token_bag(text: &str) -> std::collections::HashMap<String, u32> {
+    let mut bag = std::collections::HashMap::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, bag: &mut std::collections::HashMap<String, u32>| {
+        if !word.is_empty() {
+            *bag.entry(std::mem::take(word)).or_insert(0) += 1;
+        }
+    };
+    for c in text.chars() {
+        if unspaced(c) {
+            flush(&mut word, &mut bag);
+            *bag.entry(c.to_string()).or_insert(0) += 1;
+        } else if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        } else {
+            flush(&mut word, &mut bag);
+        }
+    }
+    flush(&mut word, &mut bag);
+    bag
+}
+
+/// Precision, recall and F1 of the answer's tokens against the expected
+/// text's (bags: a token counts as often as it appears in both). No answer
+/// scores 0.
+fn text_overlap(want: &str, got: &str) -> (f64, f64, f64) {
+    let (w, g) = (token_bag(want), token_bag(got));
+    let sum =
+        |b: &std::collections::HashMap<String, u32>| b.values().map(|&n| f64::from(n)).sum::<f64>();
+    let common: f64 = g
+        .iter()
+        .map(|(t, &n)| f64::from(n.min(w.get(t).copied().unwrap_or(0))))
+        .sum();
+    let (nw, ng) = (sum(&w), sum(&g));
+    if common == 0.0 || nw == 0.0 || ng == 0.0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let (p, r) = (common / ng, common / nw);
+    (p, r, 2.0 * p * r / (p + r))
 }
 
 fn ours(page: &Page) -> Result<Answer> {
@@ -679,6 +773,7 @@ fn ours(page: &Page) -> Result<Answer> {
             .map(PublishedFrom::as_str),
         author: x.author,
         media: if x.media_from_host { None } else { x.media },
+        text: Some(x.article_text).filter(|t| !t.is_empty()),
     })
 }
 
@@ -723,6 +818,7 @@ fn peer(python: &Path, pages: &[Page]) -> Result<(Vec<Answer>, f64)> {
                 from: None,
                 author: text(a, "author"),
                 media: text(a, "sitename"),
+                text: text(a, "text"),
             }
         })
         .collect();
@@ -796,6 +892,54 @@ struct Scores {
     no_date: Tally,
     author: Tally,
     media: Tally,
+    text: TextTally,
+}
+
+/// Article-text overlap summed over pages ([`text_overlap`]).
+#[derive(Debug, Default, Clone, Copy)]
+struct TextTally {
+    pages: u64,
+    precision: f64,
+    recall: f64,
+    f1: f64,
+    /// Pages with an F1 of at least 0.8.
+    good: u64,
+}
+
+impl TextTally {
+    fn add(&mut self, (p, r, f): (f64, f64, f64)) {
+        self.pages += 1;
+        self.precision += p;
+        self.recall += r;
+        self.f1 += f;
+        self.good += u64::from(f >= 0.8);
+    }
+
+    fn mean(&self, v: f64) -> String {
+        if self.pages == 0 {
+            return "-".into();
+        }
+        format!("{:.3}", v / self.pages as f64)
+    }
+
+    fn show_f1(&self) -> String {
+        self.mean(self.f1)
+    }
+
+    fn show_pr(&self) -> String {
+        if self.pages == 0 {
+            return "-".into();
+        }
+        format!("{} / {}", self.mean(self.precision), self.mean(self.recall))
+    }
+
+    fn show_good(&self) -> String {
+        Tally {
+            right: self.good,
+            total: self.pages,
+        }
+        .show()
+    }
 }
 
 /// Scores `a` on `page`; returns the mistakes.
@@ -887,6 +1031,13 @@ fn score(page: &Page, a: &Answer, s: &mut Scores) -> Vec<String> {
             wrong.push(format!("media {:?} (want {want:?})", a.media));
         }
     }
+    if let Some(want) = &page.text {
+        let (p, r, f) = text_overlap(want, a.text.as_deref().unwrap_or_default());
+        s.text.add((p, r, f));
+        if f < 0.8 {
+            wrong.push(format!("text F1 {f:.2} (precision {p:.2}, recall {r:.2})"));
+        }
+    }
     wrong
 }
 
@@ -971,12 +1122,15 @@ fn run_dev(args: &BenchArgs) -> Result<()> {
         "{:<34} {:>22} {:>22}",
         "metric", "harvest", "trafilatura 2.3.1"
     );
-    let rows: [(&str, Metric); 5] = [
+    let rows: [(&str, Metric); 8] = [
         ("title", |s| s.title.show()),
         ("publish time (minute)", |s| s.minute.show()),
         ("publish time (day)", |s| s.day.show()),
         ("no date where the page has none", |s| s.no_date.show()),
         ("media (named outlet)", |s| s.media.show()),
+        ("article text F1 (mean)", |s| s.text.show_f1()),
+        ("  precision / recall (mean)", |s| s.text.show_pr()),
+        ("  pages with F1 >= 0.8", |s| s.text.show_good()),
     ];
     for (name, get) in rows {
         println!(
@@ -1061,7 +1215,7 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
             i += 1;
         }
     }
-    let rows: [(&str, Metric); 9] = [
+    let rows: [(&str, Metric); 12] = [
         ("title", |s| s.title.show()),
         ("  a site segment aside", |s| s.title_core.show()),
         ("publish time (minute)", |s| s.minute.show()),
@@ -1076,6 +1230,9 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
         ("no date where the page has none", |s| s.no_date.show()),
         ("author (byline)", |s| s.author.show()),
         ("media (site name)", |s| s.media.show()),
+        ("article text F1 (mean)", |s| s.text.show_f1()),
+        ("  precision / recall (mean)", |s| s.text.show_pr()),
+        ("  pages with F1 >= 0.8", |s| s.text.show_good()),
         ("", |_| String::new()),
     ];
     for (k, set) in sets.iter().enumerate() {
@@ -1094,7 +1251,13 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
         let [dev, untouched] = &scores[k];
         for (name, get) in &rows[..rows.len() - 1] {
             let used = |s: &Scores| {
-                s.title.total + s.day.total + s.no_date.total + s.author.total + s.media.total > 0
+                s.title.total
+                    + s.day.total
+                    + s.no_date.total
+                    + s.author.total
+                    + s.media.total
+                    + s.text.pages
+                    > 0
                     && get(s) != "-"
             };
             if !used(&untouched[0]) && !used(&dev[0]) {

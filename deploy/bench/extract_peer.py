@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The peer of `harvest bench extract`: trafilatura's title, publish date, author and site
-name of the same pages, in the same run.
+"""The peer of `harvest bench extract`: trafilatura's title, publish date, author, site
+name and main text of the same pages, in the same run.
 
 Reads a JSON list of {"path": FILE, "url": URL} on stdin, prints a JSON list of
-{"title", "date", "author", "sitename", "seconds"} in the same order on stdout. The date is asked
+{"title", "date", "author", "sitename", "text", "seconds"} in the same order on stdout (the
+text is the main text bare_extraction gives apart from the comments). The date is asked
 with its time of day ("%Y-%m-%d %H:%M"; htmldate gives 00:00 when the page has none),
 original (publish, not update) date, extensive search on. Pages are read as UTF-8 with
 replacement, the same text harvest extracts from.
@@ -41,6 +42,7 @@ def main():
                 "date": d.get("date"),
                 "author": d.get("author"),
                 "sitename": d.get("sitename"),
+                "text": d.get("text"),
                 "seconds": seconds,
             }
         )

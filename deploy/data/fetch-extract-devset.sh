@@ -2,9 +2,10 @@
 # Downloads the attribute-extraction dev set (harvest bench extract, issue 11) into
 # deploy/cache/newspaper4k/ (gitignored): the sdist of newspaper4k 0.9.6 from PyPI, pinned by
 # version and sha256, whose tests/data/html holds 30 real news pages and tests/data/metadata
-# 20 JSON files with the url, title and publish_date that project expects of them.
+# 20 JSON files with the url, title and publish_date that project expects of them, and
+# tests/data/txt 28 files with the article text its tests expect newspaper4k to extract.
 #
-#   newspaper4k 0.9.6 (sdist) -> newspaper4k/html/*.html, newspaper4k/metadata/*.json
+#   newspaper4k 0.9.6 (sdist) -> newspaper4k/{html/*.html, metadata/*.json, txt/*.txt}
 #
 # Idempotent: nothing is downloaded when the files are there. Fails loudly (non-zero exit,
 # message on stderr) on any download, hash or extraction problem.
@@ -18,6 +19,7 @@ NP_SHA256=a3f2f0e017dddb6f1019ee77aaa8980e13e6ecea0b949abc7167aae4770d2d0e
 NP_PREFIX="newspaper4k-${NP_VERSION}/tests/data"
 NP_METADATA_FILES=20
 NP_HTML_FILES=30
+NP_TXT_FILES=28
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${1:-${here}/../cache}"
@@ -29,7 +31,8 @@ die() { echo "fetch-extract-devset: error: $*" >&2; exit 1; }
 info() { echo "fetch-extract-devset: $*" >&2; }
 
 count() { find "$1" -maxdepth 1 -name "*.$2" 2>/dev/null | wc -l; }
-if [[ "$(count "$dest/metadata" json)" == "$NP_METADATA_FILES" && "$(count "$dest/html" html)" == "$NP_HTML_FILES" ]]; then
+if [[ "$(count "$dest/metadata" json)" == "$NP_METADATA_FILES" && "$(count "$dest/html" html)" == "$NP_HTML_FILES" \
+        && "$(count "$dest/txt" txt)" == "$NP_TXT_FILES" ]]; then
     info "dev set ready in $dest"
     exit 0
 fi
@@ -60,12 +63,13 @@ got="$(sha256sum "$archive" | cut -d' ' -f1)"
 [[ "$got" == "$NP_SHA256" ]] || die "sha256 mismatch for $archive: expected $NP_SHA256, got $got (delete it to re-download)"
 
 tmp="$(mktemp -d "$cache/.np.XXXXXX")"
-tar -xzf "$archive" -C "$tmp" "$NP_PREFIX/html" "$NP_PREFIX/metadata" \
-    || { rm -rf "$tmp"; die "cannot extract $NP_PREFIX/{html,metadata} from $NP_SDIST"; }
+tar -xzf "$archive" -C "$tmp" "$NP_PREFIX/html" "$NP_PREFIX/metadata" "$NP_PREFIX/txt" \
+    || { rm -rf "$tmp"; die "cannot extract $NP_PREFIX/{html,metadata,txt} from $NP_SDIST"; }
 rm -rf "$dest"
 mkdir -p "$dest"
-mv "$tmp/$NP_PREFIX/html" "$tmp/$NP_PREFIX/metadata" "$dest/"
+mv "$tmp/$NP_PREFIX/html" "$tmp/$NP_PREFIX/metadata" "$tmp/$NP_PREFIX/txt" "$dest/"
 rm -rf "$tmp"
 [[ "$(count "$dest/metadata" json)" == "$NP_METADATA_FILES" ]] || die "expected $NP_METADATA_FILES metadata files in $dest/metadata"
 [[ "$(count "$dest/html" html)" == "$NP_HTML_FILES" ]] || die "expected $NP_HTML_FILES html files in $dest/html"
+[[ "$(count "$dest/txt" txt)" == "$NP_TXT_FILES" ]] || die "expected $NP_TXT_FILES txt files in $dest/txt"
 info "dev set ready in $dest"

@@ -3,15 +3,21 @@
 //!
 //! Every paragraph-like element (`p`, `pre`, `blockquote`, `td`, a `div`
 //! holding text directly) with enough text scores `1 + punctuation +
-//! min(chars / 100, 3)`; the score goes to its parent and half of it to its
-//! grandparent, whose base score comes from their tag and from class/id words
-//! (`content`, `article`, `正文` up; `comment`, `share`, `related`, `footer`
-//! down). Each container's score is scaled by `1 - link density`; the best
-//! one and its siblings that score close to it or hold plain prose are the
-//! article. Its text is rendered one line per block, leaving out sub-blocks
-//! that are mostly links or named as boilerplate.
+//! min(chars / 100, 3)`; the score goes to five ancestors (all of it to the
+//! parent, then a half, a sixth, a ninth, a twelfth), whose base score comes
+//! from their tag and from class/id words (`content`, `article`, `正文` up;
+//! `comment`, `share`, `related`, `footer` down). Each container's score is
+//! scaled by `1 - link density`. The best one becomes the article, moved up
+//! as Readability.js moves it for an article in several blocks: to the
+//! ancestor it shares with three of the next four candidates when those
+//! score at least 3/4 of it, to a parent within a few steps that scores more,
+//! to the parent of an only child. The article is that node and its siblings
+//! that score close to it (a sibling of the same class counts a fifth of the
+//! best score more) or hold plain prose. Its text is rendered one line per
+//! block, leaving out sub-blocks that are mostly links or named as
+//! boilerplate, unless they hold the candidates the article was found by.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::LazyLock;
 
 use ego_tree::{NodeId, NodeRef};
@@ -26,6 +32,14 @@ const MIN_PARAGRAPH_CHARS: usize = 20;
 const MIN_ARTICLE_CHARS: usize = 50;
 /// A block with a larger share of link text is navigation.
 const MAX_BLOCK_LINK_DENSITY: f64 = 0.5;
+
+/// How many ancestors of a paragraph its score goes to.
+const ANCESTOR_LEVELS: usize = 5;
+/// The best candidates looked at for an article in several blocks.
+const TOP_CANDIDATES: usize = 5;
+/// Of those, how many must share an ancestor with the best for it to be
+/// the article.
+const MIN_SHARED_CANDIDATES: usize = 3;
 
 /// Elements never part of an article besides [`SKIPPED_ELEMENTS`].
 const NOT_ARTICLE: [&str; 4] = ["aside", "form", "button", "textarea"];
@@ -148,6 +162,13 @@ fn stats(doc: &Html) -> HashMap<NodeId, Stats> {
     out
 }
 
+fn is_body(n: NodeRef<'_, Node>) -> bool {
+    match n.value() {
+        Node::Element(e) => matches!(e.name(), "body" | "html"),
+        _ => true,
+    }
+}
+
 /// The main text of `doc`, one line per block; empty when the page has no
 /// article (a hub, an index, a form).
 pub fn article_text(doc: &Html) -> String {
@@ -172,41 +193,101 @@ pub fn article_text(doc: &Html) -> String {
             continue;
         }
         let score = 1.0 + s.punct as f64 + (chars as f64 / 100.0).min(3.0);
-        let targets: Vec<(NodeRef<'_, Node>, f64)> =
-            if e.name() == "div" || e.name() == "section" || e.name() == "article" {
-                // Text directly in a container: the container is the paragraph's parent.
-                [Some((node, score)), node.parent().map(|p| (p, score / 2.0))]
-                    .into_iter()
-                    .flatten()
-                    .collect()
-            } else {
-                [
-                    node.parent().map(|p| (p, score)),
-                    node.parent()
-                        .and_then(|p| p.parent())
-                        .map(|g| (g, score / 2.0)),
-                ]
-                .into_iter()
-                .flatten()
-                .collect()
-            };
-        for (t, add) in targets {
+        // Text directly in a container: the container is the paragraph's
+        // parent. The score goes to five ancestors, less the farther up:
+        // all of it, a half, then a sixth, a ninth, a twelfth.
+        let first = if matches!(e.name(), "div" | "section" | "article") {
+            Some(node)
+        } else {
+            node.parent()
+        };
+        let chain = first
+            .into_iter()
+            .flat_map(|f| std::iter::once(f).chain(f.ancestors()));
+        for (level, t) in chain.take(ANCESTOR_LEVELS).enumerate() {
             if !t.value().is_element() {
-                continue;
+                break;
             }
-            *scores.entry(t.id()).or_insert_with(|| base(t)) += add;
+            let divider = match level {
+                0 => 1.0,
+                1 => 2.0,
+                l => l as f64 * 3.0,
+            };
+            *scores.entry(t.id()).or_insert_with(|| base(t)) += score / divider;
         }
     }
     let fin = |id: NodeId, raw: f64| raw * (1.0 - get(id).link_density());
-    let Some((top, top_score)) = scores
-        .iter()
-        .map(|(id, s)| (*id, fin(*id, *s)))
-        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
-    else {
+    let mut ranked: Vec<(NodeId, f64)> = scores.iter().map(|(id, s)| (*id, fin(*id, *s))).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let Some(&(top, top_score)) = ranked.first() else {
         return String::new();
     };
-    let Some(top_node) = doc.tree.get(top) else {
+    let Some(mut top_node) = doc.tree.get(top) else {
         return String::new();
+    };
+    // The best candidate, and later the others that moved the article up to
+    // their shared ancestor, with their ancestors: a block holding them is
+    // never left out as boilerplate (a `widget` wrapper of a blog post).
+    let mut keep: HashSet<NodeId> = std::iter::once(top_node)
+        .chain(top_node.ancestors())
+        .map(|n| n.id())
+        .collect();
+    let mut top_score = top_score;
+    let score_of = |n: NodeRef<'_, Node>| scores.get(&n.id()).map(|r| fin(n.id(), *r));
+    // An article in several blocks (sections, one block per paragraph
+    // group): when three of the next best candidates, each nearly as good,
+    // sit under one ancestor of the best, that ancestor is the article.
+    let alternatives: Vec<NodeRef<'_, Node>> = ranked
+        .iter()
+        .skip(1)
+        .take(TOP_CANDIDATES - 1)
+        .filter(|(_, sc)| *sc >= top_score * 0.75)
+        .filter_map(|(id, _)| doc.tree.get(*id))
+        .collect();
+    if alternatives.len() >= MIN_SHARED_CANDIDATES {
+        let common = top_node.ancestors().take_while(|a| !is_body(*a)).find(|a| {
+            alternatives
+                .iter()
+                .filter(|alt| alt.ancestors().any(|x| x.id() == a.id()))
+                .count()
+                >= MIN_SHARED_CANDIDATES
+        });
+        if let Some(c) = common {
+            for alt in &alternatives {
+                keep.extend(std::iter::once(*alt).chain(alt.ancestors()).map(|n| n.id()));
+            }
+            top_node = c;
+            top_score = score_of(c).unwrap_or(top_score);
+        }
+    }
+    // A parent scoring more than the best, within a few steps up, holds
+    // more of the article.
+    let mut last = top_score;
+    for parent in top_node.ancestors().take_while(|a| !is_body(*a)) {
+        let Some(ps) = score_of(parent) else {
+            continue;
+        };
+        if ps < top_score / 3.0 {
+            break;
+        }
+        if ps > last {
+            top_node = parent;
+            top_score = ps;
+            break;
+        }
+        last = ps;
+    }
+    // An only child stands for its parent.
+    while let Some(parent) = top_node.parent() {
+        if is_body(parent) || parent.children().filter(|c| c.value().is_element()).count() != 1 {
+            break;
+        }
+        top_node = parent;
+    }
+    let top = top_node.id();
+    let top_class = match top_node.value() {
+        Node::Element(e) => e.attr("class").unwrap_or_default(),
+        _ => "",
     };
     let threshold = (top_score * 0.2).max(10.0);
     let mut parts: Vec<NodeRef<'_, Node>> = Vec::new();
@@ -224,9 +305,15 @@ pub fn article_text(doc: &Html) -> String {
                     continue;
                 }
                 let s = get(sib.id());
+                // A sibling of the same class (the next block of the article).
+                let bonus = if !top_class.is_empty() && e.attr("class") == Some(top_class) {
+                    top_score * 0.2
+                } else {
+                    0.0
+                };
                 let scored = scores
                     .get(&sib.id())
-                    .is_some_and(|r| fin(sib.id(), *r) >= threshold);
+                    .is_some_and(|r| fin(sib.id(), *r) + bonus >= threshold);
                 let prose = e.name() == "p"
                     && s.link_density() < 0.25
                     && s.chars >= 80
@@ -240,7 +327,7 @@ pub fn article_text(doc: &Html) -> String {
     }
     let mut out = String::new();
     for p in parts {
-        render(p, &stats, &mut out);
+        render(p, &stats, &keep, &mut out);
     }
     let text = out.trim().to_string();
     if text.chars().filter(|c| !c.is_whitespace()).count() < MIN_ARTICLE_CHARS {
@@ -251,7 +338,12 @@ pub fn article_text(doc: &Html) -> String {
 
 /// Appends the text of `node` to `out`, one line per block, without
 /// boilerplate sub-blocks.
-fn render(node: NodeRef<'_, Node>, stats: &HashMap<NodeId, Stats>, out: &mut String) {
+fn render(
+    node: NodeRef<'_, Node>,
+    stats: &HashMap<NodeId, Stats>,
+    keep: &HashSet<NodeId>,
+    out: &mut String,
+) {
     let newline = |out: &mut String| {
         if !out.is_empty() && !out.ends_with('\n') {
             while out.ends_with(' ') {
@@ -268,7 +360,7 @@ fn render(node: NodeRef<'_, Node>, stats: &HashMap<NodeId, Stats>, out: &mut Str
                 return;
             }
             let block = BLOCK_ELEMENTS.contains(&name);
-            if block && name != "p" {
+            if block && name != "p" && !keep.contains(&node.id()) {
                 let s = stats.get(&node.id()).copied().unwrap_or_default();
                 let boilerplate =
                     ElementRef::wrap(node).is_some_and(|el| class_weight(el.value()) < 0.0);
@@ -280,7 +372,7 @@ fn render(node: NodeRef<'_, Node>, stats: &HashMap<NodeId, Stats>, out: &mut Str
                 newline(out);
             }
             for c in node.children() {
-                render(c, stats, out);
+                render(c, stats, keep, out);
             }
             if block {
                 newline(out);
@@ -325,6 +417,50 @@ mod tests {
         assert!(text.starts_with("First line"), "{text}");
         assert!(text.ends_with("Third line."), "{text}");
         assert!(!text.contains("Home"));
+    }
+
+    /// A story in several blocks, each deep in its own wrappers (a block
+    /// per paragraph group, ads between): all of them, not the best one.
+    #[test]
+    fn an_article_in_several_blocks_is_one_article() {
+        let para = |i: usize| {
+            format!(
+                "<p>Paragraph {i} of the story, with a clause, another clause, and enough words to count as prose in any reader.</p>"
+            )
+        };
+        let block = |from: usize| {
+            let ps: String = (from..from + 3).map(para).collect();
+            format!("<div class=grid><div class=cell><div class=article-text>{ps}</div></div></div>")
+        };
+        let html = format!(
+            "<body><div id=menu><a href=/>Home</a> <a href=/x>World</a></div><div class=story>{}<div class=promo><a href=/ad>Buy now</a></div>{}<div class=promo><a href=/ad2>Subscribe today</a></div>{}</div><div id=footer>About us, contact, terms of use and the privacy policy.</div></body>",
+            block(1),
+            block(4),
+            block(7)
+        );
+        let text = article_text(&Html::parse_document(&html));
+        for i in 1..=9 {
+            assert!(text.contains(&format!("Paragraph {i} of")), "{i}: {text}");
+        }
+        for boiler in ["Home", "Buy now", "privacy"] {
+            assert!(!text.contains(boiler), "{boiler} in {text}");
+        }
+    }
+
+    /// A blog post inside a wrapper named like boilerplate (`widget`), each
+    /// wrapper an only child (the article moves up past it): the wrapper
+    /// holds the post and is not left out.
+    #[test]
+    fn a_wrapper_named_like_boilerplate_keeps_the_post_it_holds() {
+        let ps: String = (1..=4)
+            .map(|i| format!("<p>Sentence {i} of the post, which talks about the actress, her photos, and the colours of the flag.</p>"))
+            .collect();
+        let html = format!(
+            "<body><div id=main-wrapper><div class=section><div class='widget Blog'><div class=posts><div class=post-body>{ps}</div></div></div></div></div><div id=sidebar><a href=/a>Archive</a></div></body>"
+        );
+        let text = article_text(&Html::parse_document(&html));
+        assert!(text.contains("Sentence 1 of the post"), "{text}");
+        assert!(text.contains("Sentence 4 of the post"), "{text}");
     }
 
     #[test]
