@@ -245,13 +245,18 @@ pub fn article_text(doc: &Html) -> String {
         .filter_map(|(id, _)| doc.tree.get(*id))
         .collect();
     if alternatives.len() >= MIN_SHARED_CANDIDATES {
-        let common = top_node.ancestors().take_while(|a| !is_body(*a)).find(|a| {
-            alternatives
-                .iter()
-                .filter(|alt| alt.ancestors().any(|x| x.id() == a.id()))
-                .count()
-                >= MIN_SHARED_CANDIDATES
-        });
+        // How many alternatives each node is an ancestor of (one walk up
+        // each: linear in the depth, however deep the markup nests).
+        let mut under: HashMap<NodeId, usize> = HashMap::default();
+        for alt in &alternatives {
+            for a in alt.ancestors() {
+                *under.entry(a.id()).or_insert(0) += 1;
+            }
+        }
+        let common = top_node
+            .ancestors()
+            .take_while(|a| !is_body(*a))
+            .find(|a| under.get(&a.id()).copied().unwrap_or(0) >= MIN_SHARED_CANDIDATES);
         if let Some(c) = common {
             for alt in &alternatives {
                 keep.extend(std::iter::once(*alt).chain(alt.ancestors()).map(|n| n.id()));
@@ -430,7 +435,9 @@ mod tests {
         };
         let block = |from: usize| {
             let ps: String = (from..from + 3).map(para).collect();
-            format!("<div class=grid><div class=cell><div class=article-text>{ps}</div></div></div>")
+            format!(
+                "<div class=grid><div class=cell><div class=article-text>{ps}</div></div></div>"
+            )
         };
         let html = format!(
             "<body><div id=menu><a href=/>Home</a> <a href=/x>World</a></div><div class=story>{}<div class=promo><a href=/ad>Buy now</a></div>{}<div class=promo><a href=/ad2>Subscribe today</a></div>{}</div><div id=footer>About us, contact, terms of use and the privacy policy.</div></body>",
