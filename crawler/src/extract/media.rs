@@ -77,6 +77,11 @@ static RE_AUTHOR_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// `王希/文`, `王希、李明 ／ 文`: the name before the mark, a line of its own
+/// (in a sentence a slash and `文` mean other things).
+static RE_NAME_THEN_WEN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*([\p{Han}·]{2,4}(?:、[\p{Han}·]{2,4}){0,3})\s*[/／|｜]\s*文\s*$"));
+
 /// Words that end a list of names: the roles and labels that follow a byline
 /// (`作者：王希 编辑 李明`, `记者 王希 摄影 张三`).
 const NOT_NAMES: [&str; 14] = [
@@ -395,6 +400,9 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         }
         if let Some(name) = reporter_place(l, &f) {
             return Some(name);
+        }
+        if let Some(c) = RE_NAME_THEN_WEN.captures(l) {
+            return name_value(&chinese_names(c.get(1)?.as_str())?);
         }
         let c = RE_AUTHOR_REPORTER.captures(&f)?;
         name_value(&l[c.get(1).or_else(|| c.get(2))?.range()])
@@ -723,6 +731,16 @@ mod tests {
             Some("王洲")
         );
         assert_eq!(labelled_author(["文/张三"]).as_deref(), Some("张三"));
+        assert_eq!(labelled_author(["王小明/文"]).as_deref(), Some("王小明"));
+        assert_eq!(
+            labelled_author(["王小明、李四 ／ 文"]).as_deref(),
+            Some("王小明 李四")
+        );
+        assert_eq!(
+            labelled_author(["他说，这篇/文"]),
+            None,
+            "a clause, not a name"
+        );
         // A sentence, not a byline.
         assert_eq!(
             labelled_author(["记者从国家粮食和物资储备局获悉，目前主产区秋粮收购进度已经过半"]),
