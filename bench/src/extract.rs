@@ -67,6 +67,14 @@
 //! hand-cut articles: agreement with them, not truth. harvest's answer is
 //! [`crawler::extract::Extracted::article_text`] (empty where it finds no
 //! article), trafilatura's its main text without comments.
+//!
+//! Chinese article text, on gne's pages: snippets written by reading each
+//! page's source with no extractor run on it (`bench/data/gne-text-labels.tsv`,
+//! the way trafilatura's own evaluation is built): from the story's first and
+//! last paragraphs (must be in the answer) and from one or two boilerplate
+//! regions (must not be: another story's headline in a link list, a menu, a
+//! comment, the footer). Counted over the pages: story snippets found,
+//! boilerplate snippets held, and their F1. Spaces are ignored.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -190,8 +198,18 @@ struct Page {
     /// The article text another extractor is expected to find (newspaper4k's
     /// `txt`, Readability's `expected.html`).
     text: Option<String>,
+    /// Snippets the article text must and must not hold (gne's pages).
+    snippets: Option<Snippets>,
     /// `None` on the dev set.
     half: Option<Half>,
+}
+
+/// A page's article-text snippets (`bench/data/gne-text-labels.tsv`): from
+/// the story's first and last paragraphs, and from boilerplate beside it.
+#[derive(Debug, Clone, Default)]
+struct Snippets {
+    with: Vec<String>,
+    without: Vec<String>,
 }
 
 /// One system's answers for a page.
@@ -328,6 +346,7 @@ fn newspaper_pages(dir: &Path, fetched: DateTime<Utc>) -> Result<Vec<Page>> {
             author: None,
             media: text(&v, "meta_site_name"),
             text: read_if_there(&dir.join("txt").join(format!("{stem}.txt")))?,
+            snippets: None,
             half: None,
         });
     }
@@ -365,6 +384,7 @@ fn fixture_pages(dir: &Path) -> Result<Vec<Page>> {
                 author: None,
                 media: text(l, "media"),
                 text: None,
+                snippets: None,
                 half: None,
             })
         })
@@ -464,6 +484,7 @@ fn htmldate_pages(dir: &Path, data_file: &str, set: &str, expect: usize) -> Resu
             author: None,
             media: None,
             text: None,
+            snippets: None,
         });
     }
     if pages.len() != expect {
@@ -498,6 +519,39 @@ fn label_rows(text: &'static str, name: &str, header: &str) -> Result<Vec<Vec<&'
 
 /// The labels of the gne pages (see the module documentation).
 const GNE_LABELS: &str = include_str!("../data/gne-labels.tsv");
+/// Article-text snippets of the gne pages, written by reading each page's
+/// source, no extractor run on it: from the story's first and last
+/// paragraphs, and from one or two boilerplate regions (another story's
+/// headline in a link list, a menu, a comment, the footer).
+const GNE_TEXT_LABELS: &str = include_str!("../data/gne-text-labels.tsv");
+
+/// The snippets of `tsv` by page file; a page labelled with no snippet
+/// (no article) is left out.
+fn gne_snippets(tsv: &'static str) -> Result<std::collections::HashMap<&'static str, Snippets>> {
+    let mut out = std::collections::HashMap::new();
+    for f in label_rows(
+        tsv,
+        "gne-text-labels.tsv",
+        "file\twith_first\twith_last\twithout_1\twithout_2",
+    )? {
+        let field = |i: usize| {
+            f.get(i)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let s = Snippets {
+            with: [field(1), field(2)].into_iter().flatten().collect(),
+            without: [field(3), field(4)].into_iter().flatten().collect(),
+        };
+        if s.with.is_empty() && s.without.is_empty() {
+            continue;
+        }
+        if out.insert(f[0], s).is_some() {
+            bail!("bench/data/gne-text-labels.tsv: {} twice", f[0]);
+        }
+    }
+    Ok(out)
+}
 /// Pages in the gne sdist's `tests/` (what the fetch script checks).
 const GNE_PAGES: usize = 62;
 /// The fetch time of the gne pages: the date of gne 0.4.1 in its changelog
@@ -512,6 +566,7 @@ const GNE_SAVED: &str = "2026-03-02T00:00:00Z";
 fn gne_pages(dir: &Path) -> Result<Vec<Page>> {
     let root = dir.join("gne");
     let fetched = DateTime::parse_from_rfc3339(GNE_SAVED)?.with_timezone(&Utc);
+    let mut snippets = gne_snippets(GNE_TEXT_LABELS)?;
     let mut pages = Vec::new();
     for f in label_rows(
         GNE_LABELS,
@@ -547,6 +602,7 @@ fn gne_pages(dir: &Path) -> Result<Vec<Page>> {
             author: field(5),
             media: field(4),
             text: None,
+            snippets: snippets.remove(file),
         });
     }
     if pages.len() != GNE_PAGES {
@@ -554,6 +610,9 @@ fn gne_pages(dir: &Path) -> Result<Vec<Page>> {
             "bench/data/gne-labels.tsv: {} pages, expected {GNE_PAGES}",
             pages.len()
         );
+    }
+    if let Some(file) = snippets.keys().next() {
+        bail!("bench/data/gne-text-labels.tsv: {file} is no page of gne-labels.tsv");
     }
     Ok(pages)
 }
@@ -611,6 +670,7 @@ fn twnews_pages(dir: &Path) -> Result<Vec<Page>> {
             author: field(3),
             media: None,
             text: None,
+            snippets: None,
         });
     }
     if pages.len() != TWNEWS_PAGES {
@@ -675,6 +735,7 @@ fn readability_pages(dir: &Path) -> Result<Vec<Page>> {
             text: Some(html_text(&std::fs::read_to_string(
                 d.join("expected.html"),
             )?)),
+            snippets: None,
         });
     }
     Ok(pages)
@@ -893,6 +954,73 @@ struct Scores {
     author: Tally,
     media: Tally,
     text: TextTally,
+    snippets: SnippetTally,
+}
+
+/// Article-text snippets found and not found, summed over pages (as
+/// trafilatura's own evaluation counts them).
+#[derive(Debug, Default, Clone, Copy)]
+struct SnippetTally {
+    /// `with` snippets found.
+    found: u64,
+    /// `with` snippets missed.
+    missed: u64,
+    /// `without` snippets in the answer.
+    boiler: u64,
+    /// `without` snippets not in it.
+    clean: u64,
+}
+
+impl SnippetTally {
+    /// Counts `s` against `answer`; returns the story snippets it misses and
+    /// the boilerplate ones it holds. Spaces are ignored on both sides.
+    fn add<'a>(&mut self, s: &'a Snippets, answer: &str) -> (Vec<&'a str>, Vec<&'a str>) {
+        let answer: String = answer.split_whitespace().collect();
+        let has = |snip: &str| answer.contains(&snip.split_whitespace().collect::<String>());
+        let missed: Vec<&str> = s
+            .with
+            .iter()
+            .map(String::as_str)
+            .filter(|w| !has(w))
+            .collect();
+        let boiler: Vec<&str> = s
+            .without
+            .iter()
+            .map(String::as_str)
+            .filter(|w| has(w))
+            .collect();
+        self.found += (s.with.len() - missed.len()) as u64;
+        self.missed += missed.len() as u64;
+        self.boiler += boiler.len() as u64;
+        self.clean += (s.without.len() - boiler.len()) as u64;
+        (missed, boiler)
+    }
+
+    fn show_f1(&self) -> String {
+        let tp = self.found as f64;
+        if self.found + self.missed == 0 {
+            return "-".into();
+        }
+        let p = tp / (tp + self.boiler as f64);
+        let r = tp / (tp + self.missed as f64);
+        if tp == 0.0 {
+            return "0.000".into();
+        }
+        format!("{:.3}", 2.0 * p * r / (p + r))
+    }
+
+    fn show_counts(&self) -> String {
+        if self.found + self.missed == 0 {
+            return "-".into();
+        }
+        format!(
+            "{}/{} / {}/{}",
+            self.found,
+            self.found + self.missed,
+            self.boiler,
+            self.boiler + self.clean
+        )
+    }
 }
 
 /// Article-text overlap summed over pages ([`text_overlap`]).
@@ -1029,6 +1157,14 @@ fn score(page: &Page, a: &Answer, s: &mut Scores) -> Vec<String> {
         s.media.add(ok);
         if !ok {
             wrong.push(format!("media {:?} (want {want:?})", a.media));
+        }
+    }
+    if let Some(snips) = &page.snippets {
+        let (missed, boiler) = s.snippets.add(snips, a.text.as_deref().unwrap_or_default());
+        if !missed.is_empty() || !boiler.is_empty() {
+            wrong.push(format!(
+                "text misses {missed:?}, holds boilerplate {boiler:?}"
+            ));
         }
     }
     if let Some(want) = &page.text {
@@ -1215,7 +1351,7 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
             i += 1;
         }
     }
-    let rows: [(&str, Metric); 12] = [
+    let rows: [(&str, Metric); 14] = [
         ("title", |s| s.title.show()),
         ("  a site segment aside", |s| s.title_core.show()),
         ("publish time (minute)", |s| s.minute.show()),
@@ -1233,6 +1369,10 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
         ("article text F1 (mean)", |s| s.text.show_f1()),
         ("  precision / recall (mean)", |s| s.text.show_pr()),
         ("  pages with F1 >= 0.8", |s| s.text.show_good()),
+        ("article text snippets F1", |s| s.snippets.show_f1()),
+        ("  story found / boilerplate held", |s| {
+            s.snippets.show_counts()
+        }),
         ("", |_| String::new()),
     ];
     for (k, set) in sets.iter().enumerate() {
@@ -1257,6 +1397,8 @@ fn run_heldout(args: &BenchArgs) -> Result<()> {
                     + s.author.total
                     + s.media.total
                     + s.text.pages
+                    + s.snippets.found
+                    + s.snippets.missed
                     > 0
                     && get(s) != "-"
             };
@@ -1397,6 +1539,31 @@ mod tests {
             "the site, not the headline"
         );
         assert!(!title_core_ok("Obama wins", "Obama"));
+    }
+
+    #[test]
+    fn snippets_count_story_found_and_boilerplate_held() {
+        let s = Snippets {
+            with: vec!["国务院总理主持".into(), "确保就业 形势稳定".into()],
+            without: vec!["版权所有".into(), "相关新闻一".into()],
+        };
+        let mut t = SnippetTally::default();
+        let (missed, boiler) = t.add(&s, "国务院 总理主持召开会议。\n相关新闻一：降准");
+        assert_eq!(missed, ["确保就业 形势稳定"]);
+        assert_eq!(boiler, ["相关新闻一"]);
+        assert_eq!((t.found, t.missed, t.boiler, t.clean), (1, 1, 1, 1));
+        assert_eq!(t.show_f1(), "0.500");
+        t.add(&s, "");
+        assert_eq!(t.show_counts(), "1/4 / 1/4");
+    }
+
+    #[test]
+    fn token_bags_split_words_and_unspaced_scripts() {
+        let (p, r, f) = text_overlap("The cat sat. 中国人", "the CAT, 中国");
+        assert!((p - 1.0).abs() < 1e-9, "{p}");
+        assert!((r - 4.0 / 6.0).abs() < 1e-9, "{r}");
+        assert!((f - 0.8).abs() < 1e-9, "{f}");
+        assert_eq!(text_overlap("words here", ""), (0.0, 0.0, 0.0));
     }
 
     #[test]
