@@ -162,6 +162,11 @@ fn stats(doc: &Html) -> HashMap<NodeId, Stats> {
     out
 }
 
+/// `n`, then its parent, grandparent... up to the document.
+fn self_and_ancestors(n: NodeRef<'_, Node>) -> impl Iterator<Item = NodeRef<'_, Node>> {
+    std::iter::once(n).chain(n.ancestors())
+}
+
 fn is_body(n: NodeRef<'_, Node>) -> bool {
     match n.value() {
         Node::Element(e) => matches!(e.name(), "body" | "html"),
@@ -201,9 +206,7 @@ pub fn article_text(doc: &Html) -> String {
         } else {
             node.parent()
         };
-        let chain = first
-            .into_iter()
-            .flat_map(|f| std::iter::once(f).chain(f.ancestors()));
+        let chain = first.into_iter().flat_map(self_and_ancestors);
         for (level, t) in chain.take(ANCESTOR_LEVELS).enumerate() {
             if !t.value().is_element() {
                 break;
@@ -228,10 +231,7 @@ pub fn article_text(doc: &Html) -> String {
     // The best candidate, and later the others that moved the article up to
     // their shared ancestor, with their ancestors: a block holding them is
     // never left out as boilerplate (a `widget` wrapper of a blog post).
-    let mut keep: HashSet<NodeId> = std::iter::once(top_node)
-        .chain(top_node.ancestors())
-        .map(|n| n.id())
-        .collect();
+    let mut keep: HashSet<NodeId> = self_and_ancestors(top_node).map(|n| n.id()).collect();
     let mut top_score = top_score;
     let score_of = |n: NodeRef<'_, Node>| scores.get(&n.id()).map(|r| fin(n.id(), *r));
     // An article in several blocks (sections, one block per paragraph
@@ -259,7 +259,7 @@ pub fn article_text(doc: &Html) -> String {
             .find(|a| under.get(&a.id()).copied().unwrap_or(0) >= MIN_SHARED_CANDIDATES);
         if let Some(c) = common {
             for alt in &alternatives {
-                keep.extend(std::iter::once(*alt).chain(alt.ancestors()).map(|n| n.id()));
+                keep.extend(self_and_ancestors(*alt).map(|n| n.id()));
             }
             top_node = c;
             top_score = score_of(c).unwrap_or(top_score);
@@ -316,9 +316,7 @@ pub fn article_text(doc: &Html) -> String {
                 } else {
                     0.0
                 };
-                let scored = scores
-                    .get(&sib.id())
-                    .is_some_and(|r| fin(sib.id(), *r) + bonus >= threshold);
+                let scored = score_of(sib).is_some_and(|sc| sc + bonus >= threshold);
                 let prose = e.name() == "p"
                     && s.link_density() < 0.25
                     && s.chars >= 80
