@@ -234,8 +234,12 @@ pub struct StorageTimes {
     pub write_secs: f64,
     /// Making the packs durable (fsync, hsync).
     pub sync_secs: f64,
-    /// Writing the batch's index rows.
+    /// Reading and deciding the batch's index rows, and waiting for the
+    /// last batch's to be applied.
     pub index_secs: f64,
+    /// Applying the index rows (on their own thread in a crawl, beside the
+    /// next batch's steps: not part of the storage thread's time there).
+    pub apply_secs: f64,
     /// Batches stored.
     pub batches: u64,
 }
@@ -258,6 +262,25 @@ pub struct Ingest {
     packed_batches: u64,
     /// [`CRASH_AFTER_PACKED`]: the batch after whose sync the process kills itself.
     crash_after_packed: Option<u64>,
+    /// Whether a batch's index rows are applied on their own thread while
+    /// the next batch is looked up, placed and packed ([`Ingest::apply_behind`]).
+    apply_behind: bool,
+    /// The last batch's index rows, being applied.
+    applying: Option<Applying>,
+    /// Batches taken by [`Ingest::store_records`] (with something to store).
+    batches_taken: u64,
+    /// The number of the last of them whose index rows are applied.
+    batches_indexed: u64,
+}
+
+/// A batch's index rows being applied on their own thread.
+struct Applying {
+    /// The index as it will be once they are in: what the next batch reads.
+    view: Index,
+    /// The batch's number ([`Ingest::batches_taken`]).
+    batch: u64,
+    /// Seconds the application took.
+    thread: std::thread::JoinHandle<indexer::Result<f64>>,
 }
 
 /// Crash tests: `HARVEST_CRASH_AFTER_PACKED=N` makes the process kill itself
@@ -781,7 +804,91 @@ impl Ingest {
             crash_after_packed: std::env::var(CRASH_AFTER_PACKED)
                 .ok()
                 .and_then(|n| n.parse().ok()),
+            apply_behind: false,
+            applying: None,
+            batches_taken: 0,
+            batches_indexed: 0,
         })
+    }
+
+    /// From now on a batch's index rows are applied on their own thread
+    /// while the next batch is looked up, placed and packed (its reads see
+    /// them through [`Index::overlaid`]); the next batch's index step, and
+    /// [`Ingest::wait_applied`], wait for them. On HBase applying a batch
+    /// takes about as long as the next batch's other steps. A batch is then
+    /// indexed only when [`Ingest::batches_indexed`] says so: its URLs
+    /// leave a durable queue no earlier.
+    pub fn apply_behind(&mut self, on: bool) {
+        self.apply_behind = on;
+    }
+
+    /// Batches taken by [`Ingest::store_records`] so far (calls with
+    /// nothing to store are not counted).
+    pub fn batches_taken(&self) -> u64 {
+        self.batches_taken
+    }
+
+    /// The number of the last batch whose index rows are applied: batches
+    /// up to it are wholly indexed.
+    pub fn batches_indexed(&self) -> u64 {
+        self.batches_indexed
+    }
+
+    /// Waits until the last batch's index rows are applied; their error,
+    /// if applying them failed.
+    pub fn wait_applied(&mut self) -> Result<()> {
+        if let Some(a) = self.applying.take() {
+            let secs = a
+                .thread
+                .join()
+                .map_err(|_| anyhow::anyhow!("the index thread panicked"))?
+                .context("indexing a batch")?;
+            self.summary.storage.apply_secs += secs;
+            self.batches_indexed = a.batch;
+        }
+        Ok(())
+    }
+
+    /// The index as the next batch must read it: with the rows of a batch
+    /// still being applied.
+    fn reader(&self) -> &Index {
+        match &self.applying {
+            Some(a) => &a.view,
+            None => &self.index,
+        }
+    }
+
+    /// Applies a batch's recorded index rows: here, or on their own thread
+    /// ([`Ingest::apply_behind`]).
+    fn apply(&mut self, mutations: Vec<indexer::Mutation>) -> Result<()> {
+        if !self.apply_behind {
+            let t0 = Instant::now();
+            self.index
+                .commit(&mutations)
+                .context("indexing the batch")?;
+            self.summary.storage.apply_secs += t0.elapsed().as_secs_f64();
+            self.batches_indexed = self.batches_taken;
+            return Ok(());
+        }
+        let flight = indexer::InFlight::new(mutations);
+        let view = self.index.overlaid(&flight);
+        let index = self.index.clone();
+        // A plain thread: a remote store's client may refuse a runtime's.
+        let thread = std::thread::Builder::new()
+            .name("harvest-index".into())
+            .spawn(move || {
+                let t0 = Instant::now();
+                let applied = index.commit(flight.mutations());
+                flight.ended();
+                applied.map(|()| t0.elapsed().as_secs_f64())
+            })
+            .context("cannot start the index thread")?;
+        self.applying = Some(Applying {
+            view,
+            batch: self.batches_taken,
+            thread,
+        });
+        Ok(())
     }
 
     /// The per-page work that can run on other threads (see [`Analysed`]).
@@ -848,6 +955,7 @@ impl Ingest {
         if pages.is_empty() && not_modified.is_empty() && self.embeds.is_empty() {
             return Ok(());
         }
+        self.batches_taken += 1;
         let mut clock = Instant::now();
         let mut lap = || {
             let now = Instant::now();
@@ -1088,9 +1196,11 @@ impl Ingest {
         // rows and postings, the rows they replace, digests, URL states,
         // captures, cluster centres, fingerprints.
         let remote = self.index.store().remote();
-        let linked = self
+        // The last batch's rows are in before this one's are read and decided.
+        self.wait_applied()?;
+        let (linked, mutations) = self
             .index
-            .atomically_knowing(read, |ix| {
+            .record_knowing(read, |ix| {
                 let mut urls = Vec::with_capacity(pending.len() + not_modified_states.len());
                 let mut captures = Vec::with_capacity(pending.len() + not_modified_captures.len());
                 for p in pending {
@@ -1148,6 +1258,7 @@ impl Ingest {
             })
             .context("indexing the batch")?;
         self.summary.storage.index_secs += lap();
+        self.apply(mutations)?;
         self.summary.storage.batches += 1;
         if let Some(linked) = linked {
             self.summary.near_duplicates += linked.near_duplicates;
@@ -1169,10 +1280,10 @@ impl Ingest {
             // reads them again to merge and would otherwise ask twice.
             let remembering;
             let index = if self.index.store().remote() {
-                remembering = self.index.remembering(read);
+                remembering = self.reader().remembering(read);
                 &remembering
             } else {
-                &*self.index
+                self.reader()
             };
             let (states, earlier) = both(
                 index.store().remote(),
@@ -1213,7 +1324,7 @@ impl Ingest {
                 Some(prev) => match &prev.digest {
                     Some(d) => *d == digest,
                     None => self
-                        .index
+                        .reader()
                         .get_page(&prev.table, &prev.row_key)?
                         .is_some_and(|p| p.digest == digest),
                 },
@@ -1303,7 +1414,7 @@ impl Ingest {
         // Digests seen before this batch, read in one call; then the
         // batch's own first captures.
         let mut seen = self
-            .index
+            .reader()
             .known_digests(embeds.iter().map(|a| a.digest.as_str()))?;
         for a in embeds {
             let e = &a.embed;
@@ -1413,7 +1524,7 @@ impl Ingest {
             let recapture = revisit
                 && (entry.first_url == e.url
                     || self
-                        .index
+                        .reader()
                         .captures_of(&e.url)?
                         .iter()
                         .any(|c| c.digest.as_deref() == Some(a.digest.as_str())));
@@ -1472,10 +1583,10 @@ impl Ingest {
         let state = if page_url.is_empty() {
             None
         } else {
-            self.index.get_url(page_url)?
+            self.reader().get_url(page_url)?
         };
         if let Some(state) = state {
-            if let Some(page) = self.index.get_page(&state.table, &state.row_key)? {
+            if let Some(page) = self.reader().get_page(&state.table, &state.row_key)? {
                 return Ok(PagePlace {
                     key: PackKey {
                         topic: page.topic.clone(),
@@ -1510,10 +1621,10 @@ impl Ingest {
         let mut captures = Vec::with_capacity(items.len());
         for (nm, stored) in items {
             self.summary.not_modified += 1;
-            let Some(prev) = self.index.get_url(&nm.url)? else {
+            let Some(prev) = self.reader().get_url(&nm.url)? else {
                 continue;
             };
-            let Some(page) = self.index.get_page(&prev.table, &prev.row_key)? else {
+            let Some(page) = self.reader().get_page(&prev.table, &prev.row_key)? else {
                 continue;
             };
             let (rec, loc) = match stored {
@@ -1587,7 +1698,7 @@ impl Ingest {
         &self,
         groups: &[&(String, chrono::NaiveDate)],
     ) -> Result<Vec<Vec<indexer::ClusterRow>>> {
-        let index = &self.index;
+        let index = self.reader();
         let read = |(topic, day): &(String, chrono::NaiveDate)| {
             index
                 .clusters(topic, *day)
@@ -1695,13 +1806,25 @@ impl Ingest {
 
     /// Close every pack and return the summary.
     pub fn finish(mut self, elapsed: Duration) -> Result<IngestSummary> {
+        let applied = self.wait_applied();
         self.packer.close_all().context("closing packs")?;
+        applied?;
         self.summary.elapsed_secs = elapsed.as_secs_f64();
-        Ok(self.summary)
+        Ok(std::mem::take(&mut self.summary))
     }
 
     pub fn summary(&self) -> &IngestSummary {
         &self.summary
+    }
+}
+
+impl Drop for Ingest {
+    /// A run that stops on an error still waits for the batch being
+    /// indexed: whoever takes the run up next must find it in.
+    fn drop(&mut self) {
+        if let Err(e) = self.wait_applied() {
+            tracing::warn!(error = %format!("{e:#}"), "a batch's index rows, applied while the run stopped");
+        }
     }
 }
 
@@ -2059,6 +2182,9 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let model = crate::load_model_or_warn(&cfg.model)?;
     let part_of = run.job.as_ref().map_or(PART_OF_CRAWL, |j| j.name.as_str());
     let mut ingest = Ingest::new(cfg, stores, model, part_of)?;
+    // A batch's index rows are applied while the next batch is packed; the
+    // storage thread lets its URLs leave the queue once they are in.
+    ingest.apply_behind(true);
     let mut crawl_cfg = crate::crawl_config(cfg)?;
     prepare_page_tables(stores, cfg, &crawl_cfg.seeds);
     // Pages are analysed by the crawler's task that extracted them.
@@ -2183,20 +2309,40 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                 let mut done: Vec<String> = Vec::new();
                 let mut batch_started: Option<Instant> = None;
                 let mut last_report = Instant::now();
+                // The requested URLs of each batch stored, by batch number,
+                // until its index rows are applied.
+                let mut unindexed: std::collections::VecDeque<(u64, Vec<String>)> =
+                    Default::default();
+                let release = |ingest: &Ingest,
+                               unindexed: &mut std::collections::VecDeque<(u64, Vec<String>)>|
+                 -> Result<()> {
+                    while unindexed
+                        .front()
+                        .is_some_and(|(n, _)| *n <= ingest.batches_indexed())
+                    {
+                        let Some((_, urls)) = unindexed.pop_front() else {
+                            break;
+                        };
+                        // Stored and indexed: the URLs leave the durable queue.
+                        if let Some(q) = &storage_table {
+                            q.finish_stored(&urls)?;
+                        } else {
+                            storage_queue
+                                .finish(&urls)
+                                .map_err(|e| anyhow::anyhow!(e))?;
+                        }
+                    }
+                    Ok(())
+                };
                 let store = |ingest: &mut Ingest,
                              batch: &mut Vec<Analysed>,
                              nm: &mut Vec<NotModifiedPage>,
-                             done: &mut Vec<String>|
+                             done: &mut Vec<String>,
+                             unindexed: &mut std::collections::VecDeque<(u64, Vec<String>)>|
                  -> Result<()> {
                     ingest.store_batch(std::mem::take(batch), std::mem::take(nm))?;
-                    // Stored and indexed: the URLs leave the durable queue.
-                    if let Some(q) = &storage_table {
-                        q.finish_stored(done)?;
-                    } else {
-                        storage_queue.finish(done).map_err(|e| anyhow::anyhow!(e))?;
-                    }
-                    done.clear();
-                    Ok(())
+                    unindexed.push_back((ingest.batches_taken(), std::mem::take(done)));
+                    release(ingest, unindexed)
                 };
                 let result = (|| -> Result<()> {
                     loop {
@@ -2236,7 +2382,13 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                         }
                         let due = batch_started.is_some_and(|t0| t0.elapsed() >= max_wait);
                         if batch.len() + not_modified.len() >= batch_pages || due {
-                            store(&mut ingest, &mut batch, &mut not_modified, &mut done)?;
+                            store(
+                                &mut ingest,
+                                &mut batch,
+                                &mut not_modified,
+                                &mut done,
+                                &mut unindexed,
+                            )?;
                             batch_started = None;
                         }
                         if last_report.elapsed() >= PROGRESS_EVERY
@@ -2253,7 +2405,15 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                             );
                         }
                     }
-                    store(&mut ingest, &mut batch, &mut not_modified, &mut done)
+                    store(
+                        &mut ingest,
+                        &mut batch,
+                        &mut not_modified,
+                        &mut done,
+                        &mut unindexed,
+                    )?;
+                    ingest.wait_applied()?;
+                    release(&ingest, &mut unindexed)
                 })();
                 // Packs are closed here, on a plain thread: a store may be a
                 // blocking client of a remote file system (HDFS refuses
@@ -2381,6 +2541,204 @@ fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An embedded store whose first batch apply waits until a read of
+    /// `digests` arrives while it is held (or 10 s), and whose reads of
+    /// `digests`, once armed, wait for that hold: the next batch's lookup
+    /// runs while the first batch's rows are not in the store.
+    struct HeldApplies {
+        inner: indexer::EmbeddedStore,
+        armed: std::sync::atomic::AtomicBool,
+        holding: Mutex<bool>,
+        read_while_held: std::sync::Condvar,
+        reads_while_held: std::sync::atomic::AtomicUsize,
+    }
+
+    impl indexer::TableStore for HeldApplies {
+        fn create_table(&self, name: &str, families: &[&str], buckets: u8) -> indexer::Result<()> {
+            self.inner.create_table(name, families, buckets)
+        }
+        fn list_tables(&self) -> indexer::Result<Vec<String>> {
+            self.inner.list_tables()
+        }
+        fn put(&self, table: &str, rows: &[indexer::Row]) -> indexer::Result<()> {
+            self.inner.put(table, rows)
+        }
+        fn get(
+            &self,
+            table: &str,
+            keys: &[Vec<u8>],
+            families: &[&str],
+        ) -> indexer::Result<Vec<Option<indexer::Row>>> {
+            if table == indexer::DIGESTS_TABLE
+                && self.armed.swap(false, std::sync::atomic::Ordering::SeqCst)
+            {
+                let mut holding = self.holding.lock().expect("lock");
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while !*holding && Instant::now() < deadline {
+                    holding = self
+                        .read_while_held
+                        .wait_timeout(holding, Duration::from_millis(20))
+                        .expect("wait")
+                        .0;
+                }
+                if *holding {
+                    self.reads_while_held
+                        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                // The answer is read while the apply is still held.
+                let rows = self.inner.get(table, keys, families);
+                drop(holding);
+                self.read_while_held.notify_all();
+                return rows;
+            }
+            self.inner.get(table, keys, families)
+        }
+        fn scan(&self, table: &str, scan: &indexer::Scan) -> indexer::Result<Vec<indexer::Row>> {
+            self.inner.scan(table, scan)
+        }
+        fn delete(&self, table: &str, keys: &[Vec<u8>]) -> indexer::Result<()> {
+            self.inner.delete(table, keys)
+        }
+        fn delete_cells(&self, table: &str, rows: &[indexer::Row]) -> indexer::Result<()> {
+            self.inner.delete_cells(table, rows)
+        }
+        fn regions(&self, table: &str) -> indexer::Result<Vec<indexer::Region>> {
+            self.inner.regions(table)
+        }
+        fn apply(&self, mutations: &[indexer::Mutation]) -> indexer::Result<()> {
+            // Only the first batch is held.
+            if self
+                .reads_while_held
+                .load(std::sync::atomic::Ordering::SeqCst)
+                > 0
+            {
+                return self.inner.apply(mutations);
+            }
+            let mut holding = self.holding.lock().expect("lock");
+            *holding = true;
+            self.read_while_held.notify_all();
+            let before = self
+                .reads_while_held
+                .load(std::sync::atomic::Ordering::SeqCst);
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while self
+                .reads_while_held
+                .load(std::sync::atomic::Ordering::SeqCst)
+                == before
+                && Instant::now() < deadline
+            {
+                holding = self
+                    .read_while_held
+                    .wait_timeout(holding, Duration::from_millis(50))
+                    .expect("wait")
+                    .0;
+            }
+            *holding = false;
+            drop(holding);
+            self.inner.apply(mutations)
+        }
+        fn atomic_apply(&self) -> bool {
+            self.inner.atomic_apply()
+        }
+    }
+
+    fn page(url: &str, body: &str) -> FetchedPage {
+        let parsed = url::Url::parse(url).expect("url");
+        FetchedPage {
+            requested_url: url.to_string(),
+            url: url.to_string(),
+            fetched_at: chrono::Utc::now(),
+            status: 200,
+            status_line: "HTTP/1.1 200 OK".into(),
+            headers: vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
+            body: body.as_bytes().to_vec(),
+            content_type: "text/html".into(),
+            charset: "utf-8".into(),
+            charset_source: crawler::charset::CharsetSource::Header,
+            ip_address: None,
+            depth: 1,
+            extract: crawler::extract::extract(body, &parsed),
+            request: None,
+            attached: Default::default(),
+        }
+    }
+
+    /// With a batch's index rows applied behind, the next batch reads them
+    /// before they are in the store: the same payload under another URL one
+    /// batch later is a revisit of the first capture, as when batches were
+    /// indexed one after another.
+    #[test]
+    fn the_next_batch_sees_the_rows_still_being_applied() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let held = Arc::new(HeldApplies {
+            inner: indexer::EmbeddedStore::open(dir.path().join("index")).expect("open"),
+            armed: Default::default(),
+            holding: Mutex::new(false),
+            read_while_held: std::sync::Condvar::new(),
+            reads_while_held: Default::default(),
+        });
+        let store: Arc<dyn indexer::TableStore> = held.clone();
+        let index = Arc::new(Index::new(store, indexer::IndexOptions::default()).expect("index"));
+        let stores = Stores {
+            packs: Arc::new(packer::LocalPackStore::open(dir.path().join("packs")).expect("packs")),
+            index,
+            read_only_copy: None,
+        };
+        let raw = crate::config::RawConfig {
+            data_dir: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        };
+        let cfg = Config::from_raw(raw).expect("config");
+        let mut ingest = Ingest::new(&cfg, &stores, None, PART_OF_CRAWL).expect("ingest");
+        ingest.apply_behind(true);
+        let body = "<html><head><title>One story</title></head><body><p>The same story, \
+                    served under two addresses.</p></body></html>";
+        for (i, url) in ["http://example.com/a.html", "http://example.com/b.html"]
+            .into_iter()
+            .enumerate()
+        {
+            let analysed = ingest.analyser().analyse(page(url, body));
+            ingest
+                .store_batch(vec![analysed], Vec::new())
+                .expect("store");
+            held.armed
+                .store(i == 0, std::sync::atomic::Ordering::SeqCst);
+        }
+        assert_eq!(ingest.batches_taken(), 2);
+        assert_eq!(
+            ingest.batches_indexed(),
+            1,
+            "the second batch is being applied"
+        );
+        let summary = ingest.finish(Duration::from_secs(1)).expect("finish");
+        assert!(
+            held.reads_while_held
+                .load(std::sync::atomic::Ordering::SeqCst)
+                >= 1,
+            "the second batch looked its digests up while the first batch was held"
+        );
+        assert_eq!(summary.new, 2, "{summary:?}");
+        assert_eq!(
+            summary.duplicates, 1,
+            "the second capture is a revisit: {summary:?}"
+        );
+        let entry = stores
+            .index
+            .known_digests(std::iter::once(
+                stores
+                    .index
+                    .get_url("http://example.com/b.html")
+                    .expect("read")
+                    .and_then(|s| s.digest)
+                    .expect("digest")
+                    .as_str(),
+            ))
+            .expect("digests");
+        let first = entry.values().next().expect("digest entry");
+        assert_eq!(first.captures, 2, "{first:?}");
+        assert_eq!(first.first_url, "http://example.com/a.html");
+    }
 
     /// A year named by an analysed page gets its page table made once, on
     /// another thread; a source name the index refuses makes nothing.

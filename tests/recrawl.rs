@@ -470,10 +470,15 @@ fn a_crash_between_packing_and_indexing_is_taken_up_from_the_packs() {
         Some((packed.len() - indexed) as u64),
         "the packed batch indexed from the packs: {report}"
     );
-    assert_eq!(
-        report["taken_up_not_fetched"].as_u64(),
-        Some((packed.len() - indexed) as u64),
-        "its queued URLs taken out without a fetch: {report}"
+    // Its queued URLs are taken out without a fetch, and so may be those of
+    // the batch before it: a batch's index rows are applied beside the next
+    // batch's packing, and its URLs leave the queue when that batch is
+    // stored (the crash came first).
+    let not_fetched = report["taken_up_not_fetched"].as_u64().unwrap_or(0);
+    let unindexed = (packed.len() - indexed) as u64;
+    assert!(
+        (unindexed..=unindexed + 8).contains(&not_fetched),
+        "{unindexed} unindexed URLs taken out without a fetch (and at most a batch more): {report}"
     );
     // The run's count holds what the dead process stored (counted from its
     // packs: it died before its first heartbeat) and what this one did.

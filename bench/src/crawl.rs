@@ -805,16 +805,25 @@ pub fn cluster_ingest(args: &BenchArgs) -> Result<()> {
         );
     }
     println!(
-        "storage thread, seconds: {:<12} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
-        "backends", "batches", "lookup", "place", "write", "sync", "index"
+        "storage thread, seconds: {:<12} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>9}",
+        "backends", "batches", "lookup", "place", "write", "sync", "index", "(applied)"
     );
     for (name, s, _) in &rows {
         let t = &s.storage;
         println!(
-            "                         {name:<12} {:>7} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1}",
-            t.batches, t.lookup_secs, t.placement_secs, t.write_secs, t.sync_secs, t.index_secs
+            "                         {name:<12} {:>7} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>9.1}",
+            t.batches,
+            t.lookup_secs,
+            t.placement_secs,
+            t.write_secs,
+            t.sync_secs,
+            t.index_secs,
+            t.apply_secs
         );
     }
+    println!(
+        "  (index: deciding a batch's rows and waiting for the last batch's; applied: on the index thread, beside the next batch)"
+    );
     for (name, s, _) in &rows {
         if !s.failures.is_empty() {
             println!("{name}: failures {:?}", s.failures);

@@ -253,6 +253,21 @@ impl Index {
         known: ReadRows,
         f: impl FnOnce(&Index) -> Result<T>,
     ) -> Result<T> {
+        let (out, mutations) = self.record_knowing(known, f)?;
+        self.commit(&mutations)?;
+        Ok(out)
+    }
+
+    /// The first half of [`Index::atomically_knowing`]: runs `f` against the
+    /// recording view and returns what it wrote, not yet applied. The
+    /// caller applies it with [`Index::commit`] (on another thread, reading
+    /// meanwhile through [`Index::overlaid`]), before it records the next
+    /// batch.
+    pub fn record_knowing<T>(
+        &self,
+        known: ReadRows,
+        f: impl FnOnce(&Index) -> Result<T>,
+    ) -> Result<(T, Vec<Mutation>)> {
         let recorder = Arc::new(Hooked {
             inner: self.store().clone(),
             hook: Recorder {
@@ -270,8 +285,7 @@ impl Index {
                 .lock()
                 .map_err(|_| Error::Invalid("batch recorder poisoned".into()))?,
         );
-        self.commit(&mutations)?;
-        Ok(out)
+        Ok((out, mutations))
     }
 
     /// Applies `mutations` as one unit: directly where the store applies

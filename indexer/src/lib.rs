@@ -20,6 +20,7 @@ pub mod images;
 pub mod index;
 pub mod keys;
 pub mod neardup;
+pub mod overlay;
 pub mod pages;
 pub mod query;
 pub mod record;
@@ -45,6 +46,7 @@ pub use index::{
 };
 pub use keys::{table_name, DEFAULT_BUCKETS};
 pub use neardup::{LinkSummary, StoryCopy, SIMHASH_TABLE, STORIES_TABLE};
+pub use overlay::InFlight;
 pub use pages::{PageDetail, PageId};
 pub use query::{Bounds, GroupBy, Interval, PageHit, Query, Sort, StatsQuery, StatsRow};
 pub use record::{DigestEntry, PackLocation, PageRecord, UrlState, PUBLISHED_FROM_FETCH};
