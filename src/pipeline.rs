@@ -2062,6 +2062,45 @@ const ANALYSE_PARALLEL: usize = 4;
 /// it is analysed), and small pages are not held back.
 const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
 
+/// What the storage thread gathers for its next batch, and the requested
+/// URLs of the batches it stored whose index rows may not be in yet.
+#[derive(Default)]
+struct Gathered {
+    pages: Vec<Analysed>,
+    not_modified: Vec<NotModifiedPage>,
+    /// The requested URLs of the pages and 304s gathered.
+    done: Vec<String>,
+    /// By batch number ([`Ingest::batches_taken`]).
+    unindexed: std::collections::VecDeque<(u64, Vec<String>)>,
+}
+
+impl Gathered {
+    /// Stores what was gathered as a batch.
+    fn store(&mut self, ingest: &mut Ingest) -> Result<()> {
+        ingest.store_batch(
+            std::mem::take(&mut self.pages),
+            std::mem::take(&mut self.not_modified),
+        )?;
+        self.unindexed
+            .push_back((ingest.batches_taken(), std::mem::take(&mut self.done)));
+        Ok(())
+    }
+
+    /// The URLs of the stored batches whose index rows are now in.
+    fn indexed(&mut self, ingest: &Ingest) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        while let Some((n, _)) = self.unindexed.front() {
+            if *n > ingest.batches_indexed() {
+                break;
+            }
+            if let Some((_, urls)) = self.unindexed.pop_front() {
+                out.push(urls);
+            }
+        }
+        out
+    }
+}
+
 /// A crawler event on its way to the storage thread: a page being analysed
 /// (awaited in arrival order), or an event that needs no analysis.
 enum Staged {
@@ -2304,26 +2343,15 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         .name("harvest-storage".into())
         .spawn(
             move || -> (Result<IngestSummary>, Option<crate::jobs::ActiveRun>) {
-                let mut batch: Vec<Analysed> = Vec::with_capacity(batch_pages);
-                let mut not_modified: Vec<NotModifiedPage> = Vec::new();
-                let mut done: Vec<String> = Vec::new();
+                let mut gathered = Gathered {
+                    pages: Vec::with_capacity(batch_pages),
+                    ..Gathered::default()
+                };
                 let mut batch_started: Option<Instant> = None;
                 let mut last_report = Instant::now();
-                // The requested URLs of each batch stored, by batch number,
-                // until its index rows are applied.
-                let mut unindexed: std::collections::VecDeque<(u64, Vec<String>)> =
-                    Default::default();
-                let release = |ingest: &Ingest,
-                               unindexed: &mut std::collections::VecDeque<(u64, Vec<String>)>|
-                 -> Result<()> {
-                    while unindexed
-                        .front()
-                        .is_some_and(|(n, _)| *n <= ingest.batches_indexed())
-                    {
-                        let Some((_, urls)) = unindexed.pop_front() else {
-                            break;
-                        };
-                        // Stored and indexed: the URLs leave the durable queue.
+                // A batch's URLs leave the durable queue once its index rows are in.
+                let release = |ingest: &Ingest, gathered: &mut Gathered| -> Result<()> {
+                    for urls in gathered.indexed(ingest) {
                         if let Some(q) = &storage_table {
                             q.finish_stored(&urls)?;
                         } else {
@@ -2334,15 +2362,9 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                     }
                     Ok(())
                 };
-                let store = |ingest: &mut Ingest,
-                             batch: &mut Vec<Analysed>,
-                             nm: &mut Vec<NotModifiedPage>,
-                             done: &mut Vec<String>,
-                             unindexed: &mut std::collections::VecDeque<(u64, Vec<String>)>|
-                 -> Result<()> {
-                    ingest.store_batch(std::mem::take(batch), std::mem::take(nm))?;
-                    unindexed.push_back((ingest.batches_taken(), std::mem::take(done)));
-                    release(ingest, unindexed)
+                let store = |ingest: &mut Ingest, gathered: &mut Gathered| -> Result<()> {
+                    gathered.store(ingest)?;
+                    release(ingest, gathered)
                 };
                 let result = (|| -> Result<()> {
                     loop {
@@ -2364,13 +2386,13 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                                     }
                                 };
                                 batch_started.get_or_insert_with(Instant::now);
-                                done.push(page.page.requested_url.clone());
-                                batch.push(page);
+                                gathered.done.push(page.page.requested_url.clone());
+                                gathered.pages.push(page);
                             }
                             Ok(Some(Staged::Other(CrawlEvent::NotModified(nm)))) => {
                                 batch_started.get_or_insert_with(Instant::now);
-                                done.push(nm.requested_url.clone());
-                                not_modified.push(*nm);
+                                gathered.done.push(nm.requested_url.clone());
+                                gathered.not_modified.push(*nm);
                             }
                             Ok(Some(Staged::Embed(analysing))) => {
                                 let embed =
@@ -2381,14 +2403,9 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                             Err(_) => {} // timed out: the checks below
                         }
                         let due = batch_started.is_some_and(|t0| t0.elapsed() >= max_wait);
-                        if batch.len() + not_modified.len() >= batch_pages || due {
-                            store(
-                                &mut ingest,
-                                &mut batch,
-                                &mut not_modified,
-                                &mut done,
-                                &mut unindexed,
-                            )?;
+                        if gathered.pages.len() + gathered.not_modified.len() >= batch_pages || due
+                        {
+                            store(&mut ingest, &mut gathered)?;
                             batch_started = None;
                         }
                         if last_report.elapsed() >= PROGRESS_EVERY
@@ -2405,15 +2422,9 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                             );
                         }
                     }
-                    store(
-                        &mut ingest,
-                        &mut batch,
-                        &mut not_modified,
-                        &mut done,
-                        &mut unindexed,
-                    )?;
+                    store(&mut ingest, &mut gathered)?;
                     ingest.wait_applied()?;
-                    release(&ingest, &mut unindexed)
+                    release(&ingest, &mut gathered)
                 })();
                 // Packs are closed here, on a plain thread: a store may be a
                 // blocking client of a remote file system (HDFS refuses
