@@ -215,6 +215,10 @@ pub fn strip_site(title: &str, site_names: &[String]) -> String {
     t
 }
 
+/// The longest part a space alone sets off from a headline that
+/// [`as_shown`] leaves out.
+const SPACED_PART_CHARS: usize = 10;
+
 /// The headline as the page shows it, when a line of the page's text is the
 /// title without a part before or after it that a separator sets off (a
 /// section: `明日股市预测--最新出炉…`): the line is at least half the title and
@@ -233,15 +237,29 @@ pub fn as_shown(title: &str, lines: &[&str]) -> Option<String> {
     }
     // The part left out: after the line (`trailing`) or before it. Not a
     // colon: `央行：…` is the headline's own.
+    let shown_whole = lines.iter().any(|l| l.trim() == title);
     let set_off = |part: &str, trailing: bool| {
         let p = part.trim();
         let sep = |c: char| "_|｜│丨-－–—·»/".contains(c);
-        !p.is_empty()
+        // A short name a space sets off (`…开展调研工作 东区办事处`, a
+        // department after the headline), unless the page shows the title
+        // whole too (a headline of two clauses).
+        let spaced = !shown_whole
             && if trailing {
-                p.starts_with(sep)
+                part.starts_with(char::is_whitespace)
             } else {
-                p.ends_with(sep)
-            }
+                part.ends_with(char::is_whitespace)
+            };
+        let short_name = spaced
+            && (2..=SPACED_PART_CHARS).contains(&p.chars().count())
+            && !p.contains(char::is_whitespace);
+        !p.is_empty()
+            && (short_name
+                || if trailing {
+                    p.starts_with(sep)
+                } else {
+                    p.ends_with(sep)
+                })
     };
     let mut best: Option<&str> = None;
     for (i, line) in lines.iter().enumerate() {
@@ -446,6 +464,44 @@ mod tests {
             as_shown(
                 "多地出台新政 支持以旧换新_第二部分",
                 &["多地出台新政 支持以旧换新", "_第二部分"]
+            ),
+            None
+        );
+        // A short name a space alone sets off, after or before the headline.
+        assert_eq!(
+            as_shown(
+                "区委书记一行到金融街开展调研工作 东区办事处",
+                &["区委书记一行到金融街开展调研工作", "2019-09-26"]
+            )
+            .as_deref(),
+            Some("区委书记一行到金融街开展调研工作")
+        );
+        assert_eq!(
+            as_shown(
+                "原创 最不愁吃肉的国家：顿顿有肉吃",
+                &["最不愁吃肉的国家：顿顿有肉吃"]
+            )
+            .as_deref(),
+            Some("最不愁吃肉的国家：顿顿有肉吃")
+        );
+        // Not a clause of a headline the page also shows whole, nor a long
+        // one, nor a part the next line starts with.
+        let two_clauses = "多地项目连环爆雷 狂奔的龙湖集团";
+        assert_eq!(
+            as_shown(two_clauses, &["多地项目连环爆雷", two_clauses]),
+            None
+        );
+        assert_eq!(
+            as_shown(
+                "多地出台新政支持以旧换新 家电汽车消费一季度明显回暖",
+                &["多地出台新政支持以旧换新"]
+            ),
+            None
+        );
+        assert_eq!(
+            as_shown(
+                "多地出台新政支持以旧换新 消费回暖",
+                &["多地出台新政支持以旧换新", "消费回暖"]
             ),
             None
         );
