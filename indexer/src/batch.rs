@@ -57,7 +57,8 @@ impl Mutation {
         }
     }
 
-    fn table(&self) -> &str {
+    /// The table the mutation writes.
+    pub(crate) fn table(&self) -> &str {
         match self {
             Mutation::Put { table, .. }
             | Mutation::Delete { table, .. }

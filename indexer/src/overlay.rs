@@ -42,7 +42,7 @@ impl InFlight {
     pub fn new(mutations: Vec<Mutation>) -> InFlight {
         let mut touching: HashMap<String, Touches> = HashMap::new();
         for (i, m) in mutations.iter().enumerate() {
-            let keys = touching.entry(table_of(m).to_owned()).or_default();
+            let keys = touching.entry(m.table().to_owned()).or_default();
             for (j, key) in touched(m).into_iter().enumerate() {
                 keys.entry(key.to_vec()).or_default().push((i, j));
             }
@@ -140,14 +140,6 @@ fn touched(m: &Mutation) -> Vec<&[u8]> {
             rows.iter().map(|r| r.key.as_slice()).collect()
         }
         Mutation::Delete { keys, .. } => keys.iter().map(Vec::as_slice).collect(),
-    }
-}
-
-fn table_of(m: &Mutation) -> &str {
-    match m {
-        Mutation::Put { table, .. }
-        | Mutation::Delete { table, .. }
-        | Mutation::DeleteCells { table, .. } => table,
     }
 }
 
