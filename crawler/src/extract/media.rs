@@ -9,6 +9,7 @@
 
 use std::sync::LazyLock;
 
+use chrono::NaiveDate;
 use regex::Regex;
 
 use super::fold::fold;
@@ -212,7 +213,7 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
 /// A numeric date with an optional time of day, as Chinese portals print
 /// them on the line under a headline (`2019-09-26 10:56:28`, `2019年09月11日01:53`).
 static RE_DATELINE_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*日?(?:\s*\d{1,2}:\d{2}(?::\d{2})?)?")
+    re(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?(?:\s*\d{1,2}:\d{2}(?::\d{2})?)?")
 });
 
 /// Words beside the date on a portal's byline line that name no outlet.
@@ -249,21 +250,44 @@ const NOT_OUTLETS: [&str; 27] = [
 /// The outlet printed beside the publish date with no label, the line's only
 /// other words (`2019-09-26 10:56:28 证券时报网`, `中国网 2019-11-25 10:37:31`):
 /// a Chinese name of 2-12 characters on a short line of `lines` (the lines
-/// around the title) that holds one date.
-pub fn dateline_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+/// around the title) that holds one date, the page's publish day `day` (a
+/// related item's line, `商务部发布上半年外贸数据 2024-07-12 10:05`, holds
+/// another). Words that name no outlet (`原创`, `阅读 12`) may stand beside it.
+pub fn dateline_media<'a>(
+    lines: impl IntoIterator<Item = &'a str>,
+    day: Option<NaiveDate>,
+) -> Option<String> {
+    let day = day?;
     lines.into_iter().find_map(|l| {
         if l.chars().count() > 48 {
             return None;
         }
-        let mut dates = RE_DATELINE_DATE.find_iter(l);
+        let mut dates = RE_DATELINE_DATE.captures_iter(l);
         let date = dates.next()?;
         if dates.next().is_some() {
             return None;
         }
-        let rest: Vec<&str> = [&l[..date.start()], &l[date.end()..]]
+        let num = |i: usize| date.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+        let on_day = NaiveDate::from_ymd_opt(i32::try_from(num(1)?).ok()?, num(2)?, num(3)?)
+            .is_some_and(|d| d == day);
+        if !on_day {
+            return None;
+        }
+        let whole = date.get(0)?;
+        let rest: Vec<&str> = [&l[..whole.start()], &l[whole.end()..]]
             .into_iter()
             .flat_map(|part| part.split(|c: char| c.is_whitespace() || "|｜/·".contains(c)))
             .filter(|w| !w.is_empty())
+            .filter(|w| {
+                let folded = fold(w);
+                let label = NOT_OUTLETS
+                    .iter()
+                    .any(|n| folded.starts_with(n) || folded.ends_with(n));
+                let number = w
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_punctuation());
+                !label && !number
+            })
             .collect();
         let [name] = rest.as_slice() else {
             return None;
@@ -272,11 +296,7 @@ pub fn dateline_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
         let han = name
             .chars()
             .all(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || c == '·');
-        let folded = fold(name);
-        let label = NOT_OUTLETS
-            .iter()
-            .any(|w| folded.starts_with(w) || folded.ends_with(w));
-        ((2..=12).contains(&n) && han && !label).then(|| name.to_string())
+        ((2..=12).contains(&n) && han).then(|| name.to_string())
     })
 }
 
@@ -353,11 +373,13 @@ fn source_element_name(t: String) -> Option<String> {
     ((2..=30).contains(&n) && !datelike && !generic && !v.contains(['：', ':'])).then_some(v)
 }
 
-/// `澎湃新闻记者 朱奕奕`, `新京报记者 陆一夫 实习生 张三`, `记者 王希`: a line
-/// that is only an outlet's reporter title and names (roles cut by
-/// [`chinese_names`]).
+/// `澎湃新闻记者 朱奕奕`, `新京报记者 陆一夫 实习生 张三`, `记者 王希`,
+/// `界面新闻记者 | 李可`: a line that is only an outlet's reporter title and
+/// names (roles cut by [`chinese_names`]).
 static RE_REPORTER_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^\p{Han}{0,8}记者[ \t\u{3000}]*([\p{Han}·][\p{Han}·、 \t\u{3000}]{1,40})$")
+    re(
+        r"^\p{Han}{0,8}记者[ \t\u{3000}]*(?:[|｜:：/／][ \t\u{3000}]*)?([\p{Han}·][\p{Han}·、 \t\u{3000}]{1,40})$",
+    )
 });
 
 /// The first line of `lines` that starts with an author label (`作者：余毅菁`,
@@ -378,14 +400,20 @@ pub fn byline_line_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Optio
         if line.chars().count() > 48 || f.trim_end().ends_with(['摄', '図']) {
             return None;
         }
-        let c = RE_REPORTER_LINE.captures(f.trim_end())?;
-        let names = chinese_names(&line[c.get(1)?.range()])?;
-        // Names, not a sentence (`记者从…获悉`).
-        names
-            .split(' ')
-            .all(|n| (2..=4).contains(&n.chars().count()))
-            .then(|| name_value(&names))?
+        reporter_line(line)
     })
+}
+
+/// The names of a [`RE_REPORTER_LINE`] line, `line` trimmed: names of 2-4
+/// characters, not a sentence (`记者从…获悉`).
+fn reporter_line(line: &str) -> Option<String> {
+    let f = fold(line);
+    let c = RE_REPORTER_LINE.captures(&f)?;
+    let names = chinese_names(&line[c.get(1)?.range()])?;
+    names
+        .split(' ')
+        .all(|n| (2..=4).contains(&n.chars().count()))
+        .then(|| name_value(&names))?
 }
 
 /// The labelled author in `lines`, first found.
@@ -460,6 +488,10 @@ pub fn author_value(s: &str) -> Option<String> {
     if let Some(name) = reporter_place(t, &fold(t)) {
         return Some(name);
     }
+    // `界面新闻记者 | 李可`: the names after the outlet's reporter title.
+    if let Some(names) = reporter_line(t.trim()) {
+        return Some(names);
+    }
     name_value(t)
 }
 
@@ -492,7 +524,7 @@ mod tests {
         assert_eq!(labelled_media(["來源：中央社"]).as_deref(), Some("中央社"));
         assert_eq!(labelled_media(["圖片來源：中央社"]), None);
         assert_eq!(
-            dateline_media(["2019-03-18 23:59 瀏覽"]),
+            dateline_media(["2019-03-18 23:59 瀏覽"], day(2019, 3, 18)),
             None,
             "a count's label is no outlet"
         );
@@ -596,26 +628,45 @@ mod tests {
 
     #[test]
     fn the_outlet_beside_the_date() {
+        let sept26 = day(2019, 9, 26);
         assert_eq!(
-            dateline_media(["标题", "2019-09-26 10:56:28 证券时报网"]).as_deref(),
+            dateline_media(["标题", "2019-09-26 10:56:28 证券时报网"], sept26).as_deref(),
             Some("证券时报网")
         );
         assert_eq!(
-            dateline_media(["中国网 2019-11-25 10:37:31"]).as_deref(),
+            dateline_media(["中国网 2019-11-25 10:37:31"], day(2019, 11, 25)).as_deref(),
             Some("中国网")
         );
+        // Beside words that name no outlet.
+        assert_eq!(
+            dateline_media(["原创 2019-09-26 19:28 · 新民晚报"], sept26).as_deref(),
+            Some("新民晚报")
+        );
         // Not a count, a weekday, a label, a sentence or a list of dates.
-        assert_eq!(dateline_media(["2019-09-26 10:56 阅读123"]), None);
-        assert_eq!(dateline_media(["2019年09月26日 星期四"]), None);
+        assert_eq!(dateline_media(["2019-09-26 10:56 阅读123"], sept26), None);
+        assert_eq!(dateline_media(["2019年09月26日 星期四"], sept26), None);
         assert_eq!(
-            dateline_media(["2019-09-26 10:56 来源：新华社 作者：王希"]),
+            dateline_media(["2019-09-26 10:56 来源：新华社 作者：王希"], sept26),
             None
         );
         assert_eq!(
-            dateline_media(["2019-09-26 公司发布了新一季的财务报告，营收增长"]),
+            dateline_media(["2019-09-26 公司发布了新一季的财务报告，营收增长"], sept26),
             None
         );
-        assert_eq!(dateline_media(["2019-09-25 要闻 2019-09-26"]), None);
+        assert_eq!(dateline_media(["2019-09-25 要闻 2019-09-26"], sept26), None);
+        // A related item's headline and date: not the page's publish day.
+        assert_eq!(
+            dateline_media(["商务部发布上半年外贸数据 2019-09-12 10:05"], sept26),
+            None
+        );
+        assert_eq!(
+            dateline_media(["2019-09-26 10:56:28 证券时报网"], None),
+            None
+        );
+    }
+
+    fn day(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
+        NaiveDate::from_ymd_opt(y, m, d)
     }
 
     #[test]
@@ -731,6 +782,16 @@ mod tests {
             Some("王洲")
         );
         assert_eq!(labelled_author(["文/张三"]).as_deref(), Some("张三"));
+        // A byline element's value: the names after the reporter title.
+        assert_eq!(author_value("界面新闻记者 | 李可").as_deref(), Some("李可"));
+        assert_eq!(
+            author_value("新京报记者 吴婷婷 编辑 刘倩").as_deref(),
+            Some("吴婷婷")
+        );
+        assert_eq!(
+            byline_line_author(["澎湃新闻记者：朱奕奕"]).as_deref(),
+            Some("朱奕奕")
+        );
         assert_eq!(labelled_author(["王小明/文"]).as_deref(), Some("王小明"));
         assert_eq!(
             labelled_author(["王小明、李四 ／ 文"]).as_deref(),

@@ -1427,7 +1427,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             els.account
                 .and_then(|e| media::name_value(&element_text(&e)))
         })
-        .or_else(|| media::dateline_media(header.iter().copied()))
+        .or_else(|| {
+            media::dateline_media(
+                header.iter().copied(),
+                published.map(|p| p.local.date_naive()),
+            )
+        })
         .or_else(|| {
             let after = at_title.map_or(&[][..], |i| {
                 &lines[(i + 1).min(lines.len())..(i + 1 + ACCOUNT_LINES).min(lines.len())]
@@ -1484,6 +1489,21 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         Some(a) => Some(a),
         None => text_author(),
     };
+    // `财新 吴雨俭`: the outlet's short name before the reporter's.
+    let author = author.map(|a| match a.split_once(' ') {
+        Some((first, rest))
+            if !rest.trim().is_empty()
+                && media::names_an_outlet(
+                    first,
+                    media.as_deref().filter(|_| !media_from_host),
+                    &names,
+                    title_tag.as_deref(),
+                ) =>
+        {
+            rest.trim().to_string()
+        }
+        _ => a,
+    });
 
     let main_text = if article_text.is_empty() {
         &body_text

@@ -35,6 +35,10 @@ const DATE_CLASS: [&str; 15] = [
 ];
 /// Id fragments that mark the publish time.
 const DATE_ID: [&str; 3] = ["pubtime", "publish", "pub_date"];
+/// Class fragments (case-sensitive) of an element naming the page's source:
+/// `source`, and the media account that published a page on a platform
+/// (`<a class="media-name">`, NetEase's `post_wemedia_name`).
+const SOURCE_CLASS: [&str; 5] = ["source", "Source", "media-name", "media_name", "mediaName"];
 /// Class tokens of a byline.
 const BYLINE_CLASSES: [&str; 4] = ["byline", "author", "article-author", "author-name"];
 
@@ -62,6 +66,7 @@ struct Markers {
     date_id: AhoCorasick,
     comment: AhoCorasick,
     participant: AhoCorasick,
+    source_class: AhoCorasick,
 }
 
 static MARKERS: LazyLock<Markers> = LazyLock::new(|| {
@@ -77,6 +82,7 @@ static MARKERS: LazyLock<Markers> = LazyLock::new(|| {
         date_id: exact(&DATE_ID),
         comment: any_case(&COMMENT_MARKERS),
         participant: any_case(&PARTICIPANT_MARKERS),
+        source_class: exact(&SOURCE_CLASS),
     }
 });
 
@@ -321,10 +327,7 @@ impl<'a> PageElements<'a> {
                 {
                     out.date_classed.push(e);
                 }
-                if class_s.contains("source")
-                    || class_s.contains("Source")
-                    || id_s.contains("source")
-                {
+                if m.source_class.is_match(class_s) || id_s.contains("source") {
                     out.source.push(e);
                 }
                 if either(&m.comment) {
@@ -361,7 +364,7 @@ mod tests {
             <title>T</title><base href="/b/"><meta name="a" content="1">
             <script type="application/ld+json">{}</script><script>x</script></head>
             <body><h1>H</h1><div class="post-date x" id="q">d</div><span id="pubtime_1">t</span>
-            <p class="Source-name">s</p><p id="sourcebox">s2</p>
+            <p class="Source-name">s</p><p id="sourcebox">s2</p><a class="media-name">m</a><i class="post_wemedia_name">w</i>
             <a rel="author" href="/me">me</a><span class="byline">by</span><span class="bylines">no</span>
             <span itemprop="datePublished">2020</span><meta itemprop="datePublished" content="x">
             <span itemprop="commentCount">3</span><i data-comments="5">c</i>
@@ -396,7 +399,9 @@ mod tests {
         );
         assert_eq!(
             ids(&found.source),
-            select(r#"[class*="source"], [id*="source"], [class*="Source"]"#)
+            select(
+                r#"[class*="source"], [id*="source"], [class*="Source"], [class*="media-name"], [class*="media_name"]"#
+            )
         );
         assert_eq!(
             ids(&found.byline),

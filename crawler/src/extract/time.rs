@@ -476,9 +476,10 @@ const PUBLISH_LABELS: [&str; 29] = [
 
 /// Labels that say the date after them is not the publish time (the first
 /// [`UPDATE_LABELS`] of them: an update time).
-const OTHER_LABELS: [&str; 23] = [
+const OTHER_LABELS: [&str; 24] = [
     "更新时间",
     "更新于",
+    "最后更新",
     "更新",
     "修改时间",
     "修改于",
@@ -504,7 +505,7 @@ const OTHER_LABELS: [&str; 23] = [
 ];
 
 /// How many of [`OTHER_LABELS`] (the first) label an update time.
-const UPDATE_LABELS: usize = 19;
+const UPDATE_LABELS: usize = 20;
 
 /// Whether the label nearest before byte `start` of `line` names an update
 /// (`Updated:`, `更新时间：`), not a comment.
@@ -532,10 +533,24 @@ fn label_window(line: &str, start: usize) -> String {
 
 /// Where the last of `labels` in `window` ends.
 fn last_label(window: &str, labels: &[&str]) -> Option<usize> {
-    labels
-        .iter()
-        .filter_map(|l| window.rfind(l).map(|p| p + l.len()))
-        .max()
+    labels.iter().filter_map(|l| label_end(window, l)).max()
+}
+
+/// Where the last `label` in `window` ends, if it is a label there. A label
+/// of two Han characters is also the end of ordinary words (`运营时间`,
+/// `城市更新`: a related item's headline run together with its date): after
+/// another Han character it labels only with a colon after it (`信息来源：`).
+fn label_end(window: &str, label: &str) -> Option<usize> {
+    let p = window.rfind(label)?;
+    let end = p + label.len();
+    let short_han = label.chars().count() == 2 && label.chars().all(is_cjk);
+    if short_han
+        && window[..p].chars().next_back().is_some_and(is_cjk)
+        && !window[end..].trim_start().starts_with([':', '：'])
+    {
+        return None;
+    }
+    Some(end)
 }
 
 /// What a label before a date says about it.
@@ -1961,6 +1976,15 @@ mod tests {
         let second = line.rfind("2023").unwrap_or(0);
         assert_eq!(label_before(line, second), Label::Other);
         assert_eq!(label_before("Updated: Nov 18, 2023", 9), Label::Other);
+        // A related item's headline run together with its date: a word that
+        // ends like a short label is no label; with a colon it is one.
+        let at = |line: &str| label_before(line, line.find("20").unwrap_or(0));
+        assert_eq!(at("北京地铁延长运营时间2024-12-10 18:02"), Label::None);
+        assert_eq!(at("城市更新项目启动 2024-05-01"), Label::None);
+        assert_eq!(at("时间：2024-12-10 18:02"), Label::Publish);
+        assert_eq!(at("信息来源：市发改委 2024-12-10"), Label::Publish);
+        assert_eq!(at("本文发布时间 2024-12-10"), Label::Publish);
+        assert_eq!(at("最后更新 2024-12-10"), Label::Other);
         // A byline that ends at the date, longer than the label window.
         let at = |line: &str| label_before(line, line.find("2020").unwrap_or(0));
         assert_eq!(
