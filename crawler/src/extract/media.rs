@@ -262,22 +262,23 @@ pub fn dateline_media<'a>(
         if l.chars().count() > 48 {
             return None;
         }
-        let mut dates = RE_DATELINE_DATE.captures_iter(l);
-        let date = dates.next()?;
-        if dates.next().is_some() {
+        if !dateline_on(l, day) {
             return None;
         }
-        let num = |i: usize| date.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-        let on_day = NaiveDate::from_ymd_opt(i32::try_from(num(1)?).ok()?, num(2)?, num(3)?)
-            .is_some_and(|d| d == day);
-        if !on_day {
-            return None;
-        }
-        let whole = date.get(0)?;
-        let rest: Vec<&str> = [&l[..whole.start()], &l[whole.end()..]]
+        let whole = RE_DATELINE_DATE.find(l)?;
+        let words: Vec<&str> = [&l[..whole.start()], &l[whole.end()..]]
             .into_iter()
             .flat_map(|part| part.split(|c: char| c.is_whitespace() || "|｜/·".contains(c)))
             .filter(|w| !w.is_empty())
+            .collect();
+        // `新民晚报 记者 顾泉雄 2024.11.20 14:05`: the reporter is no outlet.
+        let reporter = |i: usize| {
+            let after_title = i > 0 && fold(words[i - 1]).ends_with("记者");
+            fold(words[i]).ends_with("记者") || after_title
+        };
+        let rest: Vec<&str> = (0..words.len())
+            .filter(|&i| !reporter(i))
+            .map(|i| words[i])
             .filter(|w| {
                 let folded = fold(w);
                 let label = NOT_OUTLETS
@@ -298,6 +299,46 @@ pub fn dateline_media<'a>(
             .all(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || c == '·');
         ((2..=12).contains(&n) && han).then(|| name.to_string())
     })
+}
+
+/// `记者 顾泉雄` on the publish day's line under the headline (`新民晚报 记者
+/// 顾泉雄 2024.11.20 14:05`): the reporter, on a short line of `lines` that
+/// holds one date, the day `day`.
+pub fn dateline_reporter<'a>(
+    lines: impl IntoIterator<Item = &'a str>,
+    day: Option<NaiveDate>,
+) -> Option<String> {
+    let day = day?;
+    lines.into_iter().find_map(|l| {
+        if l.chars().count() > 48 || !dateline_on(l, day) {
+            return None;
+        }
+        let f = fold(l);
+        let c = RE_DATELINE_REPORTER.captures(&f)?;
+        name_value(&chinese_names(&l[c.get(1)?.range()])?)
+    })
+}
+
+/// `记者 王希`, `本报记者 王希、李明` among a dateline's words.
+static RE_DATELINE_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:^|[\s|｜])\p{Han}{0,8}记者[ \t\u{3000}]*([\p{Han}·]{2,4}(?:、[\p{Han}·]{2,4}){0,3})(?:[\s|｜]|$)",
+    )
+});
+
+/// Whether `line` holds one numeric date and it is `day`.
+fn dateline_on(line: &str, day: NaiveDate) -> bool {
+    let mut dates = RE_DATELINE_DATE.captures_iter(line);
+    let (Some(date), None) = (dates.next(), dates.next()) else {
+        return false;
+    };
+    let num = |i: usize| date.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+    let parsed = num(1)
+        .and_then(|y| i32::try_from(y).ok())
+        .zip(num(2))
+        .zip(num(3))
+        .and_then(|((y, m), d)| NaiveDate::from_ymd_opt(y, m, d));
+    parsed == Some(day)
 }
 
 /// Follow buttons: what a self-media platform (Toutiao, Baijiahao, Sohu,
@@ -654,6 +695,17 @@ mod tests {
             None
         );
         assert_eq!(dateline_media(["2019-09-25 要闻 2019-09-26"], sept26), None);
+        // Beside a reporter: the reporter is the author, the rest the outlet.
+        let nov20 = day(2024, 11, 20);
+        let line = ["新民晚报 记者 顾泉雄 2024.11.20 14:05"];
+        assert_eq!(dateline_media(line, nov20).as_deref(), Some("新民晚报"));
+        assert_eq!(dateline_reporter(line, nov20).as_deref(), Some("顾泉雄"));
+        assert_eq!(dateline_reporter(line, sept26), None, "another day's line");
+        assert_eq!(
+            dateline_reporter(["2024-11-20 记者从市交通委获悉，地铁将延长运营"], nov20),
+            None,
+            "a sentence"
+        );
         // A related item's headline and date: not the page's publish day.
         assert_eq!(
             dateline_media(["商务部发布上半年外贸数据 2019-09-12 10:05"], sept26),

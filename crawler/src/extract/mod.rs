@@ -1470,6 +1470,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     let text_author = || {
         media::labelled_author(header.iter().chain(edges.iter()).copied())
             .or_else(|| media::byline_line_author(article_lines.iter().copied()))
+            .or_else(|| {
+                media::dateline_reporter(
+                    header.iter().copied(),
+                    published.map(|p| p.local.date_naive()),
+                )
+            })
     };
     let author = match marked_author {
         Some(a)

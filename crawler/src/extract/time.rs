@@ -1255,6 +1255,7 @@ pub(crate) fn near_title_candidates(
         zone_dates += text_dates(line).len();
     }
     let mut unlabelled_taken = zone_dates > MAX_HEADER_DATES;
+    let today = ctx.fetched.with_timezone(&zone).date_naive();
     for (i, line) in lines.iter().enumerate().skip(first) {
         if i > title_line {
             if chars > HEADER_ZONE_CHARS {
@@ -1282,9 +1283,25 @@ pub(crate) fn near_title_candidates(
                 continue;
             }
             let score = match label {
-                Label::Other => continue,
+                Label::Other => {
+                    // An update time first under the title (`By X |
+                    // Updated: …`): the byline's only date; unlabelled
+                    // dates below it are other items' (a list after a
+                    // short article).
+                    unlabelled_taken |= i > title_line && update_label_before(line, d.start);
+                    continue;
+                }
                 Label::Publish => score::TEXT_LABELLED_NEAR_TITLE,
                 Label::None if unlabelled_taken => continue,
+                // A day without a time above the title that is the fetch
+                // day: the site's top bar showing today, not a byline.
+                Label::None
+                    if i < title_line
+                        && !d.has_time
+                        && d.stated.resolve(zone).map(|l| l.date_naive()) == Some(today) =>
+                {
+                    continue
+                }
                 Label::None => score::TEXT_NEAR_TITLE - i32::from(i < title_line) * 5,
             };
             unlabelled_taken |= label == Label::None;
@@ -1648,11 +1665,21 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
     }
     // A day-precise winner takes the time of day from a candidate of that day.
     if !best.has_time {
-        if let Some((c, l)) = valid.iter().find(|(c, l)| {
-            c.has_time
-                && c.score >= score::TEXT_ARTICLE_EDGE
-                && l.date_naive() == best_local.date_naive()
-        }) {
+        // A modified time only when no other candidate gives one (China
+        // Daily's byline, `Updated: 2024-10-22 09:40`, on a page whose URL
+        // names the day).
+        let of_the_day = |c: &Candidate, l: &DateTime<FixedOffset>| {
+            c.has_time && l.date_naive() == best_local.date_naive()
+        };
+        if let Some((c, l)) = valid
+            .iter()
+            .find(|(c, l)| of_the_day(c, l) && c.score >= score::TEXT_ARTICLE_EDGE)
+            .or_else(|| {
+                valid
+                    .iter()
+                    .find(|(c, l)| of_the_day(c, l) && c.from == PublishedFrom::Modified)
+            })
+        {
             (best, best_local) = (*c, *l);
         }
     }

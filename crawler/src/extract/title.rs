@@ -221,7 +221,8 @@ const SPACED_PART_CHARS: usize = 10;
 
 /// The headline as the page shows it, when a line of the page's text is the
 /// title without a part before or after it that a separator sets off (a
-/// section: `明日股市预测--最新出炉…`): the line is at least half the title and
+/// section: `明日股市预测--最新出炉…`, a bracketed forum name: `…怎么样？【考研吧】`):
+/// the line is at least half the title and
 /// the part left out is not the start of the next line (a title the page
 /// wraps). `None`: the title stands; always for titles without Chinese or
 /// Japanese characters (strip_site knows the sites of the others).
@@ -253,8 +254,11 @@ pub fn as_shown(title: &str, lines: &[&str]) -> Option<String> {
         let short_name = spaced
             && (2..=SPACED_PART_CHARS).contains(&p.chars().count())
             && !p.contains(char::is_whitespace);
+        // A bracketed part (`…怎么样？【考研吧】`, a forum's name).
+        let bracketed = p.starts_with('【') && p.ends_with('】');
         !p.is_empty()
             && (short_name
+                || bracketed
                 || if trailing {
                     p.starts_with(sep)
                 } else {
@@ -451,6 +455,15 @@ mod tests {
             )
             .as_deref(),
             Some("最新出炉联合国贸发报告：2019年全球经济增长率降至2.3%")
+        );
+        // A bracketed part the page does not show with the headline.
+        assert_eq!(
+            as_shown(
+                "大家觉得今年的考研难度怎么样？【考研吧】",
+                &["考研吧", "大家觉得今年的考研难度怎么样？", "清风徐来"]
+            )
+            .as_deref(),
+            Some("大家觉得今年的考研难度怎么样？")
         );
         // A colon belongs to the headline; a wrapped title is the title.
         assert_eq!(
