@@ -110,7 +110,11 @@ fn chinese_names(matched: &str) -> Option<String> {
         .filter(|n| !n.is_empty())
         // `采写：南都记者 余毅菁`: the outlet's reporter title before the name.
         .skip_while(|n| fold(n).ends_with("记者"))
-        .take_while(|n| !NOT_NAMES.iter().any(|w| fold(n).starts_with(w)))
+        // A role, or an outlet's role (`每经编辑 陈梦妤`), ends the names.
+        .take_while(|n| {
+            let f = fold(n);
+            !NOT_NAMES.iter().any(|w| f.starts_with(w) || f.ends_with(w))
+        })
         .collect();
     (!names.is_empty()).then(|| names.join(" "))
 }

@@ -222,6 +222,7 @@ static RE_BYLINE_BEFORE_DATE: LazyLock<Regex> = LazyLock::new(|| {
 static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?x)
         ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日)?
+        (?: \s* (?: [(（] \s* [一二三四五六日天] \s* [)）] | (?:星期|周|週|礼拜|禮拜)[一二三四五六日天] ) )?
         (?:
             (?:\s*[T\s,]\s*|\s*|-)
             (上午|下午|早上|晚上|凌晨|中午)? \s*
@@ -250,13 +251,18 @@ static RE_SHORT_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The labels a short date ([`RE_SHORT_NUMERIC`]) must follow, with only a
 /// colon or spaces between.
-const SHORT_DATE_LABELS: [&str; 6] = [
+const SHORT_DATE_LABELS: [&str; 9] = [
     "发布时间",
     "发表时间",
     "发布于",
     "发表于",
     "发布日期",
     "发表日期",
+    // A modified time (`修改于05-20 16:00`), which stands in when the page
+    // states no publish time.
+    "修改于",
+    "编辑于",
+    "更新于",
 ];
 
 const MONTHS: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
@@ -1288,7 +1294,21 @@ pub(crate) fn near_title_candidates(
                     // Updated: …`): the byline's only date; unlabelled
                     // dates below it are other items' (a list after a
                     // short article).
-                    unlabelled_taken |= i > title_line && update_label_before(line, d.start);
+                    let update = update_label_before(line, d.start);
+                    unlabelled_taken |= i > title_line && update;
+                    // A short one (`修改于05-20 16:00`) is read only here: it
+                    // stands in as a modified time.
+                    if update && contextual {
+                        out.push(Candidate {
+                            year_inferred: d.year_inferred,
+                            relative: d.relative,
+                            stated: d.stated,
+                            has_time: d.has_time,
+                            from: PublishedFrom::Modified,
+                            score: score::MODIFIED,
+                            near_title: false,
+                        });
+                    }
                     continue;
                 }
                 Label::Publish => score::TEXT_LABELLED_NEAR_TITLE,
@@ -1806,6 +1826,15 @@ mod tests {
         assert_eq!(
             first("2023年1月7日08:05 来源：人民网").as_deref(),
             Some("2023-01-07 08:05 +08:00")
+        );
+        // A weekday between the day and the time.
+        assert_eq!(
+            first("2024年11月25日(一) 17:42").as_deref(),
+            Some("2024-11-25 17:42 +08:00")
+        );
+        assert_eq!(
+            first("2024年11月26日 星期二 08:55").as_deref(),
+            Some("2024-11-26 08:55 +08:00")
         );
         assert_eq!(
             first("2023-1-7 8:05:09").as_deref(),

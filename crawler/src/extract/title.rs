@@ -412,6 +412,18 @@ pub fn choose(
             return Some(h.clone());
         }
     }
+    // A title that only names the site (`人民日报 -- 人民网` on each page of an
+    // e-paper), and nothing else gives a headline: the first `<h1>` does.
+    if og.is_none() && headline.is_none() {
+        if let (Some(s), Some(h)) = (stripped.as_deref(), h1s.first()) {
+            if names_site(s, site_names)
+                && !names_site(h, site_names)
+                && h.chars().count() > s.chars().count()
+            {
+                return Some(h.clone());
+            }
+        }
+    }
     let og = og.map(|o| strip_site(&o, site_names));
     if let Some(o) = og {
         // og:title cut short (an unescaped quote ends the attribute): the
@@ -720,6 +732,15 @@ mod tests {
             &names(&["cnn"]),
         );
         assert_eq!(t.as_deref(), Some("Storm passes & snow falls"));
+        // A title that only names the site: the h1.
+        let t = choose(
+            Some("人民日报 -- 人民网"),
+            None,
+            None,
+            &["我国科技创新能力稳步提升".into()],
+            &names(&["people"]),
+        );
+        assert_eq!(t.as_deref(), Some("我国科技创新能力稳步提升"));
         assert_eq!(
             decode_entities("a &quot;b&quot; &#27979;&#x8BD5; &bogus; &"),
             "a \"b\" 测试 &bogus; &"
