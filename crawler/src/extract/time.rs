@@ -290,6 +290,14 @@ static RE_EN_TIME_FIRST: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// `12:30pm, 24 Oct 2024`, `16:30 BST, Thu 24 October 2024` (time before a
+/// day-first date).
+static RE_EN_TIME_FIRST_DMY: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b(\d{{1,2}}):(\d{{2}})\s*([ap]\.?m\.?)?\s*([a-z]{{2,4}})?,\s*(?:[a-z]{{3,9}},?\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+{MONTHS}\.?,?\s+((?:19|20)\d{{2}})\b"
+    ))
+});
+
 /// A time of day after a day-first date: `, 19:51`, ` - 18:55`, ` | 13:10`,
 /// ` um 10:29`, ` à 10h30`, ` at 8:05` (groups: hour, minute, second).
 const DAY_FIRST_TIME: &str = r"(?:(?:\s*[,|–-]\s*|\s+)(?:(?:um|à|a las|alle|om|kl\.?|at)\s+)?(\d{1,2})[:h](\d{2})(?::(\d{2}))?)?";
@@ -815,12 +823,16 @@ fn text_dates(text: &str) -> Vec<TextDate> {
             });
         }
     }
-    for c in RE_EN_TIME_FIRST.captures_iter(text) {
+    let time_first = RE_EN_TIME_FIRST
+        .captures_iter(text)
+        .map(|c| (c, 5, 6))
+        .chain(RE_EN_TIME_FIRST_DMY.captures_iter(text).map(|c| (c, 6, 5)));
+    for (c, month_at, day_at) in time_first {
         let parsed = (|| {
             let date = NaiveDate::from_ymd_opt(
                 num(&c, 7)?,
-                month_number(c.get(5)?.as_str())?,
-                num(&c, 6)?,
+                month_number(c.get(month_at)?.as_str())?,
+                num(&c, day_at)?,
             )?;
             let h = hour24(num(&c, 1)?, c.get(3).map(|m| m.as_str()), None)?;
             let time = NaiveTime::from_hms_opt(h, num(&c, 2)?, 0)?;
@@ -828,7 +840,8 @@ fn text_dates(text: &str) -> Vec<TextDate> {
             stated(date, Some(time), offset)
         })();
         if let (Some(m), Some((s, has_time))) = (c.get(0), parsed) {
-            // The same date matched without its time by RE_EN_MDY: keep this one.
+            // The same date matched without its time by RE_EN_MDY or
+            // RE_EN_DMY: keep this one.
             out.retain(|d| !(d.start > m.start() && d.start < m.end()));
             out.push(TextDate {
                 year_inferred: false,
@@ -1826,6 +1839,15 @@ mod tests {
         assert_eq!(
             first("2023年1月7日08:05 来源：人民网").as_deref(),
             Some("2023-01-07 08:05 +08:00")
+        );
+        // A time before a day-first date.
+        assert_eq!(
+            first("Published: 12:30pm, 24 Oct 2024").as_deref(),
+            Some("2024-10-24 12:30 +08:00")
+        );
+        assert_eq!(
+            first("16:30, Thu 24 October 2024").as_deref(),
+            Some("2024-10-24 16:30 +08:00")
         );
         // A weekday between the day and the time.
         assert_eq!(
