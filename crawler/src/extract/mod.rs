@@ -278,6 +278,20 @@ fn element_text(e: &ElementRef<'_>) -> String {
     squash(&e.text().collect::<String>())
 }
 
+/// A heading's text, a `<br>` in it a space (`<h1>长三角一体化发展再提速<br>三省一市签署
+/// 合作协议</h1>`: a headline of two clauses the page sets on two lines).
+fn heading_text(e: &ElementRef<'_>) -> String {
+    let mut out = String::new();
+    for node in e.descendants() {
+        match node.value() {
+            scraper::Node::Text(t) => out.push_str(t),
+            scraper::Node::Element(el) if el.name() == "br" => out.push(' '),
+            _ => {}
+        }
+    }
+    squash(&out)
+}
+
 /// Meta tags as (lowercased key, content) in document order; the key is the
 /// `property`, `name`, `itemprop` or `http-equiv` attribute.
 fn meta_pairs(metas: &[ElementRef<'_>]) -> Vec<(String, String)> {
@@ -504,6 +518,24 @@ fn title_line(lines: &[&str], title: Option<&str>, h1s: &[String]) -> Option<usi
     for w in &wanted {
         if let Some(i) = lines.iter().position(|l| norm(l) == *w) {
             return Some(i);
+        }
+    }
+    // A headline the page sets on two or three lines: the last of them.
+    for w in &wanted {
+        for i in 0..lines.len() {
+            let mut joined = norm(lines[i]);
+            if joined.is_empty() || joined.len() >= w.len() || !w.starts_with(&joined) {
+                continue;
+            }
+            for (k, l) in lines[i + 1..].iter().take(2).enumerate() {
+                joined.push_str(&norm(l));
+                if joined == *w {
+                    return Some(i + k + 1);
+                }
+                if !w.starts_with(&joined) {
+                    break;
+                }
+            }
         }
     }
     let t = norm(title?);
@@ -1313,7 +1345,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     let h1s: Vec<String> = els
         .h1
         .iter()
-        .map(element_text)
+        .map(heading_text)
         .filter(|t| !t.is_empty())
         .collect();
     let title_tag = els.title.iter().map(element_text).find(|t| !t.is_empty());
@@ -1770,6 +1802,21 @@ mod tests {
         let lines = ["News.az", "Politics", "Envoy says", "13 Oct 2020 18:29"];
         assert_eq!(title_line(&lines, Some("Envoy says"), &h1s), Some(2));
         assert_eq!(title_line(&lines, None, &h1s), Some(0));
+        // A headline set on two lines: the second.
+        let lines = [
+            "首页",
+            "长三角一体化发展再提速",
+            "三省一市签署合作协议",
+            "2024-05-22 14:03:11",
+        ];
+        assert_eq!(
+            title_line(
+                &lines,
+                Some("长三角一体化发展再提速 三省一市签署合作协议"),
+                &[]
+            ),
+            Some(2)
+        );
     }
 
     #[test]
