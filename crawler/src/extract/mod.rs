@@ -1527,10 +1527,14 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         Some(a) => Some(a),
         None => text_author(),
     };
-    // `财新 吴雨俭`: the outlet's short name before the reporter's.
+    // `财新 吴雨俭`: the outlet's short name before a Chinese reporter's
+    // name (not `Reuters Staff`).
     let author = author.map(|a| match a.split_once(' ') {
         Some((first, rest))
             if !rest.trim().is_empty()
+                && rest.chars().all(|c| {
+                    c.is_whitespace() || c == '·' || ('\u{4e00}'..='\u{9fff}').contains(&c)
+                })
                 && media::names_an_outlet(
                     first,
                     media.as_deref().filter(|_| !media_from_host),
@@ -2036,6 +2040,26 @@ mod tests {
             Some("2013-11-27 08:36")
         );
         assert_eq!(ymd("not a date"), None);
+    }
+
+    #[test]
+    fn an_outlets_short_name_before_a_chinese_reporter_is_cut() {
+        let u = url("https://finance.caixin.com/2024-09-27/102240000.html");
+        let page = |author: &str, site: &str| {
+            format!(
+                r#"<html><head><title>央行宣布降准_金融频道_{site}</title>
+                <meta name="author" content="{author}"><meta property="og:site_name" content="{site}">
+                </head><body><h1>央行宣布降准</h1><p>正文。</p></body></html>"#
+            )
+        };
+        let author = |a: &str, site: &str| extract(&page(a, site), &u).author;
+        assert_eq!(author("财新 吴雨俭", "财新网").as_deref(), Some("吴雨俭"));
+        // Not before other words, and not when the first word is no outlet.
+        assert_eq!(
+            author("Reuters Staff", "Reuters").as_deref(),
+            Some("Reuters Staff")
+        );
+        assert_eq!(author("王芳 李可", "财新网").as_deref(), Some("王芳 李可"));
     }
 
     #[test]
