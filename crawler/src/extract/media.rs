@@ -127,6 +127,16 @@ static RE_AUTHOR_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// `（记者 张三 通讯员 李四）`, `【环球时报记者 张晓】`, `（本报实习记者 王五、赵六）`: a
+/// bracketed byline whose reporter title may name the outlet and whose names
+/// other roles may follow (cut by [`chinese_names`]); not a photo credit
+/// (`（新华社记者 李四 摄）`).
+static RE_BRACKETED_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"[（(【〔]\s*\p{Han}{0,8}?记者[ \t\u{3000}]*([\p{Han}·]{2,4}(?:[、 \t\u{3000}]+[\p{Han}·]{2,4}){0,5})\s*[）)】〕]",
+    )
+});
+
 /// `記者陳嘉寧／桃園機場報導` (folded: `记者…／…报导`): Taiwan's byline, the
 /// reporter and where they report from.
 ///
@@ -477,8 +487,14 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         if let Some(c) = RE_NAME_THEN_WEN.captures(l) {
             return name_value(&chinese_names(c.get(1)?.as_str())?);
         }
-        let c = RE_AUTHOR_REPORTER.captures(&f)?;
-        name_value(&l[c.get(1).or_else(|| c.get(2))?.range()])
+        if let Some(c) = RE_AUTHOR_REPORTER.captures(&f) {
+            return name_value(&l[c.get(1).or_else(|| c.get(2))?.range()]);
+        }
+        let c = RE_BRACKETED_REPORTER.captures(&f)?;
+        let names = chinese_names(&l[c.get(1)?.range()])?;
+        let credit =
+            names.ends_with(['摄', '图']) || f[c.get(1)?.end()..].trim_start().starts_with('摄');
+        (!credit).then(|| name_value(&names))?
     })
 }
 
@@ -838,6 +854,25 @@ mod tests {
             Some("王洲")
         );
         assert_eq!(labelled_author(["文/张三"]).as_deref(), Some("张三"));
+        // Bracketed bylines with the outlet's title and other roles.
+        assert_eq!(
+            labelled_author(["本报讯（记者 张三 通讯员 李四）5月10日，"]).as_deref(),
+            Some("张三")
+        );
+        assert_eq!(
+            labelled_author(["【环球时报记者 张晓】第二届链博会"]).as_deref(),
+            Some("张晓")
+        );
+        assert_eq!(
+            labelled_author(["（本报实习记者 王五、赵六）"]).as_deref(),
+            Some("王五 赵六")
+        );
+        assert_eq!(
+            labelled_author(["（新华社记者 李四 摄）"]),
+            None,
+            "a photo credit"
+        );
+        assert_eq!(labelled_author(["（记者从市教育局获悉）"]), None);
         // A byline element's value: the names after the reporter title.
         assert_eq!(author_value("界面新闻记者 | 李可").as_deref(), Some("李可"));
         assert_eq!(
