@@ -679,6 +679,16 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
         },
         "an identical fingerprint of another URL is a near-duplicate",
     )?;
+    // Two copies handed in later-fetched first: linked in fetch order, as a
+    // rebuild from the packs (capture order) would link them.
+    let q = base.rotate_left(16) ^ 0x0f0f_3c3c_0f0f_3c3c;
+    let mut pair = vec![page("q2", Some(q), 4, 10), page("q1", Some(q), 4, 9)];
+    index.link_near_duplicates(&mut pair, 3)?;
+    check(
+        pair[1].near_duplicate_of.is_none()
+            && pair[0].near_duplicate_of.as_deref() == Some(url("q1").as_str()),
+        "a batch is linked in fetch order, not in the order handed in",
+    )?;
     let mut far_k = vec![page("f", Some(a ^ 0b111_1111 << 10), 3, 9)];
     index.link_near_duplicates(&mut far_k, 7)?;
     check(

@@ -193,8 +193,8 @@ pub fn story_root(page: &PageRecord) -> &str {
 
 impl Index {
     /// Finds, for every page of `pages` with a `simhash`, the earlier pages
-    /// within `max_distance` bits (in the `simhash` table and before it in
-    /// `pages`), sets its `near_duplicate_of` to the first page of their
+    /// within `max_distance` bits (in the `simhash` table, and fetched before
+    /// it among `pages`), sets its `near_duplicate_of` to the first page of their
     /// story (or clears it: the page starts a story), and files the page in
     /// the `simhash` and `stories` tables. Call it before
     /// [`Index::index_pages`] so that the index entries carry the
@@ -210,9 +210,15 @@ impl Index {
                 "near-duplicate distance {max_distance} is over the maximum {MAX_DISTANCE}"
             )));
         }
-        let todo: Vec<usize> = (0..pages.len())
+        let mut todo: Vec<usize> = (0..pages.len())
             .filter(|&i| pages[i].simhash.is_some())
             .collect();
+        // A batch is linked in fetch order, not in the order its pages were
+        // handed in: a rebuild from the packs (`harvest reindex`, capture
+        // order) then makes the same links as the crawl did.
+        todo.sort_by(|&a, &b| {
+            (pages[a].fetched, &pages[a].url).cmp(&(pages[b].fetched, &pages[b].url))
+        });
         if todo.is_empty() {
             return Ok(LinkSummary::default());
         }
