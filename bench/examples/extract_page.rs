@@ -1,7 +1,8 @@
 //! Prints the attributes harvest extracts from saved pages, one block a page:
 //! a look at what the extraction sees when a `harvest bench extract` line says
 //! it missed. `cargo run --release -p harvest-bench --example extract_page --
-//! [--url URL] FILE...` (default URL: `http://fakehost/`). `BODY=1` also
+//! [--url URL] [--fetched RFC3339] FILE...` (default URL: `http://fakehost/`,
+//! fetched now). `BODY=1` also
 //! prints the page's visible text, `ARTICLE=1` the whole article text.
 
 use crawler::extract::{extract_with, TimeContext};
@@ -9,6 +10,7 @@ use crawler::extract::{extract_with, TimeContext};
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1).peekable();
     let mut url = url::Url::parse("http://fakehost/")?;
+    let mut ctx = TimeContext::default();
     let mut files = Vec::new();
     while let Some(a) = args.next() {
         if a == "--url" {
@@ -16,6 +18,11 @@ fn main() -> anyhow::Result<()> {
                 .next()
                 .ok_or_else(|| anyhow::anyhow!("--url needs a value"))?;
             url = url::Url::parse(&u)?;
+        } else if a == "--fetched" {
+            let t = args
+                .next()
+                .ok_or_else(|| anyhow::anyhow!("--fetched needs a value"))?;
+            ctx.fetched = chrono::DateTime::parse_from_rfc3339(&t)?.with_timezone(&chrono::Utc);
         } else {
             files.push(a);
         }
@@ -26,7 +33,7 @@ fn main() -> anyhow::Result<()> {
     for f in files {
         let bytes = std::fs::read(&f)?;
         let decoded = crawler::charset::decode(&bytes, None);
-        let x = extract_with(&decoded.text, &url, &TimeContext::default());
+        let x = extract_with(&decoded.text, &url, &ctx);
         println!("== {f}");
         println!("title      {:?}", x.title);
         println!(

@@ -890,10 +890,10 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A byline as compared: lowercased, spaces squashed, without a leading
-/// "by".
+/// A byline as compared: lowercased, the marks between names (`、`, commas,
+/// semicolons) as spaces, spaces squashed, without a leading "by".
 fn author_key(s: &str) -> String {
-    let s = squash(s).to_lowercase();
+    let s = squash(&s.replace(['、', ',', '，', ';', '；'], " ")).to_lowercase();
     s.strip_prefix("by ").map(str::to_string).unwrap_or(s)
 }
 
@@ -1516,6 +1516,8 @@ mod tests {
     #[test]
     fn bylines_compare_without_by_and_extras() {
         assert!(author_ok("By Erin Cunningham", "Erin Cunningham"));
+        assert!(author_ok("余毅菁 向雪妮", "余毅菁、向雪妮"));
+        assert!(!author_ok("余毅菁 向雪妮", "余毅菁、王五"));
         assert!(author_ok("by Lucas Nolan22 Dec 2016651", "Lucas Nolan"));
         assert!(!author_ok("Dan Goodin", "Ars Technica"));
         assert!(!author_ok("Dan Goodin", ""));

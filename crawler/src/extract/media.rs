@@ -13,7 +13,7 @@ use chrono::NaiveDate;
 use regex::Regex;
 
 use super::fold::fold;
-use super::squash;
+use super::{is_han, squash};
 
 /// A media or author value longer than this (characters) is not one.
 const MAX_NAME_CHARS: usize = 60;
@@ -103,7 +103,7 @@ const NOT_NAMES: [&str; 14] = [
 ];
 
 /// The names of a matched Chinese byline (`余毅菁 向雪妮`, `李国利、黄一宸`),
-/// up to the first role word; joined by a space.
+/// up to the first role word; joined by `、`.
 fn chinese_names(matched: &str) -> Option<String> {
     let names: Vec<&str> = matched
         .split(|c: char| c == '、' || c.is_whitespace())
@@ -116,7 +116,8 @@ fn chinese_names(matched: &str) -> Option<String> {
             !NOT_NAMES.iter().any(|w| f.starts_with(w) || f.ends_with(w))
         })
         .collect();
-    (!names.is_empty()).then(|| names.join(" "))
+    // Joined as Chinese lists them (`李国利、黄一宸`), however the page spaced them.
+    (!names.is_empty()).then(|| names.join("、"))
 }
 
 /// `（记者王希）`, `（本报记者 李国利、黄一宸）`, `本报记者 王希 `: a reporter named
@@ -308,9 +309,7 @@ pub fn dateline_media<'a>(
             return None;
         };
         let n = name.chars().count();
-        let han = name
-            .chars()
-            .all(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || c == '·');
+        let han = name.chars().all(|c| is_han(c) || c == '·');
         ((2..=12).contains(&n) && han).then(|| name.to_string())
     })
 }
@@ -377,15 +376,42 @@ pub fn followed_account(after: &[&str]) -> Option<String> {
                 .find_map(|b| f.ends_with(b).then(|| l[..l.len() - b.len()].trim_end()))
                 .filter(|n| n.len() < l.len() && l[n.len()..].starts_with(char::is_whitespace))?
         };
-        let n = name.chars().count();
-        let folded = fold(name);
-        let plain = !name.contains(['：', ':', '|', '｜'])
-            && !name.chars().any(|c| c.is_ascii_digit())
-            && !NOT_OUTLETS
-                .iter()
-                .any(|w| folded.starts_with(w) || folded.ends_with(w));
-        ((2..=20).contains(&n) && plain && !button(name)).then(|| name.to_string())
+        (plain_account(name) && !button(name)).then(|| name.to_string())
     })
+}
+
+/// Whether `name` can be an account's name: 2-20 characters, no label, no
+/// digits, no word of a page's toolbar (`阅读`, `原创`), no role (`记者`).
+fn plain_account(name: &str) -> bool {
+    let n = name.chars().count();
+    let folded = fold(name);
+    (2..=20).contains(&n)
+        && !name.contains(['：', ':', '|', '｜'])
+        && !name.chars().any(|c| c.is_ascii_digit())
+        && !folded.contains("记者")
+        && !NOT_OUTLETS
+            .iter()
+            .chain(NOT_NAMES.iter())
+            .any(|w| folded.starts_with(w) || folded.ends_with(w))
+}
+
+/// A dateline under a headline: a publish label or none, then a day with or
+/// without its year and a time (`发布时间：10-08 12:00`, `18-03-08 23:16`).
+static RE_SHORT_DATELINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^(?:\p{Han}{2,4}\s*[:：]\s*)?(?:\d{2,4}[-/.年])?\d{1,2}[-/.月]\d{1,2}日?\s*\d{1,2}:\d{2}")
+});
+
+/// The account named alone on the line between the headline and its
+/// dateline (Baijiahao: `加拿大必读` over `发布时间：10-08 12:00`): on a page
+/// that names no outlet, its publisher. `after`: the lines after the
+/// title's.
+pub fn account_above_dateline(after: &[&str]) -> Option<String> {
+    let [name, next, ..] = after else {
+        return None;
+    };
+    let (name, next) = (name.trim(), next.trim());
+    (next.chars().count() <= 40 && RE_SHORT_DATELINE.is_match(&fold(next)) && plain_account(name))
+        .then(|| name.to_string())
 }
 
 /// The media named by a source element (`<a class="source">中国证券报</a>`,
@@ -466,7 +492,7 @@ fn reporter_line(line: &str) -> Option<String> {
     let c = RE_REPORTER_LINE.captures(&f)?;
     let names = chinese_names(&line[c.get(1)?.range()])?;
     names
-        .split(' ')
+        .split('、')
         .all(|n| (2..=4).contains(&n.chars().count()))
         .then(|| name_value(&names))?
 }
@@ -498,6 +524,29 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
     })
 }
 
+/// `author` without an outlet's short name before a Chinese reporter's name
+/// (`财新 吴雨俭`, `财新、吴雨俭`: the outlet as [`names_an_outlet`] knows it);
+/// other names stay whole (`Reuters Staff`).
+pub fn without_outlet_prefix(
+    author: String,
+    media: Option<&str>,
+    sites: &[String],
+    title: Option<&str>,
+) -> String {
+    match author.split_once([' ', '、']) {
+        Some((first, rest))
+            if !rest.trim().is_empty()
+                && rest
+                    .chars()
+                    .all(|c| c.is_whitespace() || matches!(c, '·' | '、') || is_han(c))
+                && names_an_outlet(first, media, sites, title) =>
+        {
+            rest.trim().to_string()
+        }
+        _ => author,
+    }
+}
+
 /// Whether an author value may name the site or the outlet rather than a
 /// person: it is the media the page names, one of the site's names, the start
 /// of the `<title>`'s first or last segment (`…_网易科技` for `网易`, Chinese
@@ -520,7 +569,7 @@ pub fn names_an_outlet(
             (2..=6).contains(&tld.len()) && tld.chars().all(|c| c.is_ascii_alphabetic())
         });
     // `网易` and `…_网易科技`: a portal's name before its channel's.
-    let han = a.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+    let han = a.chars().any(is_han);
     let title_segment = han
         && title.is_some_and(|t| {
             let segments: Vec<&str> = t
@@ -553,7 +602,21 @@ pub fn author_value(s: &str) -> Option<String> {
     if let Some(names) = reporter_line(t.trim()) {
         return Some(names);
     }
-    name_value(t)
+    let value = name_value(t)?;
+    // Chinese names spaced apart (`王芳 李可`, `艾米·秦, 李原`): listed as
+    // Chinese bylines list them.
+    let names: Vec<&str> = value
+        .split(|c: char| c.is_whitespace() || matches!(c, '、' | ',' | '，'))
+        .filter(|n| !n.is_empty())
+        .collect();
+    // A name of 2-4 characters, or a foreign one transcribed (`艾米·秦`).
+    let chinese_name = |n: &&str| {
+        let len = n.chars().count();
+        n.chars().all(|c| is_han(c) || c == '·')
+            && ((2..=4).contains(&len) || (n.contains('·') && len <= 12))
+    };
+    let chinese = names.len() > 1 && names.iter().all(chinese_name);
+    Some(if chinese { names.join("、") } else { value })
 }
 
 #[cfg(test)]
@@ -621,7 +684,7 @@ mod tests {
         );
         assert_eq!(
             byline_line_author(["記者 王希、李明"]).as_deref(),
-            Some("王希 李明")
+            Some("王希、李明")
         );
         // A photo credit, a sentence, a long line: none.
         assert_eq!(byline_line_author(["新华社记者 李四 摄"]), None);
@@ -633,10 +696,52 @@ mod tests {
     }
 
     #[test]
+    fn an_account_alone_over_the_dateline() {
+        assert_eq!(
+            account_above_dateline(&["加拿大必读", "发布时间：10-08 12:00 优质原创作者"])
+                .as_deref(),
+            Some("加拿大必读")
+        );
+        assert_eq!(
+            account_above_dateline(&["体育教科书", "发布时间：18-03-08 23:16"]).as_deref(),
+            Some("体育教科书")
+        );
+        // A reporter, a label, a line that is no dateline: none.
+        assert_eq!(
+            account_above_dateline(&["本报记者", "2024-11-21 08:30"]),
+            None
+        );
+        assert_eq!(
+            account_above_dateline(&["来源：环球网", "2024-11-21 08:30"]),
+            None
+        );
+        assert_eq!(
+            account_above_dateline(&["加拿大必读", "英国汉普郡的一位女士放弃了她的工作。"]),
+            None
+        );
+        assert_eq!(account_above_dateline(&["加拿大必读"]), None);
+    }
+
+    #[test]
+    fn names_in_an_author_value_are_listed_as_chinese_lists_them() {
+        assert_eq!(author_value("王芳 李可").as_deref(), Some("王芳、李可"));
+        assert_eq!(
+            author_value("艾米·秦, 李原").as_deref(),
+            Some("艾米·秦、李原")
+        );
+        // One name, padded names, other scripts: as written.
+        assert_eq!(author_value("王　东").as_deref(), Some("王 东"));
+        assert_eq!(
+            author_value("Jane Smith, John Doe").as_deref(),
+            Some("Jane Smith, John Doe")
+        );
+    }
+
+    #[test]
     fn chinese_bylines_with_several_names_and_roles() {
         assert_eq!(
             labelled_author(["作者：余毅菁 向雪妮 返回富达，查看更多"]).as_deref(),
-            Some("余毅菁 向雪妮")
+            Some("余毅菁、向雪妮")
         );
         assert_eq!(
             labelled_author(["作者：王希 编辑 李明"]).as_deref(),
@@ -654,7 +759,7 @@ mod tests {
         // A reporter's title before the names.
         assert_eq!(
             byline_line_author(["正文。", "采写：南都记者 余毅菁 向雪妮", "责任编辑："]).as_deref(),
-            Some("余毅菁 向雪妮")
+            Some("余毅菁、向雪妮")
         );
         // Only a line that starts with the label.
         assert_eq!(byline_line_author(["该书作者：王希认为"]), None);
@@ -865,7 +970,7 @@ mod tests {
         );
         assert_eq!(
             labelled_author(["（本报实习记者 王五、赵六）"]).as_deref(),
-            Some("王五 赵六")
+            Some("王五、赵六")
         );
         assert_eq!(
             labelled_author(["（新华社记者 李四 摄）"]),
@@ -886,7 +991,7 @@ mod tests {
         assert_eq!(labelled_author(["王小明/文"]).as_deref(), Some("王小明"));
         assert_eq!(
             labelled_author(["王小明、李四 ／ 文"]).as_deref(),
-            Some("王小明 李四")
+            Some("王小明、李四")
         );
         assert_eq!(
             labelled_author(["他说，这篇/文"]),

@@ -493,7 +493,8 @@ fn jsonld(scripts: &[ElementRef<'_>]) -> JsonLd {
     out
 }
 
-fn is_han(c: char) -> bool {
+/// A Han character (the CJK ideograph blocks).
+pub(crate) fn is_han(c: char) -> bool {
     matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF)
 }
 
@@ -659,6 +660,12 @@ fn byline_author(bylines: &[ElementRef<'_>]) -> Option<String> {
             .trim_start_matches(|c: char| c.is_whitespace())
             .trim_start_matches("作者")
             .trim_start_matches([':', '：', ' ']);
+        // `<div class="byline"><address>…</address><time>…</time>`: the
+        // names before the date.
+        let v = match time::first_date_start(v) {
+            Some(at) if at > 0 && v.is_char_boundary(at) => &v[..at],
+            _ => v,
+        };
         // `<span class="author">黄斌汉：</span>标题`: a list item's author
         // before its headline, not this page's byline.
         if v.trim_end().ends_with([':', '：']) {
@@ -1380,9 +1387,17 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     let zone = page_zone(ctx.zone, url.host_str(), language.as_deref());
     let mut cands = markup_time_candidates(&els, &metas, &ld);
     if let Some(i) = at_title {
+        // The last line of the article's text, below the title.
+        let article_end = article_lines
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|last| lines.iter().skip(i + 1).rposition(|l| l == last))
+            .map(|j| j + i + 1);
         cands.extend(time::near_title_candidates(
             &lines,
             i,
+            article_end,
             ctx,
             zone,
             time::url_year(url.path()),
@@ -1483,6 +1498,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .as_deref()
                 .and_then(|t| title::site_segment(t, &names))
                 .and_then(|n| media::name_value(&n))
+        })
+        .or_else(|| {
+            let after = at_title.map_or(&[][..], |i| {
+                &lines[(i + 1).min(lines.len())..(i + 3).min(lines.len())]
+            });
+            media::account_above_dateline(after)
         });
     let media_from_host = named_media.is_none() && url.host_str().is_some();
     let media = named_media.or_else(|| url.host_str().map(str::to_string));
@@ -1527,24 +1548,13 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         Some(a) => Some(a),
         None => text_author(),
     };
-    // `财新 吴雨俭`: the outlet's short name before a Chinese reporter's
-    // name (not `Reuters Staff`).
-    let author = author.map(|a| match a.split_once(' ') {
-        Some((first, rest))
-            if !rest.trim().is_empty()
-                && rest.chars().all(|c| {
-                    c.is_whitespace() || c == '·' || ('\u{4e00}'..='\u{9fff}').contains(&c)
-                })
-                && media::names_an_outlet(
-                    first,
-                    media.as_deref().filter(|_| !media_from_host),
-                    &names,
-                    title_tag.as_deref(),
-                ) =>
-        {
-            rest.trim().to_string()
-        }
-        _ => a,
+    let author = author.map(|a| {
+        media::without_outlet_prefix(
+            a,
+            media.as_deref().filter(|_| !media_from_host),
+            &names,
+            title_tag.as_deref(),
+        )
     });
 
     let main_text = if article_text.is_empty() {
@@ -2059,7 +2069,7 @@ mod tests {
             author("Reuters Staff", "Reuters").as_deref(),
             Some("Reuters Staff")
         );
-        assert_eq!(author("王芳 李可", "财新网").as_deref(), Some("王芳 李可"));
+        assert_eq!(author("王芳 李可", "财新网").as_deref(), Some("王芳、李可"));
     }
 
     #[test]

@@ -713,6 +713,11 @@ fn has_year_digits(text: &str) -> bool {
         .any(|w| matches!(&w[..2], b"19" | b"20") && w[2].is_ascii_digit() && w[3].is_ascii_digit())
 }
 
+/// Where the first absolute date in `text` starts (a byte offset).
+pub(crate) fn first_date_start(text: &str) -> Option<usize> {
+    text_dates(text).first().map(|d| d.start)
+}
+
 /// Every absolute date in `text` (numeric year-first, Chinese, English,
 /// day-first numeric and day-first with a month name), in order.
 fn text_dates(text: &str) -> Vec<TextDate> {
@@ -1251,10 +1256,13 @@ pub(crate) mod score {
 
 /// Dates of the text around the title (`title_line` indexes `lines`):
 /// labelled publish dates first, then the first unlabelled one; dates
-/// labelled as updates or comments are dropped.
+/// labelled as updates or comments are dropped. `article_end` is the line
+/// the article's text ends on, when known: the dated lines below it (related
+/// items, comments) do not make the title's surroundings a list.
 pub(crate) fn near_title_candidates(
     lines: &[&str],
     title_line: usize,
+    article_end: Option<usize>,
     ctx: &TimeContext,
     zone: Tz,
     year: Option<i32>,
@@ -1266,8 +1274,8 @@ pub(crate) fn near_title_candidates(
     // unlabelled dates belong to other pages.
     let mut zone_dates = 0usize;
     let mut zone_chars = 0usize;
-    for line in lines.iter().skip(first) {
-        if zone_chars > HEADER_ZONE_CHARS {
+    for (i, line) in lines.iter().enumerate().skip(first) {
+        if zone_chars > HEADER_ZONE_CHARS || article_end.is_some_and(|end| i > end) {
             break;
         }
         zone_chars += line.chars().count();
@@ -2205,7 +2213,7 @@ mod tests {
             hint: None,
         };
         let lines = ["三星 Galaxy S20 系列手机正式发布", "爱否科技 昨天 22:17"];
-        let mut cands = near_title_candidates(&lines, 0, &ctx, sh, None);
+        let mut cands = near_title_candidates(&lines, 0, None, &ctx, sh, None);
         assert!(cands.iter().any(|c| c.relative), "{cands:?}");
         let relative_only = decide(&cands, &ctx, sh).expect("a time");
         assert_eq!(relative_only.local.date_naive().to_string(), "2024-03-09");
@@ -2243,7 +2251,7 @@ mod tests {
             "und mit mehr als vier Kilometern an Tunneln ist es das größte seiner Art in Europa."
         );
         let days = |lines: &[&str]| -> Vec<String> {
-            near_title_candidates(lines, 0, &ctx, chrono_tz::UTC, None)
+            near_title_candidates(lines, 0, None, &ctx, chrono_tz::UTC, None)
                 .iter()
                 .chain(labelled_candidates(lines).iter())
                 .filter_map(|c| c.stated.resolve(chrono_tz::UTC))
@@ -2305,7 +2313,7 @@ mod tests {
             "2019-11-25 11:01:53 来源: 新京报",
             "发稿时间：11月25日",
         ];
-        let mut cands = near_title_candidates(&lines, 0, &ctx, z, None);
+        let mut cands = near_title_candidates(&lines, 0, None, &ctx, z, None);
         assert!(cands.iter().any(|c| c.year_inferred), "{cands:?}");
         cands.push(cand(
             "2019-11-25T11:01:53+08:00",
@@ -2316,7 +2324,7 @@ mod tests {
         let p = decide(&cands, &ctx, z).expect("a time");
         assert_eq!(p.local.to_rfc3339(), "2019-11-25T11:01:53+08:00");
         // A day after the page's own date is the year before's.
-        let dec = near_title_candidates(&["标题", "发稿时间：12月30日"], 0, &ctx, z, None);
+        let dec = near_title_candidates(&["标题", "发稿时间：12月30日"], 0, None, &ctx, z, None);
         let mut c = dec.clone();
         c.push(cand("2020-01-02 10:00", PublishedFrom::Text, 60, false));
         let p = decide(&c, &ctx, z).expect("a time");
@@ -2330,6 +2338,7 @@ mod tests {
                 .copied()
                 .collect::<Vec<_>>(),
             0,
+            None,
             &ctx,
             z,
             None,
@@ -2441,7 +2450,7 @@ mod tests {
         };
         let zone = chrono_tz::Asia::Shanghai;
         let got = |lines: &[&str]| {
-            let c = near_title_candidates(lines, 0, &ctx, zone, None);
+            let c = near_title_candidates(lines, 0, None, &ctx, zone, None);
             decide(&c, &ctx, zone).map(|p| p.local.format("%Y-%m-%d %H:%M").to_string())
         };
         assert_eq!(got(&lines).as_deref(), Some("2018-03-08 23:16"));
