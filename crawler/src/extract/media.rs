@@ -456,10 +456,13 @@ fn source_element_name(t: String) -> Option<String> {
 
 /// `澎湃新闻记者 朱奕奕`, `新京报记者 陆一夫 实习生 张三`, `记者 王希`,
 /// `界面新闻记者 | 李可`: a line that is only an outlet's reporter title and
-/// names (roles cut by [`chinese_names`]).
+/// names (roles cut by [`chinese_names`]); the outlet's name may hold a `·`
+/// (`中青报·中青网记者 邱晨辉`), a bullet may lead (`■南方日报记者 刘倩`,
+/// `□本报记者`), and an agency's dateline may come first on its own line
+/// (`新华社广州11月17日电 记者周颖、李嘉乐`).
 static RE_REPORTER_LINE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^\p{Han}{0,8}记者[ \t\u{3000}]*(?:[|｜:：/／][ \t\u{3000}]*)?([\p{Han}·][\p{Han}·、 \t\u{3000}]{1,40})$",
+        r"^[■□●○◎▲△◆◇★☆•▪\s]*(?:\p{Han}{2,12}?\d{1,2}月\d{1,2}日电[ \t\u{3000}]*)?[\p{Han}·]{0,12}记者[ \t\u{3000}]*(?:[|｜:：/／][ \t\u{3000}]*)?([\p{Han}·][\p{Han}·、 \t\u{3000}]{1,40})$",
     )
 });
 
@@ -691,6 +694,26 @@ mod tests {
         assert_eq!(byline_line_author(["记者从国家粮食和物资储备局获悉"]), None);
         assert_eq!(
             byline_line_author(["本报记者近日走访了多个社区，了解到居民对垃圾分类的看法"]),
+            None
+        );
+    }
+
+    #[test]
+    fn reporter_lines_after_a_bullet_an_agency_dateline_or_a_joint_outlet() {
+        let one = |l: &str| byline_line_author(["正文。", l, "正文。"]);
+        assert_eq!(
+            one("■南方日报记者 刘倩 通讯员 穗发改").as_deref(),
+            Some("刘倩")
+        );
+        assert_eq!(one("□本报记者 孙宏阳").as_deref(), Some("孙宏阳"));
+        assert_eq!(one("中青报·中青网记者 邱晨辉").as_deref(), Some("邱晨辉"));
+        assert_eq!(
+            one("新华社广州11月17日电 记者周颖、李嘉乐").as_deref(),
+            Some("周颖、李嘉乐")
+        );
+        // The dateline run into the story's first sentence: no line of names.
+        assert_eq!(
+            one("新华社广州11月17日电 记者从广州市获悉，我国首艘大洋钻探船入列。"),
             None
         );
     }
