@@ -498,6 +498,10 @@ pub(crate) fn is_han(c: char) -> bool {
     matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF)
 }
 
+/// The shortest line taken for a post's text when a page has neither a
+/// headline on it nor an article text.
+const MIN_POST_CHARS: usize = 20;
+
 /// Lines searched around the title for bylines (date, source, author).
 const HEADER_LINES_AFTER: usize = 10;
 /// Lines after the title searched for the account a page's follow button
@@ -1386,7 +1390,22 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     // Publish time.
     let zone = page_zone(ctx.zone, url.host_str(), language.as_deref());
     let mut cands = markup_time_candidates(&els, &metas, &ld);
-    if let Some(i) = at_title {
+    // A page without a headline on it (a microblog post, a forum reply): its
+    // byline is read around where its text starts.
+    // With no article text found, the longest line of the page (the post).
+    let anchor = at_title.or_else(
+        || match article_lines.iter().find(|l| !l.trim().is_empty()) {
+            Some(first) => lines.iter().position(|l| l == first),
+            None => lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.chars().count(), std::cmp::Reverse(i)))
+                .max()
+                .filter(|(n, _)| *n >= MIN_POST_CHARS)
+                .map(|(_, std::cmp::Reverse(i))| i),
+        },
+    );
+    if let Some(i) = anchor {
         // The last line of the article's text, below the title.
         let article_end = article_lines
             .iter()

@@ -489,8 +489,9 @@ const PUBLISH_LABELS: [&str; 29] = [
 ];
 
 /// Labels that say the date after them is not the publish time (the first
-/// [`UPDATE_LABELS`] of them: an update time).
-const OTHER_LABELS: [&str; 24] = [
+/// [`UPDATE_LABELS`] of them: an update time; then comments', and a
+/// repost's original's).
+const OTHER_LABELS: [&str; 31] = [
     "更新时间",
     "更新于",
     "最后更新",
@@ -516,6 +517,14 @@ const OTHER_LABELS: [&str; 24] = [
     "回复",
     "reply",
     "comment",
+    // The original's date in a repost (`原文发布于…`), not this page's.
+    "原文发布于",
+    "原文发布时间",
+    "原文时间",
+    "原发于",
+    "原载于",
+    "首发于",
+    "originally published",
 ];
 
 /// How many of [`OTHER_LABELS`] (the first) label an update time.
@@ -713,6 +722,74 @@ fn has_year_digits(text: &str) -> bool {
         .any(|w| matches!(&w[..2], b"19" | b"20") && w[2].is_ascii_digit() && w[3].is_ascii_digit())
 }
 
+/// `二〇二四年十一月二十日`: a date in Chinese numerals (the date under an
+/// official document's or a notice's signature).
+static RE_HAN_NUMERAL_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"([〇○零一二三四五六七八九]{4})年([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})日",
+    )
+});
+
+/// The value of a Chinese numeral: digits written one by one (`二〇二四`) or
+/// a number up to 99 with `十` (`十一`, `二十`, `三十一`).
+fn han_number(s: &str) -> Option<u32> {
+    let digit = |c: char| match c {
+        '〇' | '○' | '零' => Some(0),
+        '一' => Some(1),
+        '二' => Some(2),
+        '三' => Some(3),
+        '四' => Some(4),
+        '五' => Some(5),
+        '六' => Some(6),
+        '七' => Some(7),
+        '八' => Some(8),
+        '九' => Some(9),
+        _ => None,
+    };
+    match s.split_once('十') {
+        Some((tens, ones)) => {
+            let tens = if tens.is_empty() {
+                1
+            } else {
+                digit(tens.chars().next()?).filter(|_| tens.chars().count() == 1)?
+            };
+            let ones = if ones.is_empty() {
+                0
+            } else {
+                digit(ones.chars().next()?).filter(|_| ones.chars().count() == 1)?
+            };
+            Some(tens * 10 + ones)
+        }
+        None => s.chars().try_fold(0u32, |n, c| Some(n * 10 + digit(c)?)),
+    }
+}
+
+/// The dates in Chinese numerals in `text` (a day, no time).
+fn han_numeral_dates(text: &str) -> Vec<TextDate> {
+    if !text.contains('年') {
+        return Vec::new();
+    }
+    RE_HAN_NUMERAL_DATE
+        .captures_iter(text)
+        .filter_map(|c| {
+            let year = i32::try_from(han_number(c.get(1)?.as_str())?).ok()?;
+            let date = NaiveDate::from_ymd_opt(
+                year,
+                han_number(c.get(2)?.as_str())?,
+                han_number(c.get(3)?.as_str())?,
+            )?;
+            let (stated, has_time) = stated(date, None, None)?;
+            Some(TextDate {
+                year_inferred: false,
+                relative: false,
+                start: c.get(0)?.start(),
+                stated,
+                has_time,
+            })
+        })
+        .collect()
+}
+
 /// Where the first absolute date in `text` starts (a byte offset).
 pub(crate) fn first_date_start(text: &str) -> Option<usize> {
     text_dates(text).first().map(|d| d.start)
@@ -721,7 +798,7 @@ pub(crate) fn first_date_start(text: &str) -> Option<usize> {
 /// Every absolute date in `text` (numeric year-first, Chinese, English,
 /// day-first numeric and day-first with a month name), in order.
 fn text_dates(text: &str) -> Vec<TextDate> {
-    let mut out: Vec<TextDate> = Vec::new();
+    let mut out: Vec<TextDate> = han_numeral_dates(text);
     if !has_year_digits(text) {
         return out;
     }
@@ -1832,6 +1909,38 @@ mod tests {
                 })
                 .to_string(),
         )
+    }
+
+    #[test]
+    fn dates_in_chinese_numerals() {
+        assert_eq!(han_number("二〇二四"), Some(2024));
+        assert_eq!(han_number("十"), Some(10));
+        assert_eq!(han_number("十一"), Some(11));
+        assert_eq!(han_number("二十"), Some(20));
+        assert_eq!(han_number("三十一"), Some(31));
+        assert_eq!(han_number("十十"), None);
+        let d = text_dates("中国软件行业协会 二〇二四年十一月二十日");
+        assert_eq!(d.len(), 1);
+        assert!(!d[0].has_time);
+        assert_eq!(
+            d[0].stated
+                .resolve(chrono_tz::UTC)
+                .map(|l| l.date_naive().to_string()),
+            Some("2024-11-20".to_string())
+        );
+        assert!(text_dates("二〇二四年十三月一日").is_empty());
+    }
+
+    #[test]
+    fn a_reposts_original_date_is_not_its_publish_date() {
+        let line = "本文转自经济日报，原文发布于2024年11月10日。";
+        let at = first_date_start(line).expect("a date");
+        assert_eq!(label_before(line, at), Label::Other);
+        let own = "发布于2024年11月12日";
+        assert_eq!(
+            label_before(own, first_date_start(own).unwrap()),
+            Label::Publish
+        );
     }
 
     #[test]
