@@ -564,16 +564,16 @@ fn last_label(window: &str, labels: &[&str]) -> Option<usize> {
 /// `城市更新`: a related item's headline run together with its date): after
 /// another Han character it labels only with a colon after it (`信息来源：`).
 fn label_end(window: &str, label: &str) -> Option<usize> {
-    let p = window.rfind(label)?;
-    let end = p + label.len();
     let short_han = label.chars().count() == 2 && label.chars().all(is_cjk);
-    if short_han
-        && window[..p].chars().next_back().is_some_and(is_cjk)
-        && !window[end..].trim_start().starts_with([':', '：'])
-    {
-        return None;
-    }
-    Some(end)
+    // The last place it labels (an earlier one may, where a later one is
+    // part of a word).
+    window.rmatch_indices(label).find_map(|(p, _)| {
+        let end = p + label.len();
+        let in_word = short_han
+            && window[..p].chars().next_back().is_some_and(is_cjk)
+            && !window[end..].trim_start().starts_with([':', '：']);
+        (!in_word).then_some(end)
+    })
 }
 
 /// What a label before a date says about it.
@@ -595,6 +595,21 @@ struct TextDate {
     year_inferred: bool,
     /// Counted back from the fetch time (`昨天`, `3小时前`).
     relative: bool,
+}
+
+impl TextDate {
+    /// This date as a candidate from `from`, scored `score`.
+    fn candidate(&self, from: PublishedFrom, score: i32, near_title: bool) -> Candidate {
+        Candidate {
+            stated: self.stated,
+            has_time: self.has_time,
+            from,
+            score,
+            near_title,
+            year_inferred: self.year_inferred,
+            relative: self.relative,
+        }
+    }
 }
 
 fn num<T: std::str::FromStr>(c: &regex::Captures<'_>, i: usize) -> Option<T> {
@@ -1397,15 +1412,7 @@ pub(crate) fn near_title_candidates(
                     // A short one (`修改于05-20 16:00`) is read only here: it
                     // stands in as a modified time.
                     if update && contextual {
-                        out.push(Candidate {
-                            year_inferred: d.year_inferred,
-                            relative: d.relative,
-                            stated: d.stated,
-                            has_time: d.has_time,
-                            from: PublishedFrom::Modified,
-                            score: score::MODIFIED,
-                            near_title: false,
-                        });
+                        out.push(d.candidate(PublishedFrom::Modified, score::MODIFIED, false));
                     }
                     continue;
                 }
@@ -1423,15 +1430,7 @@ pub(crate) fn near_title_candidates(
                 Label::None => score::TEXT_NEAR_TITLE - i32::from(i < title_line) * 5,
             };
             unlabelled_taken |= label == Label::None;
-            out.push(Candidate {
-                year_inferred: d.year_inferred,
-                relative: d.relative,
-                stated: d.stated,
-                has_time: d.has_time,
-                from: PublishedFrom::Text,
-                score,
-                near_title: true,
-            });
+            out.push(d.candidate(PublishedFrom::Text, score, true));
         }
     }
     out
@@ -1459,15 +1458,7 @@ pub(crate) fn labelled_candidates(lines: &[&str]) -> Vec<Candidate> {
             break;
         }
     }
-    let candidate = |d: TextDate, from, score| Candidate {
-        year_inferred: false,
-        relative: false,
-        stated: d.stated,
-        has_time: d.has_time,
-        from,
-        score,
-        near_title: false,
-    };
+    let candidate = |d: TextDate, from, score| d.candidate(from, score, false);
     let mut out: Vec<Candidate> = found
         .into_iter()
         .take(1)
@@ -1511,15 +1502,7 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
         return None;
     }
     let d = dated.into_iter().next()?;
-    Some(Candidate {
-        year_inferred: false,
-        relative: false,
-        stated: d.stated,
-        has_time: d.has_time,
-        from: PublishedFrom::Text,
-        score: score::TEXT_MARKED,
-        near_title: false,
-    })
+    Some(d.candidate(PublishedFrom::Text, score::TEXT_MARKED, false))
 }
 
 /// The date of the first element whose class names a date (`<span
@@ -1543,15 +1526,7 @@ pub(crate) fn date_class_candidate(texts: &[String]) -> Option<Candidate> {
         return None;
     }
     let d = dated.into_iter().next()?;
-    Some(Candidate {
-        year_inferred: false,
-        relative: false,
-        stated: d.stated,
-        has_time: d.has_time,
-        from: PublishedFrom::Text,
-        score: score::TEXT_DATE_CLASS,
-        near_title: false,
-    })
+    Some(d.candidate(PublishedFrom::Text, score::TEXT_DATE_CLASS, false))
 }
 
 /// The first unlabelled date at the head and at the foot of the article text.
@@ -1579,15 +1554,7 @@ pub(crate) fn article_edge_candidates(article: &str) -> Vec<Candidate> {
             let line_start = part[..d.start].rfind('\n').map_or(0, |p| p + 1);
             label_before(&part[line_start..], d.start - line_start) != Label::Other
         }) {
-            out.push(Candidate {
-                year_inferred: false,
-                relative: false,
-                stated: d.stated,
-                has_time: d.has_time,
-                from: PublishedFrom::Text,
-                score: score::TEXT_ARTICLE_EDGE,
-                near_title: false,
-            });
+            out.push(d.candidate(PublishedFrom::Text, score::TEXT_ARTICLE_EDGE, false));
         }
     }
     out
@@ -1909,6 +1876,14 @@ mod tests {
                 })
                 .to_string(),
         )
+    }
+
+    #[test]
+    fn a_label_is_found_before_a_later_use_of_its_word() {
+        let w = "时间：地铁运营时间";
+        assert_eq!(label_end(w, "时间"), Some("时间".len()));
+        assert_eq!(label_end("地铁运营时间", "时间"), None);
+        assert_eq!(label_end("运营时间：", "时间"), Some("运营时间".len()));
     }
 
     #[test]
