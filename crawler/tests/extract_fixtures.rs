@@ -119,6 +119,28 @@ fn a_configured_zone_reads_times_without_an_offset() {
     );
 }
 
+/// A page fetched long after its top bar's date was printed (a cached copy,
+/// an archive served again): the byline's time under the headline still
+/// wins over the bar's day above it.
+#[test]
+fn a_stale_top_bar_date_does_not_hide_the_byline() {
+    let bytes = std::fs::read(util::fixtures().join("extract/mil81.html")).expect("fixture");
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let url = Url::parse("http://www.81.cn/hj_208563/16350123.html").expect("url");
+    let ctx = TimeContext {
+        fetched: DateTime::parse_from_rfc3339("2026-12-05T00:00:00Z")
+            .expect("time")
+            .with_timezone(&Utc),
+        zone: None,
+        hint: None,
+    };
+    let got = extract_with(&text, &url, &ctx);
+    assert_eq!(
+        got.published_local.map(|d| d.to_rfc3339()).as_deref(),
+        Some("2024-11-25T06:45:11+08:00")
+    );
+}
+
 /// Bad input: every labelled page and every newspaper4k page cut at many
 /// points (unclosed tags, half a date, half a JSON-LD block, no body) and
 /// with its markup doubled extracts without a panic, and a time it finds is

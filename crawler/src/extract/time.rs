@@ -1418,6 +1418,8 @@ pub(crate) fn near_title_candidates(
                 }
                 Label::Publish => score::TEXT_LABELLED_NEAR_TITLE,
                 Label::None if unlabelled_taken => continue,
+                // Below the article's text: a related item's or a comment's.
+                Label::None if article_end.is_some_and(|end| i > end) => continue,
                 // A day without a time above the title that is the fetch
                 // day: the site's top bar showing today, not a byline.
                 Label::None
@@ -1429,7 +1431,9 @@ pub(crate) fn near_title_candidates(
                 }
                 Label::None => score::TEXT_NEAR_TITLE - i32::from(i < title_line) * 5,
             };
-            unlabelled_taken |= label == Label::None;
+            // A day alone above the title (a top bar's date) leaves the
+            // byline under the title to be read too: its time wins on score.
+            unlabelled_taken |= label == Label::None && (i > title_line || d.has_time);
             out.push(d.candidate(PublishedFrom::Text, score, true));
         }
     }
