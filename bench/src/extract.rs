@@ -381,7 +381,7 @@ fn fixture_pages(dir: &Path) -> Result<Vec<Page>> {
                 fetched,
                 title: l.get("title").map(|_| text(l, "title")),
                 published: parse_label(l.get("published")),
-                author: None,
+                author: text(l, "author"),
                 media: text(l, "media"),
                 text: None,
                 snippets: None,
@@ -1258,12 +1258,13 @@ fn run_dev(args: &BenchArgs) -> Result<()> {
         "{:<34} {:>22} {:>22}",
         "metric", "harvest", "trafilatura 2.3.1"
     );
-    let rows: [(&str, Metric); 8] = [
+    let rows: [(&str, Metric); 9] = [
         ("title", |s| s.title.show()),
         ("publish time (minute)", |s| s.minute.show()),
         ("publish time (day)", |s| s.day.show()),
         ("no date where the page has none", |s| s.no_date.show()),
         ("media (named outlet)", |s| s.media.show()),
+        ("author (byline)", |s| s.author.show()),
         ("article text F1 (mean)", |s| s.text.show_f1()),
         ("  precision / recall (mean)", |s| s.text.show_pr()),
         ("  pages with F1 >= 0.8", |s| s.text.show_good()),

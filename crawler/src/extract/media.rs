@@ -71,12 +71,54 @@ const GENERIC_SOURCES: [&str; 10] = [
 /// `作者：王希`, `撰文 | 王希`, `文/王希`, `作者 王希`: a labelled name of 2-4
 /// characters (several joined by `、`, or by spaces when of 2-3 characters),
 /// ending where the Chinese text ends; roles after the names (`编辑`) are cut
-/// by [`chinese_names`].
+/// by [`chinese_names`]; an outlet's reporter title may come before them
+/// (`作者：南方周末记者 王瑞恩`).
 static RE_AUTHOR_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:(?:作者|记者|撰文|撰稿|采写|编译|文)\s*[:：/|｜]|作者[ \t\u{3000}]+)\s*([\p{Han}·]{2,4}(?:(?:、[\p{Han}·]{2,4})|(?:[ \t\u{3000}]+[\p{Han}·]{2,3})){0,3})(?:[^\p{Han}·]|$)",
+        r"(?:(?:作者|记者|撰文|撰稿|采写|编译|文)\s*[:：/|｜]|作者[ \t\u{3000}]+)\s*(?:[0-9A-Za-z\p{Han}·]{2,16}?记者[ \t\u{3000}]*)?([\p{Han}·]{2,4}(?:(?:、[\p{Han}·]{2,4})|(?:[ \t\u{3000}]+[\p{Han}·]{2,3})){0,3})(?:[^\p{Han}·]|$)",
     )
 });
+
+/// `作者：中共科技部党组`, `作者：本报评论员`: a labelled author that is a body,
+/// not a person: a name of up to 16 characters ending in a body's word.
+static RE_BODY_AUTHOR: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:^|\s)(?:作者|撰文|文)\s*[:：/|｜]\s*([\p{Han}·]{1,12}(?:党组|党委|评论员|编辑部|课题组|研究组|研究院|研究所|研究中心|委员会|办公室|中心组|工作组|调研组|写作组))(?:[^\p{Han}·]|$)",
+    )
+});
+
+/// `楼主：海东青2024`: a forum thread's poster, a user name up to a space.
+static RE_THREAD_POSTER: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:^|\s)楼主\s*[:：]\s*([^\s:：|｜,，]{2,24})"));
+
+/// `（中央社記者溫貴香台北25日電）`: an agency's dateline in brackets, the
+/// reporters' names run into the place they file from and the day.
+static RE_AGENCY_DATELINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"[（(]\s*\p{Han}{0,8}?记者\s*([\p{Han}·、]{2,40}?)\s*\d{1,2}日电\s*[）)]")
+});
+
+/// The names of a [`RE_AGENCY_DATELINE`]: those before the last whole, the
+/// last one's place cut off (a name of three characters before a place of two
+/// or more, of two before a place of two: `溫貴香台北`, `王明台北`; a lone
+/// name of two or three is taken whole).
+fn agency_dateline_names(run: &str) -> Option<String> {
+    let parts: Vec<&str> = run.split('、').collect();
+    let (last, before) = parts.split_last()?;
+    let chars: Vec<char> = last.chars().collect();
+    let keep = match chars.len() {
+        2 | 3 => chars.len(),
+        4 => 2,
+        5..=7 => 3,
+        _ => return None,
+    };
+    let last: String = chars[..keep].iter().collect();
+    let mut names: Vec<&str> = before.to_vec();
+    names.push(&last);
+    names
+        .iter()
+        .all(|n| (2..=4).contains(&n.chars().count()))
+        .then(|| names.join("、"))
+}
 
 /// `王希/文`, `王希、李明 ／ 文`: the name before the mark, a line of its own
 /// (in a sentence a slash and `文` mean other things).
@@ -220,9 +262,20 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
             {
                 return None;
             }
-            name_value(v)
+            name_value(&periodical_name(v).unwrap_or_else(|| v.to_string()))
         })
     })
+}
+
+/// `《求是》2024/23`, `《瞭望》2024年第47期`, `《人民日报》`: a periodical's name in
+/// title brackets with nothing after it but an issue's number, the name alone.
+fn periodical_name(v: &str) -> Option<String> {
+    let rest = v.trim().strip_prefix('《')?;
+    let (name, issue) = rest.split_once('》')?;
+    let issue_only = issue
+        .chars()
+        .all(|c| c.is_ascii_digit() || c.is_whitespace() || "年第期/-.()（）".contains(c));
+    (issue_only && !name.trim().is_empty()).then(|| name.trim().to_string())
 }
 
 /// A numeric date with an optional time of day, as Chinese portals print
@@ -309,9 +362,18 @@ pub fn dateline_media<'a>(
             return None;
         };
         let n = name.chars().count();
-        let han = name.chars().all(|c| is_han(c) || c == '·');
-        ((2..=12).contains(&n) && han).then(|| name.to_string())
+        ((2..=12).contains(&n) && outlet_like(name)).then(|| name.to_string())
     })
+}
+
+/// A Chinese outlet's name as a dateline or a reporter's title prints it:
+/// Chinese characters and `·`, with ASCII letters and digits beside at least
+/// two of them (`21世纪经济报道`, `IT之家`; not `2楼`).
+fn outlet_like(name: &str) -> bool {
+    name.chars().filter(|&c| is_han(c)).count() >= 2
+        && name
+            .chars()
+            .all(|c| is_han(c) || c == '·' || c.is_ascii_alphanumeric())
 }
 
 /// `记者 顾泉雄` on the publish day's line under the headline (`新民晚报 记者
@@ -466,6 +528,52 @@ static RE_REPORTER_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// `南方周末记者 王瑞恩`, `作者：澎湃新闻记者 朱奕奕`, `（中国青年报记者 邱晨辉）`: the
+/// outlet a byline's reporter writes for (ASCII letters and digits beside its
+/// Chinese characters, `21世纪经济报道`; a rank between, `首席记者`): the media
+/// that wrote the article. `本报记者` names none, nor does an agency's dateline.
+static RE_REPORTER_OUTLET: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^[■□●○◎▲△◆◇★☆•▪\s]*(?:(?:作者|文|采写|撰文|记者)[ \t\u{3000}]*[:：/／|｜][ \t\u{3000}]*|[（(【〔][ \t\u{3000}]*)?([0-9A-Za-z\p{Han}·]{2,16}?)(?:首席|特约|实习|见习|驻\p{Han}{1,4})?记者[ \t\u{3000}]*(?:[|｜:：/／][ \t\u{3000}]*)?([\p{Han}·][\p{Han}·、 \t\u{3000}]{1,30}?)[ \t\u{3000}]*[）)】〕]?$",
+    )
+});
+
+/// Who `本报记者`, `本台记者` and the like write for: the page's own outlet,
+/// not named.
+const SELF_OUTLETS: [&str; 8] = [
+    "本报", "本网", "本台", "本刊", "本站", "我台", "我报", "本社",
+];
+
+/// The outlet of the first reporter's byline in `lines` ([`RE_REPORTER_OUTLET`]):
+/// a short line holding only the outlet's reporter title and names of 2-4
+/// characters, the outlet a name (not `本报`, not a dateline `…电`).
+pub fn reporter_outlet<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    lines.into_iter().find_map(|l| {
+        let l = l.trim();
+        if l.chars().count() > 48 {
+            return None;
+        }
+        let f = fold(l);
+        if f.ends_with(['摄', '図']) {
+            return None;
+        }
+        let c = RE_REPORTER_OUTLET.captures(&f)?;
+        let outlet = &l[c.get(1)?.range()];
+        let folded = c.get(1)?.as_str();
+        if SELF_OUTLETS.iter().any(|s| folded.ends_with(s))
+            || folded.ends_with('电')
+            || !outlet_like(outlet)
+        {
+            return None;
+        }
+        let names = chinese_names(&l[c.get(2)?.range()])?;
+        names
+            .split('、')
+            .all(|n| (2..=4).contains(&n.chars().count()))
+            .then(|| name_value(outlet))?
+    })
+}
+
 /// The first line of `lines` that starts with an author label (`作者：余毅菁`,
 /// `采写：南都记者 余毅菁 向雪妮`): a byline line anywhere in the article, where
 /// a label inside a sentence (`该书作者：`) is not one.
@@ -509,6 +617,15 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         let f = fold(l);
         if let Some(c) = RE_AUTHOR_LABEL.captures(&f) {
             return name_value(&chinese_names(&l[c.get(1)?.range()])?);
+        }
+        if let Some(c) = RE_BODY_AUTHOR.captures(&f) {
+            return name_value(&l[c.get(1)?.range()]);
+        }
+        if let Some(c) = RE_THREAD_POSTER.captures(&f) {
+            return name_value(&l[c.get(1)?.range()]);
+        }
+        if let Some(c) = RE_AGENCY_DATELINE.captures(&f) {
+            return name_value(&agency_dateline_names(&l[c.get(1)?.range()])?);
         }
         if let Some(name) = reporter_place(l, &f) {
             return Some(name);
@@ -1032,5 +1149,107 @@ mod tests {
             author_value("By Eric Bradner").as_deref(),
             Some("Eric Bradner")
         );
+    }
+
+    #[test]
+    fn a_reporters_outlet_names_the_media() {
+        let one = |l: &str| reporter_outlet([l]);
+        assert_eq!(one("南方周末记者 王瑞恩").as_deref(), Some("南方周末"));
+        assert_eq!(
+            one("作者：澎湃新闻记者 朱奕奕").as_deref(),
+            Some("澎湃新闻")
+        );
+        assert_eq!(
+            one("（中国青年报记者 邱晨辉）").as_deref(),
+            Some("中国青年报")
+        );
+        assert_eq!(one("■南方日报记者 刘倩").as_deref(), Some("南方日报"));
+        assert_eq!(one("界面新闻首席记者 | 李可").as_deref(), Some("界面新闻"));
+        assert_eq!(
+            one("21世纪经济报道记者 王峰").as_deref(),
+            Some("21世纪经济报道")
+        );
+        assert_eq!(
+            one("財訊記者 陳嘉寧").as_deref(),
+            Some("財訊"),
+            "as written"
+        );
+        // The page's own paper, an agency's dateline, a photo, a sentence.
+        assert_eq!(one("本报记者 孙宏阳"), None);
+        assert_eq!(one("（本报实习记者 王五、赵六）"), None);
+        assert_eq!(one("新华社广州11月17日电 记者周颖、李嘉乐"), None);
+        assert_eq!(one("新华社记者 李四 摄"), None);
+        assert_eq!(one("据新华社记者了解到，当地已经恢复供电"), None);
+        assert_eq!(one("记者 王希"), None);
+    }
+
+    #[test]
+    fn an_outlet_may_hold_digits_and_a_periodical_loses_its_issue() {
+        let nov25 = NaiveDate::from_ymd_opt(2024, 11, 25);
+        assert_eq!(
+            dateline_media(["21世纪经济报道 2024-11-25 07:00 分享"], nov25).as_deref(),
+            Some("21世纪经济报道")
+        );
+        assert_eq!(
+            dateline_media(["2024-11-25 10:20 IT之家"], nov25).as_deref(),
+            Some("IT之家")
+        );
+        // Digits and letters with one character are no outlet (a floor).
+        assert_eq!(dateline_media(["2024-11-25 10:20 A1"], nov25), None);
+        assert_eq!(dateline_media(["2024-11-25 10:20 2楼"], nov25), None);
+        assert_eq!(
+            labelled_media(["来源：《求是》2024/23"]).as_deref(),
+            Some("求是")
+        );
+        assert_eq!(
+            labelled_media(["来源：《瞭望》2024年第47期"]).as_deref(),
+            Some("瞭望")
+        );
+        assert_eq!(
+            labelled_media(["来源：光明网-《光明日报》"]).as_deref(),
+            Some("光明网-《光明日报》"),
+            "as written when more than the periodical"
+        );
+    }
+
+    #[test]
+    fn bodies_posters_and_agency_datelines_are_authors() {
+        assert_eq!(
+            labelled_author(["作者：南方周末记者 王瑞恩"]).as_deref(),
+            Some("王瑞恩")
+        );
+        assert_eq!(
+            labelled_author(["作者：21世纪经济报道首席记者 王峰"]).as_deref(),
+            Some("王峰")
+        );
+        assert_eq!(
+            labelled_author(["来源：《求是》 作者：中共科技部党组 2024-12-01"]).as_deref(),
+            Some("中共科技部党组")
+        );
+        assert_eq!(
+            labelled_author(["作者：本报评论员"]).as_deref(),
+            Some("本报评论员")
+        );
+        // A long run that ends in no body's word is no name.
+        assert_eq!(labelled_author(["作者：王希希希希希希"]), None);
+        assert_eq!(
+            labelled_author(["楼主：海东青2024 发表于 2024-11-18 09:12:45"]).as_deref(),
+            Some("海东青2024")
+        );
+        assert_eq!(
+            labelled_author(["（中央社記者溫貴香台北25日電）立法院會今天三讀通過修正案。"])
+                .as_deref(),
+            Some("溫貴香")
+        );
+        assert_eq!(
+            labelled_author(["（中央社記者王承中、蘇龍麒華盛頓24日電）美國國會…"]).as_deref(),
+            Some("王承中、蘇龍麒")
+        );
+        assert_eq!(
+            labelled_author(["（中央社記者王明台北25日電）"]).as_deref(),
+            Some("王明")
+        );
+        assert_eq!(agency_dateline_names("溫貴香"), Some("溫貴香".to_string()));
+        assert_eq!(agency_dateline_names("一二三四五六七八"), None);
     }
 }

@@ -660,9 +660,13 @@ fn byline_author(bylines: &[ElementRef<'_>]) -> Option<String> {
             .attr("content")
             .map(str::to_string)
             .unwrap_or_else(|| element_text(e));
-        let v = v
-            .trim_start_matches(|c: char| c.is_whitespace())
-            .trim_start_matches("作者")
+        // `作者：王希`, `楼主：海东青2024`: the name after its label.
+        const LABELS: [&str; 5] = ["作者", "楼主", "樓主", "博主", "发帖人"];
+        let v = v.trim_start_matches(|c: char| c.is_whitespace());
+        let v = LABELS
+            .iter()
+            .find_map(|l| v.strip_prefix(l))
+            .unwrap_or(v)
             .trim_start_matches([':', '：', ' ']);
         // `<div class="byline"><address>…</address><time>…</time>`: the
         // names before the date.
@@ -1505,6 +1509,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             });
             media::followed_account(after)
         })
+        .or_else(|| media::reporter_outlet(header.iter().chain(edges.iter()).copied()))
         .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value))
         .or_else(|| ld.publisher.as_deref().and_then(media::name_value))
         .or_else(|| {

@@ -227,8 +227,25 @@ pub(crate) fn element_embeds<'a>(
     }
 }
 
-fn has_token(list: &str, token: &str) -> bool {
-    list.split_ascii_whitespace().any(|t| t == token)
+/// Whether a class list marks a byline: one of [`BYLINE_CLASSES`], or a
+/// token naming the author of something (`info_author`, `post-author`,
+/// `article__author`) that is not a comment's, a reply's or a listed item's.
+fn byline_class(list: &str) -> bool {
+    const OTHERS: [&str; 7] = [
+        "comment",
+        "reply",
+        "review",
+        "related",
+        "recommend",
+        "list",
+        "item",
+    ];
+    list.split_ascii_whitespace().any(|t| {
+        let l = t.to_ascii_lowercase();
+        BYLINE_CLASSES.contains(&t)
+            || ((l.ends_with("_author") || l.ends_with("-author"))
+                && !OTHERS.iter().any(|o| l.contains(o)))
+    })
 }
 
 fn has_token_ci(list: &str, token: &str) -> bool {
@@ -341,9 +358,7 @@ impl<'a> PageElements<'a> {
                 }
             }
             if out.byline.len() < MAX_BYLINES
-                && (rel == Some("author")
-                    || itemprop == Some("author")
-                    || BYLINE_CLASSES.iter().any(|c| has_token(class_s, c)))
+                && (rel == Some("author") || itemprop == Some("author") || byline_class(class_s))
             {
                 out.byline.push(e);
             }
@@ -356,6 +371,18 @@ impl<'a> PageElements<'a> {
 mod tests {
     use super::*;
     use scraper::Selector;
+
+    #[test]
+    fn an_authors_class_marks_a_byline_but_not_a_comments() {
+        assert!(byline_class("author"));
+        assert!(byline_class("x info_author"));
+        assert!(byline_class("article__author"));
+        assert!(byline_class("post-author"));
+        assert!(!byline_class("comment-author"));
+        assert!(!byline_class("related_item-author"));
+        assert!(!byline_class("author_avatar"));
+        assert!(!byline_class("authors"));
+    }
 
     /// The walk finds what the selectors it replaces find, in the same order.
     #[test]
