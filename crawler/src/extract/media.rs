@@ -120,6 +120,37 @@ fn agency_dateline_names(run: &str) -> Option<String> {
         .then(|| names.join("、"))
 }
 
+/// `南都讯 记者刘嫚 通讯员穗铁宣 12月28日，…`, `本报讯 记者 张三、李四 `: a
+/// story's lead naming its reporters without brackets.
+static RE_LEAD_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*\p{Han}{1,10}讯[ \t\u{3000}]*\p{Han}{0,8}?记者[ \t\u{3000}]*([\p{Han}·]{2,4}?(?:、[\p{Han}·]{2,4}?){0,3})(?:[ \t\u{3000}，,]|通讯员|实习生|\d|$)",
+    )
+});
+
+/// `财联社11月25日电`, `新华社北京11月17日电`, `人民网北京11月25日电`,
+/// `（中央社記者溫貴香台北25日電）`: an agency's dateline opening a story,
+/// the agency (a name ending in `社`, `网` or `台`, the place after it cut).
+static RE_AGENCY_OUTLET: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*(?:【[^】]{1,80}】\s*)?(?:[（(]\s*)?(\p{Han}{1,6}?(?:社|网|台))(?:记者[\p{Han}·、]{2,40}?|\p{Han}{0,6}?\d{1,2}月)\d{1,2}日电",
+    )
+});
+
+/// The agency of the first [`RE_AGENCY_OUTLET`] dateline in `lines`; not the
+/// page's own (`本报`, `本网`).
+pub fn agency_dateline_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    lines.into_iter().find_map(|l| {
+        let f = fold(l);
+        let c = RE_AGENCY_OUTLET.captures(&f)?;
+        let folded = c.get(1)?.as_str();
+        if SELF_OUTLETS.iter().any(|s| folded.starts_with(s)) {
+            return None;
+        }
+        name_value(&l[c.get(1)?.range()])
+    })
+}
+
 /// `王希/文`, `王希、李明 ／ 文`: the name before the mark, a line of its own
 /// (in a sentence a slash and `文` mean other things).
 static RE_NAME_THEN_WEN: LazyLock<Regex> =
@@ -612,7 +643,23 @@ fn reporter_line(line: &str) -> Option<String> {
 pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
     lines.into_iter().find_map(|l| {
         if let Some(c) = RE_BYLINE.captures(l.trim()) {
-            return name_value(c.get(1)?.as_str());
+            // `By Li Jingjing Updated 16:45, 17-Dec-2024`: the names end at
+            // the date's label.
+            const DATE_WORDS: [&str; 6] = [
+                "Updated",
+                "Published",
+                "Posted",
+                "Modified",
+                "Last",
+                "First",
+            ];
+            let names: Vec<&str> = c
+                .get(1)?
+                .as_str()
+                .split_whitespace()
+                .take_while(|w| !DATE_WORDS.contains(w))
+                .collect();
+            return name_value(&names.join(" "));
         }
         let f = fold(l);
         if let Some(c) = RE_AUTHOR_LABEL.captures(&f) {
@@ -623,6 +670,9 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         }
         if let Some(c) = RE_THREAD_POSTER.captures(&f) {
             return name_value(&l[c.get(1)?.range()]);
+        }
+        if let Some(c) = RE_LEAD_REPORTER.captures(&f) {
+            return name_value(&chinese_names(&l[c.get(1)?.range()])?);
         }
         if let Some(c) = RE_AGENCY_DATELINE.captures(&f) {
             return name_value(&agency_dateline_names(&l[c.get(1)?.range()])?);
@@ -1251,5 +1301,42 @@ mod tests {
         );
         assert_eq!(agency_dateline_names("溫貴香"), Some("溫貴香".to_string()));
         assert_eq!(agency_dateline_names("一二三四五六七八"), None);
+    }
+
+    #[test]
+    fn leads_and_agency_datelines_name_reporters_and_outlets() {
+        assert_eq!(
+            labelled_author(["南都讯 记者刘嫚 通讯员穗铁宣 12月28日，广州地铁11号线全线开通。"])
+                .as_deref(),
+            Some("刘嫚")
+        );
+        assert_eq!(
+            labelled_author(["本报讯 记者 张三、李四 近日，"]).as_deref(),
+            Some("张三、李四")
+        );
+        assert_eq!(
+            labelled_author(["By Li Jingjing Updated 16:45, 17-Dec-2024"]).as_deref(),
+            Some("Li Jingjing")
+        );
+        let one = |l: &str| agency_dateline_media([l]);
+        assert_eq!(
+            one("【央行开展MLF操作】财联社11月25日电，央行公告称").as_deref(),
+            Some("财联社")
+        );
+        assert_eq!(
+            one("新华社北京11月17日电（记者王希）").as_deref(),
+            Some("新华社")
+        );
+        assert_eq!(
+            one("人民网北京11月25日电 （记者王洲）").as_deref(),
+            Some("人民网")
+        );
+        assert_eq!(
+            one("（中央社記者汪淑芬台北15日電）颱風天兔持續逼近").as_deref(),
+            Some("中央社")
+        );
+        assert_eq!(one("本报北京11月25日电 （记者王洲）"), None);
+        assert_eq!(one("11月25日电，央行公告称"), None);
+        assert_eq!(one("他说，合作社11月25日起收购。"), None);
     }
 }

@@ -679,7 +679,8 @@ fn byline_author(bylines: &[ElementRef<'_>]) -> Option<String> {
         if v.trim_end().ends_with([':', '：']) {
             return None;
         }
-        media::author_value(v)
+        // `本文来源：工人日报 作者：赵琛 责任编辑：王晓易`: the labelled name.
+        media::labelled_author([v]).or_else(|| media::author_value(v))
     })
 }
 
@@ -1409,14 +1410,16 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .map(|(_, std::cmp::Reverse(i))| i),
         },
     );
-    if let Some(i) = anchor {
-        // The last line of the article's text, below the title.
-        let article_end = article_lines
+    // The last line of the article's text, below the title.
+    let article_end = anchor.and_then(|i| {
+        article_lines
             .iter()
             .rev()
             .find(|l| !l.trim().is_empty())
             .and_then(|last| lines.iter().skip(i + 1).rposition(|l| l == last))
-            .map(|j| j + i + 1);
+            .map(|j| j + i + 1)
+    });
+    if let Some(i) = anchor {
         cands.extend(time::near_title_candidates(
             &lines,
             i,
@@ -1498,10 +1501,15 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .and_then(|e| media::name_value(&element_text(&e)))
         })
         .or_else(|| {
-            media::dateline_media(
-                header.iter().copied(),
-                published.map(|p| p.local.date_naive()),
-            )
+            // Not a related item's line under the article (`行政院會通過前瞻預算
+            // 18:10 2024/11/25`, the same day).
+            let from = at_title.map_or(0, |i| i.saturating_sub(2));
+            let above_end = header
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| article_end.is_none_or(|e| from + k <= e))
+                .map(|(_, l)| *l);
+            media::dateline_media(above_end, published.map(|p| p.local.date_naive()))
         })
         .or_else(|| {
             let after = at_title.map_or(&[][..], |i| {
@@ -1511,6 +1519,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         })
         .or_else(|| media::reporter_outlet(header.iter().chain(edges.iter()).copied()))
         .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value))
+        .or_else(|| media::agency_dateline_media(edges.iter().copied()))
         .or_else(|| ld.publisher.as_deref().and_then(media::name_value))
         .or_else(|| {
             media::SITE_META_KEYS

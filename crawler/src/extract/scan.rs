@@ -36,9 +36,19 @@ const DATE_CLASS: [&str; 15] = [
 /// Id fragments that mark the publish time.
 const DATE_ID: [&str; 3] = ["pubtime", "publish", "pub_date"];
 /// Class fragments (case-sensitive) of an element naming the page's source:
-/// `source`, and the media account that published a page on a platform
-/// (`<a class="media-name">`, NetEase's `post_wemedia_name`).
-const SOURCE_CLASS: [&str; 5] = ["source", "Source", "media-name", "media_name", "mediaName"];
+/// `source`, the media account that published a page on a platform
+/// (`<a class="media-name">`, NetEase's `post_wemedia_name`), and the outlet
+/// an aggregator names as a story's provider or publisher (Yahoo's
+/// `caas-attr-provider-name`, LINE TODAY's `entityPublishInfo-publisher`).
+const SOURCE_CLASS: [&str; 7] = [
+    "source",
+    "Source",
+    "media-name",
+    "media_name",
+    "mediaName",
+    "provider",
+    "publisher",
+];
 /// Class tokens of a byline.
 const BYLINE_CLASSES: [&str; 4] = ["byline", "author", "article-author", "author-name"];
 

@@ -223,13 +223,21 @@ static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?x)
         ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日)?
         (?: \s* (?: [(（] \s* [一二三四五六日天] \s* [)）] | (?:星期|周|週|礼拜|禮拜)[一二三四五六日天] ) )?
+        (?: \s* (?:UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CEST|AEST|AEDT)\b )?
         (?:
             (?:\s*[T\s,]\s*|\s*|-)
             (上午|下午|早上|晚上|凌晨|中午)? \s*
             (\d{1,2}) \s* [:：时] \s* (\d{2}) (?: \s*[:：分]\s* (\d{2}) (?:\.\d+)? )? (?:\s*秒)?
             \s* ([aApP]\.?[mM]\.?)?
             (?: \s* (Z | [+-]\d{2}:?\d{2} | (?:GMT|UTC)\s*[+-]\s*\d{1,2}(?::?\d{2})? ) )?
+            (?: \s* (?:UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CEST|AEST|AEDT)\b )?
         )?")
+});
+
+/// The zone abbreviations [`RE_NUMERIC`] reads beside a time (not `CST`
+/// nor `IST`, which name more than one zone).
+static RE_ZONE_ABBR: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"\b(?:UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CEST|AEST|AEDT)\b")
 });
 
 /// `2024 02/29 21:03:47`: the year apart from month/day (news.cn's byline
@@ -276,10 +284,10 @@ static RE_EN_MDY: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
-/// `17 November 2023 [20:52]`.
+/// `17 November 2023 [20:52]`, `17-Dec-2024`.
 static RE_EN_DMY: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{MONTHS}\.?,?\s+((?:19|20)\d{{2}})\b{EN_TIME}"
+        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+|-){MONTHS}\.?,?(?:\s+|-)((?:19|20)\d{{2}})\b{EN_TIME}"
     ))
 });
 
@@ -290,11 +298,11 @@ static RE_EN_TIME_FIRST: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
-/// `12:30pm, 24 Oct 2024`, `16:30 BST, Thu 24 October 2024` (time before a
-/// day-first date).
+/// `12:30pm, 24 Oct 2024`, `16:30 BST, Thu 24 October 2024`, `16:45,
+/// 17-Dec-2024` (time before a day-first date).
 static RE_EN_TIME_FIRST_DMY: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(\d{{1,2}}):(\d{{2}})\s*([ap]\.?m\.?)?\s*([a-z]{{2,4}})?,\s*(?:[a-z]{{3,9}},?\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+{MONTHS}\.?,?\s+((?:19|20)\d{{2}})\b"
+        r"(?i)\b(\d{{1,2}}):(\d{{2}})\s*([ap]\.?m\.?)?\s*([a-z]{{2,4}})?,\s*(?:[a-z]{{3,9}},?\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+|-){MONTHS}\.?,?(?:\s+|-)((?:19|20)\d{{2}})\b"
     ))
 });
 
@@ -844,7 +852,12 @@ fn text_dates(text: &str) -> Vec<TextDate> {
             .and_then(|h| NaiveTime::from_hms_opt(h, num(&c, 6)?, num(&c, 7).unwrap_or(0))),
             None => None,
         };
-        let offset = c.get(9).and_then(|m| parse_offset(m.as_str()));
+        // `2024-11-25 HKT 20:31`, `2024.12.02 12:31 EST`: a zone's
+        // abbreviation before or after the time.
+        let offset = c.get(9).and_then(|m| parse_offset(m.as_str())).or_else(|| {
+            time.and(RE_ZONE_ABBR.find(m.as_str()))
+                .and_then(|z| abbreviation_offset(z.as_str(), date))
+        });
         if let Some((s, has_time)) = stated(date, time, offset) {
             out.push(TextDate {
                 year_inferred: false,
@@ -1908,6 +1921,50 @@ mod tests {
             Some("2024-11-20".to_string())
         );
         assert!(text_dates("二〇二四年十三月一日").is_empty());
+    }
+
+    #[test]
+    fn a_zone_abbreviation_beside_a_time_and_a_hyphenated_day() {
+        let utc = |t: &str| {
+            let d = text_dates(t);
+            assert_eq!(d.len(), 1, "{t}");
+            d[0].stated
+                .resolve(chrono_tz::Asia::Shanghai)
+                .map(|l| l.with_timezone(&chrono::Utc).to_rfc3339())
+        };
+        // RTHK's zone between the day and the time, RFA's after it.
+        assert_eq!(
+            utc("2024-11-25 HKT 20:31").as_deref(),
+            Some("2024-11-25T12:31:00+00:00")
+        );
+        assert_eq!(
+            utc("2024.12.02 12:31 EST").as_deref(),
+            Some("2024-12-02T17:31:00+00:00")
+        );
+        // No abbreviation: the page's zone.
+        assert_eq!(
+            utc("2024-11-25 20:31").as_deref(),
+            Some("2024-11-25T12:31:00+00:00")
+        );
+        // CST names more than one zone: the page's zone stands.
+        assert_eq!(
+            utc("2024-11-25 20:31 CST").as_deref(),
+            Some("2024-11-25T12:31:00+00:00")
+        );
+        // CGTN's time before a hyphenated day.
+        assert_eq!(
+            utc("Updated 16:45, 17-Dec-2024").as_deref(),
+            Some("2024-12-17T08:45:00+00:00")
+        );
+        let d = text_dates("Published 17-Dec-2024");
+        assert!(d.len() == 1 && !d[0].has_time);
+        assert_eq!(
+            d[0].stated
+                .resolve(chrono_tz::UTC)
+                .map(|l| l.date_naive().to_string())
+                .as_deref(),
+            Some("2024-12-17")
+        );
     }
 
     #[test]
