@@ -114,10 +114,16 @@ fn agency_dateline_names(run: &str) -> Option<String> {
     let last: String = chars[..keep].iter().collect();
     let mut names: Vec<&str> = before.to_vec();
     names.push(&last);
+    let names = names.join("、");
+    person_names(&names).then_some(names)
+}
+
+/// Whether every name of a `、`-joined list is a Chinese person's length,
+/// 2-4 characters (not a sentence's run, `记者从…获悉`).
+fn person_names(names: &str) -> bool {
     names
-        .iter()
+        .split('、')
         .all(|n| (2..=4).contains(&n.chars().count()))
-        .then(|| names.join("、"))
 }
 
 /// `南都讯 记者刘嫚 通讯员穗铁宣 12月28日，…`, `本报讯 记者 张三、李四 `: a
@@ -598,10 +604,7 @@ pub fn reporter_outlet<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
             return None;
         }
         let names = chinese_names(&l[c.get(2)?.range()])?;
-        names
-            .split('、')
-            .all(|n| (2..=4).contains(&n.chars().count()))
-            .then(|| name_value(outlet))?
+        person_names(&names).then(|| name_value(outlet))?
     })
 }
 
@@ -633,10 +636,7 @@ fn reporter_line(line: &str) -> Option<String> {
     let f = fold(line);
     let c = RE_REPORTER_LINE.captures(&f)?;
     let names = chinese_names(&line[c.get(1)?.range()])?;
-    names
-        .split('、')
-        .all(|n| (2..=4).contains(&n.chars().count()))
-        .then(|| name_value(&names))?
+    person_names(&names).then(|| name_value(&names))?
 }
 
 /// The labelled author in `lines`, first found.
