@@ -9,7 +9,7 @@
 
 use std::sync::LazyLock;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use regex::Regex;
 
 use super::fold::fold;
@@ -316,9 +316,12 @@ fn periodical_name(v: &str) -> Option<String> {
 }
 
 /// A numeric date with an optional time of day, as Chinese portals print
-/// them on the line under a headline (`2019-09-26 10:56:28`, `2019年09月11日01:53`).
+/// them on the line under a headline (`2019-09-26 10:56:28`, `2019年09月11日01:53`),
+/// or a month and day with a time, as apps print them (`11-25 15:05`).
 static RE_DATELINE_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?(?:\s*\d{1,2}:\d{2}(?::\d{2})?)?")
+    re(
+        r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?(?:\s*\d{1,2}:\d{2}(?::\d{2})?)?|(?:^|\s)(\d{1,2})\s*[-/月]\s*(\d{1,2})\s*日?\s+\d{1,2}:\d{2}(?::\d{2})?",
+    )
 });
 
 /// Words beside the date on a portal's byline line that name no outlet.
@@ -445,12 +448,14 @@ fn dateline_on(line: &str, day: NaiveDate) -> bool {
         return false;
     };
     let num = |i: usize| date.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-    let parsed = num(1)
-        .and_then(|y| i32::try_from(y).ok())
-        .zip(num(2))
-        .zip(num(3))
-        .and_then(|((y, m), d)| NaiveDate::from_ymd_opt(y, m, d));
-    parsed == Some(day)
+    match num(1).and_then(|y| i32::try_from(y).ok()) {
+        Some(y) => num(2)
+            .zip(num(3))
+            .and_then(|(m, d)| NaiveDate::from_ymd_opt(y, m, d))
+            .is_some_and(|d| d == day),
+        // `11-25 15:05`, `11月25日 15:05`: the day without its year.
+        None => num(4) == Some(day.month()) && num(5) == Some(day.day()),
+    }
 }
 
 /// Follow buttons: what a self-media platform (Toutiao, Baijiahao, Sohu,
@@ -1244,6 +1249,16 @@ mod tests {
             dateline_media(["2024-11-25 10:20 IT之家"], nov25).as_deref(),
             Some("IT之家")
         );
+        // An app's dateline: the month and day with a time.
+        assert_eq!(
+            dateline_media(["经济观察报 周一 11月25日 15:05"], nov25).as_deref(),
+            Some("经济观察报")
+        );
+        assert_eq!(
+            dateline_media(["11-25 15:05 人民日报"], nov25).as_deref(),
+            Some("人民日报")
+        );
+        assert_eq!(dateline_media(["11-24 15:05 人民日报"], nov25), None);
         // Digits and letters with one character are no outlet (a floor).
         assert_eq!(dateline_media(["2024-11-25 10:20 A1"], nov25), None);
         assert_eq!(dateline_media(["2024-11-25 10:20 2楼"], nov25), None);

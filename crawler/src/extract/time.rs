@@ -291,10 +291,11 @@ static RE_EN_DMY: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
-/// `10:20 AM ET, Mon November 27, 2013` (time before the date).
+/// `10:20 AM ET, Mon November 27, 2013`, `16:45, November 25, 2024` (time
+/// before the date; a 24-hour time with a comma).
 static RE_EN_TIME_FIRST: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(\d{{1,2}}):(\d{{2}})\s*([ap]\.?m\.?)\s*([a-z]{{2,4}})?,?\s*(?:[a-z]{{3,9}},?\s+)?{MONTHS}\.?\s+(\d{{1,2}}),?\s+((?:19|20)\d{{2}})\b"
+        r"(?i)\b(\d{{1,2}}):(\d{{2}})(?:\s*([ap]\.?m\.?)\s*([a-z]{{2,4}})?,?|,)\s*(?:[a-z]{{3,9}},?\s+)?{MONTHS}\.?\s+(\d{{1,2}}),?\s+((?:19|20)\d{{2}})\b"
     ))
 });
 
@@ -1121,8 +1122,17 @@ fn contextual_dates(
     for c in RE_SHORT_NUMERIC.captures_iter(text) {
         let Some(m) = c.get(0) else { continue };
         let before = text[..m.start()].trim_end_matches([' ', '\u{3000}', ':', '：']);
-        if !SHORT_DATE_LABELS.iter().any(|l| before.ends_with(l))
-            || text[m.end()..].starts_with(|ch: char| ch.is_ascii_digit() || "-/.".contains(ch))
+        // Unlabelled, a month and day with a time of day standing apart on
+        // a dateline (`央视新闻 11-25 15:05 发布于北京`, an app page's byline;
+        // the caller takes it only on a short line near the title).
+        let apart = c.get(1).is_none()
+            && c.get(4).is_some()
+            && text[..m.start()]
+                .chars()
+                .next_back()
+                .is_none_or(char::is_whitespace);
+        if !(apart || SHORT_DATE_LABELS.iter().any(|l| before.ends_with(l)))
+            || text[m.end()..].starts_with(|ch: char| ch.is_ascii_digit() || "-/.:".contains(ch))
         {
             continue;
         }
@@ -1776,6 +1786,14 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
         if let Some((c, l)) = valid
             .iter()
             .find(|(c, l)| of_the_day(c, l) && c.score >= score::TEXT_ARTICLE_EDGE)
+            // A publish variable of the page's script that agrees on the day
+            // (`"pubtime":"2024-11-25 15:05:12"` on a page whose URL names
+            // the 25th).
+            .or_else(|| {
+                valid
+                    .iter()
+                    .find(|(c, l)| of_the_day(c, l) && c.from == PublishedFrom::Script)
+            })
             .or_else(|| {
                 valid
                     .iter()
@@ -1950,6 +1968,11 @@ mod tests {
         assert_eq!(
             utc("2024-11-25 20:31 CST").as_deref(),
             Some("2024-11-25T12:31:00+00:00")
+        );
+        // People's Daily English: a 24-hour time, a comma, the date.
+        assert_eq!(
+            utc("16:45, November 25, 2024").as_deref(),
+            Some("2024-11-25T08:45:00+00:00")
         );
         // CGTN's time before a hyphenated day.
         assert_eq!(
@@ -2298,6 +2321,32 @@ mod tests {
     /// times on one page (a list of items) names none; a bare `ct` or `time`
     /// is not read.
     #[test]
+    fn a_days_url_takes_its_time_from_the_scripts_publish_variable() {
+        let sh = chrono_tz::Asia::Shanghai;
+        let ctx = TimeContext {
+            fetched: fetched(),
+            zone: None,
+            hint: None,
+        };
+        let mut cands: Vec<Candidate> = url_candidate("/a/20240225/x.html").into_iter().collect();
+        cands.extend(script_candidates(
+            [r#"window.DATA = {"pubtime":"2024-02-25 15:05:12"};"#],
+            sh,
+        ));
+        let p = decide(&cands, &ctx, sh).expect("a time");
+        assert_eq!(p.local.to_rfc3339(), "2024-02-25T15:05:12+08:00");
+        assert_eq!(p.from, PublishedFrom::Script);
+        // Another day's variable leaves the URL's day alone.
+        let mut cands: Vec<Candidate> = url_candidate("/a/20240225/x.html").into_iter().collect();
+        cands.extend(script_candidates(
+            [r#"{"pubtime":"2024-02-20 15:05:12"}"#],
+            sh,
+        ));
+        let p = decide(&cands, &ctx, sh).expect("a time");
+        assert_eq!(p.from, PublishedFrom::Url);
+    }
+
+    #[test]
     fn script_variables_give_a_publish_time_when_the_page_agrees_with_itself() {
         let sh = chrono_tz::Asia::Shanghai;
         let shown = |scripts: &[&str]| -> Vec<String> {
@@ -2607,6 +2656,11 @@ mod tests {
         // Without the label: a score, a code, a phone number.
         let lines = ["英国美女在殡仪馆工作太痛苦", "比分 10-08 全场"];
         assert_eq!(got(&lines), None);
+        // Unlabelled with a time of day, standing apart on a dateline.
+        let lines = ["北方多地迎来降雪", "央视新闻 02-08 12:00 发布于北京"];
+        assert_eq!(got(&lines).as_deref(), Some("2024-02-08 12:00"));
+        let lines = ["北方多地迎来降雪", "编号A02-08 12:00"];
+        assert_eq!(got(&lines), None, "not standing apart");
         let lines = ["英国美女在殡仪馆工作太痛苦", "发布时间：10-08-2023"];
         assert_eq!(
             got(&lines),
