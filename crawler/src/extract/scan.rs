@@ -250,11 +250,20 @@ fn byline_class(list: &str) -> bool {
         "list",
         "item",
     ];
+    // Most elements of a page have a class: the suffix is tested without
+    // allocating, the token lowered only when it ends so.
+    let authors = |t: &str| {
+        t.len() >= 7
+            && t.is_char_boundary(t.len() - 7)
+            && [b'_', b'-'].contains(&t.as_bytes()[t.len() - 7])
+            && t[t.len() - 6..].eq_ignore_ascii_case("author")
+    };
     list.split_ascii_whitespace().any(|t| {
-        let l = t.to_ascii_lowercase();
         BYLINE_CLASSES.contains(&t)
-            || ((l.ends_with("_author") || l.ends_with("-author"))
-                && !OTHERS.iter().any(|o| l.contains(o)))
+            || (authors(t) && {
+                let l = t.to_ascii_lowercase();
+                !OTHERS.iter().any(|o| l.contains(o))
+            })
     })
 }
 

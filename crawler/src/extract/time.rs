@@ -219,26 +219,29 @@ static RE_BYLINE_BEFORE_DATE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The zone abbreviations read beside a numeric date's time (not `CST` nor
+/// `IST`, which name more than one zone; [`abbreviation_offset`] gives their
+/// offsets).
+const ZONE_ABBRS: &str = "UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CEST|AEST|AEDT";
+
 static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?x)
+    re(&r"(?x)
         ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日)?
         (?: \s* (?: [(（] \s* [一二三四五六日天] \s* [)）] | (?:星期|周|週|礼拜|禮拜)[一二三四五六日天] ) )?
-        (?: \s* (?:UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CEST|AEST|AEDT)\b )?
+        (?: \s* (?:ZONES)\b )?
         (?:
             (?:\s*[T\s,]\s*|\s*|-)
             (上午|下午|早上|晚上|凌晨|中午)? \s*
             (\d{1,2}) \s* [:：时] \s* (\d{2}) (?: \s*[:：分]\s* (\d{2}) (?:\.\d+)? )? (?:\s*秒)?
             \s* ([aApP]\.?[mM]\.?)?
             (?: \s* (Z | [+-]\d{2}:?\d{2} | (?:GMT|UTC)\s*[+-]\s*\d{1,2}(?::?\d{2})? ) )?
-            (?: \s* (?:UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CEST|AEST|AEDT)\b )?
-        )?")
+            (?: \s* (?:ZONES)\b )?
+        )?"
+        .replace("ZONES", ZONE_ABBRS))
 });
 
-/// The zone abbreviations [`RE_NUMERIC`] reads beside a time (not `CST`
-/// nor `IST`, which name more than one zone).
-static RE_ZONE_ABBR: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"\b(?:UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CEST|AEST|AEDT)\b")
-});
+/// One of [`ZONE_ABBRS`], found in a [`RE_NUMERIC`] match.
+static RE_ZONE_ABBR: LazyLock<Regex> = LazyLock::new(|| re(&format!(r"\b(?:{ZONE_ABBRS})\b")));
 
 /// `2024 02/29 21:03:47`: the year apart from month/day (news.cn's byline
 /// spans), with an optional time.
@@ -2316,10 +2319,6 @@ mod tests {
         );
     }
 
-    /// Script variables: the publish names and WeChat's `var ct` (seconds
-    /// since the epoch, shown at the page's zone); a name assigned different
-    /// times on one page (a list of items) names none; a bare `ct` or `time`
-    /// is not read.
     #[test]
     fn a_days_url_takes_its_time_from_the_scripts_publish_variable() {
         let sh = chrono_tz::Asia::Shanghai;
@@ -2346,6 +2345,10 @@ mod tests {
         assert_eq!(p.from, PublishedFrom::Url);
     }
 
+    /// Script variables: the publish names and WeChat's `var ct` (seconds
+    /// since the epoch, shown at the page's zone); a name assigned different
+    /// times on one page (a list of items) names none; a bare `ct` or `time`
+    /// is not read.
     #[test]
     fn script_variables_give_a_publish_time_when_the_page_agrees_with_itself() {
         let sh = chrono_tz::Asia::Shanghai;
