@@ -96,12 +96,20 @@ fn every_labelled_attribute_comes_out_right() {
 
 #[test]
 fn a_page_that_names_no_media_gets_its_host_flagged() {
-    let bytes = std::fs::read(util::fixtures().join("extract/discuz_forum.html")).expect("fixture");
-    let text = String::from_utf8(bytes).expect("utf-8");
+    let text = "<html><head><title>小区停车位涨价，业主该怎么维权？</title></head><body>\
+        <h1>小区停车位涨价，业主该怎么维权？</h1><p>发表于 2024-01-05 10:20</p>\
+        <p>我们小区的地下停车位月租从三百涨到五百，物业说是业委会同意的，但业主都不知道。</p></body></html>";
     let url = Url::parse("https://bbs.example.com/thread-1001-1-1.html").expect("url");
-    let got = crawler::extract::extract(&text, &url);
+    let got = crawler::extract::extract(text, &url);
     assert_eq!(got.media.as_deref(), Some("bbs.example.com"));
     assert!(got.media_from_host);
+    // The forum's name after the headline in its `<title>` (`… - 业主论坛 -
+    // 幸福社区 - Powered by Discuz!`) names it, not flagged.
+    let bytes = std::fs::read(util::fixtures().join("extract/discuz_forum.html")).expect("fixture");
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let got = crawler::extract::extract(&text, &url);
+    assert_eq!(got.media.as_deref(), Some("幸福社区"));
+    assert!(!got.media_from_host);
 }
 
 #[test]

@@ -251,7 +251,10 @@ static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A usable name: trimmed, without a `来源：` label, not a URL, not too long.
 pub fn name_value(s: &str) -> Option<String> {
-    let t = squash(s);
+    // `· 来自雪球`: the label after a leading separator.
+    let t = squash(s)
+        .trim_start_matches(['|', '-', '–', '—', '·', '⋅', ' '])
+        .to_string();
     let f = fold(&t);
     let t = ["来源", "来自", "稿源", "出处", "Source", "source"]
         .iter()
@@ -268,6 +271,19 @@ pub fn name_value(s: &str) -> Option<String> {
     let n = t.chars().count();
     let url_like = t.starts_with("http") || t.starts_with("www.") || t.contains("://");
     ((1..=MAX_NAME_CHARS).contains(&n) && !url_like).then(|| t.to_string())
+}
+
+/// `资料来源：环境部` alone on a short line (a release's issuing office in its
+/// header; below a chart it credits the data).
+pub fn data_source_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    lines.into_iter().find_map(|l| {
+        let l = l.trim();
+        let f = fold(l);
+        let rest = f.strip_prefix("资料来源")?;
+        let v = l[l.len() - rest.len()..].trim_start_matches([':', '：', ' ', '\u{3000}']);
+        let n = v.chars().count();
+        ((2..=20).contains(&n) && v.chars().all(|c| is_han(c) || c == '·')).then(|| v.to_string())
+    })
 }
 
 /// The labelled media in `lines`, first found.
@@ -658,11 +674,24 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
                 "Last",
                 "First",
             ];
-            let names: Vec<&str> = c
-                .get(1)?
-                .as_str()
-                .split_whitespace()
-                .take_while(|w| !DATE_WORDS.contains(w))
+            // `By Joe Cash November 25, 2024`: nor at a month's name before
+            // a day (`June Smith` is a name).
+            const MONTHS: [&str; 12] = [
+                "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+            ];
+            let words: Vec<&str> = c.get(1)?.as_str().split_whitespace().collect();
+            let rest = &l.trim()[c.get(1)?.end()..];
+            let dated = |i: usize| {
+                MONTHS.iter().any(|m| words[i].starts_with(m))
+                    && words
+                        .get(i + 1)
+                        .copied()
+                        .or_else(|| rest.split_whitespace().next())
+                        .is_some_and(|n| n.starts_with(|ch: char| ch.is_ascii_digit()))
+            };
+            let names: Vec<&str> = (0..words.len())
+                .take_while(|&i| !(DATE_WORDS.contains(&words[i]) || (i > 0 && dated(i))))
+                .map(|i| words[i])
                 .collect();
             return name_value(&names.join(" "));
         }
@@ -1070,6 +1099,23 @@ mod tests {
         );
     }
 
+    /// `資料來源：環境部` alone on a line names the office; a longer line or a
+    /// non-name (a chart's credit with a URL) does not.
+    #[test]
+    fn a_data_source_line_and_a_label_after_a_separator() {
+        assert_eq!(
+            data_source_media(["發布日期：113-11-25", "資料來源：環境部"]).as_deref(),
+            Some("環境部")
+        );
+        assert_eq!(data_source_media(["资料来源：www.stats.gov.cn"]), None);
+        assert_eq!(
+            data_source_media(["资料来源：国家统计局，经本报整理后制图，数据截至十月底"]),
+            None
+        );
+        assert_eq!(name_value("· 来自雪球").as_deref(), Some("雪球"));
+        assert_eq!(name_value("来自中国新闻网").as_deref(), Some("中国新闻网"));
+    }
+
     #[test]
     fn media_labels() {
         assert_eq!(
@@ -1332,6 +1378,14 @@ mod tests {
         assert_eq!(
             labelled_author(["By Li Jingjing Updated 16:45, 17-Dec-2024"]).as_deref(),
             Some("Li Jingjing")
+        );
+        assert_eq!(
+            labelled_author(["By Joe Cash November 25, 2024 3:05 PM GMT+8"]).as_deref(),
+            Some("Joe Cash")
+        );
+        assert_eq!(
+            labelled_author(["By June Smith and May Lee"]).as_deref(),
+            Some("June Smith and May Lee")
         );
         let one = |l: &str| agency_dateline_media([l]);
         assert_eq!(

@@ -77,13 +77,15 @@ pub const PUBLISHED_META_KEYS: [&str; 31] = [
 ];
 
 /// Meta keys holding a date that is usually, not surely, the publish time.
-pub const DATE_META_KEYS: [&str; 6] = [
+pub const DATE_META_KEYS: [&str; 7] = [
     "date",
     "dc.date",
     "dcterms.date",
     "dcterms.created",
     "created",
     "citation_date",
+    // schema.org's `dateCreated` (Zhihu's articles, beside `dateModified`).
+    "datecreated",
 ];
 
 /// Meta tags (and microdata) naming when the page was modified: a
@@ -652,13 +654,64 @@ fn markup_time_candidates(
     out
 }
 
+/// `By <a rel="author">Joe Cash</a> and <a rel="author">Ellen Zhang</a>`:
+/// the names of the first byline link and the byline links beside it (the
+/// same parent), when they are two or more, listed as their script lists
+/// them.
+fn sibling_author_links(bylines: &[ElementRef<'_>]) -> Option<String> {
+    let first = bylines.first().filter(|e| e.value().name() == "a")?;
+    let parent = first.parent()?.id();
+    let mut names: Vec<String> = Vec::new();
+    for e in bylines
+        .iter()
+        .filter(|e| e.value().name() == "a" && e.parent().is_some_and(|p| p.id() == parent))
+    {
+        let name = media::author_value(&element_text(e))?;
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    match names.as_slice() {
+        [] | [_] => None,
+        _ if names.iter().any(|n| n.chars().any(is_han)) => Some(names.join("、")),
+        [rest @ .., last] => Some(format!("{} and {last}", rest.join(", "))),
+    }
+}
+
+/// `<div itemprop="author"><meta itemprop="name" content="航空观察员老李">…
+/// <div>民航从业者</div></div>`: the name microdata gives an author element,
+/// not the badge beside it.
+fn microdata_name(e: &ElementRef<'_>) -> Option<String> {
+    // The element or one inside it (`<div class="Post-Author"><div
+    // itemprop="author">…`).
+    let author = e
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .find(|d| d.value().attr("itemprop") == Some("author"))?;
+    author
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .find(|d| d.value().attr("itemprop") == Some("name"))
+        .map(|d| {
+            d.value()
+                .attr("content")
+                .map(squash)
+                .unwrap_or_else(|| element_text(&d))
+        })
+        .filter(|n| !n.is_empty())
+}
+
 /// Author from the byline elements of the markup.
 fn byline_author(bylines: &[ElementRef<'_>]) -> Option<String> {
+    if let Some(names) = sibling_author_links(bylines) {
+        return Some(names);
+    }
     bylines.iter().find_map(|e| {
         let v = e
             .value()
             .attr("content")
             .map(str::to_string)
+            .or_else(|| microdata_name(e))
             .unwrap_or_else(|| element_text(e));
         // `作者：王希`, `楼主：海东青2024`: the name after its label.
         const LABELS: [&str; 5] = ["作者", "楼主", "樓主", "博主", "发帖人"];
@@ -1463,6 +1516,14 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .collect();
     cands.extend(time::date_class_candidate(&classed));
     cands.extend(time::article_edge_candidates(&article_text));
+    // `发表于 <span title="2024-11-25 15:05:06">3 天前</span>`: the first
+    // relative phrase's time, to the second.
+    cands.extend(els.titled.iter().find_map(|e| {
+        time::is_relative(&element_text(e))
+            .then(|| e.value().attr("title"))
+            .flatten()
+            .and_then(|t| time::parsed_candidate(t, PublishedFrom::Text, score::TITLED))
+    }));
     cands.extend(time::url_candidate(url.path()));
     cands.extend(time::script_candidates(
         els.scripts.iter().flat_map(|e| e.text()),
@@ -1482,7 +1543,21 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     let published = time::decide(&cands, ctx, zone);
 
     // Media and author.
+    // The lines around the title down to the article's end (not the related
+    // items and comments under a short article).
+    let header_above_end: Vec<&str> = {
+        let from = at_title.map_or(0, |i| i.saturating_sub(2));
+        header
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| article_end.is_none_or(|e| from + k <= e))
+            .map(|(_, l)| *l)
+            .collect()
+    };
     let named_media = media::labelled_media(header.iter().chain(edges.iter()).copied())
+        // `資料來源：環境部` under the headline of a government's release (a
+        // data source's label elsewhere: a chart's).
+        .or_else(|| media::data_source_media(header.iter().copied()))
         .or_else(|| {
             media::source_element_media(
                 els.source
@@ -1503,13 +1578,10 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .or_else(|| {
             // Not a related item's line under the article (`行政院會通過前瞻預算
             // 18:10 2024/11/25`, the same day).
-            let from = at_title.map_or(0, |i| i.saturating_sub(2));
-            let above_end = header
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| article_end.is_none_or(|e| from + k <= e))
-                .map(|(_, l)| *l);
-            media::dateline_media(above_end, published.map(|p| p.local.date_naive()))
+            media::dateline_media(
+                header_above_end.iter().copied(),
+                published.map(|p| p.local.date_naive()),
+            )
         })
         .or_else(|| {
             let after = at_title.map_or(&[][..], |i| {
@@ -1537,6 +1609,13 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 &lines[(i + 1).min(lines.len())..(i + 3).min(lines.len())]
             });
             media::account_above_dateline(after)
+        })
+        .or_else(|| {
+            title_tag
+                .as_deref()
+                .zip(title.as_deref())
+                .and_then(|(t, h)| title::segment_after_headline(t, h))
+                .and_then(|n| media::name_value(&n))
         });
     let media_from_host = named_media.is_none() && url.host_str().is_some();
     let media = named_media.or_else(|| url.host_str().map(str::to_string));
@@ -1561,6 +1640,15 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                     header.iter().copied(),
                     published.map(|p| p.local.date_naive()),
                 )
+            })
+            // `<a href="/author/kelly-ip">Kelly Ip</a>` under the headline.
+            .or_else(|| {
+                els.author_links.iter().find_map(|e| {
+                    let name = media::author_value(&element_text(e))?;
+                    (name.chars().count() <= 40
+                        && header_above_end.iter().any(|l| l.contains(&name)))
+                    .then_some(name)
+                })
             })
     };
     let author = match marked_author {
@@ -2013,6 +2101,66 @@ mod tests {
         // Without it the markup's author stands.
         let alone = page.replace("rel=\"author\">謝明俊", ">謝明俊");
         assert_eq!(extract(&alone, &u).author.as_deref(), Some("中時電子報"));
+    }
+
+    /// Several authors' links side by side, microdata's name inside a byline
+    /// element, a link to an author's page under the headline; a time with
+    /// `GMT+8` in a `<time>` of spans.
+    #[test]
+    fn author_links_microdata_names_and_a_time_in_spans() {
+        let u = url("https://www.example.com/world/a-2024-11-25/");
+        let body = "<p>BEIJING, Nov 25 - China's manufacturing activity expanded for a second straight month in November.</p>\
+            <p>The official purchasing managers' index rose to 50.3 from 50.1 in October, above the 50-point mark.</p>";
+        let page = format!(
+            "<html><head><title>China's factory activity returns to growth</title></head><body>\
+            <h1>China's factory activity returns to growth</h1>\
+            <div><span class=\"info\">By <a rel=\"author\" href=\"/authors/joe-cash/\">Joe Cash</a> and \
+            <a rel=\"author\" href=\"/authors/ellen-zhang/\">Ellen Zhang</a></span>\
+            <time><span>November 25, 2024</span><span>3:05 PM GMT+8</span><span>Updated 2 hours ago</span></time></div>\
+            <article>{body}</article></body></html>"
+        );
+        let ctx = TimeContext {
+            fetched: chrono::TimeZone::with_ymd_and_hms(&Utc, 2024, 11, 25, 10, 0, 0)
+                .single()
+                .expect("valid"),
+            zone: None,
+            hint: None,
+        };
+        let x = extract_with(&page, &u, &ctx);
+        assert_eq!(x.author.as_deref(), Some("Joe Cash and Ellen Zhang"));
+        assert_eq!(
+            x.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2024-11-25T07:05:00+00:00")
+        );
+        // One link: its name.
+        let one = page.replace(
+            " and <a rel=\"author\" href=\"/authors/ellen-zhang/\">Ellen Zhang</a>",
+            "",
+        );
+        assert_eq!(extract(&one, &u).author.as_deref(), Some("Joe Cash"));
+        // A link to the author's page, not marked as the author's.
+        let linked = one.replace("rel=\"author\" ", "");
+        assert_eq!(extract(&linked, &u).author.as_deref(), Some("Joe Cash"));
+        // One listed under the article is another item's.
+        let listed = format!(
+            "<html><head><title>China's factory activity returns to growth</title></head><body>\
+            <h1>China's factory activity returns to growth</h1><article>{body}</article>\
+            <ul><li><a href=\"/x\">Yuan weakens</a> <a href=\"/authors/sam-holmes/\">Sam Holmes</a></li></ul></body></html>"
+        );
+        assert_eq!(extract(&listed, &u).author, None);
+        // Microdata's name, not the badge beside it.
+        let zhihu = format!(
+            "<html><head><title>如何看待国产大飞机C919开通新航线？</title></head><body>\
+            <h1>如何看待国产大飞机C919开通新航线？</h1><div class=\"Post-Author\"><div itemprop=\"author\">\
+            <meta itemprop=\"name\" content=\"航空观察员老李\"><a href=\"/people/laoli\">航空观察员老李</a>\
+            <div>民航从业者</div></div></div><article>{body}</article></body></html>"
+        );
+        assert_eq!(
+            extract(&zhihu, &url("https://zhuanlan.zhihu.com/p/1"))
+                .author
+                .as_deref(),
+            Some("航空观察员老李")
+        );
     }
 
     /// Baijiahao's `发布时间：10-08 12:00` read years later: the year of the

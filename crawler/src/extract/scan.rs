@@ -50,7 +50,14 @@ const SOURCE_CLASS: [&str; 7] = [
     "publisher",
 ];
 /// Class tokens of a byline.
-const BYLINE_CLASSES: [&str; 4] = ["byline", "author", "article-author", "author-name"];
+const BYLINE_CLASSES: [&str; 5] = [
+    "byline",
+    "author",
+    "article-author",
+    "author-name",
+    // Discuz!'s author cell of a post (the thread's first is its poster's).
+    "authi",
+];
 
 /// Class/id fragments (any ASCII case) marking an element that holds a
 /// comment count.
@@ -102,6 +109,10 @@ const MAX_TIMES: usize = 200;
 const MAX_BYLINES: usize = 20;
 /// At most this many elements with a date class are kept.
 const MAX_DATE_CLASSED: usize = 50;
+/// At most this many links to authors' pages are kept.
+const MAX_AUTHOR_LINKS: usize = 10;
+/// At most this many elements with a date-like `title` are kept.
+const MAX_TITLED: usize = 20;
 /// At most this many headings are kept.
 const MAX_H1: usize = 8;
 /// At most this many inline scripts are kept.
@@ -137,6 +148,12 @@ pub(crate) struct PageElements<'a> {
     pub source: Vec<ElementRef<'a>>,
     /// `rel=author`, `itemprop=author`, byline classes (at most [`MAX_BYLINES`]).
     pub byline: Vec<ElementRef<'a>>,
+    /// Elements whose `title` looks like a date (starts with a digit, 8-40
+    /// bytes; at most [`MAX_TITLED`]).
+    pub titled: Vec<ElementRef<'a>>,
+    /// Links to an author's page (`/author/…`, `/authors/…`; at most
+    /// [`MAX_AUTHOR_LINKS`]).
+    pub author_links: Vec<ElementRef<'a>>,
     /// `[itemprop=commentCount]`.
     pub itemprop_comments: Vec<ElementRef<'a>>,
     /// Class or id marks a comment count (any ASCII case).
@@ -252,11 +269,19 @@ fn byline_class(list: &str) -> bool {
     ];
     // Most elements of a page have a class: the suffix is tested without
     // allocating, the token lowered only when it ends so.
+    let ends = |t: &str, suffix: &str| {
+        t.len() >= suffix.len()
+            && t.is_char_boundary(t.len() - suffix.len())
+            && t[t.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+    };
+    // `info_author`, `post-author`; `Author-authorName`, `p_author_name`.
     let authors = |t: &str| {
-        t.len() >= 7
+        (t.len() >= 7
             && t.is_char_boundary(t.len() - 7)
             && [b'_', b'-'].contains(&t.as_bytes()[t.len() - 7])
-            && t[t.len() - 6..].eq_ignore_ascii_case("author")
+            && ends(t, "author"))
+            || ends(t, "authorname")
+            || ends(t, "author_name")
     };
     list.split_ascii_whitespace().any(|t| {
         BYLINE_CLASSES.contains(&t)
@@ -285,7 +310,7 @@ impl<'a> PageElements<'a> {
             // on every call, which costs more than the tests below.
             let (mut class, mut id, mut itemprop, mut rel, mut kind, mut href, mut lang) =
                 (None, None, None, None, None, None, None);
-            let (mut src, mut lazy_src, mut poster) = (None, None, None);
+            let (mut src, mut lazy_src, mut poster, mut title) = (None, None, None, None);
             let mut counted = false;
             for (name, value) in v.attrs() {
                 match name {
@@ -299,6 +324,7 @@ impl<'a> PageElements<'a> {
                     "src" => src = Some(value),
                     "data-src" | "data-original" => lazy_src = Some(value),
                     "poster" => poster = Some(value),
+                    "title" => title = Some(value),
                     other => counted |= count_attrs.contains(&other),
                 }
             }
@@ -314,7 +340,15 @@ impl<'a> PageElements<'a> {
                 element_embeds(name, &attrs, |e| out.embeds.push(e));
             }
             match (name, href) {
-                ("a" | "area", Some(h)) => out.links.push(h),
+                ("a", Some(h)) => {
+                    out.links.push(h);
+                    if out.author_links.len() < MAX_AUTHOR_LINKS
+                        && (h.contains("/author/") || h.contains("/authors/"))
+                    {
+                        out.author_links.push(e);
+                    }
+                }
+                ("area", Some(h)) => out.links.push(h),
                 ("link", Some(h)) if rel.is_some_and(|r| has_token_ci(r, "next")) => {
                     out.links.push(h)
                 }
@@ -347,6 +381,14 @@ impl<'a> PageElements<'a> {
             }
             if counted {
                 out.count_attr.push(e);
+            }
+            if let Some(t) = title {
+                if out.titled.len() < MAX_TITLED
+                    && (8..=40).contains(&t.len())
+                    && t.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    out.titled.push(e);
+                }
             }
             if class.is_none() && id.is_none() && itemprop.is_none() && rel.is_none() {
                 continue;
@@ -401,6 +443,10 @@ mod tests {
         assert!(!byline_class("related_item-author"));
         assert!(!byline_class("author_avatar"));
         assert!(!byline_class("authors"));
+        assert!(byline_class("Author-authorName"));
+        assert!(byline_class("p_author_name j_user_card"));
+        assert!(!byline_class("comment-authorName"));
+        assert!(byline_class("authi"));
     }
 
     /// The walk finds what the selectors it replaces find, in the same order.

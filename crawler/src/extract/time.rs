@@ -277,8 +277,9 @@ const SHORT_DATE_LABELS: [&str; 9] = [
 ];
 
 const MONTHS: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
-const EN_TIME: &str =
-    r"(?:,?\s*(?:at\s+)?(\d{1,2})[:.](\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*([a-z]{2,4})\b)?)?";
+/// A time of day after an English date (groups: hour, minute, second,
+/// am/pm, zone abbreviation, the offset after `GMT`/`UTC`: `3:05 PM GMT+8`).
+const EN_TIME: &str = r"(?:,?\s*(?:at\s+)?(\d{1,2})[:.](\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*([a-z]{2,4})\b(?:\s*([+-]\s*\d{1,2}(?::?\d{2})?))?)?)?";
 
 /// `November 17, 2023 [8:52 PM ET]`.
 static RE_EN_MDY: LazyLock<Regex> = LazyLock::new(|| {
@@ -462,6 +463,13 @@ static RE_RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Whether `text` is a relative time alone (`3 天前`, `昨天 10:20`, `5
+/// minutes ago`), as an element showing one holds it.
+pub(crate) fn is_relative(text: &str) -> bool {
+    let t = text.trim();
+    t.chars().count() <= 20 && RE_RELATIVE.find(t).is_some_and(|m| m.start() == 0)
+}
+
 /// A date in a URL path: `/2019/09/07/`, `/20190907/`, `/2023-11/17/`, `/202311/17/`.
 static RE_URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?:^|[^0-9])((?:19|20)\d{2})[-/_]?(0[1-9]|1[0-2])[-/_]?(0[1-9]|[12]\d|3[01])(?:[^0-9]|$)")
@@ -503,12 +511,15 @@ const PUBLISH_LABELS: [&str; 29] = [
 /// Labels that say the date after them is not the publish time (the first
 /// [`UPDATE_LABELS`] of them: an update time; then comments', and a
 /// repost's original's).
-const OTHER_LABELS: [&str; 31] = [
+const OTHER_LABELS: [&str; 37] = [
     "更新时间",
     "更新于",
     "最后更新",
     "更新",
     "修改时间",
+    // Before `日期` (a publish label) ends in the same place.
+    "更新日期",
+    "修改日期",
     "修改于",
     "最后修改",
     "编辑于",
@@ -529,6 +540,12 @@ const OTHER_LABELS: [&str; 31] = [
     "回复",
     "reply",
     "comment",
+    // Another article's date (`最新推荐文章于 2024-11-20 发布` over a blog
+    // post, `上一篇`).
+    "推荐文章",
+    "相关文章",
+    "上一篇",
+    "下一篇",
     // The original's date in a repost (`原文发布于…`), not this page's.
     "原文发布于",
     "原文发布时间",
@@ -540,7 +557,7 @@ const OTHER_LABELS: [&str; 31] = [
 ];
 
 /// How many of [`OTHER_LABELS`] (the first) label an update time.
-const UPDATE_LABELS: usize = 20;
+const UPDATE_LABELS: usize = 22;
 
 /// Whether the label nearest before byte `start` of `line` names an update
 /// (`Updated:`, `更新时间：`), not a comment.
@@ -817,6 +834,58 @@ fn han_numeral_dates(text: &str) -> Vec<TextDate> {
         .collect()
 }
 
+/// `民國113年11月25日`, `發布日期：113-11-25`: a date of the Republic of
+/// China's calendar (Taiwan's government and many of its sites), the year
+/// counted from 1912. Its year stands alone only after the era's name or a
+/// date label (`日期`, `時間`): elsewhere `113-11-25` is as often a number.
+static RE_ROC_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:(?:中華民國|中华民国|民國|民国)[ \t\u{3000}]*(\d{2,3})[ \t\u{3000}]*年|(?:日期|時間|时间)[ \t\u{3000}]*[:：]?[ \t\u{3000}]*(1[0-4]\d)[ \t\u{3000}]*(?:年|[-/.]))[ \t\u{3000}]*(\d{1,2})[ \t\u{3000}]*(?:月|[-/.])[ \t\u{3000}]*(\d{1,2})(?:[ \t\u{3000}]*日)?(?:[ \t\u{3000}]+(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?)?",
+    )
+});
+
+/// The dates of the Republic of China's calendar in `text` ([`RE_ROC_DATE`]),
+/// each starting at its year.
+fn roc_dates(text: &str) -> Vec<TextDate> {
+    if !["民國", "民国", "日期", "時間", "时间"]
+        .iter()
+        .any(|k| text.contains(k))
+    {
+        return Vec::new();
+    }
+    RE_ROC_DATE
+        .captures_iter(text)
+        .filter_map(|c| {
+            let year = c.get(1).or_else(|| c.get(2))?;
+            // Not part of a longer number.
+            if text[c.get(0)?.end()..].starts_with(|ch: char| ch.is_ascii_digit()) {
+                return None;
+            }
+            let date = NaiveDate::from_ymd_opt(
+                year.as_str().parse::<i32>().ok()? + 1911,
+                num(&c, 3)?,
+                num(&c, 4)?,
+            )?;
+            let time = match num::<u32>(&c, 5) {
+                Some(h) => Some(NaiveTime::from_hms_opt(
+                    h,
+                    num(&c, 6)?,
+                    num(&c, 7).unwrap_or(0),
+                )?),
+                None => None,
+            };
+            let (stated, has_time) = stated(date, time, None)?;
+            Some(TextDate {
+                year_inferred: false,
+                relative: false,
+                start: year.start(),
+                stated,
+                has_time,
+            })
+        })
+        .collect()
+}
+
 /// Where the first absolute date in `text` starts (a byte offset).
 pub(crate) fn first_date_start(text: &str) -> Option<usize> {
     text_dates(text).first().map(|d| d.start)
@@ -826,7 +895,9 @@ pub(crate) fn first_date_start(text: &str) -> Option<usize> {
 /// day-first numeric and day-first with a month name), in order.
 fn text_dates(text: &str) -> Vec<TextDate> {
     let mut out: Vec<TextDate> = han_numeral_dates(text);
+    out.extend(roc_dates(text));
     if !has_year_digits(text) {
+        out.sort_by_key(|d| d.start);
         return out;
     }
     // `10時30分`: the same offsets in the folded text.
@@ -910,9 +981,16 @@ fn text_dates(text: &str) -> Vec<TextDate> {
             }),
             None => None,
         };
-        let offset = time
-            .and(c.get(t + 4))
-            .and_then(|m| abbreviation_offset(m.as_str(), date));
+        // `GMT+8`: the offset; a bare abbreviation: its zone's.
+        let offset = time.and(c.get(t + 4)).and_then(|m| {
+            let abbr = m.as_str();
+            match c.get(t + 5) {
+                Some(o) if ["gmt", "utc"].contains(&abbr.to_ascii_lowercase().as_str()) => {
+                    parse_offset(o.as_str())
+                }
+                _ => abbreviation_offset(abbr, date),
+            }
+        });
         stated(date, time, offset)
     };
     for c in RE_EN_MDY.captures_iter(text) {
@@ -1368,6 +1446,11 @@ pub(crate) mod score {
     /// `ct`): what a page without a visible or marked-up date has (WeChat's
     /// articles as served, their date written by the script).
     pub const SCRIPT: i32 = 25;
+    /// The `title` of an element that shows a relative phrase (`<span
+    /// title="2024-11-25 15:05:06">3 天前</span>`, Discuz's and timeago's
+    /// markup): the time the phrase stands for. Its own score, so that
+    /// [`super::decide`] knows it: a relative winner takes it.
+    pub const TITLED: i32 = 24;
     /// A modified / updated time: only when nothing else is found.
     pub const MODIFIED: i32 = 5;
 }
@@ -1744,9 +1827,18 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
     // time it holds (WeChat's `var ct`): that time, to the second, not the
     // phrase counted back from a fetch time that need not be the render time.
     if best.relative {
+        // So is a time the phrase's element carries in its `title`, when it
+        // is the phrase's day or within two hours of it.
+        let titled = |(c, l): &&(Candidate, DateTime<FixedOffset>)| {
+            c.score == score::TITLED
+                && c.has_time
+                && (l.date_naive() == best_local.date_naive()
+                    || (*l - best_local).num_minutes().abs() <= 120)
+        };
         if let Some(s) = valid
             .iter()
             .find(|(c, _)| c.from == PublishedFrom::Script && c.has_time)
+            .or_else(|| valid.iter().find(titled))
         {
             (best, best_local) = *s;
         }
@@ -2141,6 +2233,84 @@ mod tests {
         );
         assert_eq!(first("24. April 2020").as_deref(), Some("2020-04-24"));
         assert_eq!(first("Teil 12 Mairie 2020"), None, "not a month name");
+    }
+
+    /// `GMT+8` after an English date's time (Reuters), and the dates of the
+    /// Republic of China's calendar after its era or a date label.
+    #[test]
+    fn an_offset_after_gmt_and_the_republic_of_chinas_years() {
+        assert_eq!(
+            first("November 25, 2024 3:05 PM GMT+8").as_deref(),
+            Some("2024-11-25 15:05 +08:00")
+        );
+        assert_eq!(
+            first("Nov 25, 2024 3:05 PM GMT-5").as_deref(),
+            Some("2024-11-26 04:05 +08:00")
+        );
+        // A bare GMT is UTC still.
+        assert_eq!(
+            first("November 25, 2024 3:05 PM GMT").as_deref(),
+            Some("2024-11-25 23:05 +08:00")
+        );
+        assert_eq!(first("發布日期：113-11-25").as_deref(), Some("2024-11-25"));
+        assert_eq!(
+            first("中華民國113年12月1日 星期日").as_deref(),
+            Some("2024-12-01")
+        );
+        assert_eq!(
+            first("時間：113/11/25 15:05").as_deref(),
+            Some("2024-11-25 15:05 +08:00")
+        );
+        // Without the era or a label, three digits are no year.
+        assert_eq!(first("编号 113-11-25"), None);
+        assert_eq!(first("日期：1130-11-25"), None);
+        // Its label still tells an update from the publish day.
+        let line = "發布日期：113-11-25 更新日期：113-11-27";
+        assert_eq!(
+            label_before(line, line.rfind("113").unwrap_or(0)),
+            Label::Other
+        );
+        // Another article's date over a blog post.
+        let line = "最新推荐文章于 2024-11-20 10:00:00 发布";
+        assert_eq!(
+            label_before(line, line.find("2024").unwrap_or(0)),
+            Label::Other
+        );
+    }
+
+    /// A relative phrase whose element carries the time in its `title`.
+    #[test]
+    fn a_relative_winner_takes_the_time_its_element_titles() {
+        assert!(is_relative("3\u{a0}天前"));
+        assert!(is_relative("前天 09:10"));
+        assert!(!is_relative("2024-11-25 15:05"));
+        assert!(!is_relative("发表于 3 天前，共 12 条回复，最后回复于昨天"));
+        let ctx = TimeContext {
+            fetched: Utc.with_ymd_and_hms(2024, 11, 28, 6, 0, 0).unwrap(),
+            zone: None,
+            hint: None,
+        };
+        let sh = chrono_tz::Asia::Shanghai;
+        let mut phrase = cand("2024-11-25 14:00", PublishedFrom::Text, 95, true);
+        phrase.relative = true;
+        phrase.has_time = false;
+        let titled = cand(
+            "2024-11-25 15:05:06",
+            PublishedFrom::Text,
+            score::TITLED,
+            false,
+        );
+        let other = cand(
+            "2024-11-22 10:00:00",
+            PublishedFrom::Text,
+            score::TITLED,
+            false,
+        );
+        let p = decide(&[phrase, other, titled], &ctx, sh).expect("a time");
+        assert_eq!(p.local.to_rfc3339(), "2024-11-25T15:05:06+08:00");
+        // Without it, the phrase's day.
+        let p = decide(&[phrase, other], &ctx, sh).expect("a time");
+        assert!(!p.has_time);
     }
 
     #[test]

@@ -184,6 +184,35 @@ pub fn site_segment(title: &str, site_names: &[String]) -> Option<String> {
         .then_some(site)
 }
 
+/// The site's name after the headline in a `<title>` (`…扩张-36氪`, `… -
+/// 业主论坛 - 江城社区 - Powered by Discuz!`): the last segment of what
+/// follows the page's `headline` there, a forum software's credit left out.
+/// What a page that names no outlet anywhere else calls itself.
+pub fn segment_after_headline(title: &str, headline: &str) -> Option<String> {
+    let t = squash(&decode_entities(title));
+    let rest = t.strip_prefix(squash(headline).as_str())?;
+    let separated = rest.starts_with(|c: char| c.is_whitespace() || TIGHT_SEPARATORS.contains(&c));
+    let mut rest = rest
+        .trim_start_matches(|c: char| c.is_whitespace() || TIGHT_SEPARATORS.contains(&c))
+        .to_string();
+    if !separated || rest.is_empty() {
+        return None;
+    }
+    loop {
+        let (head, last) = split_at_separator(&rest, true).unwrap_or_default();
+        let last = if last.is_empty() { rest.clone() } else { last };
+        if !last.to_lowercase().starts_with("powered by") {
+            let n = last.chars().count();
+            return ((2..=30).contains(&n) && !last.chars().all(|c| c.is_ascii_digit()))
+                .then_some(last);
+        }
+        if head.is_empty() {
+            return None;
+        }
+        rest = head;
+    }
+}
+
 /// `<title>` without the site name: segments that name the site (or are
 /// short next to the rest) are cut from the end, then from the start.
 pub fn strip_site(title: &str, site_names: &[String]) -> String {
@@ -451,6 +480,36 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// A `<title>`'s last segment after the headline names the site; a
+    /// forum software's credit does not.
+    #[test]
+    fn the_segment_after_the_headline() {
+        let h = "老小区加装电梯，一楼住户该不该补偿？";
+        assert_eq!(
+            segment_after_headline(
+                &format!("{h} - 业主论坛 -  江城社区 -  Powered by Discuz!"),
+                h
+            )
+            .as_deref(),
+            Some("江城社区")
+        );
+        assert_eq!(
+            segment_after_headline(
+                "某企业拟追加投资，海外产能再扩张-36氪",
+                "某企业拟追加投资，海外产能再扩张"
+            )
+            .as_deref(),
+            Some("36氪")
+        );
+        // Nothing after it, or no separator: no site.
+        assert_eq!(segment_after_headline(h, h), None);
+        assert_eq!(
+            segment_after_headline(&format!("{h}【新能源汽车吧】"), h),
+            None
+        );
+        assert_eq!(segment_after_headline("Another headline - Site", h), None);
     }
 
     #[test]
