@@ -408,9 +408,10 @@ pub fn dateline_media<'a>(
                 let label = NOT_OUTLETS
                     .iter()
                     .any(|n| folded.starts_with(n) || folded.ends_with(n));
-                let number = w
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || c.is_ascii_punctuation());
+                // `15時05分`: the rest of the date's time.
+                let number = w.chars().all(|c| {
+                    c.is_ascii_digit() || c.is_ascii_punctuation() || "时時分秒".contains(c)
+                });
                 !label && !number
             })
             .collect();
@@ -660,6 +661,9 @@ fn reporter_line(line: &str) -> Option<String> {
     person_names(&names).then(|| name_value(&names))?
 }
 
+/// `김철수 기자`: a Korean reporter's byline, a line of its own.
+static RE_KO_REPORTER: LazyLock<Regex> = LazyLock::new(|| re(r"^([\p{Hangul}]{2,4})[ \t]*기자$"));
+
 /// The labelled author in `lines`, first found.
 pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
     lines.into_iter().find_map(|l| {
@@ -701,6 +705,9 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         }
         if let Some(c) = RE_BODY_AUTHOR.captures(&f) {
             return name_value(&l[c.get(1)?.range()]);
+        }
+        if let Some(c) = RE_KO_REPORTER.captures(l.trim()) {
+            return name_value(c.get(1)?.as_str());
         }
         if let Some(c) = RE_THREAD_POSTER.captures(&f) {
             return name_value(&l[c.get(1)?.range()]);
@@ -786,7 +793,15 @@ pub fn names_an_outlet(
                     .iter()
                     .any(|s| s.to_lowercase().starts_with(&a))
         });
-    domain || title_segment || media.is_some_and(same) || sites.iter().any(|n| same(n))
+    // `한국경제 | 네이버` (Naver's `og:article:author`): an outlet beside the
+    // portal whose name begins the media's or a site's.
+    let begins = |n: &str, p: &str| squash(n).to_lowercase().starts_with(p);
+    let parted = a.contains(" | ")
+        && a.split(" | ").map(str::trim).any(|p| {
+            p.chars().count() >= 2
+                && (media.is_some_and(|m| begins(m, p)) || sites.iter().any(|n| begins(n, p)))
+        });
+    domain || title_segment || parted || media.is_some_and(same) || sites.iter().any(|n| same(n))
 }
 
 /// An author meta value: `By ` prefix removed, URLs (Facebook profile links
@@ -1014,6 +1029,19 @@ mod tests {
             &[],
             Some("A post - Jane Doe's blog")
         ));
+        // An outlet beside the portal, as Naver's `og:article:author` has it.
+        assert!(names_an_outlet(
+            "한국경제 | 네이버",
+            Some("네이버 뉴스"),
+            &[],
+            None
+        ));
+        assert!(!names_an_outlet(
+            "이소현 | 기자",
+            Some("네이버 뉴스"),
+            &[],
+            None
+        ));
     }
 
     #[test]
@@ -1026,6 +1054,11 @@ mod tests {
         assert_eq!(
             dateline_media(["中国网 2019-11-25 10:37:31"], day(2019, 11, 25)).as_deref(),
             Some("中国网")
+        );
+        // The rest of a time written with `時` and `分` is no outlet.
+        assert_eq!(
+            dateline_media(["2024年11月25日 15時05分"], day(2024, 11, 25)),
+            None
         );
         // Beside words that name no outlet.
         assert_eq!(
@@ -1387,6 +1420,8 @@ mod tests {
             labelled_author(["By June Smith and May Lee"]).as_deref(),
             Some("June Smith and May Lee")
         );
+        assert_eq!(labelled_author(["김철수 기자"]).as_deref(), Some("김철수"));
+        assert_eq!(labelled_author(["김철수 기자가 전했다"]), None);
         let one = |l: &str| agency_dateline_media([l]);
         assert_eq!(
             one("【央行开展MLF操作】财联社11月25日电，央行公告称").as_deref(),

@@ -1617,6 +1617,23 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .and_then(|(t, h)| title::segment_after_headline(t, h))
                 .and_then(|n| media::name_value(&n))
         });
+    // `来源：澎湃新闻·澎湃号·湃客`, the platform's channel (all of it in the
+    // title's site part), over an account a follow button names: the
+    // account published the article.
+    let named_media = match named_media {
+        Some(m)
+            if title_tag
+                .as_deref()
+                .zip(title.as_deref())
+                .is_some_and(|(t, h)| title::names_the_sites_part(t, h, &m)) =>
+        {
+            let after = at_title.map_or(&[][..], |i| {
+                &lines[(i + 1).min(lines.len())..(i + 1 + ACCOUNT_LINES).min(lines.len())]
+            });
+            media::followed_account(after).or(Some(m))
+        }
+        other => other,
+    };
     let media_from_host = named_media.is_none() && url.host_str().is_some();
     let media = named_media.or_else(|| url.host_str().map(str::to_string));
     // The author the markup names, and the one the text labels (`作者：`,

@@ -226,12 +226,12 @@ const ZONE_ABBRS: &str = "UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CE
 
 static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     re(&r"(?x)
-        ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日)?
+        ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日|\.(?:\s|$))?
         (?: \s* (?: [(（] \s* [一二三四五六日天] \s* [)）] | (?:星期|周|週|礼拜|禮拜)[一二三四五六日天] ) )?
         (?: \s* (?:ZONES)\b )?
         (?:
             (?:\s*[T\s,]\s*|\s*|-)
-            (上午|下午|早上|晚上|凌晨|中午)? \s*
+            (上午|下午|早上|晚上|凌晨|中午|오전|오후)? \s*
             (\d{1,2}) \s* [:：时] \s* (\d{2}) (?: \s*[:：分]\s* (\d{2}) (?:\.\d+)? )? (?:\s*秒)?
             \s* ([aApP]\.?[mM]\.?)?
             (?: \s* (Z | [+-]\d{2}:?\d{2} | (?:GMT|UTC)\s*[+-]\s*\d{1,2}(?::?\d{2})? ) )?
@@ -253,11 +253,14 @@ static RE_YEAR_APART: LazyLock<Regex> = LazyLock::new(|| {
 static RE_MONTH_DAY_ZH: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\d{1,2})\s*月\s*(\d{1,2})\s*日(?:\s*(\d{1,2})\s*[:：时]\s*(\d{2}))?"));
 
-/// `18-03-08 23:16`, `10-08 12:00`: a two-digit year or none, as Baidu's
-/// Baijiahao and many forums print them; read only right after a publish
-/// label ([`SHORT_DATE_LABELS`]).
+/// `18-03-08 23:16`, `10-08 12:00`, `11/25(月) 15:05`: a two-digit year or
+/// none, as Baidu's Baijiahao, many forums and Japanese portals print them
+/// (the weekday in brackets); read only right after a publish label
+/// ([`SHORT_DATE_LABELS`]) or standing apart with a time.
 static RE_SHORT_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?:(\d{2})[-/])?(\d{1,2})[-/](\d{1,2})(?:\s+(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?)?")
+    re(
+        r"(?:(\d{2})[-/])?(\d{1,2})[-/](\d{1,2})(?:\s*[(（][月火水木金土日一二三四五六天][)）])?(?:\s+(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?)?",
+    )
 });
 
 /// The labels a short date ([`RE_SHORT_NUMERIC`]) must follow, with only a
@@ -476,7 +479,7 @@ static RE_URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Labels that say the date after them is the publish time.
-const PUBLISH_LABELS: [&str; 29] = [
+const PUBLISH_LABELS: [&str; 31] = [
     "发布时间",
     "发布日期",
     "发表时间",
@@ -506,12 +509,15 @@ const PUBLISH_LABELS: [&str; 29] = [
     "mise en ligne",
     "pubblicato",
     "gepubliceerd",
+    // Korean: `입력 2024.11.25.`, `송고시간2024-11-25 15:05`.
+    "입력",
+    "송고시간",
 ];
 
 /// Labels that say the date after them is not the publish time (the first
 /// [`UPDATE_LABELS`] of them: an update time; then comments', and a
 /// repost's original's).
-const OTHER_LABELS: [&str; 37] = [
+const OTHER_LABELS: [&str; 39] = [
     "更新时间",
     "更新于",
     "最后更新",
@@ -535,6 +541,9 @@ const OTHER_LABELS: [&str; 37] = [
     "actualizado",
     "aggiornato",
     "bijgewerkt",
+    // Korean: `수정 2024.11.25. 오후 5:20`, `업데이트`.
+    "수정",
+    "업데이트",
     // (comments and replies from here on)
     "评论",
     "回复",
@@ -557,7 +566,7 @@ const OTHER_LABELS: [&str; 37] = [
 ];
 
 /// How many of [`OTHER_LABELS`] (the first) label an update time.
-const UPDATE_LABELS: usize = 22;
+const UPDATE_LABELS: usize = 24;
 
 /// Whether the label nearest before byte `start` of `line` names an update
 /// (`Updated:`, `更新时间：`), not a comment.
@@ -731,8 +740,8 @@ fn parse_offset(s: &str) -> Option<FixedOffset> {
 fn hour24(hour: u32, ampm: Option<&str>, part: Option<&str>) -> Option<u32> {
     let pm = match (ampm.map(|s| s.to_ascii_lowercase()), part) {
         (Some(a), _) => Some(a.starts_with('p')),
-        (None, Some("下午" | "晚上")) => Some(true),
-        (None, Some("上午" | "早上" | "凌晨")) => Some(false),
+        (None, Some("下午" | "晚上" | "오후")) => Some(true),
+        (None, Some("上午" | "早上" | "凌晨" | "오전")) => Some(false),
         (None, Some("中午")) => Some(hour < 11),
         _ => None,
     };
@@ -2275,6 +2284,39 @@ mod tests {
         assert_eq!(
             label_before(line, line.find("2024").unwrap_or(0)),
             Label::Other
+        );
+    }
+
+    /// Korean bylines (`입력 2024.11.25. 오후 3:05`, `수정 …`) and a
+    /// Japanese portal's `11/25(月) 15:05`.
+    #[test]
+    fn korean_day_parts_and_a_weekday_in_brackets() {
+        assert_eq!(
+            first("입력 2024.11.25. 오후 3:05").as_deref(),
+            Some("2024-11-25 15:05 +08:00")
+        );
+        assert_eq!(
+            first("2024.11.25. 오전 9:40").as_deref(),
+            Some("2024-11-25 09:40 +08:00")
+        );
+        let line = "입력 2024.11.25. 오후 3:05 수정 2024.11.25. 오후 5:20";
+        assert_eq!(
+            label_before(line, line.find("2024").unwrap_or(0)),
+            Label::Publish
+        );
+        assert_eq!(
+            label_before(line, line.rfind("2024").unwrap_or(0)),
+            Label::Other
+        );
+        let fetched = Utc.with_ymd_and_hms(2024, 11, 26, 3, 0, 0).unwrap();
+        let d = contextual_dates("11/25(月) 15:05配信", fetched, chrono_tz::Asia::Tokyo, None);
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            d[0].stated
+                .resolve(chrono_tz::Asia::Tokyo)
+                .map(|l| l.to_rfc3339())
+                .as_deref(),
+            Some("2024-11-25T15:05:00+09:00")
         );
     }
 

@@ -213,6 +213,22 @@ pub fn segment_after_headline(title: &str, headline: &str) -> Option<String> {
     }
 }
 
+/// Whether each `·`-part of `name` (`澎湃新闻·澎湃号·湃客`) is in what follows
+/// `headline` in `title` (`…_澎湃号·湃客_澎湃新闻-The Paper`): the name of
+/// the site or of its channel, not of an outlet.
+pub fn names_the_sites_part(title: &str, headline: &str, name: &str) -> bool {
+    let t = squash(&decode_entities(title));
+    let Some(rest) = t.strip_prefix(squash(headline).as_str()) else {
+        return false;
+    };
+    let parts: Vec<&str> = name
+        .split(['·', '・'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    !parts.is_empty() && parts.iter().all(|p| rest.contains(p))
+}
+
 /// `<title>` without the site name: segments that name the site (or are
 /// short next to the rest) are cut from the end, then from the start.
 pub fn strip_site(title: &str, site_names: &[String]) -> String {
@@ -484,6 +500,15 @@ mod tests {
 
     /// A `<title>`'s last segment after the headline names the site; a
     /// forum software's credit does not.
+    #[test]
+    fn a_name_in_the_sites_part() {
+        let t = "数据观察｜快递业务量增长21%_澎湃号·湃客_澎湃新闻-The Paper";
+        let h = "数据观察｜快递业务量增长21%";
+        assert!(names_the_sites_part(t, h, "澎湃新闻·澎湃号·湃客"));
+        assert!(!names_the_sites_part(t, h, "国家邮政局"));
+        assert!(!names_the_sites_part(t, "另一个标题", "澎湃新闻"));
+    }
+
     #[test]
     fn the_segment_after_the_headline() {
         let h = "老小区加装电梯，一楼住户该不该补偿？";
