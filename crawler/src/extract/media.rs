@@ -164,7 +164,7 @@ static RE_NAME_THEN_WEN: LazyLock<Regex> =
 
 /// Words that end a list of names: the roles and labels that follow a byline
 /// (`作者：王希 编辑 李明`, `记者 王希 摄影 张三`).
-const NOT_NAMES: [&str; 14] = [
+const NOT_NAMES: [&str; 16] = [
     "编辑",
     "责编",
     "责任编辑",
@@ -179,6 +179,9 @@ const NOT_NAMES: [&str; 14] = [
     "制图",
     "主编",
     "发布",
+    // `作者：刘洋　　时间：11-25 15:05`: the date's label after the name.
+    "时间",
+    "日期",
 ];
 
 /// The names of a matched Chinese byline (`余毅菁 向雪妮`, `李国利、黄一宸`),
@@ -256,11 +259,20 @@ pub fn name_value(s: &str) -> Option<String> {
         .trim_start_matches(['|', '-', '–', '—', '·', '⋅', ' '])
         .to_string();
     let f = fold(&t);
-    let t = ["来源", "来自", "稿源", "出处", "Source", "source"]
-        .iter()
-        .find_map(|l| f.starts_with(l).then(|| &t[l.len()..]))
-        .map(|rest| rest.trim_start_matches([':', '：', ' ']).to_string())
-        .unwrap_or(t);
+    let t = [
+        "来源于",
+        "来自于",
+        "来源",
+        "来自",
+        "稿源",
+        "出处",
+        "Source",
+        "source",
+    ]
+    .iter()
+    .find_map(|l| f.starts_with(l).then(|| &t[l.len()..]))
+    .map(|rest| rest.trim_start_matches([':', '：', ' ']).to_string())
+    .unwrap_or(t);
     let t = t.trim_matches(|c: char| {
         c.is_whitespace()
             || matches!(
@@ -284,6 +296,21 @@ pub fn data_source_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option
         let n = v.chars().count();
         ((2..=20).contains(&n) && v.chars().all(|c| is_han(c) || c == '·')).then(|| v.to_string())
     })
+}
+
+/// `《 人民日报 》（ 2024年11月25日 第 09 版）`: the newspaper whose page an
+/// article was printed on, a line of its own.
+static RE_EDITION: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*《\s*([^《》]{2,20}?)\s*》\s*[（(]\s*(?:19|20)\d{2}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日\s*(?:第\s*[0-9A-Za-z]{1,4}\s*版|[0-9A-Za-z]{1,4}\s*版)\s*[）)]\s*$",
+    )
+});
+
+/// The newspaper an edition line ([`RE_EDITION`]) among `lines` names.
+pub fn edition_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    lines
+        .into_iter()
+        .find_map(|l| name_value(RE_EDITION.captures(l)?.get(1)?.as_str()))
 }
 
 /// The labelled media in `lines`, first found.
@@ -1147,6 +1174,23 @@ mod tests {
         );
         assert_eq!(name_value("· 来自雪球").as_deref(), Some("雪球"));
         assert_eq!(name_value("来自中国新闻网").as_deref(), Some("中国新闻网"));
+        assert_eq!(name_value("来源于 财新网").as_deref(), Some("财新网"));
+        assert_eq!(
+            edition_media([
+                "加快建设现代化产业体系",
+                "《 人民日报 》（ 2024年11月25日 第 09 版）"
+            ])
+            .as_deref(),
+            Some("人民日报")
+        );
+        assert_eq!(
+            edition_media(["读《人民日报》（2024年11月25日 第09版）有感，我想到"]),
+            None
+        );
+        assert_eq!(
+            labelled_author(["来源：江城日报　　作者：刘洋　　时间：11-25 15:05"]).as_deref(),
+            Some("刘洋")
+        );
     }
 
     #[test]

@@ -1558,6 +1558,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         // `資料來源：環境部` under the headline of a government's release (a
         // data source's label elsewhere: a chart's).
         .or_else(|| media::data_source_media(header.iter().copied()))
+        .or_else(|| media::edition_media(header.iter().copied()))
         .or_else(|| {
             media::source_element_media(
                 els.source

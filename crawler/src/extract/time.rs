@@ -265,8 +265,11 @@ static RE_SHORT_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The labels a short date ([`RE_SHORT_NUMERIC`]) must follow, with only a
 /// colon or spaces between.
-const SHORT_DATE_LABELS: [&str; 9] = [
+const SHORT_DATE_LABELS: [&str; 11] = [
     "发布时间",
+    // `时间：11-25 15:05` (a dateline's `来源 作者 时间`).
+    "时间",
+    "日期",
     "发表时间",
     "发布于",
     "发表于",
@@ -900,9 +903,37 @@ pub(crate) fn first_date_start(text: &str) -> Option<usize> {
     text_dates(text).first().map(|d| d.start)
 }
 
+/// `text` with its full-width digits ASCII (`２０２４年１１月２５日`, some
+/// government sites' and Japanese pages' dates), and the byte in `text` of
+/// each byte of it; `None` when it has none.
+fn ascii_digits(text: &str) -> Option<(String, Vec<usize>)> {
+    if !text.contains(|c: char| ('０'..='９').contains(&c)) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = Vec::with_capacity(text.len() + 1);
+    for (i, c) in text.char_indices() {
+        let c = match c {
+            '０'..='９' => char::from_u32(c as u32 - '０' as u32 + '0' as u32).unwrap_or(c),
+            c => c,
+        };
+        at.extend(std::iter::repeat_n(i, c.len_utf8()));
+        out.push(c);
+    }
+    at.push(text.len());
+    Some((out, at))
+}
+
 /// Every absolute date in `text` (numeric year-first, Chinese, English,
 /// day-first numeric and day-first with a month name), in order.
 fn text_dates(text: &str) -> Vec<TextDate> {
+    if let Some((ascii, at)) = ascii_digits(text) {
+        let mut out = text_dates(&ascii);
+        for d in &mut out {
+            d.start = at[d.start];
+        }
+        return out;
+    }
     let mut out: Vec<TextDate> = han_numeral_dates(text);
     out.extend(roc_dates(text));
     if !has_year_digits(text) {
@@ -1131,6 +1162,13 @@ fn contextual_dates(
     zone: Tz,
     year: Option<i32>,
 ) -> Vec<TextDate> {
+    if let Some((ascii, at)) = ascii_digits(text) {
+        let mut out = contextual_dates(&ascii, fetched, zone, year);
+        for d in &mut out {
+            d.start = at[d.start];
+        }
+        return out;
+    }
     let now_local = fetched.with_timezone(&zone).naive_local();
     let mut out = Vec::new();
     // `3小時前`, `剛剛`: the same offsets in the folded text.
@@ -2318,6 +2356,27 @@ mod tests {
                 .as_deref(),
             Some("2024-11-25T15:05:00+09:00")
         );
+    }
+
+    /// Full-width digits, and a short date after a bare `时间：`.
+    #[test]
+    fn full_width_digits_and_a_short_date_after_time() {
+        let line = "发布时间：２０２４年１１月２５日　１５：０５　　信息来源：县水利局";
+        assert_eq!(first(line).as_deref(), Some("2024-11-25 15:05 +08:00"));
+        let d = text_dates(line);
+        assert_eq!(label_before(line, d[0].start), Label::Publish);
+        let fetched = Utc.with_ymd_and_hms(2024, 11, 28, 2, 0, 0).unwrap();
+        let sh = chrono_tz::Asia::Shanghai;
+        let d = contextual_dates("作者：刘洋　　时间：11-25 15:05", fetched, sh, None);
+        assert_eq!(
+            d.first()
+                .and_then(|d| d.stated.resolve(sh))
+                .map(|l| l.to_rfc3339())
+                .as_deref(),
+            Some("2024-11-25T15:05:00+08:00")
+        );
+        let d = contextual_dates("时间：１１－２５", fetched, sh, None);
+        assert!(d.is_empty(), "full-width hyphen is no separator");
     }
 
     /// A relative phrase whose element carries the time in its `title`.
