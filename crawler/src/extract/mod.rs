@@ -1543,6 +1543,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     let published = time::decide(&cands, ctx, zone);
 
     // Media and author.
+    // The account a follow button names under the headline.
+    let followed = || {
+        media::followed_account(at_title.map_or(&[][..], |i| {
+            &lines[(i + 1).min(lines.len())..(i + 1 + ACCOUNT_LINES).min(lines.len())]
+        }))
+    };
     // The lines around the title down to the article's end (not the related
     // items and comments under a short article).
     let header_above_end: Vec<&str> = {
@@ -1584,12 +1590,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 published.map(|p| p.local.date_naive()),
             )
         })
-        .or_else(|| {
-            let after = at_title.map_or(&[][..], |i| {
-                &lines[(i + 1).min(lines.len())..(i + 1 + ACCOUNT_LINES).min(lines.len())]
-            });
-            media::followed_account(after)
-        })
+        .or_else(followed)
         .or_else(|| media::reporter_outlet(header.iter().chain(edges.iter()).copied()))
         .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value))
         .or_else(|| media::agency_dateline_media(edges.iter().copied()))
@@ -1628,10 +1629,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .zip(title.as_deref())
                 .is_some_and(|(t, h)| title::names_the_sites_part(t, h, &m)) =>
         {
-            let after = at_title.map_or(&[][..], |i| {
-                &lines[(i + 1).min(lines.len())..(i + 1 + ACCOUNT_LINES).min(lines.len())]
-            });
-            media::followed_account(after).or(Some(m))
+            followed().or(Some(m))
         }
         other => other,
     };

@@ -924,14 +924,24 @@ fn ascii_digits(text: &str) -> Option<(String, Vec<usize>)> {
     Some((out, at))
 }
 
+/// The dates `find` finds in `text` with its full-width digits ASCII, at
+/// their places in `text` ([`ascii_digits`]).
+fn with_ascii_digits(
+    text: &str,
+    find: impl FnOnce(&str) -> Vec<TextDate>,
+) -> Option<Vec<TextDate>> {
+    let (ascii, at) = ascii_digits(text)?;
+    let mut out = find(&ascii);
+    for d in &mut out {
+        d.start = at[d.start];
+    }
+    Some(out)
+}
+
 /// Every absolute date in `text` (numeric year-first, Chinese, English,
 /// day-first numeric and day-first with a month name), in order.
 fn text_dates(text: &str) -> Vec<TextDate> {
-    if let Some((ascii, at)) = ascii_digits(text) {
-        let mut out = text_dates(&ascii);
-        for d in &mut out {
-            d.start = at[d.start];
-        }
+    if let Some(out) = with_ascii_digits(text, text_dates) {
         return out;
     }
     let mut out: Vec<TextDate> = han_numeral_dates(text);
@@ -1162,11 +1172,7 @@ fn contextual_dates(
     zone: Tz,
     year: Option<i32>,
 ) -> Vec<TextDate> {
-    if let Some((ascii, at)) = ascii_digits(text) {
-        let mut out = contextual_dates(&ascii, fetched, zone, year);
-        for d in &mut out {
-            d.start = at[d.start];
-        }
+    if let Some(out) = with_ascii_digits(text, |t| contextual_dates(t, fetched, zone, year)) {
         return out;
     }
     let now_local = fetched.with_timezone(&zone).naive_local();
