@@ -75,7 +75,7 @@ const GENERIC_SOURCES: [&str; 10] = [
 /// (`作者：南方周末记者 王瑞恩`).
 static RE_AUTHOR_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:(?:作者|记者|撰文|撰稿|采写|编译|文)\s*[:：/|｜]|作者[ \t\u{3000}]+)\s*(?:[0-9A-Za-z\p{Han}·]{2,16}?记者[ \t\u{3000}]*)?([\p{Han}·]{2,4}(?:(?:、[\p{Han}·]{2,4})|(?:[ \t\u{3000}]+[\p{Han}·]{2,3})){0,3})(?:[^\p{Han}·]|$)",
+        r"(?:(?:作者|记者|撰文|撰稿|采写|编译|报道|报导|文)\s*[:：/|｜]|作者[ \t\u{3000}]+)\s*(?:[0-9A-Za-z\p{Han}·]{2,16}?记者[ \t\u{3000}]*)?([\p{Han}·]{2,4}(?:(?:、[\p{Han}·]{2,4})|(?:[ \t\u{3000}]+[\p{Han}·]{2,3})){0,3})(?:[^\p{Han}·]|$)",
     )
 });
 
@@ -1465,6 +1465,7 @@ mod tests {
             Some("June Smith and May Lee")
         );
         assert_eq!(labelled_author(["김철수 기자"]).as_deref(), Some("김철수"));
+        assert_eq!(labelled_author(["报道：林美玲"]).as_deref(), Some("林美玲"));
         assert_eq!(labelled_author(["김철수 기자가 전했다"]), None);
         let one = |l: &str| agency_dateline_media([l]);
         assert_eq!(

@@ -157,8 +157,9 @@ pub struct Published {
 }
 
 /// Zone for times without an offset: the configured one, else by site
-/// (`.cn`/`.hk`/`.tw`/`.mo` hosts or Chinese pages: Asia/Shanghai; `.jp` or
-/// Japanese: Asia/Tokyo; `.kr` or Korean: Asia/Seoul), else UTC.
+/// (`.cn`/`.hk`/`.tw`/`.mo` hosts or Chinese pages: Asia/Shanghai; `.sg`:
+/// Asia/Singapore; `.my`: Asia/Kuala_Lumpur; `.jp` or Japanese: Asia/Tokyo;
+/// `.kr` or Korean: Asia/Seoul), else UTC.
 pub fn page_zone(configured: Option<Tz>, host: Option<&str>, language: Option<&str>) -> Tz {
     if let Some(z) = configured {
         return z;
@@ -168,7 +169,10 @@ pub fn page_zone(configured: Option<Tz>, host: Option<&str>, language: Option<&s
         .unwrap_or("")
         .to_ascii_lowercase();
     match (tld.as_str(), language) {
-        ("cn" | "hk" | "tw" | "mo", _) | (_, Some("zh")) => chrono_tz::Asia::Shanghai,
+        ("cn" | "hk" | "tw" | "mo", _) => chrono_tz::Asia::Shanghai,
+        ("sg", _) => chrono_tz::Asia::Singapore,
+        ("my", _) => chrono_tz::Asia::Kuala_Lumpur,
+        (_, Some("zh")) => chrono_tz::Asia::Shanghai,
         ("jp", _) | (_, Some("ja")) => chrono_tz::Asia::Tokyo,
         ("kr", _) | (_, Some("ko")) => chrono_tz::Asia::Seoul,
         _ => chrono_tz::UTC,
@@ -227,10 +231,10 @@ const ZONE_ABBRS: &str = "UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CE
 static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     re(&r"(?x)
         ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日|\.(?:\s|$))?
-        (?: \s* (?: [(（] \s* [一二三四五六日天] \s* [)）] | (?:星期|周|週|礼拜|禮拜)[一二三四五六日天] ) )?
+        (?: \s* (?: [(（] \s* [一二三四五六日天月火水木金土] \s* [)）] | (?:星期|周|週|礼拜|禮拜)[一二三四五六日天] ) )?
         (?: \s* (?:ZONES)\b )?
         (?:
-            (?:\s*[T\s,]\s*|\s*|-)
+            (?:\s+at\s+|\s*[T\s,]\s*|\s*|-)
             (上午|下午|早上|晚上|凌晨|中午|오전|오후)? \s*
             (\d{1,2}) \s* [:：时] \s* (\d{2}) (?: \s*[:：分]\s* (\d{2}) (?:\.\d+)? )? (?:\s*秒)?
             \s* ([aApP]\.?[mM]\.?)?
@@ -242,6 +246,14 @@ static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
 
 /// One of [`ZONE_ABBRS`], found in a [`RE_NUMERIC`] match.
 static RE_ZONE_ABBR: LazyLock<Regex> = LazyLock::new(|| re(&format!(r"\b(?:{ZONE_ABBRS})\b")));
+
+/// `15:05 2024/11/25`: a time of day before a year-first date (Taiwanese
+/// sites' bylines and lists).
+static RE_TIME_FIRST_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(\d{1,2}):(\d{2})(?::(\d{2}))?[ \t\u{3000}]+((?:19|20)\d{2})([-/.])(\d{1,2})([-/.])(\d{1,2})",
+    )
+});
 
 /// `2024 02/29 21:03:47`: the year apart from month/day (news.cn's byline
 /// spans), with an optional time.
@@ -984,6 +996,31 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 .and_then(|z| abbreviation_offset(z.as_str(), date))
         });
         if let Some((s, has_time)) = stated(date, time, offset) {
+            out.push(TextDate {
+                year_inferred: false,
+                relative: false,
+                start: m.start(),
+                stated: s,
+                has_time,
+            });
+        }
+    }
+    for c in RE_TIME_FIRST_NUMERIC.captures_iter(text) {
+        let Some(m) = c.get(0) else { continue };
+        if text[..m.start()].ends_with(|ch: char| ch.is_ascii_digit() || ch == ':')
+            || text[m.end()..].starts_with(|ch: char| ch.is_ascii_digit())
+            || c.get(5).map(|s| s.as_str()) != c.get(7).map(|s| s.as_str())
+        {
+            continue;
+        }
+        let parsed = (|| {
+            let date = NaiveDate::from_ymd_opt(num(&c, 4)?, num(&c, 6)?, num(&c, 8)?)?;
+            let time = NaiveTime::from_hms_opt(num(&c, 1)?, num(&c, 2)?, num(&c, 3).unwrap_or(0))?;
+            stated(date, Some(time), None)
+        })();
+        if let Some((s, has_time)) = parsed {
+            // The date RE_NUMERIC found without its time: this one instead.
+            out.retain(|d| !(d.start > m.start() && d.start < m.end()));
             out.push(TextDate {
                 year_inferred: false,
                 relative: false,
@@ -2361,6 +2398,38 @@ mod tests {
                 .map(|l| l.to_rfc3339())
                 .as_deref(),
             Some("2024-11-25T15:05:00+09:00")
+        );
+    }
+
+    /// A time before a year-first date, `at` between a date and its time, a
+    /// Japanese weekday in brackets.
+    #[test]
+    fn a_time_first_an_at_and_a_japanese_weekday() {
+        assert_eq!(
+            first("15:05 2024/11/25").as_deref(),
+            Some("2024-11-25 15:05 +08:00")
+        );
+        assert_eq!(
+            first("記者 陳怡君／台北報導15:05 2024/11/25").as_deref(),
+            Some("2024-11-25 15:05 +08:00")
+        );
+        // Separators that differ, or a longer number: no date.
+        assert_eq!(first("15:05 2024/11-25").as_deref(), Some("2024-11-25"));
+        assert_eq!(
+            first("Posted on 2024-11-25 at 15:05").as_deref(),
+            Some("2024-11-25 15:05 +08:00")
+        );
+        assert_eq!(
+            first("2024年11月25日(月) 15時05分").as_deref(),
+            Some("2024-11-25 15:05 +08:00")
+        );
+        assert_eq!(
+            page_zone(None, Some("www.zaobao.com.sg"), Some("zh")),
+            chrono_tz::Asia::Singapore
+        );
+        assert_eq!(
+            page_zone(None, Some("www.sinchew.com.my"), None),
+            chrono_tz::Asia::Kuala_Lumpur
         );
     }
 
