@@ -37,7 +37,23 @@ const BUCKETS: u8 = 8;
 fn store_with(mut options: HbaseOptions) -> HbaseStore {
     let cluster = TestCluster::shared();
     options.admin.get_or_insert_with(|| cluster.thrift2.clone());
-    HbaseStore::connect(&cluster.thrift, options).expect("connect to the cluster's Thrift server")
+    connect(&cluster.thrift, options).expect("connect to the cluster's Thrift server")
+}
+
+/// `HbaseStore::connect`, waiting out a Thrift restart: the fault tests of this
+/// process restart the shared server while other tests run, and a connect does
+/// not retry (an operator's unreachable server fails at once). Calls on an open
+/// store retry by themselves; only the first connection needs this.
+fn connect(addr: &str, options: HbaseOptions) -> indexer::Result<HbaseStore> {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        match HbaseStore::connect(addr, options.clone()) {
+            Err(Error::Unavailable { .. }) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(200))
+            }
+            other => return other,
+        }
+    }
 }
 
 fn store() -> HbaseStore {
@@ -466,7 +482,7 @@ fn tables_are_pre_split_into_one_region_per_bucket() {
 #[test]
 fn without_a_thrift2_admin_tables_have_one_region() {
     let cluster = TestCluster::shared();
-    let store = HbaseStore::connect(&cluster.thrift, HbaseOptions::default()).expect("connect");
+    let store = connect(&cluster.thrift, HbaseOptions::default()).expect("connect");
     assert_eq!(store.admin_addr(), None);
     let table = "onesplit_2026";
     store.drop_table(table).expect("drop leftovers");
@@ -490,7 +506,7 @@ fn a_thrift1_server_given_as_admin_is_refused_clearly() {
         admin: Some(cluster.thrift.clone()),
         ..HbaseOptions::default()
     };
-    let err = HbaseStore::connect(&cluster.thrift, options).expect_err("thrift 1 is not an admin");
+    let err = connect(&cluster.thrift, options).expect_err("thrift 1 is not an admin");
     assert!(err.to_string().contains("Thrift 2"), "{err}");
 }
 

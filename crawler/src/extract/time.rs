@@ -237,7 +237,7 @@ static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
             (?:\s+at\s+|\s*[T\s,]\s*|\s*|-)
             (上午|下午|早上|晚上|凌晨|中午|오전|오후)? \s*
             (\d{1,2}) \s* [:：时] \s* (\d{2}) (?: \s*[:：分]\s* (\d{2}) (?:\.\d+)? )? (?:\s*秒)?
-            \s* ([aApP]\.?[mM]\.?)?
+            (?: \s* ([aApP]\.?[mM]\.?) )?
             (?: \s* (Z | [+-]\d{2}:?\d{2} | (?:GMT|UTC)\s*[+-]\s*\d{1,2}(?::?\d{2})? ) )?
             (?: \s* (?:ZONES)\b )?
         )?"
@@ -641,6 +641,8 @@ enum Label {
 #[derive(Debug, Clone, Copy)]
 struct TextDate {
     start: usize,
+    /// Where its match ends (after its time of day, when it has one).
+    end: usize,
     stated: Stated,
     has_time: bool,
     /// A day stated without its year (`11月25日`), the year taken from the
@@ -851,6 +853,7 @@ fn han_numeral_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: c.get(0)?.start(),
+                end: c.get(0)?.end(),
                 stated,
                 has_time,
             })
@@ -903,6 +906,7 @@ fn roc_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: year.start(),
+                end: c.get(0)?.end(),
                 stated,
                 has_time,
             })
@@ -946,8 +950,94 @@ fn with_ascii_digits(
     let mut out = find(&ascii);
     for d in &mut out {
         d.start = at[d.start];
+        d.end = at[d.end];
     }
     Some(out)
+}
+
+/// Between a date and a time of day set apart from it: spaces and
+/// separators, and at most one of a weekday (`(月)`, `星期一`, `Monday,`) or
+/// a word for "at" (`at`, `um`, `à`, `alle`).
+const BETWEEN_DATE_AND_TIME: &str = r"[\s,，|｜·•/–—-]*(?:(?:[(（]\s*\p{L}{1,9}\.?\s*[)）]|(?:星期|周|礼拜|禮拜)[一二三四五六日天]|(?i:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?|at|um|à|alle|om|kl\.?|a\s+las|às))[\s,，|｜·•/–—-]*)?";
+
+/// A time of day right after a date that no date form took with it
+/// (groups: day part, hour, minute, second, am/pm, offset or zone).
+static RE_TIME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"^{BETWEEN_DATE_AND_TIME}(上午|下午|早上|晚上|凌晨|中午|오전|오후)?\s*(\d{{1,2}})(?:\s*[:：时点]\s*|h)(\d{{2}})(?:\s*[:：分]\s*(\d{{2}}))?(?:\s*[分秒])?\s*([aApP]\.?[mM]\.?)?(?:\s*[(（]?\s*((?:GMT|UTC)\s*[+-]\s*\d{{1,2}}(?::?\d{{2}})?|[+-]\d{{2}}:?\d{{2}}|(?:{ZONE_ABBRS})\b))?"
+    ))
+});
+
+/// A time of day right before a date (`15:05, 2024年11月25日`; groups:
+/// hour, minute, second, am/pm).
+static RE_TIME_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:^|[^\d:：.])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?\s*([aApP]\.?[mM]\.?)?[\s,，|｜·•/–—-]{1,3}$",
+    )
+});
+
+/// Joins to each date of `dates` (in `text`, in order) without a time of day
+/// the time set apart from it by a weekday, a word or separators, after it
+/// or else right before it, where no other date claims that time: the forms
+/// a site makes of its own (`2024-11-25 (Mon) | 15:05`, `25.11.2024 -
+/// Montag - 15:05 Uhr`, `15:05 · 2024/11/25`) are too many to list one by
+/// one.
+fn join_times(text: &str, dates: &mut [TextDate]) {
+    for i in 0..dates.len() {
+        let d = dates[i];
+        if d.has_time || d.relative {
+            continue;
+        }
+        let next = dates.get(i + 1).map_or(text.len(), |n| n.start);
+        let prev = if i == 0 {
+            0
+        } else {
+            dates[i - 1].end.min(d.start)
+        };
+        let date = match d.stated {
+            Stated::Local(n) => n.date(),
+            Stated::Zoned(z) => z.naive_local().date(),
+        };
+        let after = text.get(d.end..next).and_then(|rest| {
+            let c = RE_TIME_AFTER.captures(rest)?;
+            let m = c.get(0)?;
+            if rest[m.end()..].starts_with(|ch: char| ch.is_ascii_digit()) {
+                return None;
+            }
+            let h = hour24(
+                num(&c, 2)?,
+                c.get(5).map(|m| m.as_str()),
+                c.get(1).map(|m| m.as_str()),
+            )?;
+            let time = NaiveTime::from_hms_opt(h, num(&c, 3)?, num(&c, 4).unwrap_or(0))?;
+            let offset = c.get(6).and_then(|z| {
+                parse_offset(z.as_str()).or_else(|| abbreviation_offset(z.as_str(), date))
+            });
+            Some((time, offset, d.end + m.end()))
+        });
+        let before = || {
+            let mut from = d.start.saturating_sub(24).max(prev);
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+            let c = RE_TIME_BEFORE.captures(text.get(from..d.start)?)?;
+            let h = hour24(num(&c, 1)?, c.get(4).map(|m| m.as_str()), None)?;
+            let time = NaiveTime::from_hms_opt(h, num(&c, 2)?, num(&c, 3).unwrap_or(0))?;
+            Some((time, None, d.end))
+        };
+        let Some((time, offset, end)) = after.or_else(before) else {
+            continue;
+        };
+        let offset = offset.or(match d.stated {
+            Stated::Zoned(z) => Some(*z.offset()),
+            Stated::Local(_) => None,
+        });
+        if let Some((s, has_time)) = stated(date, Some(time), offset) {
+            dates[i].stated = s;
+            dates[i].has_time = has_time;
+            dates[i].end = end;
+        }
+    }
 }
 
 /// Every absolute date in `text` (numeric year-first, Chinese, English,
@@ -1000,6 +1090,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1010,6 +1101,8 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         if text[..m.start()].ends_with(|ch: char| ch.is_ascii_digit() || ch == ':')
             || text[m.end()..].starts_with(|ch: char| ch.is_ascii_digit())
             || c.get(5).map(|s| s.as_str()) != c.get(7).map(|s| s.as_str())
+            // The time of the date before it (`2024-11-24 10:30 2024-11-25`).
+            || out.iter().any(|d| d.start < m.start() && m.start() < d.end)
         {
             continue;
         }
@@ -1025,6 +1118,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1051,6 +1145,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1086,6 +1181,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1097,6 +1193,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1126,6 +1223,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1170,6 +1268,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1191,12 +1290,14 @@ fn text_dates(text: &str) -> Vec<TextDate> {
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
         }
     }
     out.sort_by_key(|d| d.start);
+    join_times(text, &mut out);
     out
 }
 
@@ -1236,6 +1337,7 @@ fn contextual_dates(
                 year_inferred: true,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1285,6 +1387,7 @@ fn contextual_dates(
                 year_inferred: false,
                 relative: true,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1328,6 +1431,7 @@ fn contextual_dates(
                 year_inferred,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
@@ -1356,12 +1460,14 @@ fn contextual_dates(
                 year_inferred: false,
                 relative: false,
                 start: m.start(),
+                end: m.end(),
                 stated: s,
                 has_time,
             });
         }
     }
     out.sort_by_key(|d| d.start);
+    join_times(text, &mut out);
     out
 }
 
@@ -1694,6 +1800,7 @@ pub(crate) fn marked_element_candidate(texts: &[String]) -> Option<Candidate> {
                     year_inferred: false,
                     relative: false,
                     start: 0,
+                    end: t.len(),
                     stated,
                     has_time,
                 });
@@ -2413,8 +2520,8 @@ mod tests {
             first("記者 陳怡君／台北報導15:05 2024/11/25").as_deref(),
             Some("2024-11-25 15:05 +08:00")
         );
-        // Separators that differ, or a longer number: no date.
-        assert_eq!(first("15:05 2024/11-25").as_deref(), Some("2024-11-25"));
+        // A longer number before the date: the day only.
+        assert_eq!(first("115:05 2024/11/25").as_deref(), Some("2024-11-25"));
         assert_eq!(
             first("Posted on 2024-11-25 at 15:05").as_deref(),
             Some("2024-11-25 15:05 +08:00")
@@ -2431,6 +2538,32 @@ mod tests {
             page_zone(None, Some("www.sinchew.com.my"), None),
             chrono_tz::Asia::Kuala_Lumpur
         );
+    }
+
+    /// A time of day set apart from its date by a weekday, a word or
+    /// separators, after or before it; not one that another date holds,
+    /// nor one past a word that is no weekday.
+    #[test]
+    fn a_time_set_apart_from_its_date() {
+        for (line, want) in [
+            ("2024-11-25 (Mon) | 15:05", "2024-11-25 15:05 +08:00"),
+            ("25.11.2024 - Montag - 15:05 Uhr", "2024-11-25 15:05 +08:00"),
+            ("November 25, 2024 | 3:05 pm", "2024-11-25 15:05 +08:00"),
+            ("2024/11/25 星期一 下午3:05", "2024-11-25 15:05 +08:00"),
+            ("2024-11-25 · 07:05 (GMT+0)", "2024-11-25 15:05 +08:00"),
+            ("15:05 · 2024/11/25", "2024-11-25 15:05 +08:00"),
+            ("Updated 3:05 PM, 2024-11-25", "2024-11-25 15:05 +08:00"),
+            ("2024-11-25 阅读 12:30", "2024-11-25"),
+            ("2024-11-25 | 12:305", "2024-11-25"),
+            ("2024-11-25 | 25:30", "2024-11-25"),
+        ] {
+            assert_eq!(first(line).as_deref(), Some(want), "{line}");
+        }
+        // The time after the first date is its own, not the next one's.
+        let d = text_dates("2024-11-24 10:30 2024-11-25");
+        assert_eq!((d.len(), d[0].has_time, d[1].has_time), (2, true, false));
+        let d = text_dates("2024-11-24 | 2024-11-25 10:30");
+        assert_eq!((d[0].has_time, d[1].has_time), (false, true));
     }
 
     /// Full-width digits, and a short date after a bare `时间：`.
