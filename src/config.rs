@@ -168,8 +168,10 @@ pub struct RawCrawl {
     /// Default false.
     pub allow_private: Option<bool>,
     /// Zone of publish times that pages state without an offset: an IANA
-    /// name (`Asia/Shanghai`). Default: by site (`.cn`/`.hk`/`.tw` hosts and
-    /// Chinese pages Asia/Shanghai, `.jp`/Japanese Asia/Tokyo, `.kr`/Korean
+    /// name (`Asia/Shanghai`). Default: by site (`.cn`/`.hk`/`.tw` hosts
+    /// Asia/Shanghai, another single-zone country's own domain its zone:
+    /// `.jp` Asia/Tokyo, `.de` Europe/Berlin, `.fr` Europe/Paris, ...), else
+    /// by language (Chinese Asia/Shanghai, Japanese Asia/Tokyo, Korean
     /// Asia/Seoul), else UTC. An offset stated by the page always wins.
     pub publish_time_zone: Option<String>,
     /// Deepest element nesting parsed per page: deeper tags are left out of

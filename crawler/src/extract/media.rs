@@ -245,10 +245,11 @@ fn reporter_place(original: &str, folded: &str) -> Option<String> {
     name_value(&original[m.range()])
 }
 
-/// `By Jane Doe` at the start of a line.
+/// `By Jane Doe` at the start of a line (`Von`, `Par`, `Por`, `Door` on
+/// German, French, Spanish and Dutch pages).
 static RE_BYLINE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^(?:By|BY|by)\s+(\p{Lu}[\p{L}.'-]+(?:(?:\s+|\s+and\s+)(?:\p{Lu}[\p{L}.'-]*|de|van|von|da|del|la)){0,7})",
+        r"^(?:By|BY|by|Von|VON|von|Par|PAR|par|Por|POR|por|Door|door)\s+(\p{Lu}[\p{L}.'-]+(?:(?:\s+|\s+(?:and|und|et|y|en)\s+)(?:\p{Lu}[\p{L}.'-]*|de|van|von|da|del|la)){0,7})",
     )
 });
 
@@ -728,7 +729,19 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         }
         let f = fold(l);
         if let Some(c) = RE_AUTHOR_LABEL.captures(&f) {
-            return name_value(&chinese_names(&l[c.get(1)?.range()])?);
+            let g = c.get(1)?;
+            let mut names = &l[g.range()];
+            // `作者：刘晨 字号：A+`, `作者：陈静 选稿：胡敏`: a word right
+            // before a colon is the next label, not one more name.
+            let labelled_next = f[g.end()..]
+                .trim_start_matches([' ', '\t', '\u{3000}'])
+                .starts_with([':', '：']);
+            if labelled_next {
+                if let Some(i) = names.rfind(|c: char| c.is_whitespace() || c == '、') {
+                    names = &names[..i];
+                }
+            }
+            return name_value(&chinese_names(names)?);
         }
         if let Some(c) = RE_BODY_AUTHOR.captures(&f) {
             return name_value(&l[c.get(1)?.range()]);
@@ -884,6 +897,29 @@ mod tests {
         assert_eq!(
             labelled_author(["作者：林悅 編輯：王明"]).as_deref(),
             Some("林悅")
+        );
+        // The byline word of German, French, Spanish and Dutch pages.
+        assert_eq!(
+            labelled_author(["Von Anna Schmidt, ARD-Hauptstadtstudio"]).as_deref(),
+            Some("Anna Schmidt")
+        );
+        assert_eq!(
+            labelled_author(["Par Claire Dupont et Marc Leroy"]).as_deref(),
+            Some("Claire Dupont et Marc Leroy")
+        );
+        assert_eq!(labelled_author(["Von der Leyen fordert mehr Geld"]), None);
+        // The next label's word is no name, whatever the word.
+        assert_eq!(
+            labelled_author(["来源：海外网 作者：刘晨 字号：A+ A-"]).as_deref(),
+            Some("刘晨")
+        );
+        assert_eq!(
+            labelled_author(["作者：陈静 王芳 选稿：胡敏"]).as_deref(),
+            Some("陈静、王芳")
+        );
+        assert_eq!(
+            labelled_author(["作者：陈静、王芳"]).as_deref(),
+            Some("陈静、王芳")
         );
         assert_eq!(
             labelled_author(["警方將進一步釐清死因。（王煌忠／台中報導）"]).as_deref(),

@@ -157,9 +157,9 @@ pub struct Published {
 }
 
 /// Zone for times without an offset: the configured one, else by site
-/// (`.cn`/`.hk`/`.tw`/`.mo` hosts or Chinese pages: Asia/Shanghai; `.sg`:
-/// Asia/Singapore; `.my`: Asia/Kuala_Lumpur; `.jp` or Japanese: Asia/Tokyo;
-/// `.kr` or Korean: Asia/Seoul), else UTC.
+/// (`.cn`/`.hk`/`.tw`/`.mo` hosts: Asia/Shanghai; another country's own
+/// domain: its zone, see [`country_zone`]), else by language (Chinese:
+/// Asia/Shanghai, Japanese: Asia/Tokyo, Korean: Asia/Seoul), else UTC.
 pub fn page_zone(configured: Option<Tz>, host: Option<&str>, language: Option<&str>) -> Tz {
     if let Some(z) = configured {
         return z;
@@ -168,15 +168,77 @@ pub fn page_zone(configured: Option<Tz>, host: Option<&str>, language: Option<&s
         .map(|h| h.trim_end_matches('.').rsplit('.').next().unwrap_or(""))
         .unwrap_or("")
         .to_ascii_lowercase();
-    match (tld.as_str(), language) {
-        ("cn" | "hk" | "tw" | "mo", _) => chrono_tz::Asia::Shanghai,
-        ("sg", _) => chrono_tz::Asia::Singapore,
-        ("my", _) => chrono_tz::Asia::Kuala_Lumpur,
-        (_, Some("zh")) => chrono_tz::Asia::Shanghai,
-        ("jp", _) | (_, Some("ja")) => chrono_tz::Asia::Tokyo,
-        ("kr", _) | (_, Some("ko")) => chrono_tz::Asia::Seoul,
+    if matches!(tld.as_str(), "cn" | "hk" | "tw" | "mo") {
+        return chrono_tz::Asia::Shanghai;
+    }
+    if let Some(zone) = country_zone(&tld) {
+        return zone;
+    }
+    match language {
+        Some("zh") => chrono_tz::Asia::Shanghai,
+        Some("ja") => chrono_tz::Asia::Tokyo,
+        Some("ko") => chrono_tz::Asia::Seoul,
         _ => chrono_tz::UTC,
     }
+}
+
+/// Country code top-level domains and their zones, sorted by code.
+const COUNTRY_ZONES: [(&str, &str); 42] = [
+    ("ae", "Asia/Dubai"),
+    ("ar", "America/Argentina/Buenos_Aires"),
+    ("at", "Europe/Vienna"),
+    ("bd", "Asia/Dhaka"),
+    ("be", "Europe/Brussels"),
+    ("bg", "Europe/Sofia"),
+    ("ch", "Europe/Zurich"),
+    ("cz", "Europe/Prague"),
+    ("de", "Europe/Berlin"),
+    ("dk", "Europe/Copenhagen"),
+    ("eg", "Africa/Cairo"),
+    ("es", "Europe/Madrid"),
+    ("fi", "Europe/Helsinki"),
+    ("fr", "Europe/Paris"),
+    ("gr", "Europe/Athens"),
+    ("hu", "Europe/Budapest"),
+    ("ie", "Europe/Dublin"),
+    ("il", "Asia/Jerusalem"),
+    ("in", "Asia/Kolkata"),
+    ("it", "Europe/Rome"),
+    ("jp", "Asia/Tokyo"),
+    ("ke", "Africa/Nairobi"),
+    ("kr", "Asia/Seoul"),
+    ("my", "Asia/Kuala_Lumpur"),
+    ("ng", "Africa/Lagos"),
+    ("nl", "Europe/Amsterdam"),
+    ("no", "Europe/Oslo"),
+    ("nz", "Pacific/Auckland"),
+    ("ph", "Asia/Manila"),
+    ("pk", "Asia/Karachi"),
+    ("pl", "Europe/Warsaw"),
+    ("pt", "Europe/Lisbon"),
+    ("ro", "Europe/Bucharest"),
+    ("sa", "Asia/Riyadh"),
+    ("se", "Europe/Stockholm"),
+    ("sg", "Asia/Singapore"),
+    ("sk", "Europe/Bratislava"),
+    ("th", "Asia/Bangkok"),
+    ("tr", "Europe/Istanbul"),
+    ("uk", "Europe/London"),
+    ("vn", "Asia/Ho_Chi_Minh"),
+    ("za", "Africa/Johannesburg"),
+];
+
+/// The zone of a country with one zone (or one that nearly all its
+/// newsrooms keep) by its code top-level domain: a site under `.de` or
+/// `.fr` states its times in Berlin's or Paris's, in any language (RFI's
+/// Chinese service too). Codes sold for other uses (`.io`, `.tv`, `.me`,
+/// `.co`) and countries of several zones (`.us`, `.ru`, `.br`, `.au`) are
+/// left out.
+fn country_zone(tld: &str) -> Option<Tz> {
+    let i = COUNTRY_ZONES
+        .binary_search_by(|(t, _)| (*t).cmp(tld))
+        .ok()?;
+    COUNTRY_ZONES[i].1.parse().ok()
 }
 
 /// A time as a page states it: with its own offset, or wall-clock only.
@@ -2787,6 +2849,17 @@ mod tests {
         );
         assert_eq!(tz(None, Some("www.bbc.com"), Some("zh")), "Asia/Shanghai");
         assert_eq!(tz(None, Some("www.cnn.com"), Some("en")), "UTC");
+        // A country's own domain, in any language.
+        assert_eq!(tz(None, Some("www.lemonde.fr"), Some("fr")), "Europe/Paris");
+        assert_eq!(tz(None, Some("www.rfi.fr"), Some("zh")), "Europe/Paris");
+        assert_eq!(tz(None, Some("www.tagesschau.de"), None), "Europe/Berlin");
+        assert_eq!(tz(None, Some("www.bbc.co.uk"), Some("en")), "Europe/London");
+        assert_eq!(tz(None, Some("example.io"), Some("en")), "UTC");
+        assert_eq!(tz(None, Some("example.tv"), Some("zh")), "Asia/Shanghai");
+        assert!(COUNTRY_ZONES.windows(2).all(|w| w[0].0 < w[1].0), "sorted");
+        for (tld, name) in COUNTRY_ZONES {
+            assert_eq!(country_zone(tld).map(|z| z.name()), Some(name), "{tld}");
+        }
         assert_eq!(tz(None, Some("www.nikkei.com"), Some("ja")), "Asia/Tokyo");
         assert_eq!(
             tz(
