@@ -1446,7 +1446,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .collect();
 
     // Publish time.
-    let zone = page_zone(ctx.zone, url.host_str(), language.as_deref());
+    let locales: Vec<&str> = els
+        .html_lang
+        .into_iter()
+        .chain(meta_value(&metas, "og:locale"))
+        .collect();
+    let zone = page_zone(ctx.zone, url.host_str(), language.as_deref(), &locales);
     let mut cands = markup_time_candidates(&els, &metas, &ld);
     // A page without a headline on it (a microblog post, a forum reply): its
     // byline is read around where its text starts.

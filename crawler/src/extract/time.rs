@@ -158,9 +158,16 @@ pub struct Published {
 
 /// Zone for times without an offset: the configured one, else by site
 /// (`.cn`/`.hk`/`.tw`/`.mo` hosts: Asia/Shanghai; another country's own
-/// domain: its zone, see [`country_zone`]), else by language (Chinese:
-/// Asia/Shanghai, Japanese: Asia/Tokyo, Korean: Asia/Seoul), else UTC.
-pub fn page_zone(configured: Option<Tz>, host: Option<&str>, language: Option<&str>) -> Tz {
+/// domain: its zone, see [`country_zone`]), else by the country a page's
+/// locale names (`<html lang="en-SG">`, `og:locale` `de_DE`), else by
+/// language (Chinese: Asia/Shanghai, Japanese: Asia/Tokyo, Korean:
+/// Asia/Seoul), else UTC.
+pub fn page_zone(
+    configured: Option<Tz>,
+    host: Option<&str>,
+    language: Option<&str>,
+    locales: &[&str],
+) -> Tz {
     if let Some(z) = configured {
         return z;
     }
@@ -168,11 +175,31 @@ pub fn page_zone(configured: Option<Tz>, host: Option<&str>, language: Option<&s
         .map(|h| h.trim_end_matches('.').rsplit('.').next().unwrap_or(""))
         .unwrap_or("")
         .to_ascii_lowercase();
-    if matches!(tld.as_str(), "cn" | "hk" | "tw" | "mo") {
+    let chinese_region = |c: &str| matches!(c, "cn" | "hk" | "tw" | "mo");
+    if chinese_region(&tld) {
         return chrono_tz::Asia::Shanghai;
     }
     if let Some(zone) = country_zone(&tld) {
         return zone;
+    }
+    // The region of a language tag: `zh-Hant-TW`, `en_SG` (a script's four
+    // letters and the language itself skipped). A dialect's region where
+    // the site is elsewhere (`en-GB` in Sydney) is no worse than UTC.
+    let region = locales.iter().find_map(|l| {
+        let region = l
+            .split(['-', '_'])
+            .skip(1)
+            .find(|p| p.len() == 2 && p.chars().all(|c| c.is_ascii_alphabetic()))?
+            .to_ascii_lowercase();
+        Some(if region == "gb" { "uk".into() } else { region })
+    });
+    if let Some(region) = region {
+        if chinese_region(&region) {
+            return chrono_tz::Asia::Shanghai;
+        }
+        if let Some(zone) = country_zone(&region) {
+            return zone;
+        }
     }
     match language {
         Some("zh") => chrono_tz::Asia::Shanghai,
@@ -2593,11 +2620,11 @@ mod tests {
             Some("2024-11-25 15:05 +08:00")
         );
         assert_eq!(
-            page_zone(None, Some("www.zaobao.com.sg"), Some("zh")),
+            page_zone(None, Some("www.zaobao.com.sg"), Some("zh"), &[]),
             chrono_tz::Asia::Singapore
         );
         assert_eq!(
-            page_zone(None, Some("www.sinchew.com.my"), None),
+            page_zone(None, Some("www.sinchew.com.my"), None, &[]),
             chrono_tz::Asia::Kuala_Lumpur
         );
     }
@@ -2842,7 +2869,7 @@ mod tests {
 
     #[test]
     fn zones_by_configuration_site_and_language() {
-        let tz = |c, h, l| page_zone(c, h, l).name().to_string();
+        let tz = |c, h, l| page_zone(c, h, l, &[]).name().to_string();
         assert_eq!(
             tz(None, Some("news.sina.com.cn"), Some("zh")),
             "Asia/Shanghai"
@@ -2855,6 +2882,28 @@ mod tests {
         assert_eq!(tz(None, Some("www.tagesschau.de"), None), "Europe/Berlin");
         assert_eq!(tz(None, Some("www.bbc.co.uk"), Some("en")), "Europe/London");
         assert_eq!(tz(None, Some("example.io"), Some("en")), "UTC");
+        // A locale's region where the host names no country.
+        let at = |host, locales: &[&str]| page_zone(None, Some(host), Some("en"), locales);
+        assert_eq!(
+            at("www.straitstimes.com", &["en-SG"]),
+            chrono_tz::Asia::Singapore
+        );
+        assert_eq!(
+            at("www.scmp.com", &["", "en_HK"]),
+            chrono_tz::Asia::Shanghai
+        );
+        assert_eq!(
+            at("news.example.com", &["zh-Hant-TW"]),
+            chrono_tz::Asia::Shanghai
+        );
+        assert_eq!(
+            at("www.thetimes.com", &["en-GB"]),
+            chrono_tz::Europe::London
+        );
+        assert_eq!(at("www.cnn.com", &["en-US", "en_US"]), chrono_tz::UTC);
+        assert_eq!(at("www.cnn.com", &["en"]), chrono_tz::UTC);
+        // The host's country first.
+        assert_eq!(at("www.lemonde.fr", &["en-GB"]), chrono_tz::Europe::Paris);
         assert_eq!(tz(None, Some("example.tv"), Some("zh")), "Asia/Shanghai");
         assert!(COUNTRY_ZONES.windows(2).all(|w| w[0].0 < w[1].0), "sorted");
         for (tld, name) in COUNTRY_ZONES {
