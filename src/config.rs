@@ -172,8 +172,9 @@ pub struct RawCrawl {
     /// Asia/Shanghai, another single-zone country's own domain its zone:
     /// `.jp` Asia/Tokyo, `.de` Europe/Berlin, `.fr` Europe/Paris, ...), else
     /// by the region of the page's locale (`lang="en-SG"`), else by language
-    /// (Chinese Asia/Shanghai, Japanese Asia/Tokyo, Korean Asia/Seoul), else
-    /// UTC. An offset stated by the page always wins.
+    /// (Chinese Asia/Shanghai, Japanese Asia/Tokyo, German Europe/Berlin,
+    /// Russian Europe/Moscow, ...; not English or Spanish), else UTC. An
+    /// offset stated by the page always wins.
     pub publish_time_zone: Option<String>,
     /// Deepest element nesting parsed per page: deeper tags are left out of
     /// the DOM the attributes come from (the page is stored as fetched).

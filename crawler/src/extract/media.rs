@@ -844,15 +844,26 @@ pub fn names_an_outlet(
     domain || title_segment || parted || media.is_some_and(same) || sites.iter().any(|n| same(n))
 }
 
+/// `By `, `Posted by `, `Written by `, `Von `: the words before a byline's
+/// names.
+static RE_BY_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^(?:(?:Posted|posted|Written|written|Reported|reported|Story|Words)\s+)?(?:By|BY|by|Von|von|Par|par|Por|por|Door|door)\s+",
+    )
+});
+
 /// An author meta value: `By ` prefix removed, URLs (Facebook profile links
 /// in `article:author`) refused.
 pub fn author_value(s: &str) -> Option<String> {
     let t = squash(s);
-    let t = t
-        .strip_prefix("By ")
-        .or_else(|| t.strip_prefix("by "))
-        .or_else(|| t.strip_prefix("BY "))
-        .unwrap_or(&t);
+    // Not `Von der Leyen`: a name after the word starts with a capital.
+    let t = RE_BY_PREFIX
+        .find(&t)
+        .filter(|m| {
+            let english = m.as_str().trim_end().to_ascii_lowercase().ends_with("by");
+            english || !t[m.end()..].starts_with(char::is_lowercase)
+        })
+        .map_or(&t[..], |m| &t[m.end()..]);
     // `記者陳嘉寧／桃園機場報導`: the reporter.
     if let Some(name) = reporter_place(t, &fold(t)) {
         return Some(name);
@@ -908,6 +919,19 @@ mod tests {
             Some("Claire Dupont et Marc Leroy")
         );
         assert_eq!(labelled_author(["Von der Leyen fordert mehr Geld"]), None);
+        assert_eq!(
+            author_value("Posted by Margaret Hale").as_deref(),
+            Some("Margaret Hale")
+        );
+        assert_eq!(
+            author_value("Von Anna Schmidt").as_deref(),
+            Some("Anna Schmidt")
+        );
+        assert_eq!(
+            author_value("von der Leyen").as_deref(),
+            Some("von der Leyen")
+        );
+        assert_eq!(author_value("by admin").as_deref(), Some("admin"));
         // The next label's word is no name, whatever the word.
         assert_eq!(
             labelled_author(["来源：海外网 作者：刘晨 字号：A+ A-"]).as_deref(),

@@ -651,6 +651,20 @@ fn markup_time_candidates(
             out.push(c);
         }
     }
+    // hAtom's `<abbr class="published" title="2024-11-25T15:05:00-08:00">3:05
+    // PM</abbr>` (Blogger, older blog themes): the title holds the instant.
+    for (class, from, sc) in [
+        ("published", PublishedFrom::Time, score::TIME_MARKED),
+        ("updated", PublishedFrom::Modified, score::MODIFIED),
+    ] {
+        out.extend(els.titled.iter().find_map(|e| {
+            let v = e.value();
+            v.attr("class")?
+                .split_whitespace()
+                .any(|c| c == class)
+                .then(|| time::parsed_candidate(v.attr("title")?, from, sc))?
+        }));
+    }
     out
 }
 
@@ -724,17 +738,72 @@ fn byline_author(bylines: &[ElementRef<'_>]) -> Option<String> {
         // `<div class="byline"><address>…</address><time>…</time>`: the
         // names before the date.
         let v = match time::first_date_start(v) {
-            Some(at) if at > 0 && v.is_char_boundary(at) => &v[..at],
+            // `Rajesh Kumar / TNN / Updated: Nov 25, 2024`: nor the date's
+            // label.
+            Some(at) if at > 0 && v.is_char_boundary(at) => without_date_label(&v[..at]),
             _ => v,
         };
+
         // `<span class="author">黄斌汉：</span>标题`: a list item's author
         // before its headline, not this page's byline.
         if v.trim_end().ends_with([':', '：']) {
             return None;
         }
         // `本文来源：工人日报 作者：赵琛 责任编辑：王晓易`: the labelled name.
-        media::labelled_author([v]).or_else(|| media::author_value(v))
+        let name = media::labelled_author([v]).or_else(|| media::author_value(v))?;
+        // `Rajesh Kumar / TNN`, `Jane Doe | Reuters`: the names come first
+        // (`界面新闻记者 | 李可` was read as the reporter's line above).
+        let name = [" / ", " | ", " ｜ "]
+            .iter()
+            .fold(name.as_str(), |n, sep| n.split(sep).next().unwrap_or(n))
+            .to_string();
+        Some(name)
     })
+}
+
+/// `v` without the label of the date that followed it (`… / Updated:`,
+/// `Last updated:`, `发布时间：`): the words before its colon that a date's
+/// label is made of.
+fn without_date_label(v: &str) -> &str {
+    let t = v.trim_end();
+    let Some(body) = t.strip_suffix([':', '：']) else {
+        return v;
+    };
+    const WORDS: [&str; 12] = [
+        "updated",
+        "published",
+        "posted",
+        "modified",
+        "last",
+        "first",
+        "date",
+        "time",
+        "on",
+        "stand",
+        "publié",
+        "le",
+    ];
+    let mut end = body.len();
+    // The label's last word may run into the colon in any script
+    // (`发布时间：`); the words before it only from the list.
+    let mut first = true;
+    while let Some(at) =
+        body[..end].rfind(|c: char| c.is_whitespace() || matches!(c, '/' | '|' | '·' | '•' | '｜'))
+    {
+        let word = body[at..end]
+            .trim_matches(|c: char| c.is_whitespace() || matches!(c, '/' | '|' | '·' | '•' | '｜'));
+        if !(first || WORDS.contains(&word.to_lowercase().as_str())) {
+            break;
+        }
+        first = false;
+        end = at;
+    }
+    if first {
+        // One word only (`发布时间：`): nothing is left.
+        return "";
+    }
+    body[..end]
+        .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '/' | '|' | '·' | '•' | '｜'))
 }
 
 /// Site names the title may carry: `og:site_name`, `application-name`,
@@ -2344,6 +2413,27 @@ mod tests {
                 "http://example.com/root/page2.html"
             ]
         );
+    }
+
+    #[test]
+    fn a_bylines_date_label_is_no_name() {
+        for (v, want) in [
+            ("Rajesh Kumar / TNN / Updated:", "Rajesh Kumar / TNN"),
+            ("Jane Doe Last updated:", "Jane Doe"),
+            ("作者：张三 发布时间：", "作者：张三"),
+            ("发布时间：", ""),
+            ("Jane Doe", "Jane Doe"),
+            ("Jane Doe Editor:", "Jane Doe"),
+        ] {
+            assert_eq!(without_date_label(v), want, "{v}");
+        }
+        let u =
+            Url::parse("https://timesofindia.indiatimes.com/india/a/articleshow/1.cms").unwrap();
+        let page = r#"<html lang="en-IN"><body><h1>Winter session begins</h1>
+            <div class="byline"><span><a href="/toireporter/author-rajesh-kumar-1.cms">Rajesh Kumar</a> / TNN / </span><span>Updated: Nov 25, 2024, 15:05 IST</span></div>
+            <p>NEW DELHI: The session begins on Monday and will run until December 20.</p></body></html>"#;
+        let x = extract(page, &u);
+        assert_eq!(x.author.as_deref(), Some("Rajesh Kumar"));
     }
 
     #[test]

@@ -160,8 +160,8 @@ pub struct Published {
 /// (`.cn`/`.hk`/`.tw`/`.mo` hosts: Asia/Shanghai; another country's own
 /// domain: its zone, see [`country_zone`]), else by the country a page's
 /// locale names (`<html lang="en-SG">`, `og:locale` `de_DE`), else by
-/// language (Chinese: Asia/Shanghai, Japanese: Asia/Tokyo, Korean:
-/// Asia/Seoul), else UTC.
+/// language ([`LANGUAGE_ZONES`]: Chinese Asia/Shanghai, Japanese
+/// Asia/Tokyo, German Europe/Berlin, ...), else UTC.
 pub fn page_zone(
     configured: Option<Tz>,
     host: Option<&str>,
@@ -201,16 +201,56 @@ pub fn page_zone(
             return zone;
         }
     }
-    match language {
-        Some("zh") => chrono_tz::Asia::Shanghai,
-        Some("ja") => chrono_tz::Asia::Tokyo,
-        Some("ko") => chrono_tz::Asia::Seoul,
-        _ => chrono_tz::UTC,
-    }
+    language
+        .and_then(|l| {
+            let i = LANGUAGE_ZONES
+                .binary_search_by(|(code, _)| (*code).cmp(l))
+                .ok()?;
+            LANGUAGE_ZONES[i].1.parse().ok()
+        })
+        .unwrap_or(chrono_tz::UTC)
 }
 
+/// Languages whose newsrooms nearly all keep one zone, sorted by code:
+/// the zone of a page in one of them that neither host nor locale placed.
+/// Languages of many zones (English, Spanish, Portuguese, Arabic) are left
+/// out; so are those whose second country keeps another clock (Russian
+/// pages of Minsk keep Moscow's, of Almaty not: Moscow is still nearer
+/// than UTC).
+const LANGUAGE_ZONES: [(&str, &str); 29] = [
+    ("bg", "Europe/Sofia"),
+    ("cs", "Europe/Prague"),
+    ("da", "Europe/Copenhagen"),
+    ("de", "Europe/Berlin"),
+    ("el", "Europe/Athens"),
+    ("fa", "Asia/Tehran"),
+    ("fi", "Europe/Helsinki"),
+    ("fr", "Europe/Paris"),
+    ("he", "Asia/Jerusalem"),
+    ("hi", "Asia/Kolkata"),
+    ("hu", "Europe/Budapest"),
+    ("id", "Asia/Jakarta"),
+    ("it", "Europe/Rome"),
+    ("ja", "Asia/Tokyo"),
+    ("ko", "Asia/Seoul"),
+    ("ms", "Asia/Kuala_Lumpur"),
+    ("nb", "Europe/Oslo"),
+    ("nl", "Europe/Amsterdam"),
+    ("nn", "Europe/Oslo"),
+    ("no", "Europe/Oslo"),
+    ("pl", "Europe/Warsaw"),
+    ("ro", "Europe/Bucharest"),
+    ("ru", "Europe/Moscow"),
+    ("sk", "Europe/Bratislava"),
+    ("sv", "Europe/Stockholm"),
+    ("th", "Asia/Bangkok"),
+    ("tr", "Europe/Istanbul"),
+    ("vi", "Asia/Ho_Chi_Minh"),
+    ("zh", "Asia/Shanghai"),
+];
+
 /// Country code top-level domains and their zones, sorted by code.
-const COUNTRY_ZONES: [(&str, &str); 42] = [
+const COUNTRY_ZONES: [(&str, &str); 43] = [
     ("ae", "Asia/Dubai"),
     ("ar", "America/Argentina/Buenos_Aires"),
     ("at", "Europe/Vienna"),
@@ -244,6 +284,7 @@ const COUNTRY_ZONES: [(&str, &str); 42] = [
     ("pl", "Europe/Warsaw"),
     ("pt", "Europe/Lisbon"),
     ("ro", "Europe/Bucharest"),
+    ("ru", "Europe/Moscow"),
     ("sa", "Asia/Riyadh"),
     ("se", "Europe/Stockholm"),
     ("sg", "Asia/Singapore"),
@@ -259,8 +300,8 @@ const COUNTRY_ZONES: [(&str, &str); 42] = [
 /// newsrooms keep) by its code top-level domain: a site under `.de` or
 /// `.fr` states its times in Berlin's or Paris's, in any language (RFI's
 /// Chinese service too). Codes sold for other uses (`.io`, `.tv`, `.me`,
-/// `.co`) and countries of several zones (`.us`, `.ru`, `.br`, `.au`) are
-/// left out.
+/// `.co`) and countries of several zones (`.us`, `.br`, `.au`) are left
+/// out; Russia's newsrooms keep Moscow's time.
 fn country_zone(tld: &str) -> Option<Tz> {
     let i = COUNTRY_ZONES
         .binary_search_by(|(t, _)| (*t).cmp(tld))
@@ -1057,6 +1098,14 @@ static RE_TIME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// An offset or a zone's abbreviation right after a time, bracketed or not
+/// (group: the offset).
+static RE_OFFSET_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"^\s*[(（]?\s*((?:GMT|UTC)\s*[+-]\s*\d{{1,2}}(?::?\d{{2}})?|[+-]\d{{2}}:?\d{{2}}|(?:{ZONE_ABBRS})\b)"
+    ))
+});
+
 /// A time of day right before a date (`15:05, 2024年11月25日`; groups:
 /// hour, minute, second, am/pm).
 static RE_TIME_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
@@ -1074,10 +1123,29 @@ static RE_TIME_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 fn join_times(text: &str, dates: &mut [TextDate]) {
     for i in 0..dates.len() {
         let d = dates[i];
+        let next = dates.get(i + 1).map_or(text.len(), |n| n.start);
+        // `25/11/2024, 15:05 (GMT+7)`: an offset after a date and time that
+        // no form took with them.
+        if let (true, Stated::Local(n)) = (d.has_time, d.stated) {
+            let zoned = text.get(d.end..next).and_then(|rest| {
+                let c = RE_OFFSET_AFTER.captures(rest)?;
+                let m = c.get(0)?;
+                if rest[m.end()..].starts_with(|ch: char| ch.is_ascii_digit()) {
+                    return None;
+                }
+                let z = c.get(1)?.as_str();
+                let offset = parse_offset(z).or_else(|| abbreviation_offset(z, n.date()))?;
+                Some((offset.from_local_datetime(&n).single()?, m.end()))
+            });
+            if let Some((z, len)) = zoned {
+                dates[i].stated = Stated::Zoned(z);
+                dates[i].end += len;
+            }
+            continue;
+        }
         if d.has_time || d.relative {
             continue;
         }
-        let next = dates.get(i + 1).map_or(text.len(), |n| n.start);
         let prev = if i == 0 {
             0
         } else {
@@ -2645,6 +2713,13 @@ mod tests {
             ("2024-11-25 阅读 12:30", "2024-11-25"),
             ("2024-11-25 | 12:305", "2024-11-25"),
             ("2024-11-25 | 25:30", "2024-11-25"),
+            // An offset after a date and time a form took without it.
+            (
+                "Thứ hai, 25/11/2024, 14:05 (GMT+7)",
+                "2024-11-25 15:05 +08:00",
+            ),
+            ("25.11.2024 08:05 CET", "2024-11-25 15:05 +08:00"),
+            ("25/11/2024 15:05 -12345", "2024-11-25 15:05 +08:00"),
         ] {
             assert_eq!(first(line).as_deref(), Some(want), "{line}");
         }
@@ -2906,6 +2981,11 @@ mod tests {
         assert_eq!(at("www.lemonde.fr", &["en-GB"]), chrono_tz::Europe::Paris);
         assert_eq!(tz(None, Some("example.tv"), Some("zh")), "Asia/Shanghai");
         assert!(COUNTRY_ZONES.windows(2).all(|w| w[0].0 < w[1].0), "sorted");
+        assert!(LANGUAGE_ZONES.windows(2).all(|w| w[0].0 < w[1].0), "sorted");
+        for (lang, name) in LANGUAGE_ZONES {
+            assert_eq!(tz(None, Some("example.com"), Some(lang)), name, "{lang}");
+        }
+        assert_eq!(tz(None, Some("example.com"), Some("es")), "UTC");
         for (tld, name) in COUNTRY_ZONES {
             assert_eq!(country_zone(tld).map(|z| z.name()), Some(name), "{tld}");
         }
