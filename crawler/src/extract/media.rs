@@ -91,6 +91,15 @@ static RE_BODY_AUTHOR: LazyLock<Regex> = LazyLock::new(|| {
 static RE_THREAD_POSTER: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:^|\s)楼主\s*[:：]\s*([^\s:：|｜,，]{2,24})"));
 
+/// `作者：民生观察者   发表时间：…`: a user name (any length up to 24) after
+/// a poster's label, up to the time label after it (Chinese names of 2-4
+/// characters are [`RE_AUTHOR_LABEL`]'s).
+static RE_HANDLE_POSTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:^|\s)(?:作者|发帖人|发表人|发布人|发布者)\s*[:：]\s*([^\s:：|｜,，]{2,24})\s+(?:发表时间|发布时间|发表于|发帖时间|时间|日期)",
+    )
+});
+
 /// `（中央社記者溫貴香台北25日電）`: an agency's dateline in brackets, the
 /// reporters' names run into the place they file from and the day.
 static RE_AGENCY_DATELINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -563,6 +572,21 @@ pub fn account_above_dateline(after: &[&str]) -> Option<String> {
         .then(|| name.to_string())
 }
 
+/// The user named alone on the line above a post's `发表于 <date>` line
+/// (Eastmoney's Guba, forums and blogs: `价投老王` over `发表于 2024-11-25
+/// 15:05:32 东方财富Android版`): the poster. `lines`: the lines around the
+/// title.
+pub fn poster_above_posted(lines: &[&str]) -> Option<String> {
+    lines.windows(2).find_map(|w| {
+        let (name, next) = (w[0].trim(), fold(w[1].trim()));
+        let posted = next
+            .strip_prefix("发表于")
+            .is_some_and(|rest| RE_SHORT_DATELINE.is_match(rest.trim_start()));
+        (posted && plain_account(name) && !name.contains(char::is_whitespace))
+            .then(|| name.to_string())
+    })
+}
+
 /// The media named by a source element (`<a class="source">中国证券报</a>`,
 /// `<span class="source">来源：X</span>`): short text that is not a date.
 pub fn source_element_media(texts: impl IntoIterator<Item = String>) -> Option<String> {
@@ -749,7 +773,10 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
         if let Some(c) = RE_KO_REPORTER.captures(l.trim()) {
             return name_value(c.get(1)?.as_str());
         }
-        if let Some(c) = RE_THREAD_POSTER.captures(&f) {
+        if let Some(c) = RE_THREAD_POSTER
+            .captures(&f)
+            .or_else(|| RE_HANDLE_POSTER.captures(&f))
+        {
             return name_value(&l[c.get(1)?.range()]);
         }
         if let Some(c) = RE_LEAD_REPORTER.captures(&f) {
@@ -932,6 +959,25 @@ mod tests {
             Some("von der Leyen")
         );
         assert_eq!(author_value("by admin").as_deref(), Some("admin"));
+        // A user name after a poster's label, up to the time's label.
+        assert_eq!(
+            labelled_author(["作者：民生观察者\u{a0}\u{a0}发表时间：2024-11-25 15:05:32"])
+                .as_deref(),
+            Some("民生观察者")
+        );
+        assert_eq!(
+            labelled_author(["作者：民生观察者说了很多话没有停下来的意思"]),
+            None
+        );
+        assert_eq!(
+            poster_above_posted(&["价投老王", "发表于 2024-11-25 15:05:32 东方财富Android版"])
+                .as_deref(),
+            Some("价投老王")
+        );
+        assert_eq!(
+            poster_above_posted(&["深圳特区报", "2024-11-25 15:05发布于广东"]),
+            None
+        );
         // The next label's word is no name, whatever the word.
         assert_eq!(
             labelled_author(["来源：海外网 作者：刘晨 字号：A+ A-"]).as_deref(),

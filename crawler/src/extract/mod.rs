@@ -1731,6 +1731,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                     published.map(|p| p.local.date_naive()),
                 )
             })
+            .or_else(|| media::poster_above_posted(header))
             // `<a href="/author/kelly-ip">Kelly Ip</a>` under the headline.
             .or_else(|| {
                 els.author_links.iter().find_map(|e| {

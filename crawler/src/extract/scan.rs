@@ -151,7 +151,8 @@ pub(crate) struct PageElements<'a> {
     /// Elements whose `title` looks like a date (starts with a digit, 8-40
     /// bytes; at most [`MAX_TITLED`]).
     pub titled: Vec<ElementRef<'a>>,
-    /// Links to an author's page (`/author/…`, `/authors/…`; at most
+    /// Links to an author's or a user's page (`/author/…`, `/authors/…`,
+    /// `/people/…`, `/user/…`, `/users/…`, `/member/…`; at most
     /// [`MAX_AUTHOR_LINKS`]).
     pub author_links: Vec<ElementRef<'a>>,
     /// `[itemprop=commentCount]`.
@@ -343,7 +344,16 @@ impl<'a> PageElements<'a> {
                 ("a", Some(h)) => {
                     out.links.push(h);
                     if out.author_links.len() < MAX_AUTHOR_LINKS
-                        && (h.contains("/author/") || h.contains("/authors/"))
+                        && [
+                            "/author/",
+                            "/authors/",
+                            "/people/",
+                            "/user/",
+                            "/users/",
+                            "/member/",
+                        ]
+                        .iter()
+                        .any(|p| h.contains(p))
                     {
                         out.author_links.push(e);
                     }
