@@ -783,15 +783,13 @@ fn without_date_label(v: &str) -> &str {
         "publié",
         "le",
     ];
+    let separator = |c: char| c.is_whitespace() || matches!(c, '/' | '|' | '·' | '•' | '｜');
     let mut end = body.len();
     // The label's last word may run into the colon in any script
     // (`发布时间：`); the words before it only from the list.
     let mut first = true;
-    while let Some(at) =
-        body[..end].rfind(|c: char| c.is_whitespace() || matches!(c, '/' | '|' | '·' | '•' | '｜'))
-    {
-        let word = body[at..end]
-            .trim_matches(|c: char| c.is_whitespace() || matches!(c, '/' | '|' | '·' | '•' | '｜'));
+    while let Some(at) = body[..end].rfind(separator) {
+        let word = body[at..end].trim_matches(separator);
         if !(first || WORDS.contains(&word.to_lowercase().as_str())) {
             break;
         }
@@ -802,8 +800,7 @@ fn without_date_label(v: &str) -> &str {
         // One word only (`发布时间：`): nothing is left.
         return "";
     }
-    body[..end]
-        .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '/' | '|' | '·' | '•' | '｜'))
+    body[..end].trim_end_matches(separator)
 }
 
 /// Site names the title may carry: `og:site_name`, `application-name`,
