@@ -186,12 +186,10 @@ pub fn page_zone(
     // letters and the language itself skipped). A dialect's region where
     // the site is elsewhere (`en-GB` in Sydney) is no worse than UTC.
     let region = locales.iter().find_map(|l| {
-        let region = l
-            .split(['-', '_'])
+        l.split(['-', '_'])
             .skip(1)
-            .find(|p| p.len() == 2 && p.chars().all(|c| c.is_ascii_alphabetic()))?
-            .to_ascii_lowercase();
-        Some(if region == "gb" { "uk".into() } else { region })
+            .find(|p| p.len() == 2 && p.chars().all(|c| c.is_ascii_alphabetic()))
+            .map(str::to_ascii_lowercase)
     });
     if let Some(region) = region {
         if chinese_region(&region) {
@@ -250,7 +248,7 @@ const LANGUAGE_ZONES: [(&str, &str); 29] = [
 ];
 
 /// Country code top-level domains and their zones, sorted by code.
-const COUNTRY_ZONES: [(&str, &str); 43] = [
+const COUNTRY_ZONES: [(&str, &str); 44] = [
     ("ae", "Asia/Dubai"),
     ("ar", "America/Argentina/Buenos_Aires"),
     ("at", "Europe/Vienna"),
@@ -265,6 +263,8 @@ const COUNTRY_ZONES: [(&str, &str); 43] = [
     ("es", "Europe/Madrid"),
     ("fi", "Europe/Helsinki"),
     ("fr", "Europe/Paris"),
+    // The United Kingdom's code in language tags (`en-GB`); its domain is `.uk`.
+    ("gb", "Europe/London"),
     ("gr", "Europe/Athens"),
     ("hu", "Europe/Budapest"),
     ("ie", "Europe/Dublin"),
@@ -857,6 +857,12 @@ fn abbreviation_offset(abbr: &str, date: NaiveDate) -> Option<FixedOffset> {
     FixedOffset::east_opt(hours * 3600)
 }
 
+/// An offset as [`OFFSET_AFTER`] finds it: numeric, or a zone's
+/// abbreviation on `date`.
+fn stated_offset(z: &str, date: NaiveDate) -> Option<FixedOffset> {
+    parse_offset(z).or_else(|| abbreviation_offset(z, date))
+}
+
 fn parse_offset(s: &str) -> Option<FixedOffset> {
     let s = s.trim();
     if s.eq_ignore_ascii_case("z") {
@@ -1094,17 +1100,18 @@ const BETWEEN_DATE_AND_TIME: &str = r"[\s,，|｜·•/–—-]*(?:(?:[(（]\s*\
 /// (groups: day part, hour, minute, second, am/pm, offset or zone).
 static RE_TIME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"^{BETWEEN_DATE_AND_TIME}(上午|下午|早上|晚上|凌晨|中午|오전|오후)?\s*(\d{{1,2}})(?:\s*[:：时点]\s*|h)(\d{{2}})(?:\s*[:：分]\s*(\d{{2}}))?(?:\s*[分秒])?\s*([aApP]\.?[mM]\.?)?(?:\s*[(（]?\s*((?:GMT|UTC)\s*[+-]\s*\d{{1,2}}(?::?\d{{2}})?|[+-]\d{{2}}:?\d{{2}}|(?:{ZONE_ABBRS})\b))?"
-    ))
+        r"^{BETWEEN_DATE_AND_TIME}(上午|下午|早上|晚上|凌晨|中午|오전|오후)?\s*(\d{{1,2}})(?:\s*[:：时点]\s*|h)(\d{{2}})(?:\s*[:：分]\s*(\d{{2}}))?(?:\s*[分秒])?\s*([aApP]\.?[mM]\.?)?(?:{OFFSET_AFTER})?"
+    ).replace("ZONES", ZONE_ABBRS))
 });
 
-/// An offset or a zone's abbreviation right after a time, bracketed or not
-/// (group: the offset).
-static RE_OFFSET_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    re(&format!(
-        r"^\s*[(（]?\s*((?:GMT|UTC)\s*[+-]\s*\d{{1,2}}(?::?\d{{2}})?|[+-]\d{{2}}:?\d{{2}}|(?:{ZONE_ABBRS})\b)"
-    ))
-});
+/// An offset or a zone's abbreviation (`ZONES`: [`ZONE_ABBRS`]) right after
+/// a time, bracketed or not (group: the offset).
+const OFFSET_AFTER: &str =
+    r"\s*[(（]?\s*((?:GMT|UTC)\s*[+-]\s*\d{1,2}(?::?\d{2})?|[+-]\d{2}:?\d{2}|(?:ZONES)\b)";
+
+/// [`OFFSET_AFTER`] alone, for a date and time a form took without it.
+static RE_OFFSET_AFTER: LazyLock<Regex> =
+    LazyLock::new(|| re(&format!("^{OFFSET_AFTER}").replace("ZONES", ZONE_ABBRS)));
 
 /// A time of day right before a date (`15:05, 2024年11月25日`; groups:
 /// hour, minute, second, am/pm).
@@ -1134,7 +1141,7 @@ fn join_times(text: &str, dates: &mut [TextDate]) {
                     return None;
                 }
                 let z = c.get(1)?.as_str();
-                let offset = parse_offset(z).or_else(|| abbreviation_offset(z, n.date()))?;
+                let offset = stated_offset(z, n.date())?;
                 Some((offset.from_local_datetime(&n).single()?, m.end()))
             });
             if let Some((z, len)) = zoned {
@@ -1167,9 +1174,7 @@ fn join_times(text: &str, dates: &mut [TextDate]) {
                 c.get(1).map(|m| m.as_str()),
             )?;
             let time = NaiveTime::from_hms_opt(h, num(&c, 3)?, num(&c, 4).unwrap_or(0))?;
-            let offset = c.get(6).and_then(|z| {
-                parse_offset(z.as_str()).or_else(|| abbreviation_offset(z.as_str(), date))
-            });
+            let offset = c.get(6).and_then(|z| stated_offset(z.as_str(), date));
             Some((time, offset, d.end + m.end()))
         });
         let before = || {
