@@ -155,13 +155,19 @@ fn run(cli: Cli) -> Result<()> {
             let cfg = Config::load(config_path)?;
             // One process owns the embedded store: with `harvest serve`
             // running on it, the command runs inside the server.
+            // A server that refuses connections ran nothing: the store is
+            // opened here (and fails "in use" if a live process holds it).
             if let Some(info) = remote::find(&cfg) {
-                let code = remote::forward(&info, remote::forwarded_args())?;
-                return if code == 0 {
-                    Ok(())
-                } else {
-                    Err(anyhow::Error::new(commands::Exit(code)))
-                };
+                match remote::forward(&info, remote::forwarded_args()) {
+                    Ok(0) => return Ok(()),
+                    Ok(code) => return Err(anyhow::Error::new(commands::Exit(code))),
+                    Err(e) => match e.downcast_ref::<remote::Unreachable>() {
+                        Some(gone) => {
+                            eprintln!("harvest: {gone}; opening the store here instead")
+                        }
+                        None => return Err(e),
+                    },
+                }
             }
             let access = if cli.command.writes_archive() {
                 stores::Access::Write

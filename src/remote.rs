@@ -264,6 +264,26 @@ pub fn forwarded_args() -> Vec<String> {
     out
 }
 
+/// The server a serve file names refuses connections: it died (or its pid
+/// went to another process) and nothing of the command ran there.
+#[derive(Debug)]
+pub struct Unreachable {
+    pub url: String,
+    pub pid: u32,
+}
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the server named in {SERVE_FILE} (pid {}) does not answer at {}",
+            self.pid, self.url
+        )
+    }
+}
+
+impl std::error::Error for Unreachable {}
+
 /// Sends `args` to the server and relays its output as it comes; returns
 /// the exit code.
 pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
@@ -285,10 +305,21 @@ pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
         if let Some(t) = &info.token {
             req = req.bearer_auth(t);
         }
-        let mut r = req
-            .send()
-            .await
-            .with_context(|| format!("cannot reach the running server at {}", info.url))?;
+        let mut r = match req.send().await {
+            Ok(r) => r,
+            // Nobody listens: the command never started there.
+            Err(e) if e.is_connect() => {
+                return Err(anyhow::Error::new(Unreachable {
+                    url: info.url.clone(),
+                    pid: info.pid,
+                })
+                .context(e))
+            }
+            Err(e) => {
+                return Err(anyhow::Error::new(e)
+                    .context(format!("cannot reach the running server at {}", info.url)))
+            }
+        };
         let status = r.status();
         if !status.is_success() {
             let body = r.bytes().await.unwrap_or_default();

@@ -832,6 +832,43 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
         String::from_utf8_lossy(&cdxj_served),
         String::from_utf8_lossy(&cdxj)
     );
+
+    // kill -9: the server leaves its file behind and, until its parent
+    // reaps it, a zombie under its pid. The command line opens the store
+    // itself at once.
+    let (mut server, _) = start_serve(&ws.config, &[]);
+    server.kill().expect("kill -9 the server");
+    let pid = server.id();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+    }) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "server not killed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        ws.path().join("serve.json").exists(),
+        "a killed server leaves its file"
+    );
+    let out = ws.harvest(&["query", "--format", "jsonl"]);
+    assert_eq!(
+        jsonl(&out).len(),
+        3,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = server.wait();
+
+    // A serve file naming a live process where nothing listens (the pid
+    // went to another process): the command says so and opens the store.
+    let stale =
+        serde_json::json!({"url": "http://127.0.0.1:1", "pid": std::process::id(), "token": null});
+    std::fs::write(ws.path().join("serve.json"), stale.to_string()).expect("write serve file");
+    let out = ws.harvest(&["query", "--format", "jsonl"]);
+    assert_eq!(jsonl(&out).len(), 3);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("does not answer"), "{said}");
 }
 
 /// Sitemaps (named by robots.txt, gzipped, Google News) and feeds lead to

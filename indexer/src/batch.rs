@@ -361,7 +361,16 @@ pub fn process_alive(pid: u32) -> bool {
     if !proc_root.join("self").exists() {
         return true;
     }
-    proc_root.join(pid.to_string()).exists()
+    // A process killed but not yet reaped by its parent is a zombie: its
+    // entry stays until then, yet it holds nothing and answers nothing.
+    match std::fs::read_to_string(proc_root.join(pid.to_string()).join("stat")) {
+        Ok(stat) => !matches!(
+            stat.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().chars().next()),
+            Some(Some('Z' | 'X'))
+        ),
+        Err(_) => false,
+    }
 }
 
 /// Who filed a journal row, from its key `{time}/{host}/{pid}/{seq}`.
@@ -595,6 +604,29 @@ fn decode_journal(row: &Row) -> Result<Vec<Mutation>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_killed_process_not_yet_reaped_is_not_alive() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        assert!(process_alive(child.id()), "a running child is alive");
+        child.kill().expect("kill");
+        // Killed and not waited for: a zombie until `wait` below.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while process_alive(child.id()) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(
+            std::path::Path::new(&format!("/proc/{}", child.id())).exists(),
+            "the child is still unreaped"
+        );
+        assert!(!process_alive(child.id()), "a zombie is not alive");
+        child.wait().expect("reap");
+        assert!(!process_alive(child.id()));
+    }
 
     fn sample() -> Vec<Mutation> {
         vec![
