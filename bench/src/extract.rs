@@ -894,6 +894,8 @@ fn squash(s: &str) -> String {
 /// semicolons) as spaces, spaces squashed, without a leading "by".
 fn author_key(s: &str) -> String {
     let s = squash(&s.replace(['、', ',', '，', ';', '；'], " ")).to_lowercase();
+    // `X and Y` lists what `X, Y` lists.
+    let s = s.replace(" and ", " ");
     s.strip_prefix("by ").map(str::to_string).unwrap_or(s)
 }
 

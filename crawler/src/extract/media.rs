@@ -152,12 +152,105 @@ static RE_AGENCY_OUTLET: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// The agency of the first [`RE_AGENCY_OUTLET`] dateline in `lines`; not the
-/// page's own (`本报`, `本网`).
+/// `MEMPHIS, Tenn. (AP) —`, `BEIJING, Nov 25 (Reuters) -`, `Taichung, Dec.
+/// 12 (CNA) The …`: a wire story's dateline, the place (and a state or the
+/// day) before the agency in brackets.
+static RE_WIRE_DATELINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*\p{Lu}[\p{L}.'’-]*(?:[ -]\p{Lu}[\p{L}.'’-]*){0,3}(?:,\s*[\p{L}.'’ ]{2,20}?(?:\s*\d{1,2})?){0,2}\s*\((\p{Lu}[A-Za-z]{1,14}(?:[ -]\p{Lu}[A-Za-z]+){0,2})\)\s*(--|[-—–:])?",
+    )
+});
+
+/// The agency of a [`RE_WIRE_DATELINE`]: an abbreviation (`AP`, `CNA`) or a
+/// name the dash after it marks (`(Reuters) -`), not a word of the page's
+/// own (`(UPDATED)`, `(VIDEO)`).
+fn wire_dateline_agency(line: &str) -> Option<String> {
+    let c = RE_WIRE_DATELINE.captures(line)?;
+    let agency = c.get(1)?.as_str();
+    let abbreviation =
+        (2..=6).contains(&agency.len()) && agency.bytes().all(|b| b.is_ascii_uppercase());
+    const NOT_AGENCIES: [&str; 6] = ["UPDATED", "UPDATE", "LIVE", "VIDEO", "PHOTOS", "WATCH"];
+    ((abbreviation || c.get(2).is_some())
+        && !NOT_AGENCIES.contains(&agency.to_uppercase().as_str()))
+    .then(|| name_value(agency))?
+}
+
+/// `dw.com`, `www.example.co.uk`: a host name, not an outlet's name.
+pub fn domain_like(name: &str) -> bool {
+    let labels: Vec<&str> = name.split('.').collect();
+    labels.len() >= 2
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+        && labels.last().is_some_and(|t| {
+            (2..=6).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_lowercase())
+        })
+}
+
+/// The news agencies that file stories other outlets run under their name:
+/// an author who is one of them is the story's source.
+const WIRE_AGENCIES: [&str; 40] = [
+    "ap",
+    "associated press",
+    "the associated press",
+    "reuters",
+    "thomson reuters",
+    "afp",
+    "agence france-presse",
+    "agence france presse",
+    "kyodo",
+    "kyodo news",
+    "jiji",
+    "jiji press",
+    "xinhua",
+    "yonhap",
+    "dpa",
+    "pti",
+    "ians",
+    "ani",
+    "tass",
+    "bernama",
+    "antara",
+    "efe",
+    "ansa",
+    "upi",
+    "cna",
+    "bloomberg",
+    "新华社",
+    "中新社",
+    "中国新闻社",
+    "中央社",
+    "中央通讯社",
+    "路透社",
+    "美联社",
+    "法新社",
+    "共同社",
+    "韩联社",
+    "塔斯社",
+    "彭博社",
+    "彭博",
+    "时事社",
+];
+
+/// `Kyodo`, `By Reuters`, `AFP`, `新华社`: the agency an author value
+/// names, as written; `None` for a person (or `Reuters staff` and the like).
+pub fn wire_agency(author: &str) -> Option<String> {
+    let name = author.trim();
+    let f = fold(name).to_lowercase();
+    let f = f.strip_prefix("by ").unwrap_or(&f).trim();
+    WIRE_AGENCIES
+        .contains(&f)
+        .then(|| name_value(name.strip_prefix("By ").unwrap_or(name)))?
+}
+
+/// The agency of the first [`RE_AGENCY_OUTLET`] or [`RE_WIRE_DATELINE`]
+/// dateline in `lines`; not the page's own (`本报`, `本网`).
 pub fn agency_dateline_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
     lines.into_iter().find_map(|l| {
         let f = fold(l);
-        let c = RE_AGENCY_OUTLET.captures(&f)?;
+        let Some(c) = RE_AGENCY_OUTLET.captures(&f) else {
+            return wire_dateline_agency(l);
+        };
         let folded = c.get(1)?.as_str();
         if SELF_OUTLETS.iter().any(|s| folded.starts_with(s)) {
             return None;
@@ -327,8 +420,9 @@ pub fn edition_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<Str
 pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
     /// What a source label names when these words come before it: a picture,
     /// a video, data; not the article.
-    const NOT_ARTICLE: [&str; 10] = [
-        "图片", "图", "照片", "视频", "数据", "资料", "photo", "image", "video", "data",
+    const NOT_ARTICLE: [&str; 12] = [
+        "图片", "图", "图像", "影像", "照片", "视频", "数据", "资料", "photo", "image", "video",
+        "data",
     ];
     lines.into_iter().find_map(|l| {
         let f = fold(l);
@@ -719,7 +813,14 @@ static RE_KO_REPORTER: LazyLock<Regex> = LazyLock::new(|| re(r"^([\p{Hangul}]{2,
 /// The labelled author in `lines`, first found.
 pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
     lines.into_iter().find_map(|l| {
-        if let Some(c) = RE_BYLINE.captures(l.trim()) {
+        // `(By Lin Chang-shun and Lee Hsin-Yin)`: a byline in brackets, a
+        // line of its own closing the story.
+        let byline = l.trim();
+        let byline = byline
+            .strip_prefix('(')
+            .and_then(|b| b.strip_suffix(')'))
+            .unwrap_or(byline);
+        if let Some(c) = RE_BYLINE.captures(byline) {
             // `By Li Jingjing Updated 16:45, 17-Dec-2024`: the names end at
             // the date's label.
             const DATE_WORDS: [&str; 6] = [
@@ -736,7 +837,7 @@ pub fn labelled_author<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<S
                 "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
             ];
             let words: Vec<&str> = c.get(1)?.as_str().split_whitespace().collect();
-            let rest = &l.trim()[c.get(1)?.end()..];
+            let rest = &byline[c.get(1)?.end()..];
             let dated = |i: usize| {
                 MONTHS.iter().any(|m| words[i].starts_with(m))
                     && words
@@ -900,6 +1001,10 @@ pub fn author_value(s: &str) -> Option<String> {
         return Some(names);
     }
     let value = name_value(t)?;
+    // `<meta name="author" content="105562">`: a user id, no name.
+    if !value.chars().any(char::is_alphabetic) {
+        return None;
+    }
     // Chinese names spaced apart (`王芳 李可`, `艾米·秦, 李原`): listed as
     // Chinese bylines list them.
     let names: Vec<&str> = value
@@ -946,6 +1051,11 @@ mod tests {
             Some("Claire Dupont et Marc Leroy")
         );
         assert_eq!(labelled_author(["Von der Leyen fordert mehr Geld"]), None);
+        // A byline in brackets closing an English wire story.
+        assert_eq!(
+            labelled_author(["(By Lin Chang-shun and Lee Hsin-Yin)"]).as_deref(),
+            Some("Lin Chang-shun and Lee Hsin-Yin")
+        );
         assert_eq!(
             author_value("Posted by Margaret Hale").as_deref(),
             Some("Margaret Hale")
@@ -959,6 +1069,9 @@ mod tests {
             Some("von der Leyen")
         );
         assert_eq!(author_value("by admin").as_deref(), Some("admin"));
+        // An id, not a name.
+        assert_eq!(author_value("105562"), None);
+        assert_eq!(author_value("2024-11"), None);
         // A user name after a poster's label, up to the time's label.
         assert_eq!(
             labelled_author(["作者：民生观察者\u{a0}\u{a0}发表时间：2024-11-25 15:05:32"])
@@ -1328,6 +1441,10 @@ mod tests {
         );
         assert_eq!(labelled_media(["来源：网络"]), None);
         assert_eq!(labelled_media(["图片来源：视觉中国"]), None);
+        assert_eq!(
+            labelled_media(["一列高铁停靠在柏林中央火车站图像来源: Jens Kalaene/dpa"]),
+            None
+        );
         assert_eq!(labelled_media(["Photo source: Getty Images"]), None);
         assert_eq!(
             labelled_media(["图片来源：视觉中国 本文来源：经济日报"]).as_deref(),
@@ -1593,5 +1710,41 @@ mod tests {
         assert_eq!(one("本报北京11月25日电 （记者王洲）"), None);
         assert_eq!(one("11月25日电，央行公告称"), None);
         assert_eq!(one("他说，合作社11月25日起收购。"), None);
+        assert!(domain_like("dw.com"));
+        assert!(domain_like("www.example.co.uk"));
+        assert!(!domain_like("Le Monde.fr"));
+        assert!(!domain_like("Slate"));
+        assert!(!domain_like("Yahoo!News"));
+        assert_eq!(wire_agency("Kyodo").as_deref(), Some("Kyodo"));
+        assert_eq!(wire_agency("By Reuters").as_deref(), Some("Reuters"));
+        assert_eq!(wire_agency("新华社").as_deref(), Some("新华社"));
+        assert_eq!(wire_agency("Reuters staff"), None);
+        assert_eq!(wire_agency("Jane Doe"), None);
+        // English wire datelines.
+        for (line, agency) in [
+            (
+                "MEMPHIS, Tenn. (AP) — Towboats on the lower Mississippi",
+                "AP",
+            ),
+            (
+                "BEIJING, Nov 25 (Reuters) - China's central bank",
+                "Reuters",
+            ),
+            (
+                "Taichung, Dec. 12 (CNA) The Taichung City government",
+                "CNA",
+            ),
+            ("TOKYO (Kyodo) -- Japan will expand", "Kyodo"),
+            ("NEW DELHI (PTI): The government", "PTI"),
+        ] {
+            assert_eq!(one(line).as_deref(), Some(agency), "{line}");
+        }
+        assert_eq!(one("LONDON (UPDATED) — The prime minister"), None);
+        assert_eq!(
+            one("Shared scooters parked near a station. (AP Photo/Karen Pulfer)"),
+            None
+        );
+        assert_eq!(one("The minister (Labour) said on Monday"), None);
+        assert_eq!(one("Joe Biden (Democrat) said"), None);
     }
 }

@@ -1631,7 +1631,9 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             .map(|(_, l)| *l)
             .collect()
     };
-    let named_media = media::labelled_media(header.iter().chain(edges.iter()).copied())
+    let labelled_media = media::labelled_media(header.iter().chain(edges.iter()).copied());
+    let named_media = labelled_media
+        .clone()
         // `資料來源：環境部` under the headline of a government's release (a
         // data source's label elsewhere: a chart's).
         .or_else(|| media::data_source_media(header.iter().copied()))
@@ -1663,8 +1665,21 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         })
         .or_else(followed)
         .or_else(|| media::reporter_outlet(header.iter().chain(edges.iter()).copied()))
-        .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value))
-        .or_else(|| media::agency_dateline_media(edges.iter().copied()))
+        // `MEMPHIS, Tenn. (AP) —`, `新华社北京11月17日电`: the agency that
+        // filed the story, over the site that runs it; the site's own name
+        // over its short form (`Yonhap News Agency`, `(Yonhap) --`).
+        .or_else(|| {
+            // Not `dw.com`: a domain for a name gives way to the
+            // publisher's (and is taken last).
+            let site = meta_value(&metas, "og:site_name")
+                .and_then(media::name_value)
+                .filter(|s| !media::domain_like(s));
+            let agency = media::agency_dateline_media(edges.iter().copied());
+            match (site, agency) {
+                (Some(s), Some(a)) if !s.to_lowercase().contains(&a.to_lowercase()) => Some(a),
+                (site, agency) => site.or(agency),
+            }
+        })
         .or_else(|| ld.publisher.as_deref().and_then(media::name_value))
         .or_else(|| {
             media::SITE_META_KEYS
@@ -1689,7 +1704,8 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .zip(title.as_deref())
                 .and_then(|(t, h)| title::segment_after_headline(t, h))
                 .and_then(|n| media::name_value(&n))
-        });
+        })
+        .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value));
     // `来源：澎湃新闻·澎湃号·湃客`, the platform's channel (all of it in the
     // title's site part), over an account a follow button names: the
     // account published the article.
@@ -1704,8 +1720,8 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         }
         other => other,
     };
-    let media_from_host = named_media.is_none() && url.host_str().is_some();
-    let media = named_media.or_else(|| url.host_str().map(str::to_string));
+    let mut media_from_host = named_media.is_none() && url.host_str().is_some();
+    let mut media = named_media.or_else(|| url.host_str().map(str::to_string));
     // The author the markup names, and the one the text labels (`作者：`,
     // `（记者 X）`, `By X`). Chinese portals put their own name in `<meta
     // name="author">` and the reporter in the text: a markup author naming
@@ -1756,6 +1772,19 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         }
         Some(a) => Some(a),
         None => text_author(),
+    };
+    // `<a href="/author/kyodo/">Kyodo</a>`, `By Reuters`: a wire agency
+    // credited as the author filed the story. It is the media (unless a
+    // source label names one), and no person is named.
+    let author = match author.as_deref().and_then(media::wire_agency) {
+        Some(agency) => {
+            if labelled_media.is_none() {
+                media = Some(agency);
+                media_from_host = false;
+            }
+            None
+        }
+        None => author,
     };
     let author = author.map(|a| {
         media::without_outlet_prefix(
@@ -2039,6 +2068,34 @@ mod tests {
                 &[]
             ),
             Some(2)
+        );
+    }
+
+    #[test]
+    fn a_labelled_wall_clock_takes_the_offset_of_a_meta_of_its_minute() {
+        // `.com`, English: no default zone but UTC. The visible, labelled
+        // time wins; the meta of the same minute says where its clock is.
+        let page = r#"<html lang="en"><head>
+            <meta property="article:published_time" content="2024-12-10T17:42:00+09:00">
+            </head><body><h1>Shipyards bag most LNG carrier orders</h1>
+            <div class="byline"><span>Published: 10 Dec. 2024, 17:42</span>
+            <span>Updated: 10 Dec. 2024, 20:15</span></div>
+            <p>Korean shipbuilders won 11 of the 16 carriers ordered worldwide last month.</p>
+            </body></html>"#;
+        let e = extract(page, &url("https://daily.example.com/news/a"));
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2024-12-10T08:42:00+00:00")
+        );
+        // A `Z` of the same minute says nothing of the clock: a `.cn` page
+        // stays in Beijing time.
+        let page = page
+            .replace("+09:00", "Z")
+            .replace("lang=\"en\"", "lang=\"zh\"");
+        let e = extract(&page, &url("https://news.example.cn/a"));
+        assert_eq!(
+            e.published.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2024-12-10T09:42:00+00:00")
         );
     }
 

@@ -152,7 +152,7 @@ pub(crate) struct PageElements<'a> {
     /// bytes; at most [`MAX_TITLED`]).
     pub titled: Vec<ElementRef<'a>>,
     /// Links to an author's or a user's page (`/author/…`, `/authors/…`,
-    /// `/people/…`, `/user/…`, `/users/…`, `/member/…`; at most
+    /// `/people/…`, `/user/…`, `/users/…`, `/member/…`, `/u/…`; at most
     /// [`MAX_AUTHOR_LINKS`]).
     pub author_links: Vec<ElementRef<'a>>,
     /// `[itemprop=commentCount]`.
@@ -351,6 +351,7 @@ impl<'a> PageElements<'a> {
                             "/user/",
                             "/users/",
                             "/member/",
+                            "/u/",
                         ]
                         .iter()
                         .any(|p| h.contains(p))

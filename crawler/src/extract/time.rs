@@ -2257,6 +2257,27 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
             (best, best_local) = (*c, *l);
         }
     }
+    // A winner stated without an offset, and a time of the same wall-clock
+    // minute stated with one (`Published: 10 Dec. 2024, 17:42` over
+    // `article:published_time` `2024-12-10T17:42:00+09:00`): the page's
+    // clock runs at that offset, whatever the default zone. Not a zero
+    // offset: CMSs stamp local times `Z` as often as they mean UTC.
+    if let (Stated::Local(n), true) = (best.stated, best.has_time) {
+        let minute = |d: NaiveDateTime| (d.date(), d.hour(), d.minute());
+        let offset = cands.iter().find_map(|c| match c.stated {
+            Stated::Zoned(z)
+                if c.has_time
+                    && z.offset().local_minus_utc() != 0
+                    && minute(z.naive_local()) == minute(n) =>
+            {
+                Some(*z.offset())
+            }
+            _ => None,
+        });
+        if let Some(l) = offset.and_then(|o| n.and_local_timezone(o).single()) {
+            best_local = l;
+        }
+    }
     // A winner stated in UTC, and the page's wall clock: a time without an
     // offset that is the same instant hours away (the same minutes and
     // seconds, not a round quarter hour) gives the page's offset, at which
