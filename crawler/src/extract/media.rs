@@ -175,6 +175,38 @@ fn wire_dateline_agency(line: &str) -> Option<String> {
     .then(|| name_value(agency))?
 }
 
+/// `三立新聞網 SETN.COM`, `報導者 The Reporter`, `澎湃新闻-The Paper`: the
+/// Chinese name before a Latin one (letters, and the digits, dots and
+/// spaces of a name or a domain), when it has two characters at least.
+pub fn chinese_part(name: &str) -> Option<String> {
+    let cut = name.rfind(|c: char| is_han(c) || matches!(c, '》' | '）' | ')'))?;
+    let end = cut + name[cut..].chars().next()?.len_utf8();
+    let (head, tail) = name.split_at(end);
+    let tail = tail.trim();
+    let latin = tail.trim_start_matches(['-', '|', '｜', '·', ' ', '–', '—']);
+    let separated = tail.len() > latin.len() || name[end..].starts_with(char::is_whitespace);
+    let letters = latin.chars().filter(char::is_ascii_alphabetic).count();
+    let plain = latin
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '&' | '-'));
+    (separated && letters >= 2 && plain && head.chars().filter(|&c| is_han(c)).count() >= 2)
+        .then(|| head.trim().to_string())
+}
+
+/// Forum and CMS software that signs the `author` meta of every page it
+/// serves.
+const SOFTWARE_CREDITS: [&str; 9] = [
+    "discuz",
+    "comsenz",
+    "phpwind",
+    "dedecms",
+    "织梦",
+    "empirecms",
+    "帝国cms",
+    "vbulletin",
+    "phpbb",
+];
+
 /// `dw.com`, `www.example.co.uk`: a host name, not an outlet's name.
 pub fn domain_like(name: &str) -> bool {
     let labels: Vec<&str> = name.split('.').collect();
@@ -266,7 +298,9 @@ static RE_NAME_THEN_WEN: LazyLock<Regex> =
 
 /// Words that end a list of names: the roles and labels that follow a byline
 /// (`作者：王希 编辑 李明`, `记者 王希 摄影 张三`).
-const NOT_NAMES: [&str; 16] = [
+const NOT_NAMES: [&str; 17] = [
+    // `端傳媒記者 陳曉嵐 發自香港`: where the reporter files from.
+    "发自",
     "编辑",
     "责编",
     "责任编辑",
@@ -289,9 +323,29 @@ const NOT_NAMES: [&str; 16] = [
 /// The names of a matched Chinese byline (`余毅菁 向雪妮`, `李国利、黄一宸`),
 /// up to the first role word; joined by `、`.
 fn chinese_names(matched: &str) -> Option<String> {
-    let names: Vec<&str> = matched
+    // `本报记者 张 晨`: a name of two characters spaced to the width of
+    // three (newspapers align their bylines so) is one name.
+    let mut tokens: Vec<String> = Vec::new();
+    let mut single_open = false;
+    for t in matched
         .split(|c: char| c == '、' || c.is_whitespace())
         .filter(|n| !n.is_empty())
+    {
+        let single = t.chars().count() == 1 && t.chars().all(is_han);
+        match tokens.last_mut() {
+            Some(last) if single && single_open => {
+                last.push_str(t);
+                single_open = false;
+            }
+            _ => {
+                tokens.push(t.to_string());
+                single_open = single;
+            }
+        }
+    }
+    let names: Vec<&str> = tokens
+        .iter()
+        .map(String::as_str)
         // `采写：南都记者 余毅菁`: the outlet's reporter title before the name.
         .skip_while(|n| fold(n).ends_with("记者"))
         // A role, or an outlet's role (`每经编辑 陈梦妤`), ends the names.
@@ -472,8 +526,11 @@ static RE_DATELINE_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Words beside the date on a portal's byline line that name no outlet.
-const NOT_OUTLETS: [&str; 27] = [
+const NOT_OUTLETS: [&str; 29] = [
     "阅读",
+    // `閱讀時間約 2 分鐘`: a reading time's unit.
+    "分钟",
+    "字",
     "评论",
     "浏览",
     "举报",
@@ -1005,6 +1062,12 @@ pub fn author_value(s: &str) -> Option<String> {
     if !value.chars().any(char::is_alphabetic) {
         return None;
     }
+    // `Discuz! Team and Comsenz UI Team`: the forum software's credit, the
+    // same on every page it serves.
+    let lower = value.to_lowercase();
+    if SOFTWARE_CREDITS.iter().any(|w| lower.contains(w)) {
+        return None;
+    }
     // Chinese names spaced apart (`王芳 李可`, `艾米·秦, 李原`): listed as
     // Chinese bylines list them.
     let names: Vec<&str> = value
@@ -1069,8 +1132,21 @@ mod tests {
             Some("von der Leyen")
         );
         assert_eq!(author_value("by admin").as_deref(), Some("admin"));
-        // An id, not a name.
+        // An id, not a name; the forum software's credit.
         assert_eq!(author_value("105562"), None);
+        assert_eq!(author_value("Discuz! Team and Comsenz UI Team"), None);
+        assert_eq!(
+            byline_line_author(["□ 本报记者 张 晨"]).as_deref(),
+            Some("张晨")
+        );
+        assert_eq!(
+            author_value("端傳媒記者 陳曉嵐 發自香港").as_deref(),
+            Some("陳曉嵐")
+        );
+        assert_eq!(
+            byline_line_author(["本报记者 张 晨 王 明"]).as_deref(),
+            Some("张晨、王明")
+        );
         assert_eq!(author_value("2024-11"), None);
         // A user name after a poster's label, up to the time's label.
         assert_eq!(
@@ -1116,6 +1192,11 @@ mod tests {
             dateline_media(["2019-03-18 23:59 瀏覽"], day(2019, 3, 18)),
             None,
             "a count's label is no outlet"
+        );
+        assert_eq!(
+            dateline_media(["2024/10/14 09:32:00 閱讀時間約 2 分鐘"], day(2024, 10, 14)),
+            None,
+            "a reading time is no outlet"
         );
     }
 
@@ -1710,6 +1791,21 @@ mod tests {
         assert_eq!(one("本报北京11月25日电 （记者王洲）"), None);
         assert_eq!(one("11月25日电，央行公告称"), None);
         assert_eq!(one("他说，合作社11月25日起收购。"), None);
+        for (name, chinese) in [
+            ("三立新聞網 SETN.COM", Some("三立新聞網")),
+            ("報導者 The Reporter", Some("報導者")),
+            ("澎湃新闻-The Paper", Some("澎湃新闻")),
+            ("信報網站 hkej.com", Some("信報網站")),
+            ("IT之家", None),
+            ("21世纪经济报道", None),
+            ("新华网", None),
+            ("中央社 CNA", Some("中央社")),
+            ("人民网-人民日报", None),
+            ("BBC News 中文", None),
+            ("网易号CGTN", None),
+        ] {
+            assert_eq!(chinese_part(name).as_deref(), chinese, "{name}");
+        }
         assert!(domain_like("dw.com"));
         assert!(domain_like("www.example.co.uk"));
         assert!(!domain_like("Le Monde.fr"));

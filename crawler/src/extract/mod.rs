@@ -422,8 +422,10 @@ fn walk_jsonld(v: &Value, out: &mut JsonLd, depth: usize) {
                     .into_iter()
                     .filter_map(|n| media::author_value(&n))
                     .collect();
+                // Chinese names listed as Chinese lists them (`周以寧、郭明哲`).
+                let chinese = names.iter().all(|n| n.chars().any(is_han));
                 if !names.is_empty() {
-                    out.author = Some(names.join(", "));
+                    out.author = Some(names.join(if chinese { "、" } else { ", " }));
                 }
             }
             if out.publisher.is_none() {
@@ -667,6 +669,32 @@ fn markup_time_candidates(
     }
     out
 }
+
+/// The page's sections: its `article:section` metas and the steps of a
+/// breadcrumb line (`首页 / 财经新闻 / 企业`, `Home > World`).
+fn page_sections(metas: &[(String, String)], lines: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = metas
+        .iter()
+        .filter(|(k, _)| k == "article:section")
+        .map(|(_, v)| squash(v))
+        .collect();
+    const HOME: [&str; 5] = ["首页", "首頁", "Home", "当前位置", "您的位置"];
+    for l in lines.iter().take(MAX_CRUMB_LINES) {
+        let t = l.trim();
+        if !HOME.iter().any(|h| t.starts_with(h)) {
+            continue;
+        }
+        out.extend(
+            t.split(['/', '>', '›', '»', '|', '＞', '／'])
+                .map(|w| w.trim().trim_start_matches(['：', ':']).trim().to_string())
+                .filter(|w| !w.is_empty()),
+        );
+    }
+    out
+}
+
+/// Lines from the page's top searched for a breadcrumb.
+const MAX_CRUMB_LINES: usize = 80;
 
 /// `By <a rel="author">Joe Cash</a> and <a rel="author">Ellen Zhang</a>`:
 /// the names of the first byline link and the byline links beside it (the
@@ -1485,10 +1513,14 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .collect();
     let title_tag = els.title.iter().map(element_text).find(|t| !t.is_empty());
     let og_title = meta_value(&metas, "og:title").or_else(|| meta_value(&metas, "twitter:title"));
+    let founder_title = els
+        .founder_title
+        .map(|e| element_text(&e))
+        .filter(|t| !t.is_empty());
     let title = title::choose(
         title_tag.as_deref(),
         og_title,
-        ld.headline.as_deref(),
+        ld.headline.as_deref().or(founder_title.as_deref()),
         &h1s,
         &names,
     );
@@ -1662,6 +1694,9 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 header_above_end.iter().copied(),
                 published.map(|p| p.local.date_naive()),
             )
+            // `2024-10-30 14:26 财经新闻`: the page's section beside the date
+            // (its `article:section`, a step of its breadcrumb) is no outlet.
+            .filter(|m| !page_sections(&metas, &lines).iter().any(|s| s == m))
         })
         .or_else(followed)
         .or_else(|| media::reporter_outlet(header.iter().chain(edges.iter()).copied()))
@@ -1721,6 +1756,9 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         other => other,
     };
     let mut media_from_host = named_media.is_none() && url.host_str().is_some();
+    // `三立新聞網 SETN.COM`, `端傳媒 Initium Media`: a Chinese name with its
+    // Latin form after it is the Chinese name, as source labels give it.
+    let named_media = named_media.map(|m| media::chinese_part(&m).unwrap_or(m));
     let mut media = named_media.or_else(|| url.host_str().map(str::to_string));
     // The author the markup names, and the one the text labels (`作者：`,
     // `（记者 X）`, `By X`). Chinese portals put their own name in `<meta
@@ -2069,6 +2107,20 @@ mod tests {
             ),
             Some(2)
         );
+    }
+
+    #[test]
+    fn json_ld_authors_are_listed_as_their_script_lists_them() {
+        let page = |a: &str, b: &str| {
+            format!(
+                r#"<script type="application/ld+json">{{"@type":"NewsArticle","author":[{{"@type":"Person","name":"{a}"}},{{"@type":"Person","name":"{b}"}}]}}</script><h1>T</h1><p>x</p>"#
+            )
+        };
+        let u = url("https://www.example.com/a");
+        let e = extract(&page("周以寧", "郭明哲"), &u);
+        assert_eq!(e.author.as_deref(), Some("周以寧、郭明哲"));
+        let e = extract(&page("Jane Doe", "John Roe"), &u);
+        assert_eq!(e.author.as_deref(), Some("Jane Doe, John Roe"));
     }
 
     #[test]

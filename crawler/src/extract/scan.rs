@@ -134,6 +134,10 @@ pub(crate) struct PageElements<'a> {
     /// The first `<html lang>`.
     pub html_lang: Option<&'a str>,
     pub h1: Vec<ElementRef<'a>>,
+    /// `<founder-title>`: the headline of an article in the e-paper system
+    /// many Chinese newspapers publish their print editions with (its
+    /// `<title>` names only the paper).
+    pub founder_title: Option<ElementRef<'a>>,
     pub title: Vec<ElementRef<'a>>,
     /// `<time>` elements (at most [`MAX_TIMES`]).
     pub time: Vec<ElementRef<'a>>,
@@ -152,7 +156,8 @@ pub(crate) struct PageElements<'a> {
     /// bytes; at most [`MAX_TITLED`]).
     pub titled: Vec<ElementRef<'a>>,
     /// Links to an author's or a user's page (`/author/…`, `/authors/…`,
-    /// `/people/…`, `/user/…`, `/users/…`, `/member/…`, `/u/…`; at most
+    /// `/people/…`, `/user/…`, `/users/…`, `/member/…`, `/u/…`, Discuz!'s
+    /// `space-uid-…`; at most
     /// [`MAX_AUTHOR_LINKS`]).
     pub author_links: Vec<ElementRef<'a>>,
     /// `[itemprop=commentCount]`.
@@ -352,6 +357,10 @@ impl<'a> PageElements<'a> {
                             "/users/",
                             "/member/",
                             "/u/",
+                            // Discuz!: `space-uid-418273.html`,
+                            // `home.php?mod=space&uid=418273`.
+                            "space-uid-",
+                            "mod=space&uid=",
                         ]
                         .iter()
                         .any(|p| h.contains(p))
@@ -378,6 +387,7 @@ impl<'a> PageElements<'a> {
                 "base" if out.base_href.is_none() => out.base_href = href,
                 "html" if out.html_lang.is_none() => out.html_lang = lang,
                 "h1" if out.h1.len() < MAX_H1 => out.h1.push(e),
+                "founder-title" if out.founder_title.is_none() => out.founder_title = Some(e),
                 "title" => out.title.push(e),
                 "time" if out.time.len() < MAX_TIMES => out.time.push(e),
                 _ => {}
