@@ -298,9 +298,11 @@ static RE_NAME_THEN_WEN: LazyLock<Regex> =
 
 /// Words that end a list of names: the roles and labels that follow a byline
 /// (`作者：王希 编辑 李明`, `记者 王希 摄影 张三`).
-const NOT_NAMES: [&str; 17] = [
-    // `端傳媒記者 陳曉嵐 發自香港`: where the reporter files from.
+const NOT_NAMES: [&str; 18] = [
+    // `端傳媒記者 陳曉嵐 發自香港`, `谭亦舟 长沙报道`: where the reporter
+    // files from.
     "发自",
+    "报道",
     "编辑",
     "责编",
     "责任编辑",
@@ -346,8 +348,9 @@ fn chinese_names(matched: &str) -> Option<String> {
     let names: Vec<&str> = tokens
         .iter()
         .map(String::as_str)
-        // `采写：南都记者 余毅菁`: the outlet's reporter title before the name.
-        .skip_while(|n| fold(n).ends_with("记者"))
+        // `采写：南都记者 余毅菁`, `红星新闻记者 王渝 实习记者 刘可心`: a
+        // reporter's title before each name.
+        .filter(|n| !fold(n).ends_with("记者"))
         // A role, or an outlet's role (`每经编辑 陈梦妤`), ends the names.
         .take_while(|n| {
             let f = fold(n);
@@ -366,13 +369,14 @@ static RE_AUTHOR_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// `（记者 张三 通讯员 李四）`, `【环球时报记者 张晓】`, `（本报实习记者 王五、赵六）`: a
+/// `（记者 张三 通讯员 李四）`, `【环球时报记者 张晓】`, `（本报实习记者 王五、赵六）`,
+/// `【环球时报驻欧洲特约记者 程远 环球时报特约记者 沈舟】`: a
 /// bracketed byline whose reporter title may name the outlet and whose names
 /// other roles may follow (cut by [`chinese_names`]); not a photo credit
 /// (`（新华社记者 李四 摄）`).
 static RE_BRACKETED_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"[（(【〔]\s*\p{Han}{0,8}?记者[ \t\u{3000}]*([\p{Han}·]{2,4}(?:[、 \t\u{3000}]+[\p{Han}·]{2,4}){0,5})\s*[）)】〕]",
+        r"[（(【〔]\s*\p{Han}{0,12}?记者[ \t\u{3000}]*([\p{Han}·]{2,4}(?:[、 \t\u{3000}]+(?:\p{Han}{0,12}?记者[ \t\u{3000}]*)?[\p{Han}·]{2,4}){0,5})\s*[）)】〕]",
     )
 });
 
@@ -606,6 +610,9 @@ pub fn dateline_media<'a>(
         let [name] = rest.as_slice() else {
             return None;
         };
+        if ip_place(name) {
+            return None;
+        }
         let n = name.chars().count();
         ((2..=12).contains(&n) && outlet_like(name)).then(|| name.to_string())
     })
@@ -674,9 +681,16 @@ const FOLLOW_BUTTONS: [&str; 6] = ["关注", "+关注", "＋关注", "+ 关注",
 /// platform. `after`: the few lines after the title's.
 pub fn followed_account(after: &[&str]) -> Option<String> {
     let button = |l: &str| FOLLOW_BUTTONS.contains(&fold(l.trim()).as_ref());
+    // `北京青年报` / `2024年10月30日 16:05 北京` / `关注`: the post's time and
+    // IP location may stand between the account and its button.
+    let between = |l: &str| {
+        let rest = RE_DATELINE_DATE.replace(l.trim(), "");
+        rest.len() < l.trim().len() && rest.split_whitespace().all(ip_place) || ip_place(l)
+    };
     after.iter().enumerate().find_map(|(i, l)| {
         let l = l.trim();
-        let name = if after.get(i + 1).is_some_and(|n| button(n)) {
+        let next = after[i + 1..].iter().find(|n| !between(n));
+        let name = if next.is_some_and(|n| button(n)) {
             l
         } else {
             let f = fold(l);
@@ -689,12 +703,64 @@ pub fn followed_account(after: &[&str]) -> Option<String> {
     })
 }
 
+/// The places a Chinese platform shows as a post's IP location (its
+/// province-level region, or abroad).
+const IP_PLACES: [&str; 36] = [
+    "北京",
+    "天津",
+    "上海",
+    "重庆",
+    "河北",
+    "山西",
+    "辽宁",
+    "吉林",
+    "黑龙江",
+    "江苏",
+    "浙江",
+    "安徽",
+    "福建",
+    "江西",
+    "山东",
+    "河南",
+    "湖北",
+    "湖南",
+    "广东",
+    "海南",
+    "四川",
+    "贵州",
+    "云南",
+    "陕西",
+    "甘肃",
+    "青海",
+    "台湾",
+    "内蒙古",
+    "广西",
+    "西藏",
+    "宁夏",
+    "新疆",
+    "香港",
+    "澳门",
+    "海外",
+    "未知",
+];
+
+/// `北京`, `IP属地:浙江` beside a post's time: the IP location platforms show,
+/// no outlet or account.
+fn ip_place(word: &str) -> bool {
+    let f = fold(word.trim());
+    IP_PLACES.contains(
+        &f.trim_start_matches("IP属地")
+            .trim_start_matches([':', '：']),
+    )
+}
+
 /// Whether `name` can be an account's name: 2-20 characters, no label, no
 /// digits, no word of a page's toolbar (`阅读`, `原创`), no role (`记者`).
 fn plain_account(name: &str) -> bool {
     let n = name.chars().count();
     let folded = fold(name);
     (2..=20).contains(&n)
+        && !ip_place(name)
         && !name.contains(['：', ':', '|', '｜'])
         && !name.chars().any(|c| c.is_ascii_digit())
         && !folded.contains("记者")
@@ -786,7 +852,7 @@ fn source_element_name(t: String) -> Option<String> {
 /// (`新华社广州11月17日电 记者周颖、李嘉乐`).
 static RE_REPORTER_LINE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^[■□●○◎▲△◆◇★☆•▪\s]*(?:\p{Han}{2,12}?\d{1,2}月\d{1,2}日电[ \t\u{3000}]*)?[\p{Han}·]{0,12}记者[ \t\u{3000}]*(?:[|｜:：/／][ \t\u{3000}]*)?([\p{Han}·][\p{Han}·、 \t\u{3000}]{1,40})$",
+        r"^[■□●○◎▲△◆◇★☆•▪\s]*(?:\p{Han}{2,12}?\d{1,2}月\d{1,2}日电[ \t\u{3000}]*)?[\p{Han}·+＋]{0,12}记者[ \t\u{3000}]*(?:[|｜:：/／][ \t\u{3000}]*)?([\p{Han}·][\p{Han}·、 \t\u{3000}]{1,40})$",
     )
 });
 
@@ -1144,6 +1210,29 @@ mod tests {
             Some("陳曉嵐")
         );
         assert_eq!(
+            byline_line_author(["红星新闻记者 王渝 实习记者 刘可心"]).as_deref(),
+            Some("王渝、刘可心")
+        );
+        assert_eq!(
+            author_value("南方+记者 黄晓琳 林泽宇").as_deref(),
+            Some("黄晓琳、林泽宇")
+        );
+        assert_eq!(
+            byline_line_author(["潇湘晨报记者 谭亦舟 长沙报道"]).as_deref(),
+            Some("谭亦舟")
+        );
+        assert_eq!(
+            labelled_author([
+                "【环球时报驻欧洲特约记者 程远 环球时报特约记者 沈舟】据外媒13日报道"
+            ])
+            .as_deref(),
+            Some("程远、沈舟")
+        );
+        assert_eq!(
+            labelled_author(["本文来源：中国新闻网 作者：郭轩 责任编辑：王小琳_NF5619"]).as_deref(),
+            Some("郭轩")
+        );
+        assert_eq!(
             byline_line_author(["本报记者 张 晨 王 明"]).as_deref(),
             Some("张晨、王明")
         );
@@ -1198,6 +1287,11 @@ mod tests {
             None,
             "a reading time is no outlet"
         );
+        assert_eq!(
+            dateline_media(["2024年10月30日 16:05 北京"], day(2024, 10, 30)),
+            None,
+            "an IP location is no outlet"
+        );
     }
 
     #[test]
@@ -1215,6 +1309,20 @@ mod tests {
         assert_eq!(followed_account(&["2019-09-08 11:42", "关注"]), None);
         assert_eq!(followed_account(&["作者：张三", "关注"]), None);
         assert_eq!(followed_account(&["去驴行", "举报"]), None);
+        // The IP location before the button is no account; the time and
+        // the place may stand between the account and its button.
+        assert_eq!(
+            followed_account(&["北京青年报", "2024年10月30日 16:05 北京", "关注"]).as_deref(),
+            Some("北京青年报")
+        );
+        assert_eq!(
+            followed_account(&["北京青年报", "2024年10月30日 16:05", "北京", "关注"]).as_deref(),
+            Some("北京青年报")
+        );
+        assert_eq!(
+            followed_account(&["2024年10月30日 16:05", "北京", "关注"]),
+            None
+        );
         assert_eq!(followed_account(&["一起关注"]), None);
     }
 

@@ -277,11 +277,12 @@ pub(crate) fn push_squashed(out: &mut String, text: &str, no_space_after: &[char
 }
 
 fn element_text(e: &ElementRef<'_>) -> String {
-    squash(&e.text().collect::<String>())
+    heading_text(e)
 }
 
-/// A heading's text, a `<br>` in it a space (`<h1>长三角一体化发展再提速<br>三省一市签署
-/// 合作协议</h1>`: a headline of two clauses the page sets on two lines).
+/// An element's text, a `<br>` in it a space (`<h1>长三角一体化发展再提速<br>三省一市签署
+/// 合作协议</h1>`: a headline of two clauses the page sets on two lines; `作者：郭轩<br>
+/// 责任编辑：王小琳`: a byline's two labels).
 fn heading_text(e: &ElementRef<'_>) -> String {
     let mut out = String::new();
     for node in e.descendants() {
@@ -1776,6 +1777,8 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     let text_author = || {
         media::labelled_author(header.iter().chain(edges.iter()).copied())
             .or_else(|| media::byline_line_author(article_lines.iter().copied()))
+            // `澎湃新闻记者 陈思远` on a line of its own under the headline.
+            .or_else(|| media::byline_line_author(header_above_end.iter().copied()))
             .or_else(|| {
                 media::dateline_reporter(
                     header.iter().copied(),

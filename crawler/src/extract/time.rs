@@ -2264,18 +2264,39 @@ pub(crate) fn decide(cands: &[Candidate], ctx: &TimeContext, zone: Tz) -> Option
     // offset: CMSs stamp local times `Z` as often as they mean UTC.
     if let (Stated::Local(n), true) = (best.stated, best.has_time) {
         let minute = |d: NaiveDateTime| (d.date(), d.hour(), d.minute());
-        let offset = cands.iter().find_map(|c| match c.stated {
+        let zoned = cands.iter().find_map(|c| match c.stated {
             Stated::Zoned(z)
                 if c.has_time
                     && z.offset().local_minus_utc() != 0
                     && minute(z.naive_local()) == minute(n) =>
             {
-                Some(*z.offset())
+                Some(z)
             }
             _ => None,
         });
-        if let Some(l) = offset.and_then(|o| n.and_local_timezone(o).single()) {
+        // Its seconds too, where the text gives none (`14:32` beside
+        // `14:32:35+08:00`).
+        let at = |z: DateTime<FixedOffset>| {
+            if n.second() == 0 {
+                Some(z)
+            } else {
+                n.and_local_timezone(*z.offset()).single()
+            }
+        };
+        if let Some(l) = zoned.and_then(at) {
             best_local = l;
+        } else if n.second() == 0 {
+            // Without an offset: the seconds of a time of the same minute
+            // (`og:time` `2024-11-14 07:12:35` under a shown `07:12`).
+            let seconds = cands.iter().find_map(|c| match c.stated {
+                Stated::Local(m) if c.has_time && minute(m) == minute(n) && m.second() != 0 => {
+                    Some(m.second())
+                }
+                _ => None,
+            });
+            if let Some(s) = seconds {
+                best_local += Duration::seconds(i64::from(s));
+            }
         }
     }
     // A winner stated in UTC, and the page's wall clock: a time without an

@@ -328,7 +328,12 @@ pub fn as_shown(title: &str, lines: &[&str]) -> Option<String> {
             .is_some_and(|rest| set_off(rest, true) && !wrapped(rest))
             || title
                 .strip_suffix(l)
-                .is_some_and(|rest| set_off(rest, false));
+                .is_some_and(|rest| set_off(rest, false))
+            // Parts on both sides: `【图片】…【军事吧】`.
+            || title.find(l).is_some_and(|at| {
+                let (before, after) = (&title[..at], &title[at + l.len()..]);
+                set_off(before, false) && set_off(after, true) && !wrapped(after)
+            });
         if fits && best.is_none_or(|b| b.len() < l.len()) {
             best = Some(l);
         }
@@ -551,6 +556,19 @@ mod tests {
             )
             .as_deref(),
             Some("最新出炉联合国贸发报告：2019年全球经济增长率降至2.3%")
+        );
+        // Bracketed parts on both sides.
+        assert_eq!(
+            as_shown(
+                "【图片】国产新型两栖攻击舰海试画面流出，细节分析一波【军事吧】",
+                &[
+                    "军事吧",
+                    "国产新型两栖攻击舰海试画面流出，细节分析一波",
+                    "只看楼主"
+                ]
+            )
+            .as_deref(),
+            Some("国产新型两栖攻击舰海试画面流出，细节分析一波")
         );
         // A bracketed part the page does not show with the headline.
         assert_eq!(
