@@ -276,14 +276,10 @@ pub(crate) fn push_squashed(out: &mut String, text: &str, no_space_after: &[char
     }
 }
 
-fn element_text(e: &ElementRef<'_>) -> String {
-    heading_text(e)
-}
-
 /// An element's text, a `<br>` in it a space (`<h1>长三角一体化发展再提速<br>三省一市签署
 /// 合作协议</h1>`: a headline of two clauses the page sets on two lines; `作者：郭轩<br>
 /// 责任编辑：王小琳`: a byline's two labels).
-fn heading_text(e: &ElementRef<'_>) -> String {
+fn element_text(e: &ElementRef<'_>) -> String {
     let mut out = String::new();
     for node in e.descendants() {
         match node.value() {
@@ -1509,7 +1505,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     let h1s: Vec<String> = els
         .h1
         .iter()
-        .map(heading_text)
+        .map(element_text)
         .filter(|t| !t.is_empty())
         .collect();
     let title_tag = els.title.iter().map(element_text).find(|t| !t.is_empty());
