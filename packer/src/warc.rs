@@ -25,7 +25,9 @@
 //! new stream clears the compressor's 128 KiB hash table.)
 //!
 //! Reading: [`read_record`] decodes one record (gzip member or plain), [`RecordIter`] walks a
-//! whole pack and reports where it stops being readable (torn tail after a crash).
+//! whole pack and reports where it stops being readable (torn tail after a crash), [`Resync`]
+//! walks it past damage: each unreadable stretch is one [`Damage`], every intact record after
+//! it is yielded at its own offset.
 //!
 //! Digests are `sha1:` + RFC 4648 base32 (upper case), as written by Heritrix and warcio.
 
@@ -807,17 +809,22 @@ impl<'a> RecordIter<'a> {
     }
 
     fn next_record(&self) -> std::result::Result<(WarcRecord, usize), String> {
-        let rest = &self.data[self.offset..];
-        if rest.starts_with(&GZIP_MAGIC) {
-            let (raw, consumed) = gunzip_member(rest)?;
-            let (record, used) = parse_uncompressed(&raw)?;
-            if used < raw.len() && raw[used..].iter().any(|b| !b.is_ascii_whitespace()) {
-                return Err("gzip member holds more than one record".to_string());
-            }
-            Ok((record, consumed))
-        } else {
-            parse_uncompressed(rest)
+        record_at(&self.data[self.offset..])
+    }
+}
+
+/// The record at the start of `data` (one gzip member, or a plain record) and the bytes it
+/// takes.
+fn record_at(data: &[u8]) -> std::result::Result<(WarcRecord, usize), String> {
+    if data.starts_with(&GZIP_MAGIC) {
+        let (raw, consumed) = gunzip_member(data)?;
+        let (record, used) = parse_uncompressed(&raw)?;
+        if used < raw.len() && raw[used..].iter().any(|b| !b.is_ascii_whitespace()) {
+            return Err("gzip member holds more than one record".to_string());
         }
+        Ok((record, consumed))
+    } else {
+        parse_uncompressed(data)
     }
 }
 
@@ -843,6 +850,187 @@ impl Iterator for RecordIter<'_> {
 }
 
 impl std::iter::FusedIterator for RecordIter<'_> {}
+
+/// A stretch of a pack that holds no readable record, as [`Resync`] reports it: from where a
+/// record should have started to the next readable record, or to the end of the pack.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{length} unreadable bytes at offset {offset}: {reason}")]
+pub struct Damage {
+    /// Offset of the unreadable record (where a record should start).
+    pub offset: u64,
+    /// Bytes from `offset` to the next readable record, or to the end of the pack.
+    pub length: u64,
+    /// Why the record at `offset` could not be read.
+    pub reason: String,
+    /// No readable record follows: the damage reaches the end of the pack (a torn tail, as a
+    /// crash while writing leaves it).
+    pub to_end: bool,
+}
+
+/// Start of every gzip member a resynchronisation considers: magic and deflate.
+const GZIP_MEMBER_START: [u8; 3] = [0x1f, 0x8b, 0x08];
+/// Start of a plain record a resynchronisation considers (at the start of a line).
+const PLAIN_RECORD_START: &[u8] = b"\nWARC/1.";
+/// What a record found by a resynchronisation must decompress to first.
+const RECORD_START: &[u8] = b"WARC/1.";
+
+/// [`RecordIter`] that reads past damage: at an unreadable record it yields one [`Damage`]
+/// and goes on at the next readable record, so every intact record of a pack is yielded at
+/// its own offset. The next readable record is found by scanning forward for the start of a
+/// gzip member (`1f 8b 08`) that decompresses, CRC and length checked, to one record starting
+/// `WARC/1.` (in an uncompressed pack: a line starting `WARC/1.` that parses as a record).
+/// When the pack's records name a warcinfo record (`WARC-Warcinfo-ID`, as every record of a
+/// harvest pack after the first does), a record found so must name the same one: a WARC file
+/// archived inside a record's block is not taken for the pack's own records.
+///
+/// Damage with no readable record after it is yielded with [`Damage::to_end`] set, and the
+/// iteration ends. Records are yielded as by [`RecordIter`] until the first damage.
+#[derive(Debug)]
+pub struct Resync<'a> {
+    data: &'a [u8],
+    offset: usize,
+    /// The record the last resynchronisation found at `offset`, and its length.
+    found: Option<(WarcRecord, usize)>,
+    /// Whether the pack's records are gzip members (known after the first readable one).
+    gzipped: Option<bool>,
+    /// The warcinfo record the pack's records name.
+    warcinfo: Option<String>,
+    done: bool,
+}
+
+impl<'a> Resync<'a> {
+    /// Iterates over `data`, a whole pack.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self {
+            data,
+            offset: 0,
+            found: None,
+            gzipped: None,
+            warcinfo: None,
+            done: false,
+        }
+    }
+
+    /// Remembers what a readable record at `at` says about the pack.
+    fn learn(&mut self, at: usize, record: &WarcRecord) {
+        if self.gzipped.is_none() {
+            self.gzipped = Some(self.data[at..].starts_with(&GZIP_MAGIC));
+        }
+        if self.warcinfo.is_none() {
+            self.warcinfo = record.header(header::WARCINFO_ID).map(str::to_string);
+        }
+    }
+
+    /// The first readable record of the pack at or after `from`: its offset, the record and
+    /// its length.
+    fn resync(&self, from: usize) -> Option<(usize, WarcRecord, usize)> {
+        let gzip = self.gzipped != Some(false);
+        let plain = self.gzipped != Some(true);
+        let mut at = from;
+        while at < self.data.len() {
+            let member = gzip
+                .then(|| find(&self.data[at..], &GZIP_MEMBER_START))
+                .flatten()
+                .map(|i| at + i);
+            // A plain record starts a line: its `\n` is the byte before it.
+            let line = plain
+                .then(|| find(&self.data[at - 1..], PLAIN_RECORD_START))
+                .flatten()
+                .map(|i| at + i);
+            let candidate = match (member, line) {
+                (Some(m), Some(l)) => m.min(l),
+                (Some(c), None) | (None, Some(c)) => c,
+                (None, None) => return None,
+            };
+            if let Some((record, len)) = self.record_found_at(candidate) {
+                return Some((candidate, record, len));
+            }
+            at = candidate + 1;
+        }
+        None
+    }
+
+    /// The record at `at` if one starts there that belongs to this pack.
+    fn record_found_at(&self, at: usize) -> Option<(WarcRecord, usize)> {
+        let data = &self.data[at..];
+        if data.starts_with(&GZIP_MAGIC) {
+            // Decompress the first bytes only before the whole member: most `1f 8b 08` in
+            // compressed data start no member at all.
+            let mut start = [0u8; RECORD_START.len()];
+            flate2::bufread::GzDecoder::new(data)
+                .read_exact(&mut start)
+                .ok()?;
+            if start != RECORD_START {
+                return None;
+            }
+        } else if !data.starts_with(RECORD_START) {
+            return None;
+        }
+        let (record, len) = record_at(data).ok()?;
+        let named = record.header(header::WARCINFO_ID);
+        match &self.warcinfo {
+            Some(id) if named != Some(id.as_str()) => None,
+            _ => Some((record, len)),
+        }
+    }
+}
+
+/// Index of the first `needle` in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(i) = haystack[from..].iter().position(|&b| b == first) {
+        let at = from + i;
+        if haystack[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+impl Iterator for Resync<'_> {
+    type Item = std::result::Result<(u64, u64, WarcRecord), Damage>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.offset >= self.data.len() {
+            return None;
+        }
+        let offset = self.offset;
+        let read = match self.found.take() {
+            Some(found) => Ok(found),
+            None => record_at(&self.data[offset..]),
+        };
+        match read {
+            Ok((record, len)) => {
+                self.learn(offset, &record);
+                self.offset += len;
+                Some(Ok((offset as u64, len as u64, record)))
+            }
+            Err(reason) => {
+                let (end, to_end) = match self.resync(offset + 1) {
+                    Some((at, record, len)) => {
+                        self.found = Some((record, len));
+                        (at, false)
+                    }
+                    None => {
+                        self.done = true;
+                        (self.data.len(), true)
+                    }
+                };
+                self.offset = end;
+                Some(Err(Damage {
+                    offset: offset as u64,
+                    length: (end - offset) as u64,
+                    reason,
+                    to_end,
+                }))
+            }
+        }
+    }
+}
+
+impl std::iter::FusedIterator for Resync<'_> {}
 
 /// A [`BufRead`](std::io::BufRead) that counts the bytes consumed from it.
 struct Counted<R> {
@@ -1470,5 +1658,213 @@ mod tests {
             rec.http_response(),
             Err(Error::MalformedHttp { .. })
         ));
+    }
+
+    /// A pack as the Packer writes it: a warcinfo, then `n` responses naming it; with the
+    /// offset and length of every record.
+    fn pack_of(n: usize, pages: impl Fn(usize) -> Vec<u8>) -> (Vec<u8>, Vec<(u64, u64)>) {
+        let info = encode_warcinfo("p.warc.gz", &[]);
+        let mut pack = info.member(None);
+        let mut spans = vec![(0, pack.len() as u64)];
+        for i in 0..n {
+            let member = response(&pages(i)).member(Some(&info.record_id));
+            spans.push((pack.len() as u64, member.len() as u64));
+            pack.extend_from_slice(&member);
+        }
+        (pack, spans)
+    }
+
+    fn page(i: usize) -> Vec<u8> {
+        format!("<p>page {i}</p>").repeat(20 + i * 7).into_bytes()
+    }
+
+    /// Offsets and lengths of what [`Resync`] yields: records as `Ok`, damage as `Err`
+    /// (offset, length, to the end).
+    fn resynced(pack: &[u8]) -> Vec<std::result::Result<(u64, u64), (u64, u64, bool)>> {
+        Resync::new(pack)
+            .map(|item| match item {
+                Ok((o, l, _)) => Ok((o, l)),
+                Err(d) => Err((d.offset, d.length, d.to_end)),
+            })
+            .collect()
+    }
+
+    /// Every byte of `range` xor 0xa5.
+    fn flip(pack: &mut [u8], range: std::ops::Range<usize>) {
+        for b in &mut pack[range] {
+            *b ^= 0xa5;
+        }
+    }
+
+    /// Issue 40 item 2: 16 flipped bytes in the middle of a pack cost one record, not the
+    /// rest of the pack.
+    #[test]
+    fn resync_skips_a_damaged_record_in_the_middle_of_a_pack() {
+        let (mut pack, spans) = pack_of(6, page);
+        let (at, len) = spans[3];
+        let middle = (at + len / 2) as usize;
+        flip(&mut pack, middle..middle + 16);
+        let mut want: Vec<_> = spans.iter().map(|&s| Ok(s)).collect();
+        want[3] = Err((at, len, false));
+        assert_eq!(resynced(&pack), want);
+        // The records after the damage are the ones written there.
+        let bodies: Vec<Vec<u8>> = Resync::new(&pack)
+            .filter_map(|r| r.ok())
+            .skip(1)
+            .map(|(_, _, r)| r.http_response().unwrap().body)
+            .collect();
+        let mut written: Vec<Vec<u8>> = (0..6).map(page).collect();
+        written.remove(2);
+        assert_eq!(bodies, written);
+        // The old reader stops at the damage (the behaviour this replaces).
+        assert_eq!(RecordIter::new(&pack).filter(|r| r.is_ok()).count(), 3);
+    }
+
+    #[test]
+    fn resync_makes_one_region_of_damage_across_records() {
+        let (mut pack, spans) = pack_of(6, page);
+        // From the end of record 2 into record 4: three records unreadable.
+        let from = (spans[2].0 + spans[2].1 - 8) as usize;
+        let to = (spans[4].0 + 4) as usize;
+        flip(&mut pack, from..to);
+        let region = spans[5].0 - spans[2].0;
+        let got = resynced(&pack);
+        assert_eq!(
+            got,
+            vec![
+                Ok(spans[0]),
+                Ok(spans[1]),
+                Err((spans[2].0, region, false)),
+                Ok(spans[5]),
+                Ok(spans[6]),
+            ]
+        );
+    }
+
+    #[test]
+    fn resync_reports_a_torn_tail_as_damage_to_the_end() {
+        let (pack, spans) = pack_of(3, page);
+        let (at, len) = spans[3];
+        let torn = &pack[..(at + len / 2) as usize];
+        assert_eq!(
+            resynced(torn),
+            vec![
+                Ok(spans[0]),
+                Ok(spans[1]),
+                Ok(spans[2]),
+                Err((at, len / 2, true))
+            ]
+        );
+        // Damage in the last record is a torn tail too: nothing readable follows it.
+        let mut last = pack.clone();
+        flip(&mut last, (at + 20) as usize..(at + 36) as usize);
+        assert_eq!(resynced(&last).last(), Some(&Err((at, len, true))));
+        // A whole pack reads as RecordIter reads it.
+        let plain: Vec<_> = RecordIter::new(&pack)
+            .map(|r| r.map(|(o, l, _)| (o, l)).unwrap())
+            .collect();
+        assert_eq!(resynced(&pack), plain.into_iter().map(Ok).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn resync_reads_past_damage_in_an_uncompressed_pack() {
+        let (gz, _) = pack_of(4, page);
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&gz[..])
+            .read_to_end(&mut plain)
+            .unwrap();
+        let spans: Vec<(u64, u64)> = RecordIter::new(&plain)
+            .map(|r| r.map(|(o, l, _)| (o, l)).unwrap())
+            .collect();
+        assert_eq!(spans.len(), 5);
+        // The version line of record 2 broken: its header no longer parses.
+        let at = spans[2].0 as usize;
+        plain[at] = b'X';
+        let mut want: Vec<_> = spans.iter().map(|&s| Ok(s)).collect();
+        want[2] = Err((spans[2].0, spans[2].1, false));
+        assert_eq!(resynced(&plain), want);
+    }
+
+    /// A pack's records name its warcinfo: a WARC member stored inside a record's block
+    /// (an archived .warc.gz file) is not taken for a record of the pack.
+    #[test]
+    fn resync_does_not_take_a_warc_inside_a_block_for_a_record() {
+        let other = encode_warcinfo("other.warc.gz", &[]);
+        let inner = response(b"inner").member(Some(&other.record_id));
+        let (pack, spans) = pack_of(4, |i| {
+            if i == 1 {
+                [&b"<p>a .warc.gz file:"[..], &inner, b"</p>"].concat()
+            } else {
+                page(i)
+            }
+        });
+        // The record holding it, stored (as a compressor stores incompressible bytes), so
+        // the inner member is in the pack as it is.
+        let (at, len) = spans[2];
+        let (at, len) = (at as usize, len as usize);
+        let (raw, _) = gunzip_member(&pack[at..at + len]).unwrap();
+        let mut stored = flate2::write::GzEncoder::new(Vec::new(), Compression::none());
+        std::io::Write::write_all(&mut stored, &raw).unwrap();
+        let stored = stored.finish().unwrap();
+        let mut pack = [&pack[..at], &stored, &pack[at + len..]].concat();
+        assert!(
+            find(&pack[at..at + stored.len()], &inner).is_some(),
+            "the test needs the inner member verbatim"
+        );
+        let shift = stored.len() as i64 - len as i64;
+        let spans: Vec<(u64, u64)> = spans
+            .iter()
+            .enumerate()
+            .map(|(i, &(o, l))| match i {
+                0..=1 => (o, l),
+                2 => (o, stored.len() as u64),
+                _ => ((o as i64 + shift) as u64, l),
+            })
+            .collect();
+        // Untouched, the pack reads whole.
+        assert_eq!(resynced(&pack), spans.iter().map(|&s| Ok(s)).collect::<Vec<_>>());
+        flip(&mut pack, at + 12..at + 28);
+        let mut want: Vec<_> = spans.iter().map(|&s| Ok(s)).collect();
+        want[2] = Err((spans[2].0, spans[2].1, false));
+        assert_eq!(resynced(&pack), want);
+    }
+
+    /// Seeded random damage: every record the flipped run does not touch is yielded at its
+    /// offset with its bytes, every one it touches is inside a reported region.
+    #[test]
+    fn resync_keeps_every_record_random_damage_misses() {
+        let seed = 0x4011_u64;
+        eprintln!("seed {seed:#x}");
+        use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let (pack, spans) = pack_of(12, page);
+        for round in 0..200 {
+            let mut bad = pack.clone();
+            let start = (rng.next_u64() % (pack.len() as u64 - 16)) as usize;
+            flip(&mut bad, start..start + 16);
+            let touched = |&(o, l): &(u64, u64)| {
+                (start as u64) < o + l && o < (start + 16) as u64
+            };
+            let got: Vec<_> = Resync::new(&bad).collect();
+            let read: Vec<(u64, u64)> = got
+                .iter()
+                .filter_map(|r| r.as_ref().ok().map(|(o, l, _)| (*o, *l)))
+                .collect();
+            let intact: Vec<(u64, u64)> = spans.iter().copied().filter(|s| !touched(s)).collect();
+            assert_eq!(read, intact, "round {round}, flipped {start}..+16");
+            for r in got.iter().filter_map(|r| r.as_ref().ok()) {
+                let (o, l, rec) = r;
+                assert_eq!(
+                    read_record(&pack[*o as usize..(*o + *l) as usize]).unwrap(),
+                    *rec
+                );
+            }
+            for damaged in spans.iter().filter(|s| touched(s)) {
+                let covered = got.iter().filter_map(|r| r.as_ref().err()).any(|d| {
+                    d.offset <= damaged.0 && damaged.0 + damaged.1 <= d.offset + d.length
+                });
+                assert!(covered, "round {round}: {damaged:?} in no region: {got:?}");
+            }
+        }
     }
 }
