@@ -28,7 +28,6 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Seek, Write};
-use std::path::Path;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
@@ -415,13 +414,15 @@ pub fn export(stores: &Stores, spec: &FilterSpec, out: &mut dyn Write) -> Result
     Ok(n)
 }
 
-/// `harvest export cdxj`: to `--out` (written to a temporary name beside it,
-/// renamed when complete) or to `out`.
+/// `harvest export cdxj`: to `--out` (through `files`: a local file is
+/// written under a temporary name beside it and renamed when complete) or
+/// to `out`.
 pub fn run(
     stores: &Stores,
     args: &CdxjArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
+    files: &crate::commands::Files,
 ) -> Result<()> {
     let spec = FilterSpec::from(&args.filters);
     match &args.out {
@@ -430,40 +431,13 @@ pub fn run(
             out.flush()?;
         }
         Some(path) => {
-            let n = export_to_file(stores, &spec, path)?;
+            let mut file = files.create(path)?;
+            let n = export(stores, &spec, &mut file)?;
+            file.commit()?;
             writeln!(err, "harvest: {n} CDXJ lines written to {}", path.display())?;
         }
     }
     Ok(())
-}
-
-fn export_to_file(stores: &Stores, spec: &FilterSpec, path: &Path) -> Result<u64> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("--out {}: not a file name", path.display()))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let file = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let mut w = BufWriter::new(file);
-    let result = export(stores, spec, &mut w).and_then(|n| {
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        Ok(n)
-    });
-    match result {
-        Ok(n) => {
-            std::fs::rename(&tmp, path)
-                .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-            Ok(n)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
 }
 
 #[cfg(test)]

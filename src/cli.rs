@@ -439,6 +439,12 @@ pub struct ServeArgs {
     /// connections never push out another's.
     #[arg(long, default_value_t = crate::serve::DEFAULT_MAX_IDLE_PER_CLIENT)]
     pub max_idle_per_client: usize,
+    /// A host name requests may name in `Host` and `Origin` (repeatable),
+    /// besides IP addresses and `localhost`: the server's name behind a
+    /// reverse proxy or on the network. Other names are refused (403), so
+    /// web pages cannot reach the server through DNS rebinding.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_host: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -4,6 +4,7 @@
 //! found the store owned by the server ([`crate::remote`]).
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -25,7 +26,115 @@ impl std::fmt::Display for Exit {
 
 impl std::error::Error for Exit {}
 
+/// Where a command writes the file one of its arguments names
+/// (`export cdxj --out`, `stats --plot`): beside itself when the command
+/// line opened the store, or back to the caller when the command runs inside
+/// `harvest serve` for a forwarded command line: the server never opens a
+/// path a request names, so the API cannot be used to write its host's files.
+pub enum Files {
+    /// The path on this machine, written by this process.
+    Local,
+    /// The caller's file: the content goes back in the answer's frames and
+    /// the calling process writes it.
+    Caller(tokio::sync::mpsc::Sender<crate::remote::CliFrame>),
+}
+
+/// A named output file being written; its content counts once
+/// [`OutFile::commit`] returns (dropped before that, it is left out).
+pub trait OutFile: Write + Send {
+    fn commit(self: Box<Self>) -> Result<()>;
+}
+
+impl Files {
+    /// The output file `path`.
+    pub fn create(&self, path: &Path) -> Result<Box<dyn OutFile>> {
+        match self {
+            Files::Local => Ok(Box::new(LocalFile::create(path)?)),
+            Files::Caller(tx) => Ok(Box::new(crate::remote::FrameWriter::file(tx.clone()))),
+        }
+    }
+}
+
+/// A file written under a temporary name beside its path and renamed to it
+/// once whole and synced, so a reader never sees half of it.
+pub struct LocalFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl LocalFile {
+    pub fn create(path: &Path) -> Result<LocalFile> {
+        let name = path
+            .file_name()
+            .with_context(|| format!("{}: not a file name", path.display()))?;
+        let tmp = path.with_file_name(format!(
+            ".{}.tmp-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let file =
+            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        Ok(LocalFile {
+            path: path.to_path_buf(),
+            tmp,
+            file: Some(std::io::BufWriter::new(file)),
+        })
+    }
+}
+
+impl Write for LocalFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(std::io::Error::other("the file is closed")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl OutFile for LocalFile {
+    fn commit(mut self: Box<Self>) -> Result<()> {
+        let Some(w) = self.file.take() else {
+            return Ok(());
+        };
+        let file = w
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("writing {}", self.tmp.display()))?;
+        file.sync_all()
+            .with_context(|| format!("writing {}", self.tmp.display()))?;
+        std::fs::rename(&self.tmp, &self.path)
+            .with_context(|| format!("renaming {} to {}", self.tmp.display(), self.path.display()))
+    }
+}
+
+impl Drop for LocalFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
 impl Command {
+    /// The output file the command's arguments name, if any.
+    pub fn output_file(&self) -> Option<&Path> {
+        match self {
+            Command::Export {
+                command: ExportCommand::Cdxj(a),
+            } => a.out.as_deref(),
+            Command::Stats(a) => a.plot.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Whether the command asked for no progress output.
     pub fn quiet(&self) -> bool {
         match self {
@@ -83,13 +192,15 @@ impl Command {
 }
 
 /// Runs an archive command on `stores`, printing its answer to `out` and
-/// its warnings to `err`.
+/// its warnings to `err`; a file its arguments name goes to `files`.
+#[allow(clippy::too_many_arguments)]
 pub async fn run(
     command: &Command,
     cfg: &Config,
     stores: &Stores,
     out: &mut (dyn Write + Send),
     err: &mut (dyn Write + Send),
+    files: &Files,
     progress: Progress,
     cancel: crawler::CancellationToken,
 ) -> Result<()> {
@@ -120,7 +231,9 @@ pub async fn run(
         }
         Command::Jobs { command } => run_jobs(command, cfg, stores, out, progress, cancel).await,
         Command::Query(args) => jobs::off_runtime(|| filters::run_query(stores, args, out, err)),
-        Command::Stats(args) => jobs::off_runtime(|| filters::run_stats(stores, args, out, err)),
+        Command::Stats(args) => {
+            jobs::off_runtime(|| filters::run_stats(stores, args, out, err, files))
+        }
         Command::Get(args) => {
             let bytes = jobs::off_runtime(|| {
                 let at = args.at.as_deref().map(read::parse_at).transpose()?;
@@ -137,7 +250,7 @@ pub async fn run(
         }
         Command::Export {
             command: ExportCommand::Cdxj(args),
-        } => jobs::off_runtime(|| crate::cdxj::run(stores, args, out, err)),
+        } => jobs::off_runtime(|| crate::cdxj::run(stores, args, out, err, files)),
         Command::Dedup(args) => {
             jobs::off_runtime(|| crate::dedup::run(stores, args, out))?;
             out.flush()?;

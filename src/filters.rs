@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use indexer::{GroupBy, Interval, Query, StatsQuery, Zone};
 
@@ -488,16 +488,61 @@ pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
     })
 }
 
+/// The parameter an indexer error of a statistics query is the asker's
+/// fault of, for a usage error (HTTP 400, `--from: ...`) rather than a
+/// server error: too many buckets names `from` / `to` when the asker gave a
+/// bound (the range is too long for the interval), else `interval`. `None`
+/// for every other error.
+pub fn stats_param_error(e: &indexer::Error, sq: &StatsQuery) -> Option<ParamError> {
+    let indexer::Error::TooManyBuckets { limit } = e else {
+        return None;
+    };
+    let interval = match sq.interval {
+        Interval::Day => "day",
+        Interval::Week => "week",
+        Interval::Month => "month",
+        Interval::Year => "year",
+    };
+    let shorter = "use a longer interval (week, month or year) or a shorter range";
+    let fmt = |t: DateTime<Utc>| t.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let (param, range) = match (sq.bounds.from, sq.bounds.to) {
+        (true, true) => (
+            "from",
+            format!("from {} to {}", fmt(sq.query.from), fmt(sq.query.to)),
+        ),
+        (true, false) => (
+            "from",
+            format!("from {} to the archive's last year", fmt(sq.query.from)),
+        ),
+        (false, true) => (
+            "to",
+            format!("from the archive's first year to {}", fmt(sq.query.to)),
+        ),
+        (false, false) => ("interval", "of the archive's years".to_string()),
+    };
+    Some(ParamError::new(
+        param,
+        format!("the range {range} needs more than {limit} {interval} buckets; {shorter}"),
+    ))
+}
+
 /// `harvest stats`: the table on `out`, warnings on `err`.
 pub fn run_stats(
     stores: &Stores,
     args: &StatsArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
+    files: &crate::commands::Files,
 ) -> Result<()> {
     let q = stats_query(args)?;
     warn_unknown_values(stores, &q.query, err)?;
-    let rows = stores.index.stats(&q)?;
+    let rows = stores
+        .index
+        .stats(&q)
+        .map_err(|e| match stats_param_error(&e, &q) {
+            Some(p) => anyhow::anyhow!(p.cli()),
+            None => anyhow::Error::new(e),
+        })?;
     if let Some(path) = &args.plot {
         let table = StatsTable::from_rows(&rows, q.group_by.is_some());
         let title = format!(
@@ -508,8 +553,12 @@ pub fn run_stats(
             table.pages(q.group_by),
             q.tz
         );
-        crate::plot::write_chart(&table, &title, path)?;
-        eprintln!("chart written to {}", path.display());
+        let chart = crate::plot::chart_bytes(&table, &title, path)?;
+        let mut file = files.create(path)?;
+        file.write_all(&chart)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        file.commit()?;
+        writeln!(err, "chart written to {}", path.display())?;
     }
     match args.format {
         StatsFormat::Json => {

@@ -158,7 +158,7 @@ fn run(cli: Cli) -> Result<()> {
             // A server that refuses connections ran nothing: the store is
             // opened here (and fails "in use" if a live process holds it).
             if let Some(info) = remote::find(&cfg) {
-                match remote::forward(&info, remote::forwarded_args()) {
+                match remote::forward(&info, remote::forwarded_args(), cli.command.output_file()) {
                     Ok(0) => return Ok(()),
                     Ok(code) => return Err(anyhow::Error::new(commands::Exit(code))),
                     Err(e) => match e.downcast_ref::<remote::Unreachable>() {
@@ -190,6 +190,7 @@ fn run(cli: Cli) -> Result<()> {
                 &stores,
                 &mut out,
                 &mut err,
+                &commands::Files::Local,
                 progress,
                 cancel,
             ))?;
@@ -207,19 +208,16 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Serve(args) => {
             let cfg = Config::load(config_path)?;
-            // A server with jobs to run creates the archive; otherwise it
-            // serves an existing one (read-only media included).
-            let access = if cfg.jobs.is_empty() {
-                stores::Access::Read
-            } else {
-                stores::Access::Write
-            };
-            let stores = stores::Stores::open_for(&cfg, access)?;
+            // A server with jobs to run, or on a fresh data_dir, creates the
+            // archive; otherwise it serves an existing one (read-only media
+            // included).
+            let stores = stores::Stores::open_for(&cfg, stores::Access::for_serve(&cfg))?;
             runtime()?.block_on(harvest::serve::serve(
                 stores,
                 harvest::serve::ServeOptions {
                     listen: args.listen,
                     token: args.token,
+                    allowed_hosts: args.allow_host,
                     config: Some(cfg),
                     config_file: config::config_file(config_path),
                     limits: harvest::serve::ServerLimits {

@@ -165,18 +165,18 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>> {
     pixmap.encode_png().context("encoding the PNG")
 }
 
-/// Write the chart to `path` (`.svg` or `.png`).
-pub fn write_chart(table: &StatsTable, title: &str, path: &Path) -> Result<()> {
+/// The chart of `table` in the format `path`'s extension names (`.svg` or
+/// `.png`).
+pub fn chart_bytes(table: &StatsTable, title: &str, path: &Path) -> Result<Vec<u8>> {
     let svg = stats_svg(table, title);
-    let bytes = match path.extension().and_then(|e| e.to_str()) {
+    Ok(match path.extension().and_then(|e| e.to_str()) {
         Some("svg") => svg.into_bytes(),
         Some("png") => svg_to_png(&svg)?,
         _ => bail!(
             "--plot {}: the file name must end in .svg or .png",
             path.display()
         ),
-    };
-    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+    })
 }
 
 #[cfg(test)]

@@ -47,6 +47,10 @@ pub enum CliFrame {
     Stdout(String),
     /// Text for standard error (messages, warnings).
     Stderr(String),
+    /// Bytes of the output file the command line names (`--out`, `--plot`),
+    /// base64: the calling process writes them to its file (the first,
+    /// empty, frame creates it; it counts once the exit code is 0).
+    File(String),
     /// The exit code (0 success, 1 error, 2 usage); nothing follows.
     Code(u8),
     /// Nothing: sent every [`ALIVE_EVERY`] while a command runs, so that a
@@ -82,15 +86,23 @@ const FRAME_BYTES: usize = 32 * 1024;
 /// `BrokenPipe`, which stops the command.
 pub struct FrameWriter {
     tx: tokio::sync::mpsc::Sender<CliFrame>,
-    stderr: bool,
+    stream: Stream,
     buf: Vec<u8>,
+}
+
+/// Which output of the command a [`FrameWriter`] carries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Stdout,
+    Stderr,
+    File,
 }
 
 impl FrameWriter {
     pub fn stdout(tx: tokio::sync::mpsc::Sender<CliFrame>) -> FrameWriter {
         FrameWriter {
             tx,
-            stderr: false,
+            stream: Stream::Stdout,
             buf: Vec::new(),
         }
     }
@@ -98,7 +110,18 @@ impl FrameWriter {
     pub fn stderr(tx: tokio::sync::mpsc::Sender<CliFrame>) -> FrameWriter {
         FrameWriter {
             tx,
-            stderr: true,
+            stream: Stream::Stderr,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The caller's output file: an empty [`CliFrame::File`] at once (the
+    /// caller creates the file), then its bytes.
+    pub fn file(tx: tokio::sync::mpsc::Sender<CliFrame>) -> FrameWriter {
+        send_frame(&tx, CliFrame::File(String::new()));
+        FrameWriter {
+            tx,
+            stream: Stream::File,
             buf: Vec::new(),
         }
     }
@@ -108,10 +131,12 @@ impl FrameWriter {
             return Ok(());
         }
         let bytes = std::mem::take(&mut self.buf);
-        let frame = if self.stderr {
-            CliFrame::Stderr(String::from_utf8_lossy(&bytes).into_owned())
-        } else {
-            CliFrame::stdout(&bytes)
+        let frame = match self.stream {
+            Stream::Stderr => CliFrame::Stderr(String::from_utf8_lossy(&bytes).into_owned()),
+            Stream::Stdout => CliFrame::stdout(&bytes),
+            Stream::File => {
+                CliFrame::File(base64::engine::general_purpose::STANDARD.encode(&bytes))
+            }
         };
         if send_frame(&self.tx, frame) {
             Ok(())
@@ -154,6 +179,13 @@ impl std::io::Write for FrameWriter {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.send()
+    }
+}
+
+impl crate::commands::OutFile for FrameWriter {
+    fn commit(mut self: Box<Self>) -> Result<()> {
+        self.send()
+            .context("sending the output file to the command's caller")
     }
 }
 
@@ -217,18 +249,22 @@ pub fn find(cfg: &Config) -> Option<ServeInfo> {
 
 /// The arguments of this process after the global options (`-c FILE`,
 /// `-v`, `--log-format F`), with `--plot FILE` and `--out FILE` made
-/// absolute (the server writes them).
-pub fn forwarded_args() -> Vec<String> {
+/// absolute (for the server's messages; the file itself is written here,
+/// from the answer's [`CliFrame::File`] frames), and the positions of the
+/// files named to `import` (sent to the server before the command: it reads
+/// no path a request names).
+pub fn forwarded_args() -> (Vec<String>, Vec<(usize, PathBuf)>) {
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut out = Vec::with_capacity(raw.len());
-    // The server runs elsewhere: files named to `import` are made absolute.
+    let mut uploads = Vec::new();
     let mut import_files = false;
     let mut i = 0;
     while i < raw.len() {
         let a = &raw[i];
         if import_files && !a.starts_with('-') {
-            out.push(cwd.join(a).display().to_string());
+            uploads.push((out.len(), cwd.join(a)));
+            out.push(a.clone());
             i += 1;
             continue;
         }
@@ -261,7 +297,32 @@ pub fn forwarded_args() -> Vec<String> {
         }
         i += 1;
     }
-    out
+    (out, uploads)
+}
+
+/// Prefix of an uploaded file's name in a forwarded `import`:
+/// `upload:ID/NAME`, a file the caller sent to [`UPLOAD_ROUTE`].
+pub const UPLOAD_PREFIX: &str = "upload:";
+/// Route a forwarded `import` sends its files to first.
+pub const UPLOAD_ROUTE: &str = "/api/uploads";
+/// Folder of the data dir holding uploaded files until their import ends.
+pub const UPLOAD_DIR: &str = "uploads";
+
+/// The file an upload reference (`upload:ID/NAME`) names in `data_dir`, or
+/// None when it is not one (an ID is 32 hex digits, a NAME a plain file name).
+pub fn upload_path(data_dir: &Path, reference: &str) -> Option<PathBuf> {
+    let (id, name) = reference.strip_prefix(UPLOAD_PREFIX)?.split_once('/')?;
+    let id_ok = id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
+    (id_ok && plain_file_name(name)).then(|| data_dir.join(UPLOAD_DIR).join(id).join(name))
+}
+
+/// A name that is one path component: no separator, not `.` or `..`, not empty.
+pub fn plain_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0'])
+        && name.len() <= 255
 }
 
 /// The server a serve file names refuses connections: it died (or its pid
@@ -284,9 +345,14 @@ impl std::fmt::Display for Unreachable {
 
 impl std::error::Error for Unreachable {}
 
-/// Sends `args` to the server and relays its output as it comes; returns
-/// the exit code.
-pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
+/// Sends `args` to the server and relays its output as it comes (the output
+/// file, if the command names one, written to `output` here); the files at
+/// `uploads` (positions in `args`) are sent first. Returns the exit code.
+pub fn forward(
+    info: &ServeInfo,
+    (mut args, uploads): (Vec<String>, Vec<(usize, PathBuf)>),
+    output: Option<&Path>,
+) -> Result<u8> {
     eprintln!(
         "harvest: the store is open in `harvest serve` (pid {}); running this through {}",
         info.pid, info.url
@@ -298,6 +364,24 @@ pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
             .connect_timeout(std::time::Duration::from_secs(5))
             .build()
             .context("cannot build an HTTP client")?;
+        for (at, path) in &uploads {
+            args[*at] = match upload(&client, info, path).await {
+                Ok(reference) => reference,
+                Err(e) => {
+                    if e.chain().any(|c| {
+                        c.downcast_ref::<reqwest::Error>()
+                            .is_some_and(reqwest::Error::is_connect)
+                    }) {
+                        return Err(anyhow::Error::new(Unreachable {
+                            url: info.url.clone(),
+                            pid: info.pid,
+                        })
+                        .context(format!("{e:#}")));
+                    }
+                    return Err(e);
+                }
+            };
+        }
         let mut req = client
             .post(&url)
             .header("content-type", "application/json")
@@ -328,7 +412,11 @@ pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
                 String::from_utf8_lossy(&body)
             );
         }
-        let mut relay = Relay::default();
+        let mut relay = Relay {
+            pending: Vec::new(),
+            output: output.map(Path::to_path_buf),
+            writing: None,
+        };
         while let Some(chunk) = r.chunk().await.context("reading the server's answer")? {
             if let Some(code) = relay.take(&chunk)? {
                 return Ok(code);
@@ -338,10 +426,63 @@ pub fn forward(info: &ServeInfo, args: Vec<String>) -> Result<u8> {
     })
 }
 
+/// Sends the file at `path` to the server's upload folder; the reference
+/// (`upload:ID/NAME`) a forwarded `import` names it by.
+async fn upload(client: &reqwest::Client, info: &ServeInfo, path: &Path) -> Result<String> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| plain_file_name(n))
+        .with_context(|| format!("{}: not a file name the server can take", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if !meta.is_file() {
+        anyhow::bail!("{} is not a file", path.display());
+    }
+    let file = tokio::fs::File::open(path)
+        .await
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let url = format!(
+        "{}{UPLOAD_ROUTE}?name={}",
+        info.url.trim_end_matches('/'),
+        url::form_urlencoded::byte_serialize(name.as_bytes()).collect::<String>()
+    );
+    let mut req = client
+        .post(&url)
+        .header("content-length", meta.len())
+        .body(reqwest::Body::from(file));
+    if let Some(t) = &info.token {
+        req = req.bearer_auth(t);
+    }
+    let r = req
+        .send()
+        .await
+        .with_context(|| format!("sending {} to the running server", path.display()))?;
+    let status = r.status();
+    let body = r.bytes().await.unwrap_or_default();
+    if !status.is_success() {
+        anyhow::bail!(
+            "the running server refused {}: {status}: {}",
+            path.display(),
+            String::from_utf8_lossy(&body)
+        );
+    }
+    let answer: serde_json::Value =
+        serde_json::from_slice(&body).context("the server's upload answer is not JSON")?;
+    answer["upload"]
+        .as_str()
+        .map(str::to_owned)
+        .context("the server's upload answer names no upload")
+}
+
 /// Reads an answer's frames from its chunks and writes their output.
 #[derive(Default)]
 struct Relay {
     pending: Vec<u8>,
+    /// The output file the command line names.
+    output: Option<PathBuf>,
+    /// The output file being written: its temporary name and handle.
+    writing: Option<(PathBuf, std::fs::File)>,
 }
 
 impl Relay {
@@ -362,12 +503,73 @@ impl Relay {
                     stdout.write_all(&bytes)?;
                     stdout.flush()?;
                 }
+                CliFrame::File(b64) => {
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(b64)
+                        .context("the server sent an undecodable file")?;
+                    self.file_bytes(&bytes)?;
+                }
                 CliFrame::Stderr(text) => eprint!("{text}"),
-                CliFrame::Code(code) => return Ok(Some(code)),
+                CliFrame::Code(code) => {
+                    self.finish_file(code == 0)?;
+                    return Ok(Some(code));
+                }
                 CliFrame::Alive => {}
             }
         }
         Ok(None)
+    }
+
+    /// Bytes of the output file (the first frame creates it, under a
+    /// temporary name beside it).
+    fn file_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        use std::io::Write;
+        let Some(path) = &self.output else {
+            anyhow::bail!("the server sent a file this command names none of");
+        };
+        if self.writing.is_none() {
+            let name = path
+                .file_name()
+                .with_context(|| format!("{}: not a file name", path.display()))?;
+            let tmp = path.with_file_name(format!(
+                ".{}.tmp-{}",
+                name.to_string_lossy(),
+                std::process::id()
+            ));
+            let f = std::fs::File::create(&tmp)
+                .with_context(|| format!("creating {}", tmp.display()))?;
+            self.writing = Some((tmp, f));
+        }
+        if let Some((tmp, f)) = &mut self.writing {
+            f.write_all(bytes)
+                .with_context(|| format!("writing {}", tmp.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The command ended: the output file is renamed into place when it
+    /// succeeded, removed when it failed.
+    fn finish_file(&mut self, ok: bool) -> Result<()> {
+        let (Some(path), Some((tmp, f))) = (&self.output, self.writing.take()) else {
+            return Ok(());
+        };
+        if !ok {
+            drop(f);
+            let _ = std::fs::remove_file(&tmp);
+            return Ok(());
+        }
+        f.sync_all()
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if let Some((tmp, _)) = self.writing.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
     }
 }
 

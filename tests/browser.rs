@@ -599,7 +599,7 @@ fn job_counter(page: &mut Page, counter: &str) -> CdpResult<u64> {
 /// disabled button, a second start is refused (409) in the panel, the
 /// finished run's counters are those of `/api/jobs`, the history lists it, and
 /// polling stops once the panel is folded with nothing running.
-fn drive_jobs(page: &mut Page, base: &str, shot: &Path) -> CdpResult<()> {
+fn drive_jobs(page: &mut Page, base: &str, token: &str, shot: &Path) -> CdpResult<()> {
     page.navigate(&format!("{base}/"), UI_TIMEOUT)?;
     page.wait_for(
         "the UI to start",
@@ -648,6 +648,37 @@ fn drive_jobs(page: &mut Page, base: &str, shot: &Path) -> CdpResult<()> {
         text_of(page, &format!("#jobs-list tr.job-runs[data-job={JOB}]"))? == "never run",
         "the history of a job never run"
     );
+
+    // Run now acts on the host: a server started without --token asks for
+    // the token it keeps in its serve file, and the run starts once given.
+    page.eval(&format!(
+        "document.querySelector('#jobs-list button.run-now[data-job={JOB}]').click()"
+    ))?;
+    let why = page.wait_for(
+        "the token prompt for Run now",
+        "document.getElementById('auth').hidden ? '' : document.getElementById('auth-why').textContent",
+        UI_TIMEOUT,
+    )?;
+    ensure!(
+        why.as_str().is_some_and(|t| t.contains("serve file")),
+        "the prompt does not say where the token is: {why}"
+    );
+    ensure!(
+        job_cell(page, ".state")? == "never run",
+        "the job ran without the token"
+    );
+    page.eval(&format!(
+        "(() => {{ document.getElementById('token').value = {}; \
+           document.getElementById('token-save').click(); }})()",
+        js(token)
+    ))?;
+    page.wait_for(
+        "Run now enabled again",
+        &format!(
+            "document.getElementById('auth').hidden && !document.querySelector('#jobs-list button.run-now[data-job={JOB}]').disabled"
+        ),
+        UI_TIMEOUT,
+    )?;
 
     // Run now: the button is disabled at once, then the row shows the run.
     let clicked = page.eval(&format!(
@@ -894,7 +925,15 @@ fn jobs_panel_runs_a_job_and_shows_its_progress_and_last_runs() {
     let mut page = browser.open_page().unwrap_or_else(|e| panic!("{e}"));
     let shot = target_dir().join("browser").join("harvest-jobs.png");
     let serve = Serve::start(&ws, &[]);
+    let info: Value = serde_json::from_slice(
+        &std::fs::read(ws.path().join("serve.json")).expect("the serve file"),
+    )
+    .expect("serve file JSON");
+    let token = info["token"]
+        .as_str()
+        .expect("the server's token")
+        .to_string();
     run_or_panic("harvest-jobs", &mut page, &serve, &browser, |page| {
-        drive_jobs(page, &serve.base, &shot)
+        drive_jobs(page, &serve.base, &token, &shot)
     });
 }

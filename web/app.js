@@ -232,7 +232,14 @@
       throw new ApiError(0, null, "the server cannot be reached (" + e.message + ")");
     }
     if (resp.status === 401) {
-      showAuth();
+      let why = "";
+      try {
+        const body = await resp.json();
+        why = (body && body.error && body.error.message) || "";
+      } catch (_) {
+        // no JSON: the default prompt
+      }
+      showAuth(why);
       throw new ApiError(401, null, "the server needs an access token");
     }
     if (!resp.ok) {
@@ -285,7 +292,11 @@
     }
   }
 
-  function showAuth() {
+  /** The token prompt, with the server's reason when it gave one. */
+  function showAuth(why) {
+    const line = $("auth-why");
+    line.textContent = why || "";
+    line.hidden = !why;
     $("auth").hidden = false;
     $("token").focus();
   }

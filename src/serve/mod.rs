@@ -95,6 +95,11 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
         "/api/cli",
         "Run a command line (crawl, jobs, query, stats, get, reextract) on the server's store",
     ),
+    (
+        "post",
+        "/api/uploads",
+        "Send a file for a forwarded import (kept until that import ends)",
+    ),
     ("get", "/api/sources", "Sources and their years"),
     ("get", "/api/openapi.json", "This document"),
     ("get", "/healthz", "Liveness"),
@@ -105,8 +110,16 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
     pub listen: SocketAddr,
-    /// Bearer token required on `/api/*` and `/metrics` when set.
+    /// Bearer token required on `/api/*` and `/metrics` when set. Without
+    /// one, the routes that act on the host (the command bridge, uploads,
+    /// job runs) still need a token: the server makes one and keeps it in
+    /// its private serve file, where the command line finds it.
     pub token: Option<String>,
+    /// Host names (besides IP addresses and `localhost`) that requests may
+    /// name in `Host` and `Origin` (`harvest serve --allow-host NAME`): a
+    /// request naming another host is refused, so a web page cannot reach
+    /// the server through DNS rebinding.
+    pub allowed_hosts: Vec<String>,
     /// The configuration: its jobs are scheduled and runnable, its data dir
     /// gets the serve file that lets the command line find this server.
     pub config: Option<Config>,
@@ -156,8 +169,22 @@ pub struct AppState {
     stores: Stores,
     config: Option<live::LiveConfig>,
     token: Option<String>,
+    /// The token of the routes that act on the host ([`host_route`]):
+    /// `token` when given, else one made at start.
+    admin_token: String,
+    /// Names accepted in `Host` and `Origin` besides IP literals and `localhost`.
+    allowed_hosts: Vec<String>,
     metrics: Metrics,
     page_count: Mutex<Option<(Instant, u64)>>,
+}
+
+/// A new random token (244 bits).
+pub fn new_token() -> String {
+    format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
 }
 
 impl AppState {
@@ -184,13 +211,29 @@ impl AppState {
         token: Option<String>,
         config: Option<live::LiveConfig>,
     ) -> Arc<AppState> {
+        let token = token.filter(|t| !t.is_empty());
         Arc::new(AppState {
             stores,
             config,
-            token: token.filter(|t| !t.is_empty()),
+            admin_token: token.clone().unwrap_or_else(new_token),
+            token,
+            allowed_hosts: Vec::new(),
             metrics: Metrics::default(),
             page_count: Mutex::new(None),
         })
+    }
+
+    /// The same state accepting `hosts` in `Host` and `Origin` too.
+    pub fn allowing_hosts(mut self: Arc<Self>, hosts: Vec<String>) -> Arc<AppState> {
+        if let Some(state) = Arc::get_mut(&mut self) {
+            state.allowed_hosts = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
+        }
+        self
+    }
+
+    /// The token the routes acting on the host need (the serve file keeps it).
+    pub fn admin_token(&self) -> &str {
+        &self.admin_token
     }
 }
 
@@ -274,6 +317,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/jobs/{name}/run", post(job_run))
         .route("/api/runs", get(runs_list))
         .route(crate::remote::CLI_ROUTE, post(cli_command))
+        .route(crate::remote::UPLOAD_ROUTE, post(upload))
         .route("/api/sources", get(sources))
         .route("/api/openapi.json", get(openapi_doc))
         .route("/metrics", get(metrics_text))
@@ -285,6 +329,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/assets/app.js", get(ui_js))
         .route("/assets/app.css", get(ui_css))
         .fallback(|| async { ApiError::not_found("no such route".into()) })
+        .layer(middleware::from_fn_with_state(state.clone(), same_host))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
@@ -301,7 +346,8 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
         .config
         .clone()
         .map(|c| live::LiveConfig::new(c, opts.config_file.clone()));
-    let state = AppState::with_live_config(stores, opts.token.clone(), live);
+    let state = AppState::with_live_config(stores, opts.token.clone(), live)
+        .allowing_hosts(opts.allowed_hosts.clone());
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
@@ -319,9 +365,19 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
             &crate::remote::ServeInfo {
                 url: format!("http://{addr}"),
                 pid: std::process::id(),
-                token: opts.token.clone(),
+                token: Some(state.admin_token().to_string()),
             },
         )?;
+        if opts.token.is_none() {
+            eprintln!(
+                "harvest serve: job runs and commands sent to this server need the token in {} (or start it with --token)",
+                path.display()
+            );
+        }
+    }
+    // Files a forwarded import sent before a server stopped.
+    if let Some(cfg) = &opts.config {
+        remove_stale_uploads(&cfg.data_dir.join(crate::remote::UPLOAD_DIR));
     }
     println!("{LISTENING} http://{addr}");
     use std::io::Write;
@@ -705,7 +761,7 @@ async fn cli_command(
         body.extend(CliFrame::Code(2).line());
         Ok(frames_response(Body::from(body)))
     };
-    let parsed = match crate::cli::Cli::try_parse_from(
+    let mut parsed = match crate::cli::Cli::try_parse_from(
         std::iter::once("harvest".to_string()).chain(req.args),
     ) {
         Ok(c) => c,
@@ -716,6 +772,28 @@ async fn cli_command(
             "harvest: error: only crawl, jobs, query, stats, get, reextract, fsck, dedup, import and export run through the server\n"
                 .into(),
         );
+    }
+    // The server reads no path a request names: a forwarded import reads
+    // the files its caller sent to the upload route.
+    let mut uploads = Vec::new();
+    if let crate::cli::Command::Import(args) = &mut parsed.command {
+        for file in &mut args.files {
+            let named = file.to_string_lossy().into_owned();
+            match crate::remote::upload_path(&cfg.data_dir, &named).filter(|p| p.is_file()) {
+                Some(path) => {
+                    if let Some(dir) = path.parent() {
+                        uploads.push(dir.to_path_buf());
+                    }
+                    *file = path;
+                }
+                None => {
+                    return refused(format!(
+                        "harvest: error: {named}: the server imports only files sent to it first ({}; the command line does this)\n",
+                        crate::remote::UPLOAD_ROUTE
+                    ))
+                }
+            }
+        }
     }
     let (tx, rx) = tokio::sync::mpsc::channel::<CliFrame>(8);
     // A crawl or job run forwarded without --quiet shows its progress lines.
@@ -756,17 +834,22 @@ async fn cli_command(
     tokio::spawn(async move {
         let mut out = FrameWriter::stdout(tx.clone());
         let mut err = FrameWriter::stderr(tx.clone());
+        let files = crate::commands::Files::Caller(tx.clone());
         let result = crate::commands::run(
             &parsed.command,
             &cfg,
             &state.stores,
             &mut out,
             &mut err,
+            &files,
             progress,
             cancel,
         )
         .await;
-        drop((out, err));
+        drop((out, err, files));
+        for dir in uploads {
+            let _ = std::fs::remove_dir_all(dir);
+        }
         let code = match result {
             Ok(()) => 0,
             Err(e) => {
@@ -786,6 +869,87 @@ async fn cli_command(
         Some((Ok::<_, std::convert::Infallible>(frame.line()), rx))
     });
     Ok(frames_response(Body::from_stream(frames)))
+}
+
+/// How long an uploaded file no import took is kept (a caller or server
+/// that died between the upload and the command).
+const STALE_UPLOAD: Duration = Duration::from_secs(24 * 3600);
+
+/// Removes uploads older than [`STALE_UPLOAD`].
+fn remove_stale_uploads(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_UPLOAD);
+        if old {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// `POST /api/uploads?name=NAME`: the body (any size, streamed to disk) is
+/// kept in the data dir's upload folder for a forwarded `import`, which
+/// names it by the answer's `upload` (`upload:ID/NAME`); the import removes
+/// it when it ends.
+async fn upload(
+    State(state): State<Arc<AppState>>,
+    RawQuery(raw): RawQuery,
+    body: Body,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    use futures_util::StreamExt;
+    use tokio::io::AsyncWriteExt;
+    let cfg = needs_config(&state)?;
+    let p = Params::parse(raw.as_deref(), &[params::UPLOAD_PARAMS])?;
+    let name = p
+        .one("name")
+        .filter(|n| crate::remote::plain_file_name(n))
+        .ok_or_else(|| ParamError::new("name", "a plain file name is required"))?
+        .to_string();
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let dir = cfg.data_dir.join(crate::remote::UPLOAD_DIR).join(&id);
+    tokio::fs::create_dir_all(&dir)
+        .await
+        .with_context(|| format!("creating {}", dir.display()))
+        .map_err(ApiError::internal)?;
+    let path = dir.join(&name);
+    let written = async {
+        let mut file = tokio::fs::File::create(&path)
+            .await
+            .with_context(|| format!("creating {}", path.display()))?;
+        let mut stream = body.into_data_stream();
+        let mut bytes = 0u64;
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.context("reading the upload")?;
+            bytes += chunk.len() as u64;
+            file.write_all(&chunk)
+                .await
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        file.sync_all()
+            .await
+            .with_context(|| format!("writing {}", path.display()))?;
+        anyhow::Ok(bytes)
+    }
+    .await;
+    match written {
+        Ok(bytes) => Ok((
+            StatusCode::CREATED,
+            Json(json!({
+                "upload": format!("{}{id}/{name}", crate::remote::UPLOAD_PREFIX),
+                "bytes": bytes,
+            })),
+        )),
+        Err(e) => {
+            let _ = tokio::fs::remove_dir_all(&dir).await;
+            Err(ApiError::internal(e))
+        }
+    }
 }
 
 /// An answer of command frames (JSON lines).
@@ -808,18 +972,38 @@ fn bearer_token(value: &str) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
+/// Whether a request acts on the server's host rather than reading the
+/// index: the command bridge, uploads and job runs. These need a token
+/// always (the configured one, else the one in the serve file).
+fn host_route(method: &axum::http::Method, path: &str) -> bool {
+    *method == axum::http::Method::POST
+        && (path == crate::remote::CLI_ROUTE
+            || path == crate::remote::UPLOAD_ROUTE
+            || (path.starts_with("/api/jobs/") && path.ends_with("/run")))
+}
+
 async fn auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    if let Some(token) = &state.token {
+    let needed = if host_route(req.method(), req.uri().path()) {
+        Some(state.admin_token.as_str())
+    } else {
+        state.token.as_deref()
+    };
+    if let Some(token) = needed {
         let given = req
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(bearer_token);
-        if given != Some(token.as_str()) {
+        if given != Some(token) {
+            let message = if state.token.is_none() {
+                "this route needs the server's token (Authorization: Bearer TOKEN): it is in the serve file of the data dir, or give one with harvest serve --token"
+            } else {
+                "a bearer token is required (Authorization: Bearer TOKEN)"
+            };
             let mut r = ApiError {
                 status: StatusCode::UNAUTHORIZED,
                 param: None,
-                message: "a bearer token is required (Authorization: Bearer TOKEN)".into(),
+                message: message.into(),
             }
             .into_response();
             r.headers_mut().insert(
@@ -827,6 +1011,81 @@ async fn auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> R
                 HeaderValue::from_static("Bearer realm=\"harvest\""),
             );
             return r;
+        }
+    }
+    next.run(req).await
+}
+
+/// The host part of a `Host` value or an origin's authority, lowercased,
+/// without its port (and an IPv6 literal without its brackets).
+fn host_name(authority: &str) -> String {
+    let a = authority.trim().to_ascii_lowercase();
+    if let Some(rest) = a.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or_default().to_string();
+    }
+    match a.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host.to_string(),
+        _ => a,
+    }
+}
+
+/// Whether `host` may be named in a request: an IP address (what a DNS
+/// rebinding attack cannot make a browser send for its own name),
+/// `localhost`, or a name the operator allowed.
+fn allowed_host(state: &AppState, host: &str) -> bool {
+    host.parse::<std::net::IpAddr>().is_ok()
+        || host == "localhost"
+        || host.ends_with(".localhost")
+        || state.allowed_hosts.iter().any(|h| h == host)
+}
+
+/// Refuses (403) a request that names a host this server does not answer
+/// for (DNS rebinding: a web page whose name was pointed at 127.0.0.1) or
+/// that comes from another site's page (`Origin` not this server: a
+/// cross-site request). `/healthz` is exempt (load balancers' probes).
+async fn same_host(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    if req.uri().path() == "/healthz" {
+        return next.run(req).await;
+    }
+    let refuse = |message: String| {
+        ApiError {
+            status: StatusCode::FORBIDDEN,
+            param: None,
+            message,
+        }
+        .into_response()
+    };
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| req.uri().authority().map(|a| a.to_string()));
+    if let Some(host) = &host {
+        let name = host_name(host);
+        if !allowed_host(&state, &name) {
+            return refuse(format!(
+                "this server does not answer for the host {name:?} (start it with --allow-host {name} if that is its name)"
+            ));
+        }
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        let authority = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"));
+        let same = match (authority, &host) {
+            (Some(a), Some(h)) => a.eq_ignore_ascii_case(h.trim()),
+            _ => false,
+        };
+        let allowed = authority.is_some_and(|a| {
+            let name = host_name(a);
+            state.allowed_hosts.iter().any(|h| *h == name)
+        });
+        if !same && !allowed {
+            return refuse(format!(
+                "requests from other sites' pages are refused (Origin {origin:?})"
+            ));
         }
     }
     next.run(req).await
@@ -843,6 +1102,7 @@ fn route_label(path: &str) -> &'static str {
         "/api/jobs" => "jobs",
         "/api/runs" => "runs",
         "/api/cli" => "cli",
+        "/api/uploads" => "uploads",
         p if p.starts_with("/api/jobs/") => "job_run",
         "/api/sources" => "sources",
         "/api/openapi.json" => "openapi",
@@ -1017,7 +1277,13 @@ async fn run_stats(state: &Arc<AppState>, raw: Option<String>) -> ApiResult<Stat
         if let Err(e) = check_sources(&st.stores, &sq2.query.sources)? {
             return Ok(Err(e));
         }
-        let rows = st.stores.index.stats(&sq2)?;
+        let rows = match st.stores.index.stats(&sq2) {
+            Ok(rows) => rows,
+            Err(e) => match crate::filters::stats_param_error(&e, &sq2) {
+                Some(p) => return Ok(Err(p)),
+                None => return Err(e.into()),
+            },
+        };
         Ok(Ok((rows, warnings_json(&st.stores, &sq2.query)?)))
     })
     .await??;

@@ -4,7 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::params::{FILTER_PARAMS, RUNS_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS};
+use super::params::{
+    FILTER_PARAMS, RUNS_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS, UPLOAD_PARAMS,
+};
 use super::{DEFAULT_LIMIT, MAX_LIMIT, ROUTES};
 
 /// Schema and description of a query parameter.
@@ -54,6 +56,10 @@ fn param_doc(name: &str) -> (Value, &'static str) {
         ),
         "cursor" => (string, "next_cursor of the previous page"),
         "job" => (string, "Only this job's runs"),
+        "name" => (
+            string,
+            "The file's name (one path component), kept in the import's messages",
+        ),
         "interval" => (
             json!({"type": "string", "enum": ["day", "week", "month", "year"], "default": "day"}),
             "Time bucket (ISO weeks)",
@@ -80,6 +86,7 @@ pub fn route_params(path: &str) -> Vec<&'static str> {
         }
         "/api/topics" => out.extend(TOPICS_PARAMS),
         "/api/runs" => out.extend(RUNS_PARAMS),
+        "/api/uploads" => out.extend(UPLOAD_PARAMS),
         _ => {}
     }
     out
@@ -134,10 +141,13 @@ pub fn document() -> Value {
                 json!({"description": "The archived payload with its archived content type, sandboxed by CSP", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}})
             }
             "/api/cli" => {
-                json!({"description": "The command's exit code, standard output (base64) and messages", "content": {"application/json": {"schema": {"type": "object", "required": ["code", "stdout", "stderr"]}}}})
+                json!({"description": "The command's output as it runs: one JSON object a line (application/x-ndjson), each one of {\"stdout\": BASE64}, {\"stderr\": TEXT}, {\"file\": BASE64} (the output file the arguments name, for the caller to write), {\"alive\": null}, and last {\"code\": EXIT} (0 success, 1 error, 2 usage)", "content": {"application/x-ndjson": {"schema": {"type": "string"}}}})
+            }
+            "/api/uploads" => {
+                json!({"description": "Kept (201): {\"upload\": \"upload:ID/NAME\", \"bytes\": N}; a forwarded import names the file by `upload`", "content": {"application/json": {"schema": {"type": "object", "required": ["upload", "bytes"]}}}})
             }
             "/api/jobs/{name}/run" => {
-                json!({"description": "The run was started (202); 409 if the job is running, 404 if unknown", "content": {"application/json": {"schema": {"type": "object"}}}})
+                json!({"description": "The run was started (202)", "content": {"application/json": {"schema": {"type": "object"}}}})
             }
             "/healthz" | "/metrics" => {
                 json!({"description": "Plain text", "content": {"text/plain": {"schema": {"type": "string"}}}})
@@ -147,17 +157,37 @@ pub fn document() -> Value {
             }
         };
         let mut responses = Map::new();
-        responses.insert("200".into(), ok);
+        let ok_status = match *path {
+            "/api/jobs/{name}/run" => "202",
+            "/api/uploads" => "201",
+            _ => "200",
+        };
+        responses.insert(ok_status.into(), ok);
+        if *path == "/api/jobs/{name}/run" {
+            responses.insert("404".into(), json!({"description": "No such job", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}));
+            responses.insert("409".into(), json!({"description": "The job is running", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}));
+        }
         if *path != "/healthz" {
             responses.insert("400".into(), error_response());
         }
         if path.starts_with("/api/pages/") {
             responses.insert("404".into(), json!({"description": "No such page", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}));
         }
-        if path.starts_with("/api/") || *path == "/metrics" {
+        if ["/api/cli", "/api/uploads", "/api/jobs/{name}/run"].contains(path) {
+            responses.insert(
+                "401".into(),
+                json!({"description": "Missing or wrong bearer token: this route acts on the server's host and needs a token always (`--token`, else the one the server keeps in the serve file of its data dir)"}),
+            );
+        } else if path.starts_with("/api/") || *path == "/metrics" {
             responses.insert(
                 "401".into(),
                 json!({"description": "Missing or wrong bearer token (when the server has one)"}),
+            );
+        }
+        if *path != "/healthz" {
+            responses.insert(
+                "403".into(),
+                json!({"description": "The request names a host this server does not answer for (Host), or comes from another site's page (Origin)"}),
             );
         }
         let mut op = json!({
@@ -166,6 +196,9 @@ pub fn document() -> Value {
             "parameters": params,
             "responses": responses,
         });
+        if *path == "/api/uploads" {
+            op["requestBody"] = json!({"required": true, "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}});
+        }
         if *path == "/api/cli" {
             op["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["args"], "properties": {"args": {"type": "array", "items": {"type": "string"}}}}}}});
         }

@@ -29,6 +29,8 @@ pub const STATS_PARAMS: &[&str] = &["interval", "group_by"];
 pub const TOPICS_PARAMS: &[&str] = &["source"];
 /// Parameters of `/api/runs`.
 pub const RUNS_PARAMS: &[&str] = &["job", "limit"];
+/// Query parameters of `POST /api/uploads`.
+pub const UPLOAD_PARAMS: &[&str] = &["name"];
 
 /// Parsed parameters: name -> values in order (repeatable ones may also be
 /// comma-separated).
