@@ -32,6 +32,24 @@ pub enum Access {
     Read,
 }
 
+impl Access {
+    /// How `harvest serve` opens the archive: to write when it has jobs to
+    /// run or when there is no archive yet (a fresh `data_dir`: the server
+    /// starts on an empty archive, which jobs and crawls sent to it fill),
+    /// else to read (an existing archive, read-only media included).
+    pub fn for_serve(cfg: &Config) -> Access {
+        let exists = match &cfg.index {
+            IndexBackend::Embedded { path } => path.is_dir(),
+            IndexBackend::Hbase { .. } => true,
+        };
+        if cfg.jobs.is_empty() && exists {
+            Access::Read
+        } else {
+            Access::Write
+        }
+    }
+}
+
 /// Whether files can be created in `dir` (false on read-only media or
 /// without write permission).
 fn writable(dir: &Path) -> bool {

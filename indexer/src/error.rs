@@ -84,6 +84,15 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+    /// Statistics over a range that needs more buckets of the interval than
+    /// [`crate::zone::MAX_BUCKETS`]: the asker's range or interval, not the store.
+    #[error(
+        "statistics would need more than {limit} buckets; use a longer interval or a shorter range"
+    )]
+    TooManyBuckets {
+        /// The most buckets one call lays out.
+        limit: usize,
+    },
     /// A search cursor is malformed or belongs to another query.
     #[error("invalid cursor: {0}")]
     BadCursor(String),

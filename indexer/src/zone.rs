@@ -221,9 +221,7 @@ impl BucketPlan {
                 break;
             }
             if plan.starts.len() >= MAX_BUCKETS {
-                return Err(Error::Invalid(format!(
-                    "statistics would need more than {MAX_BUCKETS} buckets; use a longer interval or a shorter range"
-                )));
+                return Err(Error::TooManyBuckets { limit: MAX_BUCKETS });
             }
             plan.starts.push(start);
             plan.labels.push(label_of_date(interval, d));
@@ -322,6 +320,17 @@ mod tests {
             t("1000-01-01T00:00:00Z"),
             t("9000-01-01T00:00:00Z"),
         );
-        assert!(matches!(r, Err(Error::Invalid(_))));
+        assert!(
+            matches!(r, Err(Error::TooManyBuckets { limit: MAX_BUCKETS })),
+            "{r:?}"
+        );
+        // The same range by year is small.
+        let r = BucketPlan::new(
+            Interval::Year,
+            &Zone::Utc,
+            t("1000-01-01T00:00:00Z"),
+            t("9000-01-01T00:00:00Z"),
+        );
+        assert_eq!(r.map(|p| p.starts.len()).ok(), Some(8000));
     }
 }
