@@ -31,7 +31,10 @@ pub type Failed = (FailureKind, String);
 
 /// Builds the crawler's HTTP client.
 /// Names that resolve only to non-public addresses are refused unless
-/// `allow_private` ([`crate::guard::PublicResolver`]).
+/// `allow_private` ([`crate::guard::PublicResolver`]). A proxy named by the
+/// environment (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`) is used; [`send`]
+/// then resolves and checks each target itself before the proxy sees it
+/// ([`crate::guard::check_proxied_target`]).
 pub fn build_client(cfg: &CrawlConfig) -> Result<Client> {
     let mut builder = Client::builder()
         .user_agent(cfg.user_agent.clone())
@@ -182,6 +185,13 @@ pub async fn send(
     accept: &str,
     mut on_request: impl FnMut(),
 ) -> Result<(Response, SentRequest), Failed> {
+    // Through a proxy the target's name is resolved by the proxy, past
+    // the client's `PublicResolver`: it is checked here instead.
+    if !cfg.allow_private && crate::guard::env_proxy(url.scheme()).is_some() {
+        crate::guard::check_proxied_target(url)
+            .await
+            .map_err(|m| (FailureKind::Refused, m))?;
+    }
     let headers = request_headers(cfg, url, validators, accept);
     let mut attempt = 0u32;
     loop {

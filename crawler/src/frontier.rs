@@ -198,6 +198,7 @@ impl Frontier {
             }
             other => other?,
         };
+        self.traps.note_link(&url);
         self.drained = false;
         match self.queue.push(vec![QueuedUrl::new(url, depth)]) {
             Ok(0) => Err(Rejected::Seen),
@@ -216,7 +217,10 @@ impl Frontier {
         let mut batch: Vec<QueuedUrl> = Vec::new();
         for u in urls {
             match self.admit(u, depth) {
-                Ok(url) => batch.push(QueuedUrl::new(url, depth)),
+                Ok(url) => {
+                    self.traps.note_link(&url);
+                    batch.push(QueuedUrl::new(url, depth));
+                }
                 Err(Rejected::Refused(r)) => self.refuse(r),
                 Err(_) => {}
             }
