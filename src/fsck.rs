@@ -7,6 +7,13 @@
 //!   stored bytes for `response` records; a revisit's stated digest);
 //! - every pack reads to its end: a torn last record (a crash while it was
 //!   written) is reported with its offset;
+//! - damage in the middle of a pack (bytes that hold no readable record, with
+//!   readable records after them) is reported as a damaged region with its
+//!   offset and length; the records after it are read and checked as usual
+//!   (`packer::warc::Resync`). `--repair` removes the rows of the records in
+//!   it and records the region in `PACK.damaged` beside the pack, which is
+//!   never rewritten (the index points at offsets); a recorded region is
+//!   reported as skipped, not as a problem;
 //! - every `response` or `revisit` record is referenced by the index, or
 //!   counted as unindexed: the tail of a batch a crash cut between its pack
 //!   write and its index write (its page was fetched again by the next
@@ -21,8 +28,8 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use packer::warc::{header, RecordIter};
-use serde::Serialize;
+use packer::warc::{header, Resync};
+use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::replay::{Entry, Kind};
@@ -30,6 +37,9 @@ use crate::stores::Stores;
 
 /// Problems listed in the report (all are counted).
 const LISTED: usize = 50;
+/// Suffix of the file beside a pack that records its damaged regions
+/// (`PACK.damaged`, JSON [`DamageFile`]), written by `fsck --repair`.
+pub const DAMAGE_SUFFIX: &str = ".damaged";
 
 /// What the index says is at one pack offset.
 #[derive(Debug, Clone)]
@@ -51,11 +61,47 @@ struct Expected {
 /// One inconsistency.
 #[derive(Debug, Clone, Serialize)]
 pub struct Problem {
-    /// `missing`, `mismatch`, `torn`.
+    /// `missing`, `mismatch`, `torn`, `damaged`.
     pub kind: &'static str,
     pub pack: String,
     pub offset: u64,
     pub detail: String,
+}
+
+/// A stretch in the middle of a pack that holds no readable record, with
+/// readable records after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DamagedRegion {
+    pub pack: String,
+    /// Where the first unreadable record starts.
+    pub offset: u64,
+    /// Bytes up to the next readable record.
+    pub length: u64,
+    /// Why the record at `offset` is unreadable.
+    pub reason: String,
+    /// Recorded in `PACK.damaged` by an earlier `fsck --repair`: skipped,
+    /// no problem (a row that still points into it is reported as missing).
+    pub recorded: bool,
+}
+
+/// `PACK.damaged`: the damaged regions of a pack that `fsck --repair` took
+/// note of (their rows removed; the bytes kept where they are).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DamageFile {
+    /// The regions, by offset.
+    pub regions: Vec<RecordedRegion>,
+}
+
+/// One region of a [`DamageFile`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedRegion {
+    pub offset: u64,
+    pub length: u64,
+    pub reason: String,
+    /// When the repair took note of it (RFC 3339).
+    pub recorded_at: String,
 }
 
 /// What `harvest fsck` found.
@@ -79,11 +125,24 @@ pub struct FsckReport {
     pub mismatched: u64,
     /// Packs whose end is not a whole record.
     pub torn: u64,
+    /// Damaged regions in the middle of packs not recorded by a repair
+    /// (readable records follow them; see [`DamagedRegion`]).
+    pub damaged: u64,
+    /// Damaged regions recorded in `PACK.damaged` by an earlier repair:
+    /// skipped, no problem.
+    pub skipped_damaged: u64,
+    /// Bytes of all damaged regions (recorded or not).
+    pub damaged_bytes: u64,
+    /// The damaged regions found (the first ones), recorded or not.
+    pub damaged_regions: Vec<DamagedRegion>,
     /// Response and revisit records no row points at.
     pub unindexed: u64,
     /// With `--repair`: torn packs cut back to their last whole record
     /// (the original kept as `PACK.torn-TIME`).
     pub repaired_torn: u64,
+    /// With `--repair`: damaged regions recorded in `PACK.damaged` (the rows
+    /// of their records removed with the missing ones; the pack unchanged).
+    pub repaired_damaged: u64,
     /// With `--repair`: references to missing records whose rows were
     /// removed (page rows, captures, and the URL's state, so that the next
     /// crawl fetches the page again).
@@ -115,12 +174,14 @@ impl FsckReport {
         self.missing <= self.dropped_missing
             && self.mismatched == 0
             && self.torn <= self.repaired_torn
+            && self.damaged <= self.repaired_damaged
     }
 
     fn problem(&mut self, kind: &'static str, pack: &str, offset: u64, detail: String) {
         match kind {
             "missing" => self.missing += 1,
             "torn" => self.torn += 1,
+            "damaged" => self.damaged += 1,
             _ => self.mismatched += 1,
         }
         if self.problems.len() < LISTED {
@@ -174,9 +235,21 @@ impl FsckReport {
             self.records as f64 / self.secs.max(1e-9)
         );
         s.push_str(&format!(
-            "verified {}  missing {}  mismatched {}  torn packs {}  unindexed records {}\n",
-            self.verified, self.missing, self.mismatched, self.torn, self.unindexed
+            "verified {}  missing {}  mismatched {}  torn packs {}  damaged regions {}  unindexed records {}\n",
+            self.verified, self.missing, self.mismatched, self.torn, self.damaged, self.unindexed
         ));
+        if self.skipped_damaged > 0 {
+            s.push_str(&format!(
+                "skipped {} damaged regions recorded by an earlier --repair (nothing points into them; the bytes are kept):\n",
+                self.skipped_damaged
+            ));
+            for r in self.damaged_regions.iter().filter(|r| r.recorded) {
+                s.push_str(&format!(
+                    "  skipped  {} @ {}: {} bytes up to the next record: {}\n",
+                    r.pack, r.offset, r.length, r.reason
+                ));
+            }
+        }
         if !self.fingerprints.is_empty() || self.fingerprints_unrecorded > 0 {
             s.push_str(&self.render_fingerprints());
         }
@@ -184,6 +257,12 @@ impl FsckReport {
             s.push_str(&format!(
                 "repaired: {} torn packs cut to their last whole record (originals kept as *.torn-*), {} rows of missing records removed\n",
                 self.repaired_torn, self.dropped_missing
+            ));
+        }
+        if self.repaired_damaged > 0 {
+            s.push_str(&format!(
+                "repaired: {} damaged regions recorded in PACK{DAMAGE_SUFFIX} (packs unchanged: the records after them stay where the index points)\n",
+                self.repaired_damaged
             ));
         }
         if self.reindexed + self.history_added > 0 {
@@ -199,7 +278,7 @@ impl FsckReport {
             ));
         }
         let listed = self.problems.len() as u64;
-        let total = self.missing + self.mismatched + self.torn;
+        let total = self.missing + self.mismatched + self.torn + self.damaged;
         if total > listed {
             s.push_str(&format!("  ... and {} more\n", total - listed));
         }
@@ -214,8 +293,10 @@ impl FsckReport {
 
 /// Checks the archive of `stores`; `progress` gets a line per pack. With
 /// `repair`, torn packs are cut back to their last whole record (the
-/// original file is kept beside it) and the rows of records that are gone
-/// are removed; mismatches are only reported.
+/// original file is kept beside it), damaged regions in the middle of a pack
+/// are recorded in `PACK.damaged` (the pack is left as it is), and the rows
+/// of records that are gone or unreadable are removed; mismatches are only
+/// reported.
 pub fn check(
     cfg: &Config,
     stores: &Stores,
@@ -299,11 +380,18 @@ pub fn check(
     report.fingerprints_unrecorded = unrecorded;
 
     let mut packs = stores.packs.list("").context("listing the packs")?;
+    let damage_files: HashMap<String, u64> = packs
+        .iter()
+        .filter(|p| p.path.ends_with(DAMAGE_SUFFIX))
+        .map(|p| (p.path.clone(), p.len))
+        .collect();
     packs.retain(|p| p.path.ends_with(".warc.gz") || p.path.ends_with(".warc"));
     packs.sort_by(|a, b| a.path.cmp(&b.path));
     let mut dangling: Vec<Expected> = Vec::new();
     let mut unindexed: Vec<Entry> = Vec::new();
     let mut paths: Vec<String> = Vec::with_capacity(packs.len());
+    // Damage files to write once the rows pointing into them are gone.
+    let mut to_record: Vec<(String, DamageFile, u64)> = Vec::new();
     for entry in &packs {
         let bytes = stores
             .packs
@@ -312,21 +400,26 @@ pub fn check(
         report.packs += 1;
         report.bytes += bytes.len() as u64;
         let mut wanted = expected.remove(&entry.path).unwrap_or_default();
-        for item in RecordIter::new(&bytes) {
+        let side = format!("{}{DAMAGE_SUFFIX}", entry.path);
+        let known = match damage_files.get(&side) {
+            Some(&len) => read_damage_file(stores, &side, len)?,
+            None => DamageFile::default(),
+        };
+        // This pack's damaged regions, as they are now.
+        let mut regions: Vec<RecordedRegion> = Vec::new();
+        let mut new_regions = 0u64;
+        for item in Resync::new(&bytes) {
             let (offset, length, record) = match item {
                 Ok(r) => r,
-                Err(e) => {
-                    let at = match &e {
-                        packer::Error::CorruptRecord { offset, .. } => *offset,
-                        _ => 0,
-                    };
+                Err(d) if d.to_end => {
+                    let at = d.offset;
                     report.problem(
                         "torn",
                         &entry.path,
                         at,
                         format!(
-                            "{} bytes after the last whole record: {e}",
-                            bytes.len() as u64 - at
+                            "{} bytes after the last whole record: {}",
+                            d.length, d.reason
                         ),
                     );
                     if repair {
@@ -334,6 +427,49 @@ pub fn check(
                         report.repaired_torn += 1;
                     }
                     break;
+                }
+                Err(d) => {
+                    report.damaged_bytes += d.length;
+                    let earlier = known
+                        .regions
+                        .iter()
+                        .find(|r| r.offset == d.offset && r.length == d.length);
+                    match earlier {
+                        Some(r) => {
+                            report.skipped_damaged += 1;
+                            regions.push(r.clone());
+                        }
+                        None => {
+                            report.problem(
+                                "damaged",
+                                &entry.path,
+                                d.offset,
+                                format!(
+                                    "{} bytes hold no readable record, the next one starts at {}: {}",
+                                    d.length,
+                                    d.offset + d.length,
+                                    d.reason
+                                ),
+                            );
+                            new_regions += 1;
+                            regions.push(RecordedRegion {
+                                offset: d.offset,
+                                length: d.length,
+                                reason: d.reason.clone(),
+                                recorded_at: chrono::Utc::now().to_rfc3339(),
+                            });
+                        }
+                    }
+                    if report.damaged_regions.len() < LISTED {
+                        report.damaged_regions.push(DamagedRegion {
+                            pack: entry.path.clone(),
+                            offset: d.offset,
+                            length: d.length,
+                            reason: d.reason,
+                            recorded: earlier.is_some(),
+                        });
+                    }
+                    continue;
                 }
             };
             report.records += 1;
@@ -360,13 +496,26 @@ pub fn check(
         let mut left: Vec<(u64, Expected)> = wanted.into_iter().collect();
         left.sort_by_key(|(o, _)| *o);
         for (offset, exp) in left {
+            let region = regions
+                .iter()
+                .find(|r| r.offset <= offset && offset < r.offset + r.length);
+            let why = match region {
+                Some(r) => format!(
+                    "the record is unreadable, in the damaged region at {} ({} bytes)",
+                    r.offset, r.length
+                ),
+                None => "no record starts here".to_string(),
+            };
             report.problem(
                 "missing",
                 &entry.path,
                 offset,
-                format!("no record starts here ({} row of {})", exp.from, exp.url),
+                format!("{why} ({} row of {})", exp.from, exp.url),
             );
             dangling.push(exp);
+        }
+        if repair && new_regions > 0 {
+            to_record.push((side, DamageFile { regions }, new_regions));
         }
         let _ = writeln!(
             progress,
@@ -393,6 +542,12 @@ pub fn check(
     if repair && !dangling.is_empty() {
         drop_dangling(stores, &dangling)?;
         report.dropped_missing = dangling.len() as u64;
+    }
+    // Only now that no row points into them: the regions are known.
+    for (side, file, new) in to_record {
+        let had = damage_files.contains_key(&side);
+        write_damage_file(stores, &side, &file, had)?;
+        report.repaired_damaged += new;
     }
     if repair && !unindexed.is_empty() {
         let (indexed, history) =
@@ -429,6 +584,47 @@ fn cut_torn_pack(stores: &Stores, path: &str, whole: &[u8]) -> Result<()> {
         .packs
         .rename(&fresh, path)
         .with_context(|| format!("putting the repaired {path} in place"))?;
+    Ok(())
+}
+
+/// The damage file `path` (`len` bytes).
+fn read_damage_file(stores: &Stores, path: &str, len: u64) -> Result<DamageFile> {
+    let bytes = stores
+        .packs
+        .read_range(path, 0, len)
+        .with_context(|| format!("reading {path}"))?;
+    serde_json::from_slice(&bytes).with_context(|| {
+        format!("{path} is not a damage record of fsck --repair (move it aside to check the pack afresh)")
+    })
+}
+
+/// Writes the damage file `path`: a new file, synced, that then takes the
+/// place of the old one (`had`). A crash in between loses the record, and
+/// the next fsck reports the regions again (exit 1) until a repair records
+/// them once more; nothing else depends on it.
+fn write_damage_file(stores: &Stores, path: &str, file: &DamageFile, had: bool) -> Result<()> {
+    let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S%f");
+    let fresh = format!("{path}.new-{stamp}");
+    let mut text = serde_json::to_vec_pretty(file)?;
+    text.push(b'\n');
+    let mut w = stores
+        .packs
+        .create(&fresh)
+        .with_context(|| format!("creating {fresh}"))?;
+    w.append(&text)
+        .with_context(|| format!("writing {fresh}"))?;
+    w.sync().with_context(|| format!("syncing {fresh}"))?;
+    w.close().with_context(|| format!("closing {fresh}"))?;
+    if had {
+        stores
+            .packs
+            .delete(path)
+            .with_context(|| format!("replacing {path}"))?;
+    }
+    stores
+        .packs
+        .rename(&fresh, path)
+        .with_context(|| format!("putting {path} in place"))?;
     Ok(())
 }
 

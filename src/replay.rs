@@ -22,7 +22,7 @@ use anyhow::{bail, Context, Result};
 use chrono::{DateTime, NaiveDate, Utc};
 use crawler::archived::ArchivedResponse;
 use crawler::NotModifiedPage;
-use packer::warc::{self, RecordIter, WarcRecord};
+use packer::warc::{self, Resync, WarcRecord};
 use serde::Serialize;
 
 use crate::config::{Config, IndexBackend};
@@ -507,7 +507,9 @@ pub fn archived_response(record: &WarcRecord, url: &str) -> Result<ArchivedRespo
 
 /// The capture records of the packs, in capture order (time; a response
 /// before the revisits of the same second; pack and offset), with the pack
-/// paths. Unreadable tails are left to `fsck` (counted as skipped here).
+/// paths. Damage is read past (`packer::warc::Resync`): every intact record
+/// is listed; unreadable regions and tails are left to `fsck` (counted as
+/// skipped here, and logged with their offsets).
 pub fn list_captures(
     stores: &Stores,
     progress: &mut dyn Write,
@@ -524,13 +526,18 @@ pub fn list_captures(
             .read_range(&pack.path, 0, pack.len)
             .with_context(|| format!("reading {}", pack.path))?;
         summary.files += 1;
-        for item in RecordIter::new(&bytes) {
+        for item in Resync::new(&bytes) {
             let (offset, length, record) = match item {
                 Ok(r) => r,
-                Err(e) => {
+                Err(d) if d.to_end => {
                     summary.skip("torn or unreadable pack tail (see harvest fsck)");
-                    tracing::warn!(pack = %pack.path, error = %e, "pack not read to its end");
-                    break;
+                    tracing::warn!(pack = %pack.path, offset = d.offset, bytes = d.length, reason = %d.reason, "pack not read to its end");
+                    continue;
+                }
+                Err(d) => {
+                    summary.skip("damaged region read past (see harvest fsck)");
+                    tracing::warn!(pack = %pack.path, offset = d.offset, bytes = d.length, reason = %d.reason, "damaged region skipped");
+                    continue;
                 }
             };
             summary.records += 1;
@@ -802,8 +809,9 @@ pub fn take_up_crashed_run(
             }
         };
         out.packs += 1;
-        // A torn last record (the process died writing it) ends the pack.
-        for (offset, length, record) in RecordIter::new(&bytes).map_while(|r| r.ok()) {
+        // A torn last record (the process died writing it) ends the pack;
+        // damage before it is read past, as reindex does.
+        for (offset, length, record) in Resync::new(&bytes).filter_map(|r| r.ok()) {
             let Some(entry) = Entry::of(&record, paths.len() as u32, offset, length) else {
                 continue;
             };
