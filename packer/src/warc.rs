@@ -1763,7 +1763,10 @@ mod tests {
         let plain: Vec<_> = RecordIter::new(&pack)
             .map(|r| r.map(|(o, l, _)| (o, l)).unwrap())
             .collect();
-        assert_eq!(resynced(&pack), plain.into_iter().map(Ok).collect::<Vec<_>>());
+        assert_eq!(
+            resynced(&pack),
+            plain.into_iter().map(Ok).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -1822,7 +1825,10 @@ mod tests {
             })
             .collect();
         // Untouched, the pack reads whole.
-        assert_eq!(resynced(&pack), spans.iter().map(|&s| Ok(s)).collect::<Vec<_>>());
+        assert_eq!(
+            resynced(&pack),
+            spans.iter().map(|&s| Ok(s)).collect::<Vec<_>>()
+        );
         flip(&mut pack, at + 12..at + 28);
         let mut want: Vec<_> = spans.iter().map(|&s| Ok(s)).collect();
         want[2] = Err((spans[2].0, spans[2].1, false));
@@ -1842,9 +1848,7 @@ mod tests {
             let mut bad = pack.clone();
             let start = (rng.next_u64() % (pack.len() as u64 - 16)) as usize;
             flip(&mut bad, start..start + 16);
-            let touched = |&(o, l): &(u64, u64)| {
-                (start as u64) < o + l && o < (start + 16) as u64
-            };
+            let touched = |&(o, l): &(u64, u64)| (start as u64) < o + l && o < (start + 16) as u64;
             let got: Vec<_> = Resync::new(&bad).collect();
             let read: Vec<(u64, u64)> = got
                 .iter()
@@ -1860,9 +1864,10 @@ mod tests {
                 );
             }
             for damaged in spans.iter().filter(|s| touched(s)) {
-                let covered = got.iter().filter_map(|r| r.as_ref().err()).any(|d| {
-                    d.offset <= damaged.0 && damaged.0 + damaged.1 <= d.offset + d.length
-                });
+                let covered = got
+                    .iter()
+                    .filter_map(|r| r.as_ref().err())
+                    .any(|d| d.offset <= damaged.0 && damaged.0 + damaged.1 <= d.offset + d.length);
                 assert!(covered, "round {round}: {damaged:?} in no region: {got:?}");
             }
         }
