@@ -27,6 +27,8 @@ pub const DEFAULT_MAX_BATCH_WAIT_MS: u64 = 2_000;
 pub const DEFAULT_NAMENODE_HTTP_PORT: u16 = 9870;
 /// HBase's master web port (`hbase.master.info.port`).
 pub const DEFAULT_MASTER_HTTP_PORT: u16 = 16010;
+/// Default whole-request timeout of the crawler, seconds (`[crawl] timeout_secs`).
+pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 /// Default body cap: 10 MiB of decoded body.
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 << 20;
 
@@ -153,7 +155,7 @@ pub struct RawCrawl {
     pub concurrency: Option<usize>,
     /// User-Agent header and robots.txt agent. Default `harvest/<version>`.
     pub user_agent: Option<String>,
-    /// Whole-request timeout, seconds. Default 30.
+    /// Whole-request timeout, seconds, at least 1. Default 30.
     pub timeout_secs: Option<u64>,
     /// Largest decoded body kept, bytes. Default 10 MiB.
     pub max_body_bytes: Option<u64>,
@@ -398,15 +400,18 @@ impl Config {
                 .as_deref()
                 .unwrap_or(Path::new(DEFAULT_DATA_DIR)),
         );
+        check_folder("data_dir", &data_dir)?;
         let packs = match &raw.storage.packs {
             Some(p) if p.contains("://") => p.clone(),
             Some(p) => resolve(Path::new(p)).display().to_string(),
             None => data_dir.join("packs").display().to_string(),
         };
-        if let Some((scheme, _)) = packs.split_once("://") {
-            if scheme != "file" && scheme != "hdfs" {
+        match packs.split_once("://") {
+            Some((scheme, _)) if scheme != "file" && scheme != "hdfs" => {
                 bail!("[storage] packs: unsupported scheme `{scheme}://` (use file:// or hdfs://)");
             }
+            Some(_) => {}
+            None => check_folder("[storage] packs", Path::new(&packs))?,
         }
         let max_pack_bytes = raw.storage.max_pack_bytes.unwrap_or(DEFAULT_MAX_PACK_BYTES);
         if max_pack_bytes < 64 * 1024 {
@@ -417,13 +422,15 @@ impl Config {
             bail!("[storage] max_open_packs = 0: must be at least 1");
         }
         let index = match raw.index.backend.as_deref().unwrap_or("embedded") {
-            "embedded" => IndexBackend::Embedded {
-                path: raw
+            "embedded" => {
+                let path = raw
                     .index
                     .path
                     .as_deref()
-                    .map_or_else(|| data_dir.join("index"), resolve),
-            },
+                    .map_or_else(|| data_dir.join("index"), resolve);
+                check_folder("[index] path", &path)?;
+                IndexBackend::Embedded { path }
+            }
             "hbase" => {
                 let thrift = raw
                     .index
@@ -481,6 +488,10 @@ impl Config {
                 bail!("[crawl] {key} must be at least 1");
             }
         }
+        let timeout_secs = c.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS);
+        if timeout_secs == 0 {
+            bail!("[crawl] timeout_secs = 0: must be at least 1 (a request with no time to run fails at once)");
+        }
         let crawl = CrawlSettings {
             page_limits,
             seeds: c.seeds.clone(),
@@ -494,7 +505,7 @@ impl Config {
                 .user_agent
                 .clone()
                 .unwrap_or_else(|| format!("harvest/{}", env!("CARGO_PKG_VERSION"))),
-            timeout: Duration::from_secs(c.timeout_secs.unwrap_or(30).max(1)),
+            timeout: Duration::from_secs(timeout_secs),
             max_body_bytes: c.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
             max_redirects: c.max_redirects.unwrap_or(10),
             respect_robots: c.respect_robots.unwrap_or(true),
@@ -679,6 +690,18 @@ fn normalise(p: &Path) -> PathBuf {
 /// `p` as an absolute path (against the working directory), for display.
 pub fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).map_or_else(|_| p.to_path_buf(), |a| normalise(&a))
+}
+
+/// A configured folder that already exists as something else (a file) is an
+/// error naming its key; one that does not exist yet is made when first used.
+fn check_folder(key: &str, path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_dir() => bail!(
+            "{key} = {:?}: is a file, not a folder (point {key} at a folder, or at a path that does not exist yet)",
+            path.display().to_string()
+        ),
+        _ => Ok(()),
+    }
 }
 
 fn read_raw(path: &Path) -> Result<RawConfig> {
@@ -920,6 +943,59 @@ mod tests {
         assert!(err.contains("[storage] max_open_packs"), "{err}");
         let raw: RawConfig = toml::from_str("[storage]\nmax_open_packs = 3\n").unwrap();
         assert_eq!(Config::from_raw(raw).unwrap().max_open_packs, 3);
+    }
+
+    /// Issue 40 item 6: `timeout_secs = 0` was taken as 1 s without a word.
+    #[test]
+    fn a_zero_timeout_is_an_error_naming_the_key() {
+        let raw: RawConfig = toml::from_str("[crawl]\ntimeout_secs = 0\n").unwrap();
+        let err = format!("{:#}", Config::from_raw(raw).unwrap_err());
+        assert!(err.contains("[crawl] timeout_secs"), "{err}");
+        let raw: RawConfig = toml::from_str("[crawl]\ntimeout_secs = 1\n").unwrap();
+        assert_eq!(
+            Config::from_raw(raw).unwrap().crawl.timeout,
+            Duration::from_secs(1)
+        );
+        let c = Config::from_raw(RawConfig::default()).unwrap();
+        assert_eq!(c.crawl.timeout, Duration::from_secs(DEFAULT_TIMEOUT_SECS));
+    }
+
+    /// Issue 40 item 6: `config check` passed a `data_dir` that is a file
+    /// (every command then failed later, somewhere in the store).
+    #[test]
+    fn a_data_dir_that_is_a_file_is_an_error_naming_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-folder");
+        std::fs::write(&file, b"x").unwrap();
+        let conf = dir.path().join("harvest.toml");
+        std::fs::write(&conf, "data_dir = \"not-a-folder\"\n").unwrap();
+        let err = format!("{:#}", Config::load(Some(&conf)).unwrap_err());
+        assert!(
+            err.contains("data_dir")
+                && err.contains("not-a-folder")
+                && err.contains("not a folder"),
+            "{err}"
+        );
+        // The index and pack folders likewise, when set apart from data_dir.
+        std::fs::write(
+            &conf,
+            "data_dir = \"d\"\n[index]\npath = \"not-a-folder\"\n",
+        )
+        .unwrap();
+        let err = format!("{:#}", Config::load(Some(&conf)).unwrap_err());
+        assert!(err.contains("[index] path"), "{err}");
+        std::fs::write(
+            &conf,
+            "data_dir = \"d\"\n[storage]\npacks = \"not-a-folder\"\n",
+        )
+        .unwrap();
+        let err = format!("{:#}", Config::load(Some(&conf)).unwrap_err());
+        assert!(err.contains("[storage] packs"), "{err}");
+        // A folder, and one that does not exist yet, are fine.
+        std::fs::write(&conf, "data_dir = \"new\"\n").unwrap();
+        assert!(Config::load(Some(&conf)).is_ok());
+        std::fs::create_dir(dir.path().join("new")).unwrap();
+        assert!(Config::load(Some(&conf)).is_ok());
     }
 
     #[test]
