@@ -1057,87 +1057,91 @@ impl<R: std::io::BufRead> std::io::BufRead for Counted<R> {
     }
 }
 
+/// The WARC headers of a record whose block [`RecordReader`] read past
+/// without holding it (longer than its limit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordHead {
+    /// WARC headers in file order (names as written).
+    pub headers: Vec<(String, String)>,
+    /// The block's length (`Content-Length`).
+    pub block_len: u64,
+}
+
+impl RecordHead {
+    /// First value of a WARC header (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+
+    /// `WARC-Type`.
+    pub fn record_type(&self) -> Option<&str> {
+        self.header(header::WARC_TYPE)
+    }
+
+    /// `WARC-Target-URI`.
+    pub fn target_uri(&self) -> Option<&str> {
+        self.header(header::TARGET_URI)
+    }
+}
+
+/// A record as [`RecordReader`] gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Streamed {
+    /// A whole record, its block in memory.
+    Record(WarcRecord),
+    /// A record whose block is longer than the reader's limit
+    /// ([`RecordReader::with_max_block`]): its headers only. The block was
+    /// read to its end and dropped as it streamed, so the next record
+    /// follows.
+    Oversized(RecordHead),
+}
+
+/// Size of the reading buffer over a gzip member's decompressed bytes.
+const MEMBER_BUFFER_BYTES: usize = 64 * 1024;
+/// Longest header line of a streamed record.
+const MAX_HEADER_LINE_BYTES: u64 = 64 * 1024;
+/// Largest header block of a streamed record.
+const MAX_HEADER_BYTES: usize = 1 << 20;
+
 /// [`RecordIter`] over a reader instead of bytes in memory: the records of a
-/// WARC file of any size (one gzip member per record, or uncompressed), one
-/// record in memory at a time, each with its offset and stored length. Like
-/// [`RecordIter`] it yields one [`Error::CorruptRecord`] at the first
-/// unreadable record and stops.
+/// WARC file of any size (one gzip member per record, or uncompressed), each
+/// with its offset and stored length, in memory bounded by the largest block
+/// it holds: a record whose `Content-Length` is over the limit
+/// ([`RecordReader::with_max_block`], at most [`MAX_RECORD_BYTES`]) comes as
+/// [`Streamed::Oversized`], its block read and dropped as it streams (a gzip
+/// member still read to its end, so the next record is found). Bytes after
+/// a record inside its gzip member are read the same way, a buffer at a
+/// time. Like [`RecordIter`] it yields one [`Error::CorruptRecord`] at the
+/// first unreadable record (a truncated file: at the record it cuts) and
+/// stops.
 pub struct RecordReader<R> {
     input: Counted<R>,
+    max_block: u64,
     done: bool,
 }
 
 impl<R: std::io::BufRead> RecordReader<R> {
-    /// Reads records from `input`, positioned at the first record.
+    /// Reads records from `input`, positioned at the first record; blocks of
+    /// up to [`MAX_RECORD_BYTES`] are held.
     pub fn new(input: R) -> Self {
         Self {
             input: Counted {
                 inner: input,
                 consumed: 0,
             },
+            max_block: MAX_RECORD_BYTES,
             done: false,
         }
     }
 
-    /// One uncompressed record: its header lines up to the empty line, the
-    /// block by its `Content-Length`, then the record's closing blank lines.
-    fn read_plain(&mut self) -> std::result::Result<WarcRecord, String> {
-        use std::io::BufRead;
-        let io = |e: std::io::Error| format!("unreadable: {e}");
-        let mut raw = Vec::new();
-        loop {
-            let start = raw.len();
-            let n = (&mut self.input)
-                .take(64 * 1024)
-                .read_until(b'\n', &mut raw)
-                .map_err(io)?;
-            if n == 0 || !raw.ends_with(b"\n") {
-                return Err("header block not terminated by an empty line".to_string());
-            }
-            if raw.len() > 1 << 20 {
-                return Err("header block larger than 1 MiB".to_string());
-            }
-            if matches!(&raw[start..], b"\r\n" | b"\n") {
-                break;
-            }
-        }
-        if !raw.starts_with(b"WARC/") {
-            return Err("does not start with a WARC/ version line".to_string());
-        }
-        let length = {
-            let (lines, _) = split_head(&raw)
-                .ok_or_else(|| "header block not terminated by an empty line".to_string())?;
-            let headers = parse_header_lines(lines.into_iter().skip(1))?;
-            find_header(&headers, header::CONTENT_LENGTH)
-                .ok_or_else(|| "missing Content-Length".to_string())?
-                .parse::<u64>()
-                .map_err(|_| "Content-Length is not a number".to_string())?
-        };
-        if length > MAX_RECORD_BYTES {
-            return Err(format!("record larger than {MAX_RECORD_BYTES} bytes"));
-        }
-        let read = (&mut self.input)
-            .take(length)
-            .read_to_end(&mut raw)
-            .map_err(io)?;
-        if (read as u64) < length {
-            return Err(format!(
-                "block truncated: Content-Length {length}, {read} bytes present"
-            ));
-        }
-        // The blank lines that close the record (CRLF CRLF as written; up
-        // to four line-end bytes taken, one at a time across buffer ends).
-        for _ in 0..4 {
-            match self.input.fill_buf().map_err(io)?.first() {
-                Some(b'\r' | b'\n') => self.input.consume(1),
-                _ => break,
-            }
-        }
-        let (record, _) = parse_uncompressed(&raw)?;
-        Ok(record)
+    /// Holds blocks of at most `max_block` bytes (and never more than
+    /// [`MAX_RECORD_BYTES`]); a longer one comes as [`Streamed::Oversized`].
+    pub fn with_max_block(mut self, max_block: u64) -> Self {
+        self.max_block = max_block.min(MAX_RECORD_BYTES);
+        self
     }
 
-    fn read_one(&mut self) -> std::result::Result<WarcRecord, String> {
+    fn read_one(&mut self) -> std::result::Result<Streamed, String> {
         use std::io::BufRead;
         let ahead = self
             .input
@@ -1146,26 +1150,107 @@ impl<R: std::io::BufRead> RecordReader<R> {
         // The first byte tells (a buffer may hold only one): a plain record
         // starts with `W`.
         if ahead.first() != Some(&GZIP_MAGIC[0]) {
-            return self.read_plain();
+            return read_streamed_record(&mut self.input, self.max_block, "unreadable");
         }
-        let mut raw = Vec::new();
-        let read = flate2::bufread::GzDecoder::new(&mut self.input)
-            .take(MAX_RECORD_BYTES + 1)
-            .read_to_end(&mut raw)
-            .map_err(|e| format!("gzip member unreadable: {e}"))?;
-        if read as u64 > MAX_RECORD_BYTES {
-            return Err(format!("record larger than {MAX_RECORD_BYTES} bytes"));
+        let gzip = "gzip member unreadable";
+        let mut member = std::io::BufReader::with_capacity(
+            MEMBER_BUFFER_BYTES,
+            flate2::bufread::GzDecoder::new(&mut self.input),
+        );
+        let record = read_streamed_record(&mut member, self.max_block, gzip)?;
+        // The rest of the member, a buffer at a time: blank lines at most.
+        loop {
+            let rest = member.fill_buf().map_err(|e| format!("{gzip}: {e}"))?;
+            if rest.is_empty() {
+                return Ok(record);
+            }
+            if rest.iter().any(|b| !b.is_ascii_whitespace()) {
+                return Err("gzip member holds more than one record".to_string());
+            }
+            let n = rest.len();
+            member.consume(n);
         }
-        let (record, used) = parse_uncompressed(&raw)?;
-        if used < raw.len() && raw[used..].iter().any(|b| !b.is_ascii_whitespace()) {
-            return Err("gzip member holds more than one record".to_string());
-        }
-        Ok(record)
     }
 }
 
+/// One uncompressed record from `input`: its header lines up to the empty
+/// line, the block by its `Content-Length` (held when at most `max_block`
+/// bytes, else read and dropped), then the record's closing blank lines.
+/// `unreadable` opens the message of a read error.
+fn read_streamed_record(
+    input: &mut impl std::io::BufRead,
+    max_block: u64,
+    unreadable: &str,
+) -> std::result::Result<Streamed, String> {
+    use std::io::BufRead;
+    let io = |e: std::io::Error| format!("{unreadable}: {e}");
+    let mut head = Vec::new();
+    loop {
+        let start = head.len();
+        let n = input
+            .by_ref()
+            .take(MAX_HEADER_LINE_BYTES)
+            .read_until(b'\n', &mut head)
+            .map_err(io)?;
+        if n == 0 || !head.ends_with(b"\n") {
+            return Err("header block not terminated by an empty line".to_string());
+        }
+        if head.len() > MAX_HEADER_BYTES {
+            return Err("header block larger than 1 MiB".to_string());
+        }
+        if matches!(&head[start..], b"\r\n" | b"\n") {
+            break;
+        }
+    }
+    if !head.starts_with(b"WARC/") {
+        return Err("does not start with a WARC/ version line".to_string());
+    }
+    let (lines, _) = split_head(&head)
+        .ok_or_else(|| "header block not terminated by an empty line".to_string())?;
+    let headers = parse_header_lines(lines.into_iter().skip(1))?;
+    let length = find_header(&headers, header::CONTENT_LENGTH)
+        .ok_or_else(|| "missing Content-Length".to_string())?
+        .parse::<u64>()
+        .map_err(|_| "Content-Length is not a number".to_string())?;
+    let truncated =
+        |read: u64| format!("block truncated: Content-Length {length}, {read} bytes present");
+    let streamed = if length > max_block {
+        let read =
+            std::io::copy(&mut input.by_ref().take(length), &mut std::io::sink()).map_err(io)?;
+        if read < length {
+            return Err(truncated(read));
+        }
+        Streamed::Oversized(RecordHead {
+            headers,
+            block_len: length,
+        })
+    } else {
+        // `length` is at most `max_block`, itself at most MAX_RECORD_BYTES;
+        // the vector grows with what is really there.
+        let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
+        let read = input
+            .by_ref()
+            .take(length)
+            .read_to_end(&mut block)
+            .map_err(io)?;
+        if (read as u64) < length {
+            return Err(truncated(read as u64));
+        }
+        Streamed::Record(WarcRecord { headers, block })
+    };
+    // The blank lines that close the record (CRLF CRLF as written; up to
+    // four line-end bytes taken, one at a time across buffer ends).
+    for _ in 0..4 {
+        match input.fill_buf().map_err(io)?.first() {
+            Some(b'\r' | b'\n') => input.consume(1),
+            _ => break,
+        }
+    }
+    Ok(streamed)
+}
+
 impl<R: std::io::BufRead> Iterator for RecordReader<R> {
-    type Item = Result<(u64, u64, WarcRecord)>;
+    type Item = Result<(u64, u64, Streamed)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         use std::io::BufRead;
@@ -1535,7 +1620,14 @@ mod tests {
     /// reader with a buffer of `capacity` bytes.
     fn read_streamed(data: &[u8], capacity: usize) -> Vec<Spanned> {
         let input = std::io::BufReader::with_capacity(capacity, data);
-        RecordReader::new(input).map(spans_and_digests).collect()
+        RecordReader::new(input)
+            .map(|item| {
+                spans_and_digests(item.map(|(o, l, s)| match s {
+                    Streamed::Record(r) => (o, l, r),
+                    Streamed::Oversized(h) => panic!("no limit given, yet {h:?} is oversized"),
+                }))
+            })
+            .collect()
     }
 
     /// A record as its span and block digest; an error as its offset.
@@ -1582,6 +1674,105 @@ mod tests {
                     in_memory,
                     "buffer of {capacity}"
                 );
+            }
+        }
+    }
+
+    /// Issue 40: a record longer than the limit comes as its head, its
+    /// block read past (never held), and the record after it is read.
+    #[test]
+    fn an_oversized_block_is_read_past_and_the_next_record_follows() {
+        let big_payload = b"<p>a page far over the limit</p>".repeat(8000);
+        let records = [
+            response(b"before"),
+            response(&big_payload),
+            response(b"after"),
+        ];
+        let mut gzipped = Vec::new();
+        let mut plain = Vec::new();
+        for r in &records {
+            let member = r.member(None);
+            gzipped.extend_from_slice(&member);
+            flate2::read::GzDecoder::new(&member[..])
+                .read_to_end(&mut plain)
+                .unwrap();
+        }
+        let limit = 64 * 1024;
+        for data in [&gzipped, &plain] {
+            let spans: Vec<_> = RecordIter::new(data)
+                .map(|r| r.map(|(o, l, _)| (o, l)).unwrap())
+                .collect();
+            for capacity in [1, 7, 8192] {
+                let input = std::io::BufReader::with_capacity(capacity, &data[..]);
+                let items: Vec<_> = RecordReader::new(input)
+                    .with_max_block(limit)
+                    .collect::<Result<_>>()
+                    .unwrap();
+                assert_eq!(
+                    items.iter().map(|(o, l, _)| (*o, *l)).collect::<Vec<_>>(),
+                    spans,
+                    "buffer of {capacity}"
+                );
+                let body = |s: &Streamed| match s {
+                    Streamed::Record(r) => r.http_response().unwrap().body,
+                    Streamed::Oversized(h) => panic!("{h:?} is under the limit"),
+                };
+                assert_eq!(body(&items[0].2), b"before");
+                assert_eq!(body(&items[2].2), b"after");
+                match &items[1].2 {
+                    Streamed::Oversized(head) => {
+                        assert_eq!(head.target_uri(), Some("https://www.debian.org/doc/"));
+                        assert_eq!(head.record_type(), Some("response"));
+                        assert!(head.block_len > big_payload.len() as u64);
+                        assert_eq!(
+                            head.header(header::CONTENT_LENGTH),
+                            Some(head.block_len.to_string().as_str())
+                        );
+                    }
+                    Streamed::Record(_) => panic!("a block over {limit} bytes was held"),
+                }
+            }
+            // Cut inside the oversized block: an error at its offset, after
+            // the record before it.
+            let cut = (spans[1].0 + spans[1].1 / 2) as usize;
+            let items: Vec<_> = RecordReader::new(&data[..cut])
+                .with_max_block(limit)
+                .collect();
+            assert_eq!(items.len(), 2);
+            assert!(items[0].is_ok());
+            match &items[1] {
+                Err(Error::CorruptRecord { offset, .. }) => assert_eq!(*offset, spans[1].0),
+                other => panic!("expected CorruptRecord, got {other:?}"),
+            }
+        }
+        // The limit never goes over MAX_RECORD_BYTES.
+        let reader = RecordReader::new(&plain[..]).with_max_block(u64::MAX);
+        assert_eq!(reader.max_block, MAX_RECORD_BYTES);
+    }
+
+    /// A file gzipped whole (one member, many records) is told at its first
+    /// record, an oversized one too (its block is not held to tell it).
+    #[test]
+    fn a_member_of_several_records_is_refused_after_the_first() {
+        let mut plain = Vec::new();
+        for r in [response(&b"x".repeat(200_000)), response(b"second")] {
+            flate2::read::GzDecoder::new(&r.member(None)[..])
+                .read_to_end(&mut plain)
+                .unwrap();
+        }
+        let mut whole = flate2::write::GzEncoder::new(Vec::new(), Compression::default());
+        std::io::Write::write_all(&mut whole, &plain).unwrap();
+        let whole = whole.finish().unwrap();
+        for limit in [1024, MAX_RECORD_BYTES] {
+            let items: Vec<_> = RecordReader::new(&whole[..])
+                .with_max_block(limit)
+                .collect();
+            assert_eq!(items.len(), 1, "limit {limit}");
+            match &items[0] {
+                Err(Error::CorruptRecord { offset: 0, reason }) => {
+                    assert!(reason.contains("more than one record"), "{reason}")
+                }
+                other => panic!("expected CorruptRecord, got {other:?}"),
             }
         }
     }
