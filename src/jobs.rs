@@ -541,15 +541,20 @@ pub struct ActiveRun {
     runs: RunsTable,
     /// The run's record as last written.
     pub record: RunRecord,
-    /// This run takes up one whose process died (not one cancelled on
-    /// request): the packs of [`RunRecord::writers`] may hold records the
-    /// index does not.
+    /// This run takes up one whose process died or that failed (not one
+    /// cancelled on request): the packs of [`RunRecord::writers`] may hold
+    /// records the index does not.
     pub crashed: bool,
+    /// The error that stopped the failed run this one takes up.
+    pub failed_on: Option<String>,
 }
 
 impl ActiveRun {
     /// Starts a run of `job`, or takes up its last run if that one was
-    /// interrupted (status running, heartbeat older than [`STALE_AFTER`]).
+    /// interrupted (status running, heartbeat older than [`STALE_AFTER`] or
+    /// its process gone), cancelled, or failed (stopped by an error, e.g. a
+    /// full disk: taken up as a killed run is, its packs' unindexed tail
+    /// indexed and nothing it stored fetched again).
     /// A run that is alive in another process is an error.
     pub fn start(index: &Arc<Index>, job: &str) -> Result<ActiveRun> {
         {
@@ -574,9 +579,12 @@ impl ActiveRun {
         let now = Utc::now();
         if let Some(mut last) = runs.last(job)? {
             // A cancelled run stopped on request with its queue intact; a
-            // running one is taken up only when its process is gone.
+            // failed one (a write error: a full or read-only disk, a lost
+            // store) stopped with its queue intact too, and like a killed one
+            // may have packed records it did not index; a running one is
+            // taken up only when its process is gone.
             let take_up = match last.status {
-                RunStatus::Cancelled => true,
+                RunStatus::Cancelled | RunStatus::Failed => true,
                 RunStatus::Running => {
                     let age = (now - last.heartbeat).to_std().unwrap_or_default();
                     // On this host a dead pid settles it; elsewhere the heartbeat.
@@ -602,6 +610,7 @@ impl ActiveRun {
                     // Its last batch was stored and indexed before it stopped.
                     last.writers.clear();
                 }
+                let failed_on = last.error.take();
                 last.resumed += 1;
                 last.status = RunStatus::Running;
                 last.ended = None;
@@ -613,7 +622,8 @@ impl ActiveRun {
                 return Ok(ActiveRun {
                     runs,
                     record: last,
-                    crashed: was == RunStatus::Running,
+                    crashed: matches!(was, RunStatus::Running | RunStatus::Failed),
+                    failed_on,
                 });
             }
         }
@@ -637,6 +647,7 @@ impl ActiveRun {
             runs,
             record,
             crashed: false,
+            failed_on: None,
         })
     }
 
@@ -700,6 +711,7 @@ pub fn status_label(run: &RunRecord, now: DateTime<Utc>) -> String {
                 "running".to_string()
             }
         }
+        RunStatus::Failed => "failed (running it again takes it up)".to_string(),
         other => other.label().to_string(),
     }
 }

@@ -2277,8 +2277,12 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
             if let Some(max) = crawl_cfg.max_pages {
                 crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
             }
+            let what = match &a.failed_on {
+                Some(error) => format!("failed run (it stopped on: {error})"),
+                None => "interrupted run".to_string(),
+            };
             eprintln!(
-                "harvest: taking up the interrupted run of job {} started {} ({} pages stored before{note})",
+                "harvest: taking up the {what} of job {} started {} ({} pages stored before{note})",
                 a.record.job, a.record.started, before.pages
             );
             ingest.resume_from(before);

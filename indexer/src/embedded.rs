@@ -29,7 +29,7 @@ fn keyspace_options() -> KeyspaceCreateOptions {
 use serde::{Deserialize, Serialize};
 
 use crate::batch::Mutation;
-use crate::error::{Error, Result};
+use crate::error::{DiskCondition, Error, Result};
 use crate::store::{bucket_regions, visit_rows, Cell, Region, Row, Scan, TableStore};
 
 /// Keyspace holding table layouts.
@@ -91,6 +91,11 @@ impl TableHandle {
 /// The embedded table store (a folder holding a fjall database).
 pub struct EmbeddedStore {
     db: Database,
+    /// The store's folder (named by errors of writes to it).
+    path: std::path::PathBuf,
+    /// The first failed write's I/O error (kind, text): fjall refuses every
+    /// write after one ("Poisoned") without saying why.
+    first_failure: Mutex<Option<(std::io::ErrorKind, String)>>,
     meta: Keyspace,
     tables: RwLock<HashMap<String, std::sync::Arc<TableHandle>>>,
     write_lock: Mutex<()>,
@@ -289,9 +294,18 @@ impl EmbeddedStore {
     /// every rewritten version of its posting rows in memory.
     pub fn open_with(path: impl AsRef<Path>, options: EmbeddedOptions) -> Result<Self> {
         let path = path.as_ref();
-        let db = Database::builder(path)
-            .open()
-            .map_err(|e| Error::backend(format!("open fjall database {}", path.display()), e))?;
+        let db = Database::builder(path).open().map_err(|e| {
+            let condition = io_cause(&e).map(|io| DiskCondition::of(io.kind()));
+            match condition {
+                Some(condition) => Error::Disk {
+                    path: path.display().to_string(),
+                    condition,
+                    context: "open the fjall database".into(),
+                    source: Box::new(e),
+                },
+                None => Error::backend(format!("open fjall database {}", path.display()), e),
+            }
+        })?;
         let meta = db
             .keyspace(META_KEYSPACE, KeyspaceCreateOptions::default)
             .map_err(|e| Error::backend("open meta keyspace", e))?;
@@ -308,6 +322,8 @@ impl EmbeddedStore {
         tracing::debug!(path = %path.display(), tables = tables.len(), "embedded store opened");
         Ok(EmbeddedStore {
             db,
+            path: path.to_path_buf(),
+            first_failure: Mutex::new(None),
             meta,
             tables: RwLock::new(tables),
             write_lock: Mutex::new(()),
@@ -338,7 +354,7 @@ impl EmbeddedStore {
     pub fn persist(&self, durability: Durability) -> Result<()> {
         self.db
             .persist(durability.persist_mode())
-            .map_err(|e| Error::backend("persist journal", e))
+            .map_err(|e| self.write_error("persist journal", e))
     }
 
     /// Bulk load, bypassing the journal and the memtables: each family's
@@ -389,15 +405,15 @@ impl EmbeddedStore {
         for (ks, run) in runs {
             let mut ingestion = ks
                 .start_ingestion()
-                .map_err(|e| Error::backend("start ingestion", e))?;
+                .map_err(|e| self.write_error("start ingestion", e))?;
             for (key, value) in run {
                 ingestion
                     .write(key, value)
-                    .map_err(|e| Error::backend(format!("ingest into {table}"), e))?;
+                    .map_err(|e| self.write_error(format!("ingest into {table}"), e))?;
             }
             ingestion
                 .finish()
-                .map_err(|e| Error::backend(format!("finish ingestion into {table}"), e))?;
+                .map_err(|e| self.write_error(format!("finish ingestion into {table}"), e))?;
         }
         tracing::debug!(table, rows = rows.len(), "ingested");
         Ok(())
@@ -417,7 +433,7 @@ impl EmbeddedStore {
         for t in tables {
             for (family, ks) in &t.families {
                 ks.major_compact()
-                    .map_err(|e| Error::backend(format!("compact family {family}"), e))?;
+                    .map_err(|e| self.write_error(format!("compact family {family}"), e))?;
             }
         }
         Ok(())
@@ -459,6 +475,82 @@ impl EmbeddedStore {
         }
         out.sort_by(|a, b| a.0.cmp(b.0));
         Ok(out)
+    }
+}
+
+/// The I/O error at the root of a fjall error, if it has one.
+fn io_cause(e: &fjall::Error) -> Option<&std::io::Error> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            return Some(io);
+        }
+        cause = c.source();
+    }
+    None
+}
+
+/// Bytes a probe writes to find out why the store's folder refuses writes.
+const PROBE_BYTES: usize = 64 * 1024;
+
+/// Writes (and removes) a small file in `dir`: the I/O error that refuses
+/// it, if any (e.g. `ENOSPC` on a full disk).
+fn probe_write(dir: &Path) -> Option<std::io::Error> {
+    use std::io::Write;
+    let probe = dir.join(format!(".harvest-write-probe-{}", std::process::id()));
+    let written = std::fs::File::create(&probe).and_then(|mut f| {
+        f.write_all(&[0u8; PROBE_BYTES])?;
+        f.sync_data()
+    });
+    let _ = std::fs::remove_file(&probe);
+    written.err()
+}
+
+impl EmbeddedStore {
+    /// A failed write as [`Error::Disk`]: the store's folder, what its disk
+    /// refused the write for and the cause. fjall answers every write after
+    /// a failed one with `Poisoned`; that error names the first failure (or,
+    /// when this store did not see it, what a probe write in the folder
+    /// meets now).
+    fn write_error(&self, context: impl Into<String>, e: fjall::Error) -> Error {
+        let context = context.into();
+        let path = self.path.display().to_string();
+        let mut first = self.first_failure.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(io) = io_cause(&e) {
+            let (kind, text) = (io.kind(), io.to_string());
+            first.get_or_insert_with(|| (kind, text.clone()));
+            return Error::Disk {
+                path,
+                condition: DiskCondition::of(kind),
+                context,
+                source: match e {
+                    fjall::Error::Io(io) => Box::new(io),
+                    _ => text.into(),
+                },
+            };
+        }
+        if !matches!(e, fjall::Error::Poisoned) {
+            return Error::backend(context, e);
+        }
+        let (condition, why) = match &*first {
+            Some((kind, text)) => (
+                DiskCondition::of(*kind),
+                format!("an earlier write failed: {text}"),
+            ),
+            None => match probe_write(&self.path) {
+                Some(io) => (
+                    DiskCondition::of(io.kind()),
+                    format!("an earlier write failed; a write there now fails too: {io}"),
+                ),
+                None => (DiskCondition::Failed, "an earlier write failed".to_string()),
+            },
+        };
+        Error::Disk {
+            path,
+            condition,
+            context,
+            source: format!("fjall accepts no write after a failed one ({e}); {why}").into(),
+        }
     }
 }
 
@@ -510,7 +602,7 @@ impl TableStore for EmbeddedStore {
         batch.insert(&self.meta, name.as_bytes(), serde_json::to_vec(&wanted)?);
         batch
             .commit()
-            .map_err(|e| Error::backend(format!("create table {name}"), e))?;
+            .map_err(|e| self.write_error(format!("create table {name}"), e))?;
         self.tables
             .write()
             .map_err(|_| poisoned())?
@@ -576,7 +668,7 @@ impl TableStore for EmbeddedStore {
         }
         batch
             .commit()
-            .map_err(|e| Error::backend(format!("put {} rows into {table}", rows.len()), e))?;
+            .map_err(|e| self.write_error(format!("put {} rows into {table}", rows.len()), e))?;
         tracing::debug!(table, rows = rows.len(), "put");
         Ok(())
     }
@@ -763,7 +855,7 @@ impl TableStore for EmbeddedStore {
         }
         batch
             .commit()
-            .map_err(|e| Error::backend(format!("delete {} rows from {table}", keys.len()), e))
+            .map_err(|e| self.write_error(format!("delete {} rows from {table}", keys.len()), e))
     }
 
     fn delete_cells(&self, table: &str, rows: &[Row]) -> Result<()> {
@@ -803,7 +895,7 @@ impl TableStore for EmbeddedStore {
             return Ok(());
         }
         batch.commit().map_err(|e| {
-            Error::backend(format!("delete cells of {} rows in {table}", rows.len()), e)
+            self.write_error(format!("delete cells of {} rows in {table}", rows.len()), e)
         })
     }
 
@@ -903,7 +995,7 @@ impl TableStore for EmbeddedStore {
             }
         }
         batch.commit().map_err(|e| {
-            Error::backend(format!("apply a batch of {} writes", mutations.len()), e)
+            self.write_error(format!("apply a batch of {} writes", mutations.len()), e)
         })?;
         tracing::debug!(
             writes = mutations.len(),
@@ -925,6 +1017,54 @@ impl TableStore for EmbeddedStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A full disk is named with the store's folder, and so is fjall's
+    /// "Poisoned" answer to every write after it (issue 40 item 3).
+    #[test]
+    fn failed_writes_name_the_folder_and_the_disk_condition() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::backend("tempdir", e))?;
+        let store = EmbeddedStore::open(dir.path())?;
+        let folder = dir.path().display().to_string();
+        let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+        let first = store.write_error("put 3 rows into pages", fjall::Error::Io(full));
+        assert!(
+            matches!(&first, Error::Disk { condition: DiskCondition::NoSpace, path, .. } if *path == folder),
+            "{first:?}"
+        );
+        let text = first.to_string();
+        assert!(text.contains("no space left on device"), "{text}");
+        assert!(text.contains(&format!("index folder {folder}")), "{text}");
+        let later = store.write_error("apply a batch of 9 writes", fjall::Error::Poisoned);
+        assert!(
+            matches!(
+                &later,
+                Error::Disk {
+                    condition: DiskCondition::NoSpace,
+                    ..
+                }
+            ),
+            "{later:?}"
+        );
+        let text = later.to_string();
+        assert!(text.contains("apply a batch of 9 writes"), "{text}");
+        assert!(text.contains("an earlier write failed"), "{text}");
+        // A store that did not see the failure probes its folder: a
+        // writable one is not called full.
+        let other = EmbeddedStore::open(dir.path().join("other"))?;
+        let unknown = other.write_error("persist journal", fjall::Error::Poisoned);
+        assert!(
+            matches!(
+                &unknown,
+                Error::Disk {
+                    condition: DiskCondition::Failed,
+                    ..
+                }
+            ),
+            "{unknown:?}"
+        );
+        assert!(unknown.to_string().contains("may be full"), "{unknown}");
+        Ok(())
+    }
 
     #[test]
     fn cell_block_round_trips_binary() {

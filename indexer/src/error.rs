@@ -1,5 +1,7 @@
 //! Error type of the indexer crate.
 
+use std::io;
+
 /// Result alias used throughout the indexer crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -71,6 +73,21 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+    /// The disk under the embedded store's folder refused a write (full,
+    /// read-only, over quota, failing). fjall accepts no write after a failed
+    /// one ("Poisoned"); such an error names the earlier failure instead.
+    #[error("cannot write the index folder {path}: {condition} ({context}){hint}: {source}", hint = condition.hint())]
+    Disk {
+        /// The store's folder.
+        path: String,
+        /// What the disk refused the write for.
+        condition: DiskCondition,
+        /// What the indexer was doing.
+        context: String,
+        /// The backend's own error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
     /// A remote store (the HBase Thrift server) cannot be reached.
     #[error("{service} at {addr} is unreachable after {attempts} attempt(s): {source}")]
     Unavailable {
@@ -119,5 +136,52 @@ impl Error {
             context: context.into(),
             source: Box::new(source),
         }
+    }
+}
+
+/// Why a disk refused a write, from the operating system's error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiskCondition {
+    /// `ENOSPC`: the file system is full.
+    NoSpace,
+    /// `EROFS`: the file system is mounted read-only.
+    ReadOnly,
+    /// `EDQUOT`: the user's disk quota is used up.
+    QuotaExceeded,
+    /// Another I/O error, or one the backend no longer names.
+    Failed,
+}
+
+impl DiskCondition {
+    /// The condition of an I/O error of that kind.
+    pub fn of(kind: io::ErrorKind) -> DiskCondition {
+        match kind {
+            io::ErrorKind::StorageFull => DiskCondition::NoSpace,
+            io::ErrorKind::ReadOnlyFilesystem => DiskCondition::ReadOnly,
+            io::ErrorKind::QuotaExceeded => DiskCondition::QuotaExceeded,
+            _ => DiskCondition::Failed,
+        }
+    }
+
+    /// What to do about it, after the condition in a message.
+    fn hint(self) -> &'static str {
+        match self {
+            DiskCondition::NoSpace | DiskCondition::QuotaExceeded => {
+                "; make room and run again: an interrupted crawl is taken up"
+            }
+            DiskCondition::ReadOnly => "",
+            DiskCondition::Failed => "; the disk may be full or failing",
+        }
+    }
+}
+
+impl std::fmt::Display for DiskCondition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DiskCondition::NoSpace => "no space left on device",
+            DiskCondition::ReadOnly => "read-only file system",
+            DiskCondition::QuotaExceeded => "disk quota exceeded",
+            DiskCondition::Failed => "write failed",
+        })
     }
 }

@@ -24,6 +24,21 @@ pub enum Error {
         source: io::Error,
     },
 
+    /// The disk under a local pack refused a write: it is full, mounted read-only or over
+    /// quota. Names the file on disk.
+    #[error("{condition} writing pack {file}{hint}: {source}", hint = condition.hint())]
+    Disk {
+        /// What the disk refused the write for.
+        condition: DiskCondition,
+        /// Store-relative path.
+        path: String,
+        /// The file (or folder) on disk.
+        file: String,
+        /// Underlying error.
+        #[source]
+        source: io::Error,
+    },
+
     /// The pack does not exist.
     #[error("pack not found: {path}")]
     NotFound {
@@ -185,5 +200,48 @@ impl Error {
             offset,
             reason: reason.into(),
         }
+    }
+}
+
+/// A disk's refusal of a write, from the operating system's error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiskCondition {
+    /// `ENOSPC`: the file system is full.
+    NoSpace,
+    /// `EROFS`: the file system is mounted read-only.
+    ReadOnly,
+    /// `EDQUOT`: the user's disk quota is used up.
+    QuotaExceeded,
+}
+
+impl DiskCondition {
+    /// The condition an I/O error reports, if it is one of these.
+    pub fn of(e: &io::Error) -> Option<DiskCondition> {
+        match e.kind() {
+            io::ErrorKind::StorageFull => Some(DiskCondition::NoSpace),
+            io::ErrorKind::ReadOnlyFilesystem => Some(DiskCondition::ReadOnly),
+            io::ErrorKind::QuotaExceeded => Some(DiskCondition::QuotaExceeded),
+            _ => None,
+        }
+    }
+
+    /// What to do about it, after the file in a message.
+    fn hint(self) -> &'static str {
+        match self {
+            DiskCondition::NoSpace | DiskCondition::QuotaExceeded => {
+                " (make room and run again: an interrupted crawl is taken up)"
+            }
+            DiskCondition::ReadOnly => "",
+        }
+    }
+}
+
+impl std::fmt::Display for DiskCondition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DiskCondition::NoSpace => "no space left on device",
+            DiskCondition::ReadOnly => "read-only file system",
+            DiskCondition::QuotaExceeded => "disk quota exceeded",
+        })
     }
 }

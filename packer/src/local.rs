@@ -4,7 +4,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{DiskCondition, Error, Result};
 use crate::store::{split_prefix, validate_path, PackEntry, PackStore, PackWriter};
 
 /// A [`PackStore`] over a local folder.
@@ -22,7 +22,7 @@ impl LocalPackStore {
     /// Opens (creating it and its parents if needed) a store rooted at `root`.
     pub fn open(root: impl AsRef<Path>) -> Result<Self> {
         let root = root.as_ref();
-        fs::create_dir_all(root).map_err(|e| Error::io(root.display().to_string(), e))?;
+        fs::create_dir_all(root).map_err(|e| disk_error(&root.display().to_string(), root, e))?;
         let root = root
             .canonicalize()
             .map_err(|e| Error::io(root.display().to_string(), e))?;
@@ -38,6 +38,11 @@ impl LocalPackStore {
     fn full_path(&self, path: &str) -> Result<PathBuf> {
         validate_path(path)?;
         Ok(self.root.join(path))
+    }
+
+    /// An I/O error on the store path `rel` (see [`disk_error`]).
+    fn error(&self, rel: &str, e: io::Error) -> Error {
+        disk_error(rel, &self.root.join(rel), e)
     }
 
     /// Creates the missing folders between the root and `dir`, returning the folders whose
@@ -61,7 +66,7 @@ impl LocalPackStore {
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
-                Err(e) => return Err(Error::io(rel, e)),
+                Err(e) => return Err(disk_error(rel, d, e)),
             }
         }
         Ok(changed)
@@ -77,11 +82,12 @@ impl PackStore for LocalPackStore {
             .write(true)
             .create_new(true)
             .open(&full)
-            .map_err(|e| Error::io(path, e))?;
+            .map_err(|e| disk_error(path, &full, e))?;
         dirs_to_sync.push(parent);
         dirs_to_sync.dedup();
         Ok(Box::new(LocalPackWriter {
             path: path.to_string(),
+            full,
             file: Some(file),
             position: 0,
             dirs_to_sync,
@@ -163,7 +169,7 @@ impl PackStore for LocalPackStore {
         if let Some(parent) = dst.parent() {
             self.create_dirs(to, parent)?;
         }
-        fs::rename(&src, &dst).map_err(|e| Error::io(from, e))
+        fs::rename(&src, &dst).map_err(|e| self.error(from, e))
     }
 
     /// A local file has no lease: what a dead writer appended is readable
@@ -173,13 +179,28 @@ impl PackStore for LocalPackStore {
         let full = self.full_path(path)?;
         File::open(&full)
             .and_then(|f| f.sync_all())
-            .map_err(|e| Error::io(path, e))?;
+            .map_err(|e| self.error(path, e))?;
         if let Some(parent) = full.parent() {
             File::open(parent)
                 .and_then(|d| d.sync_all())
-                .map_err(|e| Error::io(path, e))?;
+                .map_err(|e| self.error(path, e))?;
         }
         Ok(true)
+    }
+}
+
+/// An I/O error on the store path `rel` (on disk: `file`): a disk that refuses the write
+/// (full, read-only, over quota) is [`Error::Disk`], naming the file; others as
+/// [`Error::io`] maps them.
+fn disk_error(rel: &str, file: &Path, e: io::Error) -> Error {
+    match DiskCondition::of(&e) {
+        Some(condition) => Error::Disk {
+            condition,
+            path: rel.to_string(),
+            file: file.display().to_string(),
+            source: e,
+        },
+        None => Error::io(rel, e),
     }
 }
 
@@ -212,6 +233,8 @@ fn walk(dir: &Path, rel: &str, out: &mut Vec<PackEntry>) -> Result<()> {
 #[derive(Debug)]
 pub struct LocalPackWriter {
     path: String,
+    /// The file on disk.
+    full: PathBuf,
     /// `None` once closed.
     file: Option<File>,
     position: u64,
@@ -228,15 +251,17 @@ impl LocalPackWriter {
         })
     }
 
+    fn error(&self, e: io::Error) -> Error {
+        disk_error(&self.path, &self.full, e)
+    }
+
     fn sync_inner(&mut self) -> Result<()> {
-        let path = self.path.clone();
-        self.file()?
-            .sync_data()
-            .map_err(|e| Error::io(path.clone(), e))?;
+        let synced = self.file()?.sync_data();
+        synced.map_err(|e| self.error(e))?;
         for dir in &self.dirs_to_sync {
             File::open(dir)
                 .and_then(|d| d.sync_all())
-                .map_err(|e| Error::io(path.clone(), e))?;
+                .map_err(|e| disk_error(&self.path, dir, e))?;
         }
         self.dirs_to_sync.clear();
         Ok(())
@@ -244,14 +269,35 @@ impl LocalPackWriter {
 }
 
 impl PackWriter for LocalPackWriter {
+    /// A failed append is cut off again: whatever part of `bytes` reached the file is
+    /// truncated away, so the pack still ends with its last whole record (a full disk leaves
+    /// no torn tail, and the cut gives back the room the part took). A pack whose first
+    /// append failed holds nothing and is removed.
     fn append(&mut self, bytes: &[u8]) -> Result<u64> {
         let offset = self.position;
-        let path = self.path.clone();
-        self.file()?
-            .write_all(bytes)
-            .map_err(|e| Error::io(path, e))?;
-        self.position += bytes.len() as u64;
-        Ok(offset)
+        let file = self.file()?;
+        let Err(e) = file.write_all(bytes) else {
+            self.position += bytes.len() as u64;
+            return Ok(offset);
+        };
+        let cut = file
+            .set_len(offset)
+            .and_then(|()| file.seek(SeekFrom::Start(offset)).map(drop));
+        match cut {
+            Err(cut) => tracing::warn!(
+                path = %self.path,
+                offset,
+                error = %cut,
+                "cannot cut a failed append off the pack; its tail is torn"
+            ),
+            Ok(()) if offset == 0 => {
+                if let Err(rm) = fs::remove_file(&self.full) {
+                    tracing::debug!(path = %self.path, error = %rm, "cannot remove an empty pack");
+                }
+            }
+            Ok(()) => {}
+        }
+        Err(self.error(e))
     }
 
     fn position(&self) -> u64 {
