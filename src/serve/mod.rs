@@ -440,6 +440,8 @@ const RESERVED_FDS: u64 = 512;
 struct OpenConnection {
     /// The client's address.
     peer: std::net::IpAddr,
+    /// When it was accepted.
+    opened: Instant,
     /// Set once the connection has sent a whole request.
     served: Arc<std::sync::atomic::AtomicBool>,
     /// Set when the connection task ends.
@@ -483,9 +485,16 @@ async fn serve_connections(
     let (closing_tx, closing_rx) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);
+    let mut sweep = tokio::time::interval(IDLE_GRACE);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let (stream, peer) = tokio::select! {
             _ = &mut shutdown => break,
+            _ = sweep.tick() => {
+                let per_client = limits.max_idle_per_client.max(1);
+                evict_idle_over_cap(&mut oldest_first, per_client, None);
+                continue;
+            }
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
@@ -496,28 +505,17 @@ async fn serve_connections(
                 }
             },
         };
-        // Forget connections that closed or sent a request; at the cap,
-        // close the oldest that has not.
+        // Forget connections that closed or sent a request; over a
+        // client's cap, close its oldest that has not (and has had
+        // `IDLE_GRACE` to send it); at the global cap, the oldest of all.
         let peer = peer.ip();
-        let mut idle_of_peer = 0;
-        oldest_first.retain(|c| {
-            let idle = !c.closed.load(Ordering::Relaxed) && !c.served.load(Ordering::Relaxed);
-            idle_of_peer += usize::from(idle && c.peer == peer);
-            idle
-        });
         let per_client = limits.max_idle_per_client.max(1);
-        let victim = if idle_of_peer >= per_client {
-            oldest_first
-                .iter()
-                .position(|c| c.peer == peer)
-                .and_then(|i| oldest_first.remove(i))
-        } else if open.load(Ordering::Relaxed) >= cap {
-            oldest_first.pop_front()
-        } else {
-            None
-        };
-        if let Some(victim) = victim {
-            victim.evict.notify_one();
+        // (Room for the newcomer: its client keeps at most `per_client`.)
+        evict_idle_over_cap(&mut oldest_first, per_client - 1, Some(peer));
+        if open.load(Ordering::Relaxed) >= cap {
+            if let Some(victim) = oldest_first.pop_front() {
+                victim.evict.notify_one();
+            }
         }
         let _ = stream.set_nodelay(true);
         let served = Arc::new(AtomicBool::new(false));
@@ -525,6 +523,7 @@ async fn serve_connections(
         let evict = Arc::new(tokio::sync::Notify::new());
         oldest_first.push_back(OpenConnection {
             peer,
+            opened: Instant::now(),
             served: served.clone(),
             closed: closed.clone(),
             evict: evict.clone(),
@@ -564,6 +563,50 @@ async fn serve_connections(
     })
     .await;
     Ok(())
+}
+
+/// How long a new connection has to send its first request before it
+/// counts against its client's idle cap: a connection pool (a reverse
+/// proxy, a load generator) opening many connections at once from one
+/// address has each send its request well within it, so none is closed.
+const IDLE_GRACE: Duration = Duration::from_secs(1);
+
+/// Drops closed and served connections from `oldest_first`, then closes,
+/// for each client (or only `only`), its oldest idle connections past
+/// `per_client`, among those open for longer than [`IDLE_GRACE`].
+fn evict_idle_over_cap(
+    oldest_first: &mut std::collections::VecDeque<OpenConnection>,
+    per_client: usize,
+    only: Option<std::net::IpAddr>,
+) {
+    use std::sync::atomic::Ordering;
+    let mut idle: HashMap<std::net::IpAddr, usize> = HashMap::new();
+    oldest_first.retain(|c| {
+        let open = !c.closed.load(Ordering::Relaxed) && !c.served.load(Ordering::Relaxed);
+        if open {
+            *idle.entry(c.peer).or_default() += 1;
+        }
+        open
+    });
+    let mut excess: HashMap<std::net::IpAddr, usize> = idle
+        .into_iter()
+        .filter(|(peer, n)| *n > per_client && only.is_none_or(|o| o == *peer))
+        .map(|(peer, n)| (peer, n - per_client))
+        .collect();
+    if excess.is_empty() {
+        return;
+    }
+    oldest_first.retain(|c| {
+        let Some(left) = excess.get_mut(&c.peer) else {
+            return true;
+        };
+        if *left == 0 || c.opened.elapsed() < IDLE_GRACE {
+            return true;
+        }
+        *left -= 1;
+        c.evict.notify_one();
+        false
+    });
 }
 
 /// How often the scheduler looks at the clock and the configuration file.
