@@ -70,7 +70,7 @@ struct Records {
     /// offset while the stream goes on.
     lookup: File,
     /// The decompressed copy (removed when dropped).
-    _copy: Option<tempfile::NamedTempFile>,
+    copy: Option<tempfile::NamedTempFile>,
     /// The largest block held; a longer one is read past.
     max_block: u64,
     /// Why the whole-file gzip stream broke off, and after how many
@@ -135,7 +135,7 @@ impl Records {
         Ok(Records {
             stream: open()?,
             lookup: open()?,
-            _copy: None,
+            copy: None,
             max_block,
             broken_gzip: None,
         })
@@ -176,7 +176,7 @@ impl Records {
         Ok(Records {
             stream: reopen()?,
             lookup: reopen()?,
-            _copy: Some(copy),
+            copy: Some(copy),
             max_block,
             broken_gzip,
         })
@@ -327,7 +327,7 @@ fn import_file(
                         progress,
                         "harvest: {}: left out {}: over max_body_bytes ({} bytes)",
                         file.display(),
-                        describe(&head, offset, records.broken_gzip.is_some()),
+                        describe(&head, offset, records.copy.is_some()),
                         replay.max_body_bytes()
                     );
                 }

@@ -236,8 +236,13 @@ fn a_record_over_the_cap_is_read_past_in_memory_that_does_not_grow_with_it() {
 /// or whole (the offset in the decompressed stream).
 #[test]
 fn a_file_cut_short_imports_its_whole_records_then_fails_naming_where() {
+    // An oversized record (12 MiB, over max_body_bytes and its head room)
+    // among them is left out and named, at its offset in the file or in
+    // the decompressed stream.
+    let oversized = "<p>over the cap</p>".repeat(12 << 20 >> 4);
     let records = [
         response("http://import.test/a.html", &page(1)),
+        response("http://import.test/big.html", &oversized),
         response("http://import.test/b.html", &page(2)),
         response("http://import.test/c.html", &page(3)),
     ];
@@ -259,23 +264,28 @@ fn a_file_cut_short_imports_its_whole_records_then_fails_naming_where() {
     let whole = whole.finish().unwrap();
 
     let scratch = tempfile::tempdir().unwrap();
-    let cut_record = &per_record[..starts[2] + (per_record.len() - starts[2]) / 2];
+    let cut_record = &per_record[..starts[3] + (per_record.len() - starts[3]) / 2];
     // The whole-file stream cut short of its end: its last record is torn.
     let cut_whole = &whole[..whole.len() - 30];
     let expected_titles = [
         "Page 1 of the import limits test",
         "Page 2 of the import limits test",
     ];
-    for (name, bytes, stop) in [
+    for (name, bytes, stop, big_at) in [
         (
             "cut.warc.gz",
             cut_record,
-            format!("stops at byte {} of {}", starts[2], cut_record.len()),
+            format!("stops at byte {} of {}", starts[3], cut_record.len()),
+            format!("at byte {} (http://import.test/big.html)", starts[1]),
         ),
         (
             "cut-whole.warc.gz",
             cut_whole,
-            format!("before decompressed byte {}", plain_starts[2]),
+            format!("before decompressed byte {}", plain_starts[3]),
+            format!(
+                "at decompressed byte {} (http://import.test/big.html)",
+                plain_starts[1]
+            ),
         ),
     ] {
         let file = scratch.path().join(name);
@@ -290,7 +300,8 @@ fn a_file_cut_short_imports_its_whole_records_then_fails_naming_where() {
             .unwrap_or_else(|| panic!("{name}: an error line: {stderr}"));
         assert!(error.contains(&file.display().to_string()), "{error}");
         assert!(error.contains(&stop), "{name}: {stop:?} in {error}");
-        assert!(error.contains("the 2 records before"), "{error}");
+        assert!(error.contains("the 3 records before"), "{error}");
+        assert!(stderr.contains(&big_at), "{name}: {big_at:?} in {stderr}");
         // Nothing before the cut is lost.
         assert_eq!(titles(&ws), expected_titles, "{name}");
     }
@@ -299,6 +310,10 @@ fn a_file_cut_short_imports_its_whole_records_then_fails_naming_where() {
     let file = scratch.path().join("whole.warc.gz");
     std::fs::write(&file, &per_record).unwrap();
     let ws = Workspace::new("http://import.test/a.html", "imported", None);
-    ws.harvest(&["import", "--json", "--quiet", file.to_str().unwrap()]);
+    let whole_run = ws.harvest(&["import", "--json", "--quiet", file.to_str().unwrap()]);
     assert_eq!(titles(&ws).len(), 3);
+    assert!(
+        String::from_utf8_lossy(&whole_run.stdout).contains("max_body_bytes"),
+        "the oversized record is counted"
+    );
 }
