@@ -743,6 +743,48 @@ mod tests {
             .contains("--limit"));
     }
 
+    /// Issue 40 item 6: statistics over more than 100,000 buckets were an
+    /// internal error (HTTP 500); they name the asker's parameter.
+    #[test]
+    fn too_many_buckets_names_the_bound_given_or_the_interval() {
+        let spec = |from: Option<&str>, to: Option<&str>| FilterSpec {
+            from: from.map(str::to_string),
+            to: to.map(str::to_string),
+            ..FilterSpec::default()
+        };
+        let sq = |spec: FilterSpec| {
+            let (query, tz) = spec.build(None, MAX_LIMIT).unwrap();
+            StatsQuery {
+                query,
+                interval: Interval::Week,
+                group_by: None,
+                tz,
+                fill_empty: true,
+                bounds: spec.bounds(),
+            }
+        };
+        let too_many = indexer::Error::TooManyBuckets { limit: 100_000 };
+        for (spec, param, range) in [
+            (
+                spec(Some("1000-01-01"), Some("9000-01-01")),
+                "from",
+                "from 1000-01-01T00:00:00Z to 9000-01-02T00:00:00Z",
+            ),
+            (spec(Some("1000-01-01"), None), "from", "from 1000-01-01"),
+            (spec(None, Some("9000-01-01")), "to", "to 9000-01-02"),
+            (spec(None, None), "interval", "archive's years"),
+        ] {
+            let e = stats_param_error(&too_many, &sq(spec)).unwrap();
+            assert_eq!(e.param, param, "{e}");
+            assert!(
+                e.message.contains(range) && e.message.contains("100000 week buckets"),
+                "{e}"
+            );
+        }
+        let other = indexer::Error::Invalid("x".into());
+        assert_eq!(stats_param_error(&other, &sq(spec(None, None))), None);
+    }
+
     #[test]
     fn clip_counts_characters() {
         assert_eq!(clip("排序与筛选数据", 4), "排序与…");
