@@ -445,6 +445,14 @@ pub struct ServeArgs {
     /// web pages cannot reach the server through DNS rebinding.
     #[arg(long = "allow-host", value_name = "NAME")]
     pub allow_host: Vec<String>,
+    /// Index reads (searches, statistics, pages) run at once; default twice
+    /// the cores.
+    #[arg(long)]
+    pub max_queries: Option<usize>,
+    /// Milliseconds a request may wait for its turn before it is answered
+    /// 503 with Retry-After (overload is refused, not queued for seconds).
+    #[arg(long, default_value_t = crate::serve::DEFAULT_QUEUE_WAIT_MS)]
+    pub queue_wait_ms: u64,
 }
 
 #[derive(Debug, Args)]

@@ -218,6 +218,14 @@ fn run(cli: Cli) -> Result<()> {
                     listen: args.listen,
                     token: args.token,
                     allowed_hosts: args.allow_host,
+                    admission: {
+                        let mut a = harvest::serve::AdmissionLimits::default();
+                        if let Some(n) = args.max_queries {
+                            a.max_queries = n.max(1);
+                        }
+                        a.queue_wait = std::time::Duration::from_millis(args.queue_wait_ms);
+                        a
+                    },
                     config: Some(cfg),
                     config_file: config::config_file(config_path),
                     limits: harvest::serve::ServerLimits {

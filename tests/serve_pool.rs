@@ -48,3 +48,64 @@ fn a_pool_opening_more_connections_than_the_idle_cap_at_once_is_served() {
         failed.join("; ")
     );
 }
+
+/// Overload is refused at once, not queued: with one index read at a time
+/// and no wait for a turn, requests arriving together beyond the first
+/// are answered 503 with `Retry-After`, every other one 200, none reset.
+#[test]
+fn requests_beyond_the_servers_turns_are_refused_with_retry_after() {
+    const CLIENTS: usize = 40;
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url("/index.html"), "demo", Some(1));
+    ws.crawl();
+    let (mut server, base) =
+        util::start_serve(&ws.config, &["--max-queries", "1", "--queue-wait-ms", "0"]);
+    let addr = base.trim_start_matches("http://").to_string();
+    let start = std::sync::Arc::new(std::sync::Barrier::new(CLIENTS));
+    let answers: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..CLIENTS)
+            .map(|i| {
+                let (addr, start) = (addr.clone(), start.clone());
+                scope.spawn(move || {
+                    let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+                    start.wait();
+                    let path = if i % 2 == 0 {
+                        "/api/stats?interval=day&group_by=topic"
+                    } else {
+                        "/api/search?limit=200"
+                    };
+                    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("send");
+                    let mut text = String::new();
+                    s.read_to_string(&mut text).expect("an answer, not a reset");
+                    text
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let _ = server.kill();
+    let _ = server.wait();
+    let status = |t: &str| t.split(' ').nth(1).unwrap_or("").to_string();
+    let busy: Vec<&String> = answers.iter().filter(|t| status(t) == "503").collect();
+    let ok = answers.iter().filter(|t| status(t) == "200").count();
+    assert_eq!(
+        ok + busy.len(),
+        CLIENTS,
+        "answers other than 200 and 503: {:?}",
+        answers
+            .iter()
+            .map(|t| t.lines().next().unwrap_or(""))
+            .collect::<Vec<_>>()
+    );
+    assert!(ok >= 1, "nothing was served");
+    assert!(
+        !busy.is_empty(),
+        "{CLIENTS} requests at once on one turn with no wait: none refused"
+    );
+    for t in busy {
+        assert!(
+            t.to_ascii_lowercase().contains("\r\nretry-after: 1\r\n"),
+            "a 503 without Retry-After: {t}"
+        );
+    }
+}

@@ -1871,7 +1871,10 @@ mod tests {
 
     /// Offsets and lengths of what [`Resync`] yields: records as `Ok`, damage as `Err`
     /// (offset, length, to the end).
-    fn resynced(pack: &[u8]) -> Vec<std::result::Result<(u64, u64), (u64, u64, bool)>> {
+    /// A record read (offset, length) or a damaged region (offset, length, to the end).
+    type Resynced = std::result::Result<(u64, u64), (u64, u64, bool)>;
+
+    fn resynced(pack: &[u8]) -> Vec<Resynced> {
         Resync::new(pack)
             .map(|item| match item {
                 Ok((o, l, _)) => Ok((o, l)),

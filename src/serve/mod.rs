@@ -120,6 +120,8 @@ pub struct ServeOptions {
     /// request naming another host is refused, so a web page cannot reach
     /// the server through DNS rebinding.
     pub allowed_hosts: Vec<String>,
+    /// Index reads at once and the wait for a turn.
+    pub admission: AdmissionLimits,
     /// The configuration: its jobs are scheduled and runnable, its data dir
     /// gets the serve file that lets the command line find this server.
     pub config: Option<Config>,
@@ -176,6 +178,54 @@ pub struct AppState {
     allowed_hosts: Vec<String>,
     metrics: Metrics,
     page_count: Mutex<Option<(Instant, u64)>>,
+    admission: Admission,
+}
+
+/// How many index reads run at once and how long a request may wait for
+/// its turn (`harvest serve --max-queries`, `--queue-wait-ms`): past that,
+/// or with too many waiting, a request is answered 503 with `Retry-After`
+/// at once instead of queueing for seconds behind others.
+#[derive(Debug, Clone, Copy)]
+pub struct AdmissionLimits {
+    /// Requests reading the index at once.
+    pub max_queries: usize,
+    /// Longest wait for a turn.
+    pub queue_wait: Duration,
+    /// Requests waiting at most (more are refused at once).
+    pub max_waiting: usize,
+}
+
+impl Default for AdmissionLimits {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        AdmissionLimits {
+            max_queries: 2 * cores,
+            queue_wait: Duration::from_millis(DEFAULT_QUEUE_WAIT_MS),
+            max_waiting: 32 * cores,
+        }
+    }
+}
+
+/// Default of `harvest serve --queue-wait-ms`.
+pub const DEFAULT_QUEUE_WAIT_MS: u64 = 150;
+/// `Retry-After` (seconds) of a request refused for load.
+const RETRY_AFTER_SECS: u64 = 1;
+
+/// The turns of [`AdmissionLimits`].
+struct Admission {
+    limits: AdmissionLimits,
+    turns: Arc<tokio::sync::Semaphore>,
+    waiting: std::sync::atomic::AtomicUsize,
+}
+
+impl Admission {
+    fn new(limits: AdmissionLimits) -> Admission {
+        Admission {
+            limits,
+            turns: Arc::new(tokio::sync::Semaphore::new(limits.max_queries.max(1))),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
 }
 
 /// A new random token (244 bits).
@@ -220,7 +270,16 @@ impl AppState {
             allowed_hosts: Vec::new(),
             metrics: Metrics::default(),
             page_count: Mutex::new(None),
+            admission: Admission::new(AdmissionLimits::default()),
         })
+    }
+
+    /// The same state with these admission limits.
+    pub fn with_admission(mut self: Arc<Self>, limits: AdmissionLimits) -> Arc<AppState> {
+        if let Some(state) = Arc::get_mut(&mut self) {
+            state.admission = Admission::new(limits);
+        }
+        self
     }
 
     /// The same state accepting `hosts` in `Host` and `Origin` too.
@@ -321,6 +380,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/sources", get(sources))
         .route("/api/openapi.json", get(openapi_doc))
         .route("/metrics", get(metrics_text))
+        .layer(middleware::from_fn_with_state(state.clone(), admit))
         .layer(middleware::from_fn_with_state(state.clone(), auth));
     Router::new()
         .merge(api)
@@ -347,7 +407,8 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
         .clone()
         .map(|c| live::LiveConfig::new(c, opts.config_file.clone()));
     let state = AppState::with_live_config(stores, opts.token.clone(), live)
-        .allowing_hosts(opts.allowed_hosts.clone());
+        .allowing_hosts(opts.allowed_hosts.clone())
+        .with_admission(opts.admission);
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
@@ -485,7 +546,7 @@ async fn serve_connections(
     let (closing_tx, closing_rx) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);
-    let mut sweep = tokio::time::interval(IDLE_GRACE);
+    let mut sweep = tokio::time::interval(IDLE_SWEEP);
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let (stream, peer) = tokio::select! {
@@ -569,7 +630,9 @@ async fn serve_connections(
 /// counts against its client's idle cap: a connection pool (a reverse
 /// proxy, a load generator) opening many connections at once from one
 /// address has each send its request well within it, so none is closed.
-const IDLE_GRACE: Duration = Duration::from_secs(1);
+const IDLE_GRACE: Duration = Duration::from_secs(2);
+/// How often idle connections over their client's cap are looked for.
+const IDLE_SWEEP: Duration = Duration::from_millis(250);
 
 /// Drops closed and served connections from `oldest_first`, then closes,
 /// for each client (or only `only`), its oldest idle connections past
@@ -1059,6 +1122,65 @@ async fn auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> R
     next.run(req).await
 }
 
+/// Whether a route reads the index and so takes a turn ([`admit`]): not
+/// the command bridge and uploads (long, streamed, token-only), not job
+/// runs, `/metrics` or the UI's assets.
+fn queued_route(path: &str) -> bool {
+    path.starts_with("/api/")
+        && path != crate::remote::CLI_ROUTE
+        && path != crate::remote::UPLOAD_ROUTE
+        && path != "/api/openapi.json"
+        && !(path.starts_with("/api/jobs/") && path.ends_with("/run"))
+}
+
+/// Runs an index-reading request when it has a turn: at most
+/// `max_queries` at once; a request that waited `queue_wait`, or that finds
+/// `max_waiting` others waiting, is answered 503 with `Retry-After`, so the
+/// requests that are served stay fast under overload.
+async fn admit(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    use std::sync::atomic::Ordering;
+    if !queued_route(req.uri().path()) {
+        return next.run(req).await;
+    }
+    let admission = &state.admission;
+    let busy = || {
+        let mut r = ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            param: None,
+            message: "the server is busy: try again shortly".into(),
+        }
+        .into_response();
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        r
+    };
+    let turn = match admission.turns.clone().try_acquire_owned() {
+        Ok(turn) => turn,
+        Err(_) => {
+            let waiting = admission.waiting.fetch_add(1, Ordering::Relaxed);
+            let turn = if waiting >= admission.limits.max_waiting {
+                None
+            } else {
+                tokio::time::timeout(
+                    admission.limits.queue_wait,
+                    admission.turns.clone().acquire_owned(),
+                )
+                .await
+                .ok()
+                .and_then(Result::ok)
+            };
+            admission.waiting.fetch_sub(1, Ordering::Relaxed);
+            match turn {
+                Some(turn) => turn,
+                None => return busy(),
+            }
+        }
+    };
+    let resp = next.run(req).await;
+    drop(turn);
+    resp
+}
+
 /// The host part of a `Host` value or an origin's authority, lowercased,
 /// without its port (and an IPv6 literal without its brackets).
 fn host_name(authority: &str) -> String {
@@ -1123,7 +1245,7 @@ async fn same_host(State(state): State<Arc<AppState>>, req: Request, next: Next)
         };
         let allowed = authority.is_some_and(|a| {
             let name = host_name(a);
-            state.allowed_hosts.iter().any(|h| *h == name)
+            state.allowed_hosts.contains(&name)
         });
         if !same && !allowed {
             return refuse(format!(

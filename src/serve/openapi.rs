@@ -184,6 +184,12 @@ pub fn document() -> Value {
                 json!({"description": "Missing or wrong bearer token (when the server has one)"}),
             );
         }
+        if super::queued_route(path) {
+            responses.insert(
+                "503".into(),
+                json!({"description": "Busy: more requests than the server runs at once have waited their turn (`--max-queries`, `--queue-wait-ms`); try again after `Retry-After` seconds", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
+            );
+        }
         if *path != "/healthz" {
             responses.insert(
                 "403".into(),
