@@ -445,8 +445,8 @@ pub struct ServeArgs {
     /// web pages cannot reach the server through DNS rebinding.
     #[arg(long = "allow-host", value_name = "NAME")]
     pub allow_host: Vec<String>,
-    /// Index reads (searches, statistics, pages) run at once; default twice
-    /// the cores.
+    /// Index reads (searches, statistics, pages) run at once; default the
+    /// number of cores.
     #[arg(long)]
     pub max_queries: Option<usize>,
     /// Milliseconds a request may wait for its turn before it is answered

@@ -63,16 +63,22 @@ pub struct LocalFile {
     file: Option<std::io::BufWriter<std::fs::File>>,
 }
 
+/// The temporary name beside `path` a file is written under until whole
+/// (`.NAME.tmp-PID`).
+pub fn temporary_beside(path: &Path) -> Result<PathBuf> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("{}: not a file name", path.display()))?;
+    Ok(path.with_file_name(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
+}
+
 impl LocalFile {
     pub fn create(path: &Path) -> Result<LocalFile> {
-        let name = path
-            .file_name()
-            .with_context(|| format!("{}: not a file name", path.display()))?;
-        let tmp = path.with_file_name(format!(
-            ".{}.tmp-{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
+        let tmp = temporary_beside(path)?;
         let file =
             std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
         Ok(LocalFile {

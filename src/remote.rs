@@ -528,14 +528,7 @@ impl Relay {
             anyhow::bail!("the server sent a file this command names none of");
         };
         if self.writing.is_none() {
-            let name = path
-                .file_name()
-                .with_context(|| format!("{}: not a file name", path.display()))?;
-            let tmp = path.with_file_name(format!(
-                ".{}.tmp-{}",
-                name.to_string_lossy(),
-                std::process::id()
-            ));
+            let tmp = crate::commands::temporary_beside(path)?;
             let f = std::fs::File::create(&tmp)
                 .with_context(|| format!("creating {}", tmp.display()))?;
             self.writing = Some((tmp, f));

@@ -15,49 +15,11 @@
 mod util;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use harvest::demo::DEMO_ENTRY;
-use util::{count_by, jsonl, Site, Workspace};
-
-/// A tmpfs mounted for a test; unmounted on drop.
-struct Mount(PathBuf);
-
-impl Mount {
-    /// Runs `mount ARGS... AT`.
-    fn run(args: &[&str], at: &Path) {
-        let out = Command::new("mount")
-            .args(args)
-            .arg(at)
-            .output()
-            .expect("run mount");
-        assert!(
-            out.status.success(),
-            "mount {args:?} {} failed (this test mounts file systems and needs root): {}",
-            at.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    /// A tmpfs of `size` (`1m`) at `at`.
-    fn tmpfs(at: &Path, size: &str) -> Mount {
-        std::fs::create_dir_all(at).expect("mount point");
-        Self::run(&["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"], at);
-        Mount(at.to_path_buf())
-    }
-
-    /// Grows (or shrinks) the tmpfs to `size`, keeping its files.
-    fn resize(&self, size: &str) {
-        Self::run(&["-o", &format!("remount,size={size}")], &self.0);
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
+use util::{count_by, jsonl, Mount, Site, Workspace};
 
 /// What the packs below `dir` hold: the target URI of every `response`
 /// record, of every `revisit` record, and the packs that do not read to

@@ -12,7 +12,7 @@ use harvest::demo::{manifest_labels, DEMO_DEPTH, DEMO_ENTRY};
 use harvest::site::{SiteFiles, DEMO_SITE};
 use util::{
     assert_records_linked, assert_warcio_accepts, count_by, http_get, jsonl, walk_packs,
-    warcinfo_fields, Site, Workspace,
+    warcinfo_fields, Mount, Site, Workspace,
 };
 
 /// Pages of the demo manifest a robots-obeying crawl must archive.
@@ -723,48 +723,6 @@ fn unreachable_seed_is_a_counted_failure_not_a_crash() {
         .map(|v| v.as_u64().unwrap())
         .sum();
     assert_eq!(failures, 1, "{summary}");
-}
-
-/// A mount made for a test (needs root, as in CI); unmounted on drop.
-struct Mount(PathBuf);
-
-impl Mount {
-    /// Runs `mount ARGS... AT`, then keeps `at` to unmount it.
-    fn run(args: &[&str], at: &Path) {
-        let out = Command::new("mount")
-            .args(args)
-            .arg(at)
-            .output()
-            .expect("run mount");
-        assert!(
-            out.status.success(),
-            "mount {args:?} {} failed (this test mounts file systems and needs root): {}",
-            at.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    /// A read-only bind mount of `dir` at `at`.
-    fn read_only(dir: &Path, at: &Path) -> Mount {
-        std::fs::create_dir_all(at).unwrap();
-        Self::run(&["--bind", dir.to_str().unwrap()], at);
-        let mount = Mount(at.to_path_buf());
-        Self::run(&["-o", "remount,bind,ro"], at);
-        mount
-    }
-
-    /// A tmpfs of `size` (`1m`) at `at`.
-    fn tmpfs(at: &Path, size: &str) -> Mount {
-        std::fs::create_dir_all(at).unwrap();
-        Self::run(&["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"], at);
-        Mount(at.to_path_buf())
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
 }
 
 /// The temporary copies of read-only indexes in the temp folder.

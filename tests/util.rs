@@ -436,3 +436,50 @@ pub fn jsonl(out: &Output) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).expect("jsonl line"))
         .collect()
 }
+
+/// A mount made for a test (needs root, as in CI); unmounted on drop.
+pub struct Mount(PathBuf);
+
+impl Mount {
+    /// Runs `mount ARGS... AT`.
+    fn run(args: &[&str], at: &Path) {
+        let out = Command::new("mount")
+            .args(args)
+            .arg(at)
+            .output()
+            .expect("run mount");
+        assert!(
+            out.status.success(),
+            "mount {args:?} {} failed (this test mounts file systems and needs root): {}",
+            at.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A read-only bind mount of `dir` at `at`.
+    pub fn read_only(dir: &Path, at: &Path) -> Mount {
+        std::fs::create_dir_all(at).expect("mount point");
+        Self::run(&["--bind", dir.to_str().expect("UTF-8 path")], at);
+        let mount = Mount(at.to_path_buf());
+        Self::run(&["-o", "remount,bind,ro"], at);
+        mount
+    }
+
+    /// A tmpfs of `size` (`1m`) at `at`.
+    pub fn tmpfs(at: &Path, size: &str) -> Mount {
+        std::fs::create_dir_all(at).expect("mount point");
+        Self::run(&["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"], at);
+        Mount(at.to_path_buf())
+    }
+
+    /// Grows (or shrinks) the tmpfs to `size`, keeping its files.
+    pub fn resize(&self, size: &str) {
+        Self::run(&["-o", &format!("remount,size={size}")], &self.0);
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}

@@ -42,7 +42,10 @@
 //! and the answers must be equal. The bar: p50 < 50 ms and at least 20x
 //! faster than the full scan. Then `wrk -t2 -c16 -d10s` on one search URL and
 //! one stats URL gives requests/s (skipped with a note when `wrk` is not
-//! installed).
+//! installed). Last, 200 concurrent clients load the API for
+//! `HARVEST_BENCH_LOAD_SECS` (10) seconds, with admission off (how the
+//! server queued before) and with the default admission: answers/s,
+//! p50/p99/max, and the overload refused with 503 + `Retry-After`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -770,20 +773,9 @@ async fn measure_set(
 /// Serve the index in-process, measure every filter set, run `wrk`.
 async fn measure(stores: Stores) -> Result<()> {
     let index = stores.index.clone();
-    let state = harvest::serve::AppState::new(stores, None);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .context("cannot bind a loopback port for the API")?;
-    let addr = listener.local_addr()?;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(async move {
-        axum::serve(listener, harvest::serve::router(state))
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    let base = format!("http://{addr}");
+    let load_stores = stores.clone();
+    let served = InProcess::serve(harvest::serve::AppState::new(stores, None)).await?;
+    let base = served.base.clone();
     println!("API on {base} (in-process, embedded backend)");
     let client = reqwest::Client::builder()
         .build()
@@ -874,8 +866,8 @@ async fn measure(stores: Stores) -> Result<()> {
             }
         }
     }
-    let _ = stop.send(());
-    server.await.context("API server task")??;
+    served.stop().await?;
+    load_phase(&load_stores, &sets).await?;
     let differ: Vec<&str> = results
         .iter()
         .filter(|m| !m.search.equal || !m.stats.equal)
@@ -888,6 +880,202 @@ async fn measure(stores: Stores) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The real router serving a state on a loopback port in this process.
+struct InProcess {
+    base: String,
+    stop: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl InProcess {
+    async fn serve(state: Arc<harvest::serve::AppState>) -> Result<InProcess> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("cannot bind a loopback port for the API")?;
+        let addr = listener.local_addr()?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(async move {
+            axum::serve(listener, harvest::serve::router(state))
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        Ok(InProcess {
+            base: format!("http://{addr}"),
+            stop,
+            server,
+        })
+    }
+
+    async fn stop(self) -> Result<()> {
+        let _ = self.stop.send(());
+        self.server.await.context("API server task")??;
+        Ok(())
+    }
+}
+
+/// Concurrent clients of the load phase.
+const LOAD_CLIENTS: usize = 200;
+/// Environment variable with the seconds each load run lasts.
+pub const LOAD_SECS_ENV: &str = "HARVEST_BENCH_LOAD_SECS";
+/// Seconds each load run lasts by default.
+const DEFAULT_LOAD_SECS: u64 = 10;
+/// The bar of the load phase: p99 of the answered searches and statistics.
+pub const BAR_LOAD_P99_MS: f64 = 250.0;
+
+/// What one load run saw.
+struct LoadRun {
+    ok: Vec<Duration>,
+    busy: u64,
+    busy_with_retry_after: u64,
+    other: u64,
+    elapsed: Duration,
+}
+
+/// [`LOAD_CLIENTS`] clients, each with its own connection, ask the five
+/// filter sets' searches and statistics in turn for the load duration, once
+/// against the router with admission off (every request waits for its turn:
+/// how the server answered before) and once with the default admission
+/// (`--max-queries`, `--queue-wait-ms`): requests/s, p50/p99/max of the
+/// answers, and the overload refused (503 with `Retry-After`).
+async fn load_phase(stores: &Stores, sets: &[FilterSet]) -> Result<()> {
+    let secs = std::env::var(LOAD_SECS_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_LOAD_SECS);
+    let unbounded = harvest::serve::AdmissionLimits {
+        max_queries: 1 << 20,
+        queue_wait: Duration::from_secs(3600),
+        max_waiting: 1 << 20,
+    };
+    let default = harvest::serve::AdmissionLimits::default();
+    println!(
+        "load: {LOAD_CLIENTS} concurrent clients for {secs} s each, searches and statistics of the five filter sets in turn"
+    );
+    let mut admitted_p99 = None;
+    for (label, limits) in [
+        ("queued (no admission, as before)", unbounded),
+        ("admitted (defaults)", default),
+    ] {
+        let served = InProcess::serve(
+            harvest::serve::AppState::new(stores.clone(), None).with_admission(limits),
+        )
+        .await?;
+        let base = served.base.clone();
+        let urls: Vec<String> = sets
+            .iter()
+            .flat_map(|set| {
+                [
+                    format!(
+                        "{base}/api/search?{}",
+                        query_string(&set.spec, &SEARCH_EXTRA)
+                    ),
+                    format!("{base}/api/stats?{}", query_string(&set.spec, &STATS_EXTRA)),
+                ]
+            })
+            .collect();
+        let run = drive_load(Arc::new(urls), Duration::from_secs(secs)).await?;
+        served.stop().await?;
+        let mut ok = run.ok.clone();
+        ok.sort();
+        let p99 = percentile(&ok, 0.99);
+        println!(
+            "  {label:<34} {:>7.0} answers/s | p50 {:>7.1} ms  p99 {:>7.1} ms  max {:>7.1} ms | 503 {} ({} with Retry-After), other errors {}",
+            ok.len() as f64 / run.elapsed.as_secs_f64(),
+            ms(percentile(&ok, 0.5)),
+            ms(p99),
+            ms(ok.last().copied().unwrap_or_default()),
+            run.busy,
+            run.busy_with_retry_after,
+            run.other
+        );
+        if limits.max_queries == default.max_queries {
+            admitted_p99 = Some(p99);
+        }
+    }
+    if let Some(p99) = admitted_p99 {
+        println!(
+            "load bar (p99 of answered requests < {BAR_LOAD_P99_MS} ms with the defaults): {}",
+            if ms(p99) < BAR_LOAD_P99_MS {
+                "holds"
+            } else {
+                "missed"
+            }
+        );
+    }
+    Ok(())
+}
+
+/// Runs the clients until `length` has passed.
+async fn drive_load(urls: Arc<Vec<String>>, length: Duration) -> Result<LoadRun> {
+    let started = Instant::now();
+    let deadline = started + length;
+    let mut tasks = tokio::task::JoinSet::new();
+    for client_no in 0..LOAD_CLIENTS {
+        let urls = urls.clone();
+        tasks.spawn(async move {
+            // One connection per client, kept alive.
+            let client = reqwest::Client::builder()
+                .pool_max_idle_per_host(1)
+                .build()?;
+            let mut run = LoadRun {
+                ok: Vec::new(),
+                busy: 0,
+                busy_with_retry_after: 0,
+                other: 0,
+                elapsed: Duration::ZERO,
+            };
+            let mut i = client_no;
+            while Instant::now() < deadline {
+                let url = &urls[i % urls.len()];
+                i += 1;
+                let t = Instant::now();
+                match client.get(url).send().await {
+                    Ok(r) => {
+                        let status = r.status().as_u16();
+                        let retry_after = r
+                            .headers()
+                            .get("retry-after")
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(|v| v.trim().parse::<u64>().ok());
+                        let body = r.bytes().await;
+                        match (status, body) {
+                            (200, Ok(_)) => run.ok.push(t.elapsed()),
+                            (503, _) => {
+                                run.busy += 1;
+                                run.busy_with_retry_after += u64::from(retry_after.is_some());
+                                // A client told to come back later does.
+                                tokio::time::sleep(Duration::from_secs(retry_after.unwrap_or(1)))
+                                    .await;
+                            }
+                            _ => run.other += 1,
+                        }
+                    }
+                    Err(_) => run.other += 1,
+                }
+            }
+            anyhow::Ok(run)
+        });
+    }
+    let mut all = LoadRun {
+        ok: Vec::new(),
+        busy: 0,
+        busy_with_retry_after: 0,
+        other: 0,
+        elapsed: Duration::ZERO,
+    };
+    while let Some(done) = tasks.join_next().await {
+        let run = done.context("a load client failed")??;
+        all.ok.extend(run.ok);
+        all.busy += run.busy;
+        all.busy_with_retry_after += run.busy_with_retry_after;
+        all.other += run.other;
+    }
+    all.elapsed = started.elapsed();
+    Ok(all)
 }
 
 /// The first `name` on `PATH`.

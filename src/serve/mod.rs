@@ -199,7 +199,7 @@ impl Default for AdmissionLimits {
     fn default() -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         AdmissionLimits {
-            max_queries: 2 * cores,
+            max_queries: cores,
             queue_wait: Duration::from_millis(DEFAULT_QUEUE_WAIT_MS),
             max_waiting: 32 * cores,
         }
@@ -207,7 +207,7 @@ impl Default for AdmissionLimits {
 }
 
 /// Default of `harvest serve --queue-wait-ms`.
-pub const DEFAULT_QUEUE_WAIT_MS: u64 = 150;
+pub const DEFAULT_QUEUE_WAIT_MS: u64 = 100;
 /// `Retry-After` (seconds) of a request refused for load.
 const RETRY_AFTER_SECS: u64 = 1;
 
