@@ -110,6 +110,14 @@ pub enum Error {
         /// The most buckets one call lays out.
         limit: usize,
     },
+    /// A text query does not parse, or asks too much.
+    #[error("invalid text query at character {position}: {reason}")]
+    BadText {
+        /// Character position (from 1) where the problem is.
+        position: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// A search cursor is malformed or belongs to another query.
     #[error("invalid cursor: {0}")]
     BadCursor(String),

@@ -26,6 +26,7 @@ pub mod query;
 pub mod record;
 pub mod search;
 pub mod store;
+pub mod text;
 #[cfg(feature = "hbase")]
 pub mod thrift2;
 pub mod zone;
@@ -57,4 +58,5 @@ pub use store::{
 };
 #[cfg(feature = "hbase")]
 pub use thrift2::{ServerType, Thrift2Admin};
+pub use text::{TextDoc, TextQuery, TextStore};
 pub use zone::{BucketPlan, Zone};

@@ -1,0 +1,496 @@
+//! The embedded text index: tantivy in a folder of the data dir.
+//!
+//! One document a page: `pk` (source, key time, URL hash: what replaces and
+//! deletes it), `source` (the scope's term), `time` (key time in seconds, a
+//! fast field for the scope's range), `hash` (URL hash, fast), and `title` and
+//! `body`, indexed with frequencies and positions (phrases, BM25) from the
+//! pipeline's tokens, not stored. The writer is opened on the first write, so
+//! a process that only reads takes no writer lock.
+
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::query::{
+    BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query as TQuery, RangeQuery,
+    TermQuery,
+};
+use tantivy::schema::{
+    BytesOptions, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing,
+    TextOptions, FAST, STRING,
+};
+use tantivy::tokenizer::{PreTokenizedString, Token};
+use tantivy::{DocId, Index as TIndex, IndexReader, IndexWriter, ReloadPolicy, Score,
+    SegmentOrdinal, SegmentReader, TantivyDocument, Term as TTerm};
+
+use super::query::{Clause, Term, TextField, TextQuery};
+use super::{TextDoc, TextHit, TextPage, TextScope, TextStore, MAX_TEXT_TOKENS};
+use crate::error::{Error, Result};
+use crate::keys::{url_hash, URL_HASH_LEN};
+
+/// Memory of the writer's indexing arena (tantivy flushes a segment when full).
+const WRITER_ARENA_BYTES: usize = 64 << 20;
+
+/// The fields of the schema.
+#[derive(Debug, Clone, Copy)]
+struct Fields {
+    pk: Field,
+    source: Field,
+    time: Field,
+    hash: Field,
+    title: Field,
+    body: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let words = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let fields = Fields {
+        pk: b.add_bytes_field("pk", BytesOptions::default().set_indexed()),
+        source: b.add_text_field("source", STRING | FAST),
+        time: b.add_i64_field("time", NumericOptions::default().set_indexed().set_fast()),
+        hash: b.add_u64_field("hash", FAST),
+        title: b.add_text_field("title", words.clone()),
+        body: b.add_text_field("body", words),
+    };
+    (b.build(), fields)
+}
+
+/// The text index of the embedded backend.
+pub struct EmbeddedText {
+    path: PathBuf,
+    index: TIndex,
+    reader: IndexReader,
+    writer: Mutex<Option<IndexWriter>>,
+    fields: Fields,
+}
+
+impl std::fmt::Debug for EmbeddedText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedText")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+fn text_err(path: &Path, what: &str, e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::backend(format!("text index {}: {what}", path.display()), e)
+}
+
+impl EmbeddedText {
+    /// Opens the text index in `path`, creating it (and the folder) when absent.
+    pub fn open(path: &Path) -> Result<EmbeddedText> {
+        std::fs::create_dir_all(path).map_err(|e| text_err(path, "create folder", e))?;
+        let (schema, fields) = schema();
+        let index = if path.join("meta.json").exists() {
+            let index = TIndex::open_in_dir(path).map_err(|e| text_err(path, "open", e))?;
+            if index.schema() != schema {
+                return Err(Error::Invalid(format!(
+                    "the text index {} was made by another version of harvest; move it away and run `harvest reindex` to build it again",
+                    path.display()
+                )));
+            }
+            index
+        } else {
+            TIndex::create_in_dir(path, schema).map_err(|e| text_err(path, "create", e))?
+        };
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| text_err(path, "open reader", e))?;
+        Ok(EmbeddedText {
+            path: path.to_owned(),
+            index,
+            reader,
+            writer: Mutex::new(None),
+            fields,
+        })
+    }
+
+    /// The folder it lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn pk(page: &TextPage) -> Vec<u8> {
+        let mut k = Vec::with_capacity(page.source.len() + 1 + 8 + URL_HASH_LEN);
+        k.extend_from_slice(page.source.as_bytes());
+        k.push(0);
+        k.extend_from_slice(&page.time.to_be_bytes());
+        k.extend_from_slice(&page.hash);
+        k
+    }
+
+    /// Runs `f` with the writer, opening it first if needed, then commits and
+    /// makes the change visible to searches.
+    fn with_writer(&self, f: impl FnOnce(&IndexWriter, &Fields) -> Result<()>) -> Result<()> {
+        let mut guard = self
+            .writer
+            .lock()
+            .map_err(|_| Error::Invalid("text index writer lock poisoned".into()))?;
+        if guard.is_none() {
+            let w = self
+                .index
+                .writer_with_num_threads(1, WRITER_ARENA_BYTES)
+                .map_err(|e| text_err(&self.path, "open writer", e))?;
+            *guard = Some(w);
+        }
+        let Some(writer) = guard.as_mut() else {
+            return Err(Error::Invalid("text index writer missing".into()));
+        };
+        if let Err(e) = f(writer, &self.fields) {
+            // Leave nothing of a failed batch for the next commit.
+            let _ = writer.rollback();
+            return Err(e);
+        }
+        if let Err(e) = writer.commit() {
+            *guard = None;
+            return Err(text_err(&self.path, "commit", e));
+        }
+        self.reader
+            .reload()
+            .map_err(|e| text_err(&self.path, "reload", e))
+    }
+
+    fn scope_query(&self, scope: &TextScope) -> Box<dyn TQuery> {
+        let f = &self.fields;
+        let mut parts: Vec<(Occur, Box<dyn TQuery>)> = vec![(
+            Occur::Must,
+            Box::new(RangeQuery::new(
+                Bound::Included(TTerm::from_field_i64(f.time, scope.from)),
+                Bound::Excluded(TTerm::from_field_i64(f.time, scope.to)),
+            )),
+        )];
+        if !scope.sources.is_empty() {
+            let any: Vec<(Occur, Box<dyn TQuery>)> = scope
+                .sources
+                .iter()
+                .map(|s| {
+                    let q: Box<dyn TQuery> = Box::new(TermQuery::new(
+                        TTerm::from_field_text(f.source, s),
+                        IndexRecordOption::Basic,
+                    ));
+                    (Occur::Should, q)
+                })
+                .collect();
+            parts.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+        }
+        Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(parts)), 0.0))
+    }
+
+    fn term_query(&self, term: &Term) -> Box<dyn TQuery> {
+        let in_field = |field: Field| -> Box<dyn TQuery> {
+            let terms: Vec<TTerm> = term
+                .tokens
+                .iter()
+                .map(|t| TTerm::from_field_text(field, t))
+                .collect();
+            match terms.len() {
+                0 => Box::new(EmptyQuery),
+                1 => Box::new(TermQuery::new(
+                    terms.into_iter().next().unwrap_or_else(|| TTerm::from_field_text(field, "")),
+                    IndexRecordOption::WithFreqs,
+                )),
+                _ => Box::new(PhraseQuery::new(terms)),
+            }
+        };
+        match term.field {
+            TextField::Title => in_field(self.fields.title),
+            TextField::Any => Box::new(BooleanQuery::new(vec![
+                (Occur::Should, in_field(self.fields.title)),
+                (Occur::Should, in_field(self.fields.body)),
+            ])),
+        }
+    }
+
+    fn query(&self, q: &TextQuery, scope: &TextScope) -> Box<dyn TQuery> {
+        let mut parts: Vec<(Occur, Box<dyn TQuery>)> = vec![(Occur::Must, self.scope_query(scope))];
+        for clause in &q.clauses {
+            match clause {
+                Clause::AnyOf(terms) => {
+                    let any = terms
+                        .iter()
+                        .map(|t| (Occur::Should, self.term_query(t)))
+                        .collect();
+                    parts.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+                }
+                Clause::Not(t) => parts.push((Occur::MustNot, self.term_query(t))),
+            }
+        }
+        Box::new(BooleanQuery::new(parts))
+    }
+}
+
+fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
+    let tokens = words
+        .take(MAX_TEXT_TOKENS)
+        .enumerate()
+        .map(|(position, w)| Token {
+            offset_from: 0,
+            offset_to: 0,
+            position,
+            text: w.to_owned(),
+            position_length: 1,
+        })
+        .collect();
+    PreTokenizedString {
+        text: String::new(),
+        tokens,
+    }
+}
+
+impl TextStore for EmbeddedText {
+    fn write(&self, docs: &[TextDoc]) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        self.with_writer(|w, f| {
+            for d in docs {
+                let page = TextPage {
+                    source: Arc::from(d.source.as_str()),
+                    time: d.time.timestamp(),
+                    hash: url_hash(&d.url),
+                };
+                let pk = Self::pk(&page);
+                w.delete_term(TTerm::from_field_bytes(f.pk, &pk));
+                let mut doc = TantivyDocument::default();
+                doc.add_bytes(f.pk, &pk);
+                doc.add_text(f.source, &d.source);
+                doc.add_i64(f.time, page.time);
+                doc.add_u64(f.hash, u64::from_be_bytes(page.hash));
+                doc.add_pre_tokenized_text(f.title, pre_tokenized(d.title.iter().map(String::as_str)));
+                doc.add_pre_tokenized_text(f.body, pre_tokenized(d.body.iter()));
+                w.add_document(doc)
+                    .map_err(|e| text_err(&self.path, "add page", e))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn delete(&self, pages: &[TextPage]) -> Result<()> {
+        if pages.is_empty() {
+            return Ok(());
+        }
+        self.with_writer(|w, f| {
+            for p in pages {
+                w.delete_term(TTerm::from_field_bytes(f.pk, &Self::pk(p)));
+            }
+            Ok(())
+        })
+    }
+
+    fn search(&self, query: &TextQuery, scope: &TextScope) -> Result<Vec<TextHit>> {
+        if scope.from >= scope.to {
+            return Ok(Vec::new());
+        }
+        let searcher = self.reader.searcher();
+        let q = self.query(query, scope);
+        searcher
+            .search(q.as_ref(), &AllHits { scored: true })
+            .map_err(|e| text_err(&self.path, "search", e))
+    }
+
+    fn pages(&self, visit: &mut dyn FnMut(TextPage)) -> Result<()> {
+        let searcher = self.reader.searcher();
+        for reader in searcher.segment_readers() {
+            let mut seg = PageColumns::open(reader).map_err(|e| text_err(&self.path, "read", e))?;
+            for doc in reader.doc_ids_alive() {
+                if let Some(p) = seg.page(doc) {
+                    visit(p);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn len(&self) -> Result<u64> {
+        Ok(self.reader.searcher().num_docs())
+    }
+}
+
+/// A segment's columns that name a page.
+struct PageColumns {
+    time: tantivy::columnar::Column<i64>,
+    hash: tantivy::columnar::Column<u64>,
+    source: Option<tantivy::columnar::StrColumn>,
+    /// Source names by term ordinal, read once per segment.
+    names: Vec<Option<Arc<str>>>,
+}
+
+impl PageColumns {
+    fn open(reader: &SegmentReader) -> tantivy::Result<PageColumns> {
+        let ff = reader.fast_fields();
+        Ok(PageColumns {
+            time: ff.i64("time")?,
+            hash: ff.u64("hash")?,
+            source: ff.str("source")?,
+            names: Vec::new(),
+        })
+    }
+
+    fn page(&mut self, doc: DocId) -> Option<TextPage> {
+        let time = self.time.first(doc)?;
+        let hash = self.hash.first(doc)?.to_be_bytes();
+        let col = self.source.as_ref()?;
+        let ord = col.term_ords(doc).next()?;
+        let slot = usize::try_from(ord).ok()?;
+        if self.names.len() <= slot {
+            self.names.resize(slot + 1, None);
+        }
+        let source = match &self.names[slot] {
+            Some(s) => s.clone(),
+            None => {
+                let mut s = String::new();
+                col.ord_to_str(ord, &mut s).ok()?;
+                let s: Arc<str> = Arc::from(s.as_str());
+                self.names[slot] = Some(s.clone());
+                s
+            }
+        };
+        Some(TextPage { source, time, hash })
+    }
+}
+
+/// Collects every matching page with its score.
+struct AllHits {
+    scored: bool,
+}
+
+struct SegmentHits {
+    cols: PageColumns,
+    hits: Vec<TextHit>,
+}
+
+impl Collector for AllHits {
+    type Fruit = Vec<TextHit>;
+    type Child = SegmentHits;
+
+    fn for_segment(&self, _ord: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<SegmentHits> {
+        Ok(SegmentHits {
+            cols: PageColumns::open(reader)?,
+            hits: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        self.scored
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<TextHit>>) -> tantivy::Result<Vec<TextHit>> {
+        Ok(fruits.into_iter().flatten().collect())
+    }
+}
+
+impl SegmentCollector for SegmentHits {
+    type Fruit = Vec<TextHit>;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        if let Some(page) = self.cols.page(doc) {
+            self.hits.push(TextHit { page, score });
+        }
+    }
+
+    fn harvest(self) -> Vec<TextHit> {
+        self.hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(source: &str, secs: i64, url: &str, title: &str, body: &str) -> TextDoc {
+        let t = chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default();
+        TextDoc::new(source, t, url, title, tokens::Tokens::new(body))
+    }
+
+    fn scope(from: i64, to: i64) -> TextScope {
+        TextScope {
+            sources: Vec::new(),
+            from,
+            to,
+        }
+    }
+
+    fn urls(store: &EmbeddedText, q: &str, s: &TextScope) -> Vec<[u8; URL_HASH_LEN]> {
+        let mut v: Vec<_> = store
+            .search(&TextQuery::parse(q).unwrap(), s)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.page.hash)
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn words_phrases_scope_replace_and_delete() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedText::open(dir.path()).unwrap();
+        store
+            .write(&[
+                doc("a", 100, "http://x/1", "Trade war", "Tariffs rose again as the talks failed."),
+                doc("a", 200, "http://x/2", "Talks", "The war on trade is over, said the minister."),
+                doc("b", 300, "http://x/3", "中美贸易谈判", "中美两国就贸易问题举行新一轮磋商。"),
+            ])
+            .unwrap();
+        let all = scope(0, 1_000);
+        let h = |u: &str| url_hash(u);
+        assert_eq!(urls(&store, "trade", &all), {
+            let mut v = vec![h("http://x/1"), h("http://x/2")];
+            v.sort();
+            v
+        });
+        assert_eq!(urls(&store, "\"trade war\"", &all), vec![h("http://x/1")]);
+        assert_eq!(urls(&store, "title:talks", &all), vec![h("http://x/2")]);
+        assert_eq!(urls(&store, "trade -tariffs", &all), vec![h("http://x/2")]);
+        assert_eq!(urls(&store, "磋商", &all), vec![h("http://x/3")]);
+        assert_eq!(urls(&store, "trade", &scope(150, 1_000)), vec![h("http://x/2")]);
+        let only_b = TextScope {
+            sources: vec!["b".into()],
+            ..all.clone()
+        };
+        assert!(urls(&store, "trade", &only_b).is_empty());
+        // Re-written: replaced, not added.
+        store
+            .write(&[doc("a", 100, "http://x/1", "Peace", "Nothing to see.")])
+            .unwrap();
+        assert_eq!(store.len().unwrap(), 3);
+        assert_eq!(urls(&store, "\"trade war\"", &all), Vec::<[u8; 8]>::new());
+        assert_eq!(urls(&store, "peace", &all), vec![h("http://x/1")]);
+        let mut pages = Vec::new();
+        store.pages(&mut |p| pages.push(p)).unwrap();
+        assert_eq!(pages.len(), 3);
+        let gone: Vec<TextPage> = pages.into_iter().filter(|p| &*p.source == "b").collect();
+        store.delete(&gone).unwrap();
+        assert_eq!(store.len().unwrap(), 2);
+        // Reopened: still there.
+        drop(store);
+        let store = EmbeddedText::open(dir.path()).unwrap();
+        assert_eq!(urls(&store, "peace", &all), vec![h("http://x/1")]);
+    }
+
+    #[test]
+    fn more_mentions_rank_higher() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedText::open(dir.path()).unwrap();
+        store
+            .write(&[
+                doc("a", 1, "http://x/1", "", "syria talks weather sport markets"),
+                doc("a", 2, "http://x/2", "Syria", "syria syria ceasefire syria"),
+            ])
+            .unwrap();
+        let mut hits = store
+            .search(&TextQuery::parse("syria").unwrap(), &scope(0, 10))
+            .unwrap();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        assert_eq!(hits[0].page.hash, url_hash("http://x/2"));
+        assert!(hits[0].score > hits[1].score);
+    }
+}

@@ -1,0 +1,131 @@
+//! The text index: which pages hold which words, for "pages that mention K".
+//!
+//! The page tables answer every attribute condition; the text index answers
+//! the words of a page's headline and text ([`TextQuery`]) and ranks them
+//! (BM25). A text search gives the pages it matches as (source, key time, URL
+//! hash, score): exactly what names a page's data row in its table, so the
+//! query engine takes the hits of a (table, bucket) as one more sorted stream
+//! beside the posting rows (`query::exec`).
+//!
+//! The index holds no text: the words come pre-segmented from the pipeline
+//! (the page's [`tokens::Tokens`], made once for the classifier and the
+//! near-duplicate fingerprint), and snippets are cut from the text kept in the
+//! packs. A page is written to the text index before its rows go to the page
+//! table (`Index::index_texts` then `Index::index_pages`): a process killed in
+//! between leaves text without a row, which no query returns (the rows decide
+//! what exists) and which the next indexing of the page replaces.
+//!
+//! [`TextStore`] is the storage role; [`embedded::EmbeddedText`] (tantivy in
+//! the data folder) is the embedded backend.
+
+pub mod embedded;
+pub mod query;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+pub use query::{Clause, Term, TextField, TextQuery, MAX_QUERY_TOKENS};
+
+use crate::error::Result;
+
+/// Most tokens of a page's text that are indexed: the rest of a longer text
+/// is left out (counted in [`TextDoc::dropped`]).
+pub const MAX_TEXT_TOKENS: usize = 100_000;
+
+/// One page's words, as the pipeline hands them to the text index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextDoc {
+    /// Source (as in the page's table name).
+    pub source: String,
+    /// Key time of the page (publish time, else fetch time).
+    pub time: DateTime<Utc>,
+    /// The page's URL: its hash names the page ([`crate::keys::url_hash`]).
+    pub url: String,
+    /// Tokens of the headline, in order.
+    pub title: Vec<String>,
+    /// Tokens of the text (article text, else the body text), in order, at
+    /// most [`MAX_TEXT_TOKENS`].
+    pub body: tokens::Tokens,
+    /// Tokens of the text beyond [`MAX_TEXT_TOKENS`], not indexed.
+    pub dropped: usize,
+}
+
+impl TextDoc {
+    /// The words of a page: its headline is segmented here, its text's tokens
+    /// come segmented.
+    pub fn new(
+        source: &str,
+        time: DateTime<Utc>,
+        url: &str,
+        title: &str,
+        body: tokens::Tokens,
+    ) -> TextDoc {
+        let dropped = body.len().saturating_sub(MAX_TEXT_TOKENS);
+        TextDoc {
+            source: source.to_owned(),
+            time,
+            url: url.to_owned(),
+            title: tokens::tokenize(title),
+            body,
+            dropped,
+        }
+    }
+}
+
+/// Names a page in the text index: what its row key is made of.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TextPage {
+    /// Source.
+    pub source: Arc<str>,
+    /// Key time, whole seconds.
+    pub time: i64,
+    /// URL hash ([`crate::keys::url_hash`]).
+    pub hash: [u8; crate::keys::URL_HASH_LEN],
+}
+
+/// A page a text search matched, with its relevance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextHit {
+    /// The page.
+    pub page: TextPage,
+    /// BM25 score of the text query (higher: more relevant).
+    pub score: f32,
+}
+
+/// Where a text search looks: sources (empty = all) and `[from, to)` of the
+/// key time in whole seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextScope {
+    /// Sources, empty = every source.
+    pub sources: Vec<String>,
+    /// Inclusive lower bound (seconds since the epoch).
+    pub from: i64,
+    /// Exclusive upper bound (seconds since the epoch).
+    pub to: i64,
+}
+
+/// The storage role of the text index.
+pub trait TextStore: Send + Sync {
+    /// Adds (or replaces: a page with the same source, key time and URL) the
+    /// pages' words and makes them durable before returning.
+    fn write(&self, docs: &[TextDoc]) -> Result<()>;
+
+    /// Removes pages (when their rows are deleted).
+    fn delete(&self, pages: &[TextPage]) -> Result<()>;
+
+    /// Every page of the scope that holds the query, unordered.
+    fn search(&self, query: &TextQuery, scope: &TextScope) -> Result<Vec<TextHit>>;
+
+    /// Every page the index holds (for `fsck`: pages without rows, rows
+    /// without text).
+    fn pages(&self, visit: &mut dyn FnMut(TextPage)) -> Result<()>;
+
+    /// Pages held.
+    fn len(&self) -> Result<u64>;
+
+    /// Whether it holds no page.
+    fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+}
