@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::keys::{self, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC};
 use crate::record::{DigestEntry, PageRecord, UrlState, FAMILY_ATTRS, FAMILY_INDEX, PAGE_FAMILIES};
 use crate::store::{Cell, Row, Scan, TableStore};
+use crate::text::{TextDoc, TextPage, TextStore};
 
 /// Table of URL states.
 pub const URLS_TABLE: &str = "urls";
@@ -172,6 +173,8 @@ pub struct Index {
     /// creates and marks the table: a creation in flight (a table prepared
     /// ahead, [`Index::prepare_page_tables`]) is waited for, not raced.
     table_locks: TableLocks,
+    /// The text index, when this index has one ([`Index::with_text`]).
+    pub(crate) text: Option<Arc<dyn TextStore>>,
 }
 
 type TableLocks = Arc<Mutex<HashMap<String, Arc<Mutex<()>>>>>;
@@ -259,7 +262,30 @@ impl Index {
             options,
             known_tables: Mutex::new(HashMap::new()),
             table_locks: Arc::default(),
+            text: None,
         })
+    }
+
+    /// This index with a text index: pages are written to it
+    /// ([`Index::index_texts`]) and queries with a text condition are answered.
+    pub fn with_text(mut self, text: Arc<dyn TextStore>) -> Index {
+        self.text = Some(text);
+        self
+    }
+
+    /// The text index, if any.
+    pub fn text(&self) -> Option<&Arc<dyn TextStore>> {
+        self.text.as_ref()
+    }
+
+    /// Writes pages' words to the text index (nothing without one). Call it
+    /// before [`Index::index_pages`] of the same pages: text without rows is
+    /// never returned, rows without text would be missed by text queries.
+    pub fn index_texts(&self, docs: &[TextDoc]) -> Result<()> {
+        match &self.text {
+            Some(t) => t.write(docs),
+            None => Ok(()),
+        }
     }
 
     /// This index over another store (the tables exist already): the
@@ -275,6 +301,7 @@ impl Index {
             options: self.options,
             known_tables: Mutex::new(known),
             table_locks: self.table_locks.clone(),
+            text: self.text.clone(),
         }
     }
 
@@ -677,6 +704,13 @@ impl Index {
                 self.store.delete(table, &whole)?;
             }
         }
+        if let Some(text) = &self.text {
+            let pages = keys
+                .iter()
+                .map(text_page_of)
+                .collect::<Result<Vec<_>>>()?;
+            text.delete(&pages)?;
+        }
         Ok(())
     }
 
@@ -865,4 +899,21 @@ mod tests {
             );
         }
     }
+}
+
+/// How the text index names the page of a data row.
+pub(crate) fn text_page_of(key: &PageKey) -> Result<TextPage> {
+    let (source, year) = keys::parse_table_name(&key.table).ok_or_else(|| Error::BadTableName {
+        name: key.table.clone(),
+        reason: "not a page table",
+    })?;
+    let (_, suffix) = keys::split_data_key(&key.row_key)?;
+    let time = keys::suffix_time(year, &suffix)?;
+    let mut hash = [0u8; keys::URL_HASH_LEN];
+    hash.copy_from_slice(&suffix[keys::TIME_LEN..]);
+    Ok(TextPage {
+        source: Arc::from(source),
+        time: time.timestamp(),
+        hash,
+    })
 }

@@ -380,7 +380,10 @@ impl Index {
             if q.matches(&page) {
                 let task = &tasks[c.task];
                 let mut key = c.key.clone();
-                key.primary = primary_of(q.sort, q, &page);
+                // A text query's relevance is its entry's rank: the row cannot tell it.
+                if !(q.sort == Sort::Relevance && q.text.is_some()) {
+                    key.primary = primary_of(q.sort, q, &page);
+                }
                 out.push((
                     key,
                     PageHit {
@@ -501,6 +504,7 @@ impl Index {
                         (Sort::Comments, None) => e
                             .comments
                             .map_or(-1, |c| i64::try_from(c).unwrap_or(i64::MAX)),
+                        _ if q.text.is_some() => i64::from(e.rank),
                         _ => i64::from(e.score) + q.keywords.len() as i64,
                     };
                     let mut hash = [0u8; 8];

@@ -13,6 +13,11 @@ use crate::keys::{self, Suffix};
 const LINEAR_LABELS: usize = 32;
 /// Label id of an index entry that carries no group label.
 pub(crate) const NO_LABEL: u16 = u16::MAX;
+/// An entry flag (beside the index value's `FLAG_*`): no index value of the page was
+/// seen, only the text index named it; its data row decides everything.
+pub(crate) const UNSEEN: u8 = 0x40;
+/// [`Entry::rank`] is the text score times this, rounded.
+pub(crate) const RANK_SCALE: f32 = 10_000.0;
 
 /// An index hit inside one bucket: the page's suffix and what its index row
 /// value says about it.
@@ -23,6 +28,8 @@ pub(crate) struct Entry {
     pub(crate) comments: Option<u64>,
     /// Number of `keywords_any` keywords (not also in `keywords`) the page has.
     pub(crate) score: u16,
+    /// Relevance of the page to the query's text (BM25 x [`RANK_SCALE`]; 0 without text).
+    pub(crate) rank: u32,
     /// Topic id in the call's [`Labels`] ([`NO_LABEL`] = not recorded).
     pub(crate) topic: u16,
     /// Media id in the call's [`Labels`] ([`NO_LABEL`] = none or not recorded).
@@ -147,6 +154,7 @@ impl<'q> Prefilter<'q> {
             flags: v.flags,
             comments: v.comments,
             score: 0,
+            rank: 0,
             topic: v
                 .topic
                 .map_or(NO_LABEL, |t| labels.id_hinted(t, &mut self.topic_hint)),
@@ -212,6 +220,9 @@ pub(crate) enum Verdict {
 }
 
 pub(crate) fn verdict(q: &Query, e: &Entry, checks: Checks, labels: &Labels) -> Verdict {
+    if e.flags & UNSEEN != 0 {
+        return Verdict::Unknown;
+    }
     if value_rules_out(q, e.flags, e.comments) {
         return Verdict::No;
     }
@@ -254,13 +265,15 @@ fn combine(x: &Entry, y: &Entry, add_scores: bool) -> Entry {
     };
     Entry {
         suffix: x.suffix,
-        flags: x.flags | y.flags,
+        // Seen by one side: no longer unseen.
+        flags: ((x.flags | y.flags) & !UNSEEN) | (x.flags & y.flags & UNSEEN),
         comments: x.comments.or(y.comments),
         score: if add_scores {
             x.score.saturating_add(y.score)
         } else {
             x.score.max(y.score)
         },
+        rank: x.rank.max(y.rank),
         topic,
         media,
         story: x.story.or(y.story),
@@ -332,6 +345,7 @@ mod tests {
             },
             comments: None,
             score: 0,
+            rank: 0,
             topic,
             media: NO_LABEL,
             story: None,

@@ -3,11 +3,15 @@
 //! [`Index::search`].
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
-use super::entries::{join, union, verdict, Checks, Entry, Labels, Prefilter, Verdict};
+use super::entries::{
+    join, union, verdict, Checks, Entry, Labels, Prefilter, Verdict, NO_LABEL, RANK_SCALE,
+    UNSEEN,
+};
 use super::{truncate, year_start, PageHit, Query};
 use crate::error::{Error, Result};
 use crate::index::Index;
@@ -17,6 +21,10 @@ use crate::store::{prefix_end, Scan};
 
 /// Data rows read per `get` call when resolving index hits.
 pub(crate) const GET_CHUNK: usize = 256;
+/// A bucket's text hits up to this many, with no other index condition, are
+/// decided by reading their data rows; more are joined with the bucket's
+/// topic rows, which one scan reads faster than that many row reads.
+const TEXT_ROWS_READ: usize = 2_048;
 
 /// One (table, bucket) unit of parallel work.
 #[derive(Debug, Clone)]
@@ -28,6 +36,9 @@ pub(crate) struct Task {
     pub(crate) from: DateTime<Utc>,
     pub(crate) to: DateTime<Utc>,
     to_is_year_end: bool,
+    /// With a text condition: the pages of this table and bucket the text
+    /// index matched, in suffix order, with their rank.
+    pub(crate) text: Option<Arc<Vec<(Suffix, u32)>>>,
 }
 
 impl Task {
@@ -77,6 +88,7 @@ impl Index {
         if q.from >= q.to {
             return Ok(tasks);
         }
+        let text = self.text_hits(q)?;
         for table in self.store.list_tables()? {
             let Some((source, year)) = keys::parse_table_name(&table) else {
                 continue;
@@ -100,10 +112,67 @@ impl Index {
                     from,
                     to,
                     to_is_year_end: to == ny,
+                    text: text.as_ref().map(|t| {
+                        t.get(&(table.clone(), salt as u8))
+                            .cloned()
+                            .unwrap_or_default()
+                    }),
                 });
             }
         }
         Ok(tasks)
+    }
+
+    /// The text condition's hits by (table, bucket), each list in suffix
+    /// order (`None`: the query has no text condition).
+    #[allow(clippy::type_complexity)]
+    fn text_hits(
+        &self,
+        q: &Query,
+    ) -> Result<Option<HashMap<(String, u8), Arc<Vec<(Suffix, u32)>>>>> {
+        let Some(tq) = q.text_query()? else {
+            return Ok(None);
+        };
+        let text = self.text.as_ref().ok_or_else(|| {
+            Error::Invalid("a text condition needs the text index, which this index does not have".into())
+        })?;
+        let scope = crate::text::TextScope {
+            sources: q.sources.clone(),
+            from: q.from.timestamp(),
+            to: q.to.timestamp(),
+        };
+        let mut by_task: HashMap<(String, u8), Vec<(Suffix, u32)>> = HashMap::new();
+        let mut tables: HashMap<(std::sync::Arc<str>, i32), String> = HashMap::new();
+        for hit in text.search(&tq, &scope)? {
+            let Some(t) = DateTime::from_timestamp(hit.page.time, 0) else {
+                continue;
+            };
+            let year = chrono::Datelike::year(&t);
+            let table = match tables.get(&(hit.page.source.clone(), year)) {
+                Some(name) => name.clone(),
+                None => {
+                    let name = keys::table_name(&hit.page.source, year)?;
+                    tables.insert((hit.page.source.clone(), year), name.clone());
+                    name
+                }
+            };
+            let salt = keys::salt(&hit.page.hash, self.options.buckets);
+            let rank = (hit.score.max(0.0) * RANK_SCALE).round() as u32;
+            by_task
+                .entry((table, salt))
+                .or_default()
+                .push((keys::suffix(t, &hit.page.hash), rank));
+        }
+        Ok(Some(
+            by_task
+                .into_iter()
+                .map(|(k, mut v)| {
+                    v.sort_unstable_by_key(|e| e.0);
+                    v.dedup_by_key(|e| e.0);
+                    (k, Arc::new(v))
+                })
+                .collect(),
+        ))
     }
 
     /// Entries of one (attribute, value) in a task's range, in suffix order,
@@ -242,7 +311,32 @@ impl Index {
                 .collect::<Result<Vec<_>>>()?;
             groups.push(union(lists, false));
         }
-        if groups.is_empty() {
+        let text_only = groups.is_empty() && task.text.is_some();
+        if let Some(text) = &task.text {
+            let from = keys::time_bytes(task.from);
+            let to = (!task.to_is_year_end).then(|| keys::time_bytes(task.to));
+            groups.push(
+                text.iter()
+                    .filter(|(s, _)| {
+                        s[..TIME_LEN] >= from[..] && to.is_none_or(|to| s[..TIME_LEN] < to[..])
+                    })
+                    .map(|&(suffix, rank)| Entry {
+                        suffix,
+                        flags: UNSEEN,
+                        comments: None,
+                        score: 0,
+                        rank,
+                        topic: NO_LABEL,
+                        media: NO_LABEL,
+                        story: None,
+                    })
+                    .collect(),
+            );
+        }
+        // Text hits alone say nothing of a page's attributes: a few are decided from their
+        // data rows, many take their index values from the bucket's topic rows.
+        let text_alone_few = text_only && groups[0].len() <= TEXT_ROWS_READ;
+        if groups.is_empty() || (text_only && !text_alone_few) {
             let mut lists = Vec::new();
             for t in self.attr_values(&task.table, task.salt, ATTR_TOPIC)? {
                 lists.push(self.scan_index(task, ATTR_TOPIC, &t, &mut labels, &mut pre)?);

@@ -166,6 +166,11 @@ pub struct Query {
     /// data row ([`PageRecord::published_source`]).
     #[serde(default)]
     pub published_from: Vec<String>,
+    /// The headline or text holds this text query ([`crate::text::TextQuery`]:
+    /// words, "phrases", `OR`, `-exclusion`, `title:`). Decided by the index's
+    /// text index ([`Index::with_text`]), not by [`Query::matches`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 impl Query {
@@ -187,7 +192,16 @@ impl Query {
             sort: Sort::default(),
             cursor: None,
             published_from: Vec::new(),
+            text: None,
         }
+    }
+
+    /// The parsed text condition (`None`: no text condition).
+    pub fn text_query(&self) -> Result<Option<crate::text::TextQuery>> {
+        self.text
+            .as_deref()
+            .map(crate::text::TextQuery::parse)
+            .transpose()
     }
 
     /// The conditions that are checked on the data row once it is read:
@@ -238,8 +252,9 @@ impl Query {
         min_ok && max_ok
     }
 
-    /// The reference predicate: does `page` match every condition?
-    /// (`self` must be normalised, see [`Query::normalised`].)
+    /// The reference predicate: does `page` match every condition but the
+    /// text (which the text index decides)? (`self` must be normalised, see
+    /// [`Query::normalised`].)
     pub fn matches(&self, page: &PageRecord) -> bool {
         let t = truncate(page.key_time());
         (self.sources.is_empty() || self.sources.contains(&page.source))
@@ -267,6 +282,10 @@ impl Query {
             keys::validate_source(s)?;
         }
         let mut q = self.clone();
+        if q.text.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            q.text = None;
+        }
+        q.text_query()?;
         q.from = truncate(q.from);
         q.to = truncate(q.to);
         for list in [&mut q.keywords, &mut q.keywords_any, &mut q.published_from] {

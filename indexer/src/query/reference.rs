@@ -1,24 +1,26 @@
 //! The naive reference the engine is tested against: read every data row
 //! of the tables and filter in memory.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use rayon::prelude::*;
 
 use super::exec::sort_hits;
 use super::stats::{finish_stats, page_group};
 use super::{GroupBy, PageHit, Query, StatsQuery, StatsRow, GROUP_STORIES};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::keys;
 use crate::record::{PageRecord, FAMILY_ATTRS};
 use crate::store::Scan;
+use crate::text::TextScope;
 
 impl Index {
     /// Reference implementation of [`Index::search`]: reads every data row of
     /// every table of the sources and filters in memory.
     pub fn full_scan_search(&self, query: &Query) -> Result<Vec<PageHit>> {
         let q = query.normalised()?;
+        let text = self.text_pages(&q)?;
         // Every region of every table of the sources, scanned in parallel.
         let mut units = Vec::new();
         for table in self.store.list_tables()? {
@@ -43,7 +45,12 @@ impl Index {
                         continue;
                     }
                     let page = PageRecord::from_row(&row)?;
-                    if q.matches(&page) {
+                    let holds_text = text.as_ref().is_none_or(|t| {
+                        keys::split_data_key(&row.key).is_ok_and(|(_, s)| {
+                            t.contains(&(table.clone(), s))
+                        })
+                    });
+                    if holds_text && q.matches(&page) {
                         hits.push(PageHit {
                             table: table.clone(),
                             row_key: row.key,
@@ -60,6 +67,30 @@ impl Index {
             hits.truncate(l);
         }
         Ok(hits)
+    }
+
+    /// The pages the text condition names, by (table, suffix), from the text
+    /// index over the whole time range (`None`: no text condition).
+    fn text_pages(&self, q: &Query) -> Result<Option<HashSet<(String, keys::Suffix)>>> {
+        let Some(tq) = q.text_query()? else {
+            return Ok(None);
+        };
+        let text = self.text.as_ref().ok_or_else(|| {
+            Error::Invalid("a text condition needs the text index, which this index does not have".into())
+        })?;
+        let scope = TextScope {
+            sources: Vec::new(),
+            from: i64::MIN,
+            to: i64::MAX,
+        };
+        let mut set = HashSet::new();
+        for hit in text.search(&tq, &scope)? {
+            if let Some(t) = chrono::DateTime::from_timestamp(hit.page.time, 0) {
+                let table = keys::table_name(&hit.page.source, chrono::Datelike::year(&t))?;
+                set.insert((table, keys::suffix(t, &hit.page.hash)));
+            }
+        }
+        Ok(Some(set))
     }
 
     /// Reference implementation of [`Index::stats`] over

@@ -228,13 +228,24 @@ fn parse_date(raw: &str) -> Option<(NaiveDate, Option<NaiveDateTime>)> {
 /// All articles as page records, parsed once per test binary (panics on a
 /// malformed corpus).
 pub fn news_pages() -> Vec<PageRecord> {
-    static PAGES: OnceLock<Vec<PageRecord>> = OnceLock::new();
-    PAGES.get_or_init(load_pages).clone()
+    corpus().0.clone()
 }
 
-fn load_pages() -> Vec<PageRecord> {
+/// The article text of each page of [`news_pages`], in the same order.
+#[allow(dead_code)] // not every test file reads the texts
+pub fn news_texts() -> Vec<String> {
+    corpus().1.clone()
+}
+
+fn corpus() -> &'static (Vec<PageRecord>, Vec<String>) {
+    static CORPUS: OnceLock<(Vec<PageRecord>, Vec<String>)> = OnceLock::new();
+    CORPUS.get_or_init(load_pages)
+}
+
+fn load_pages() -> (Vec<PageRecord>, Vec<String>) {
     let mut reader = csv::Reader::from_path(news_csv()).expect("open NewsArticles.csv");
     let mut pages = Vec::with_capacity(ARTICLES);
+    let mut texts = Vec::with_capacity(ARTICLES);
     let mut seen_digests = HashSet::new();
     let mut offsets: HashMap<String, u64> = HashMap::new();
     // lowercased title -> (URL, text digest) of its first article
@@ -308,6 +319,7 @@ fn load_pages() -> Vec<PageRecord> {
         let simhash =
             (!id.is_multiple_of(3)).then_some(xxhash_rust::xxh3::xxh3_64(title.as_bytes()));
 
+        texts.push(text.to_owned());
         pages.push(PageRecord {
             url,
             title,
@@ -352,5 +364,5 @@ fn load_pages() -> Vec<PageRecord> {
         });
     }
     assert_eq!(pages.len(), ARTICLES, "corpus size");
-    pages
+    (pages, texts)
 }
