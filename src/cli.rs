@@ -251,6 +251,10 @@ pub struct FilterArgs {
     /// Keyword (repeatable: at least one must match).
     #[arg(long = "any")]
     pub any: Vec<String>,
+    /// Words of the headline or text: `word`, `"a phrase"`, `a OR b`, `-excluded`,
+    /// `title:word` (the headline only); every part must hold.
+    #[arg(long)]
+    pub text: Option<String>,
     /// Only pages with at least this many comments.
     #[arg(long)]
     pub min_comments: Option<u64>,
@@ -281,7 +285,7 @@ pub enum SortArg {
     TimeAsc,
     /// Most comments first.
     Comments,
-    /// Most matched keywords first.
+    /// Most relevant first: BM25 of the --text query, else most matched keywords.
     Relevance,
 }
 

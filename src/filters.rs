@@ -62,6 +62,8 @@ pub struct FilterSpec {
     pub keywords: Vec<String>,
     /// At least one of these.
     pub any: Vec<String>,
+    /// A text query over headline and text (`indexer::TextQuery`).
+    pub text: Option<String>,
     pub min_comments: Option<u64>,
     pub max_comments: Option<u64>,
     pub include_revisits: bool,
@@ -81,6 +83,7 @@ impl From<&FilterArgs> for FilterSpec {
             media: f.media.clone(),
             keywords: f.keywords.clone(),
             any: f.any.clone(),
+            text: f.text.clone(),
             min_comments: f.min_comments,
             max_comments: f.max_comments,
             include_revisits: f.include_revisits,
@@ -206,6 +209,21 @@ impl FilterSpec {
         q.media = self.media.clone();
         q.keywords = lower(&self.keywords);
         q.keywords_any = lower(&self.any);
+        q.text = self
+            .text
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned);
+        if let Err(e) = q.text_query() {
+            let message = match e {
+                indexer::Error::BadText { position, reason } => {
+                    format!("at character {position}: {reason}")
+                }
+                other => other.to_string(),
+            };
+            return Err(ParamError::new("text", message));
+        }
         q.min_comments = self.min_comments;
         q.max_comments = self.max_comments;
         q.include_revisits = self.include_revisits;

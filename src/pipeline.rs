@@ -573,7 +573,8 @@ impl Analyser {
         page.body = Vec::new();
         page.extract.body_text = String::new();
         page.extract.article_text = String::new();
-        page.extract.tokens = Default::default();
+        // The tokens stay with the page: the text index takes them (a page's tokens are
+        // about the size of its text, a batch's far less than its records).
         PageAnalysis {
             source,
             topic,
@@ -719,6 +720,8 @@ fn arrival_batch(vectors: &[Vec<f32>], stored: &[Centre], per_pack: usize) -> Ba
 struct Pending {
     /// None for a re-capture of an unchanged page: no new index row.
     record: Option<PageRecord>,
+    /// The words of the page for the text index (with `record`).
+    text: Option<indexer::TextDoc>,
     capture: indexer::Capture,
     digest_update: DigestEntry,
     url_state: UrlState,
@@ -990,7 +993,7 @@ impl Ingest {
         if let Err(e) = self.packer.open_ahead(&keys) {
             tracing::warn!(error = %e, "opening a batch's packs ahead");
         }
-        for (p, &cluster) in prepared.into_iter().zip(&placement.clusters) {
+        for (mut p, &cluster) in prepared.into_iter().zip(&placement.clusters) {
             let key = PackKey {
                 topic: p.topic.clone(),
                 date: p.day,
@@ -1128,8 +1131,18 @@ impl Ingest {
                 },
                 content_type: Some(header_value(&p.page.headers, "content-type")),
             };
+            let text = (!p.recapture).then(|| {
+                indexer::TextDoc::new(
+                    &record.source,
+                    record.key_time(),
+                    &record.url,
+                    &record.title,
+                    std::mem::take(&mut p.page.extract.tokens),
+                )
+            });
             pending.push(Pending {
                 capture,
+                text,
                 record: (!p.recapture).then_some(record),
                 digest_update,
                 url_state,
@@ -1152,6 +1165,8 @@ impl Ingest {
 
         let mut records: Vec<PageRecord> =
             pending.iter().filter_map(|p| p.record.clone()).collect();
+        let texts: Vec<indexer::TextDoc> =
+            pending.iter_mut().filter_map(|p| p.text.take()).collect();
         // Pages arrive in the order their analysis ends; the earliest fetch
         // of a story is its first page (and a reindex, which replays the
         // records by time, links them the same way).
@@ -1239,6 +1254,9 @@ impl Ingest {
                             || ix.stored_page_entries(&keys),
                         );
                         let linked = linked?;
+                        // Text first: text without rows is never returned, rows
+                        // without text would be missed by text queries.
+                        ix.index_texts(&texts)?;
                         ix.index_pages_over(&records, stored?)?;
                         if !moved.is_empty() {
                             ix.delete_pages(&moved)?;

@@ -11,6 +11,9 @@ use packer::PackStore;
 
 use crate::config::{Config, IndexBackend};
 
+/// Folder of the embedded text index, inside the embedded index's folder.
+pub const TEXT_FOLDER: &str = "text";
+
 /// The open backends: packs and tables.
 #[derive(Clone)]
 pub struct Stores {
@@ -172,13 +175,19 @@ impl Stores {
                 })?,
             ),
         };
-        let index = Index::new(
+        let mut index = Index::new(
             tables,
             IndexOptions {
                 buckets: cfg.buckets,
             },
         )
         .context("cannot open the index")?;
+        if let Some(path) = &embedded_path {
+            // The text index lives in the index folder: a read-only copy takes it along.
+            let text = indexer::text::embedded::EmbeddedText::open(&path.join(TEXT_FOLDER))
+                .with_context(|| format!("cannot open the text index in {}", path.display()))?;
+            index = index.with_text(Arc::new(text));
+        }
         if access == Access::Write {
             // A batch a killed writer was applying (HBase: its journal row).
             let recovered = index

@@ -35,6 +35,7 @@
     { param: "media", kind: "list" },
     { param: "keyword", kind: "list" },
     { param: "any", kind: "list" },
+    { param: "text", kind: "text" },
     { param: "min_comments", kind: "text" },
     { param: "max_comments", kind: "text" },
     { param: "collapse", kind: "flag" },

@@ -705,10 +705,7 @@ impl Index {
             }
         }
         if let Some(text) = &self.text {
-            let pages = keys
-                .iter()
-                .map(text_page_of)
-                .collect::<Result<Vec<_>>>()?;
+            let pages = keys.iter().map(text_page_of).collect::<Result<Vec<_>>>()?;
             text.delete(&pages)?;
         }
         Ok(())

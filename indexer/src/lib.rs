@@ -56,7 +56,7 @@ pub use store::{
     bucket_regions, create_tables, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan,
     TableStore,
 };
+pub use text::{TextDoc, TextQuery, TextStore};
 #[cfg(feature = "hbase")]
 pub use thrift2::{ServerType, Thrift2Admin};
-pub use text::{TextDoc, TextQuery, TextStore};
 pub use zone::{BucketPlan, Zone};

@@ -106,7 +106,11 @@ impl Fixture {
                 let n = 2 + rng.below(2);
                 format!("\"{}\"", self.draw(rng, n, false))
             }
-            2 => format!("{} OR {}", self.draw(rng, 1, false), self.draw(rng, 1, false)),
+            2 => format!(
+                "{} OR {}",
+                self.draw(rng, 1, false),
+                self.draw(rng, 1, false)
+            ),
             3 => format!("{} -{}", self.draw(rng, 1, false), self.draw(rng, 1, false)),
             4 => format!("title:{}", self.draw(rng, 1, true)),
             _ => format!("{} {}", self.draw(rng, 1, false), self.draw(rng, 1, true)),
@@ -130,7 +134,8 @@ impl Fixture {
         let mut q = Query::new(&sources, from, to);
         q.text = Some(self.random_text(rng));
         if rng.below(3) == 0 {
-            q.topics.push(["military", "economy", "politics"][rng.below(3)].to_owned());
+            q.topics
+                .push(["military", "economy", "politics"][rng.below(3)].to_owned());
         }
         if rng.below(4) == 0 {
             q.min_comments = Some(40);
@@ -180,7 +185,10 @@ fn text_queries_equal_the_token_reference_with_every_filter() {
         nonempty += usize::from(!want.is_empty());
         total += want.len();
     }
-    assert!(nonempty >= 100, "most queries find pages ({nonempty} of 160)");
+    assert!(
+        nonempty >= 100,
+        "most queries find pages ({nonempty} of 160)"
+    );
     assert!(total >= 2_000, "{total} hits in all");
 }
 

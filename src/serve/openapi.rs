@@ -35,6 +35,10 @@ fn param_doc(name: &str) -> (Value, &'static str) {
         "media" => (list, "Any of these media"),
         "keyword" => (list, "All of these keywords"),
         "any" => (list, "At least one of these keywords"),
+        "text" => (
+            string,
+            "Words of the headline or text: word, \"a phrase\", a OR b, -excluded, title:word (headline only); all parts hold",
+        ),
         "min_comments" => (count, "Comments >= this"),
         "max_comments" => (count, "Comments <= this"),
         "collapse" => (
@@ -48,7 +52,7 @@ fn param_doc(name: &str) -> (Value, &'static str) {
         ),
         "sort" => (
             json!({"type": "string", "enum": ["time", "time_asc", "comments", "relevance"], "default": "time"}),
-            "Order: newest first, oldest first, most comments, most matched keywords",
+            "Order: newest first, oldest first, most comments, most relevant (BM25 of text, else matched keywords)",
         ),
         "limit" => (
             json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}),

@@ -9,8 +9,7 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
 use super::entries::{
-    join, union, verdict, Checks, Entry, Labels, Prefilter, Verdict, NO_LABEL, RANK_SCALE,
-    UNSEEN,
+    join, union, verdict, Checks, Entry, Labels, Prefilter, Verdict, NO_LABEL, RANK_SCALE, UNSEEN,
 };
 use super::{truncate, year_start, PageHit, Query};
 use crate::error::{Error, Result};
@@ -134,8 +133,15 @@ impl Index {
             return Ok(None);
         };
         let text = self.text.as_ref().ok_or_else(|| {
-            Error::Invalid("a text condition needs the text index, which this index does not have".into())
+            Error::Invalid(
+                "a text condition needs the text index, which this index does not have".into(),
+            )
         })?;
+        if text.is_empty()? && self.has_pages()? {
+            return Err(Error::Invalid(
+                "the text index holds no page but the archive does: it was indexed before text search; run `harvest reindex` to build the text index".into(),
+            ));
+        }
         let scope = crate::text::TextScope {
             sources: q.sources.clone(),
             from: q.from.timestamp(),

@@ -46,9 +46,8 @@ impl Index {
                     }
                     let page = PageRecord::from_row(&row)?;
                     let holds_text = text.as_ref().is_none_or(|t| {
-                        keys::split_data_key(&row.key).is_ok_and(|(_, s)| {
-                            t.contains(&(table.clone(), s))
-                        })
+                        keys::split_data_key(&row.key)
+                            .is_ok_and(|(_, s)| t.contains(&(table.clone(), s)))
                     });
                     if holds_text && q.matches(&page) {
                         hits.push(PageHit {
@@ -76,7 +75,9 @@ impl Index {
             return Ok(None);
         };
         let text = self.text.as_ref().ok_or_else(|| {
-            Error::Invalid("a text condition needs the text index, which this index does not have".into())
+            Error::Invalid(
+                "a text condition needs the text index, which this index does not have".into(),
+            )
         })?;
         let scope = TextScope {
             sources: Vec::new(),

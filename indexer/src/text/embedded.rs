@@ -17,12 +17,14 @@ use tantivy::query::{
     TermQuery,
 };
 use tantivy::schema::{
-    BytesOptions, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing,
-    TextOptions, FAST, STRING,
+    BytesOptions, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
+    FAST, STRING,
 };
 use tantivy::tokenizer::{PreTokenizedString, Token};
-use tantivy::{DocId, Index as TIndex, IndexReader, IndexWriter, ReloadPolicy, Score,
-    SegmentOrdinal, SegmentReader, TantivyDocument, Term as TTerm};
+use tantivy::{
+    DocId, Index as TIndex, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentOrdinal,
+    SegmentReader, TantivyDocument, Term as TTerm,
+};
 
 use super::query::{Clause, Term, TextField, TextQuery};
 use super::{TextDoc, TextHit, TextPage, TextScope, TextStore, MAX_TEXT_TOKENS};
@@ -181,7 +183,10 @@ impl EmbeddedText {
                 .collect();
             parts.push((Occur::Must, Box::new(BooleanQuery::new(any))));
         }
-        Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(parts)), 0.0))
+        Box::new(ConstScoreQuery::new(
+            Box::new(BooleanQuery::new(parts)),
+            0.0,
+        ))
     }
 
     fn term_query(&self, term: &Term) -> Box<dyn TQuery> {
@@ -194,7 +199,10 @@ impl EmbeddedText {
             match terms.len() {
                 0 => Box::new(EmptyQuery),
                 1 => Box::new(TermQuery::new(
-                    terms.into_iter().next().unwrap_or_else(|| TTerm::from_field_text(field, "")),
+                    terms
+                        .into_iter()
+                        .next()
+                        .unwrap_or_else(|| TTerm::from_field_text(field, "")),
                     IndexRecordOption::WithFreqs,
                 )),
                 _ => Box::new(PhraseQuery::new(terms)),
@@ -264,7 +272,10 @@ impl TextStore for EmbeddedText {
                 doc.add_text(f.source, &d.source);
                 doc.add_i64(f.time, page.time);
                 doc.add_u64(f.hash, u64::from_be_bytes(page.hash));
-                doc.add_pre_tokenized_text(f.title, pre_tokenized(d.title.iter().map(String::as_str)));
+                doc.add_pre_tokenized_text(
+                    f.title,
+                    pre_tokenized(d.title.iter().map(String::as_str)),
+                );
                 doc.add_pre_tokenized_text(f.body, pre_tokenized(d.body.iter()));
                 w.add_document(doc)
                     .map_err(|e| text_err(&self.path, "add page", e))?;
@@ -371,7 +382,11 @@ impl Collector for AllHits {
     type Fruit = Vec<TextHit>;
     type Child = SegmentHits;
 
-    fn for_segment(&self, _ord: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<SegmentHits> {
+    fn for_segment(
+        &self,
+        _ord: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<SegmentHits> {
         Ok(SegmentHits {
             cols: PageColumns::open(reader)?,
             hits: Vec::new(),
@@ -435,9 +450,27 @@ mod tests {
         let store = EmbeddedText::open(dir.path()).unwrap();
         store
             .write(&[
-                doc("a", 100, "http://x/1", "Trade war", "Tariffs rose again as the talks failed."),
-                doc("a", 200, "http://x/2", "Talks", "The war on trade is over, said the minister."),
-                doc("b", 300, "http://x/3", "中美贸易谈判", "中美两国就贸易问题举行新一轮磋商。"),
+                doc(
+                    "a",
+                    100,
+                    "http://x/1",
+                    "Trade war",
+                    "Tariffs rose again as the talks failed.",
+                ),
+                doc(
+                    "a",
+                    200,
+                    "http://x/2",
+                    "Talks",
+                    "The war on trade is over, said the minister.",
+                ),
+                doc(
+                    "b",
+                    300,
+                    "http://x/3",
+                    "中美贸易谈判",
+                    "中美两国就贸易问题举行新一轮磋商。",
+                ),
             ])
             .unwrap();
         let all = scope(0, 1_000);
@@ -451,7 +484,10 @@ mod tests {
         assert_eq!(urls(&store, "title:talks", &all), vec![h("http://x/2")]);
         assert_eq!(urls(&store, "trade -tariffs", &all), vec![h("http://x/2")]);
         assert_eq!(urls(&store, "磋商", &all), vec![h("http://x/3")]);
-        assert_eq!(urls(&store, "trade", &scope(150, 1_000)), vec![h("http://x/2")]);
+        assert_eq!(
+            urls(&store, "trade", &scope(150, 1_000)),
+            vec![h("http://x/2")]
+        );
         let only_b = TextScope {
             sources: vec!["b".into()],
             ..all.clone()
@@ -482,7 +518,13 @@ mod tests {
         let store = EmbeddedText::open(dir.path()).unwrap();
         store
             .write(&[
-                doc("a", 1, "http://x/1", "", "syria talks weather sport markets"),
+                doc(
+                    "a",
+                    1,
+                    "http://x/1",
+                    "",
+                    "syria talks weather sport markets",
+                ),
                 doc("a", 2, "http://x/2", "Syria", "syria syria ceasefire syria"),
             ])
             .unwrap();

@@ -104,9 +104,7 @@ impl TextQuery {
                                     "an excluded term cannot be part of an OR".into(),
                                 ))
                             }
-                            _ => {
-                                return Err(bad(or_at, "OR needs a term on each side".into()))
-                            }
+                            _ => return Err(bad(or_at, "OR needs a term on each side".into())),
                         }
                         j += 2;
                     }
@@ -233,7 +231,10 @@ fn lex(text: &str) -> Result<Vec<Item>> {
             negated = true;
             i += 1;
             if i >= chars.len() || chars[i].is_whitespace() {
-                return Err(bad(at, "'-' must stand right before the term it excludes".into()));
+                return Err(bad(
+                    at,
+                    "'-' must stand right before the term it excludes".into(),
+                ));
             }
         }
         let mut field = TextField::Any;
@@ -242,7 +243,10 @@ fn lex(text: &str) -> Result<Vec<Item>> {
             field = TextField::Title;
             i += 6;
             if i >= chars.len() || chars[i].is_whitespace() {
-                return Err(bad(at, "title: must stand right before a word or a phrase".into()));
+                return Err(bad(
+                    at,
+                    "title: must stand right before a word or a phrase".into(),
+                ));
             }
         }
         let body: String;
