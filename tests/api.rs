@@ -511,7 +511,7 @@ fn sample(param: &str) -> String {
         "tz" => "Asia/Shanghai".into(),
         "topic" => "shared".into(),
         "media" => "127.0.0.1".into(),
-        "keyword" | "any" => "%E6%95%B0%E6%8D%AE".into(),
+        "keyword" | "any" | "text" => "%E6%95%B0%E6%8D%AE".into(),
         "min_comments" => "0".into(),
         "max_comments" => "100000".into(),
         "collapse" | "revisits" => "true".into(),
@@ -663,4 +663,58 @@ fn a_token_protects_the_api_but_not_health() {
     }
     assert_eq!(call(&app, "/metrics").status, StatusCode::UNAUTHORIZED);
     assert_eq!(call(&app, "/healthz").status, StatusCode::OK);
+}
+
+/// `text=`: the headline's words find their page (ranked by relevance), the
+/// stats count what the search finds, and a query that does not parse is a
+/// 400 naming `text` and the character.
+#[test]
+fn text_search_finds_headline_words_and_refuses_bad_queries() {
+    let app = app(None);
+    let all = call(&app, "/api/search?limit=50").json();
+    let hits = all["hits"].as_array().expect("hits");
+    let title = hits
+        .iter()
+        .filter_map(|h| h["title"].as_str())
+        .find(|t| t.chars().count() >= 4)
+        .expect("a page with a headline")
+        .to_owned();
+    let word = tokens::tokenize(&title)
+        .into_iter()
+        .max_by_key(|w| w.chars().count())
+        .expect("a word of the headline");
+    let enc: String =
+        url::form_urlencoded::byte_serialize(format!("title:{word}").as_bytes()).collect();
+    let found = call(
+        &app,
+        &format!("/api/search?text={enc}&sort=relevance&limit=100"),
+    );
+    assert_eq!(found.status, StatusCode::OK, "{}", found.text());
+    let found = found.json();
+    let titles: Vec<&str> = found["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["title"].as_str())
+        .collect();
+    assert!(titles.contains(&title.as_str()), "{word:?} -> {titles:?}");
+    for t in &titles {
+        assert!(
+            tokens::tokenize(t).contains(&word),
+            "{t:?} holds no {word:?}"
+        );
+    }
+    let stats = call(&app, &format!("/api/stats?text={enc}&interval=year")).json();
+    assert_eq!(stats["total"].as_u64(), Some(titles.len() as u64));
+    let bad = call(&app, "/api/search?text=%22unclosed");
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    let err = bad.json();
+    assert_eq!(err["error"]["param"], "text");
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("character 1"),
+        "{err}"
+    );
 }
