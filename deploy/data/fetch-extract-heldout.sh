@@ -33,7 +33,9 @@
 # downloaded when the files are there. Fails loudly (non-zero exit, message on stderr) on any
 # download, hash or extraction problem.
 #
-# Usage: deploy/data/fetch-extract-heldout.sh [CACHE_DIR]     (default: <repo>/deploy/cache)
+# Usage: deploy/data/fetch-extract-heldout.sh [--pypi-only] [CACHE_DIR]   (default: <repo>/deploy/cache)
+#   --pypi-only: only the sets that come from PyPI (gne, twnews), which need no Go client: what
+#   the tests use (tests/text_accuracy.rs); the Go modules' sets are left as they are.
 set -euo pipefail
 
 HTMLDATE_MOD=github.com/markusmobius/go-htmldate
@@ -60,6 +62,11 @@ TWNEWS_WHEELS=(
 )
 TWNEWS_PAGES=20
 
+pypi_only=false
+if [[ "${1:-}" == "--pypi-only" ]]; then
+    pypi_only=true
+    shift
+fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${1:-${here}/../cache}"
 mkdir -p "$cache"
@@ -78,8 +85,15 @@ if [[ -f "$dest/.complete" && "$(html_count)" == "$HTMLDATE_PAGES" && "$(page_co
     info "held-out sets ready in $dest"
     exit 0
 fi
+if $pypi_only && [[ -f "$dest/.complete-pypi" && "$(gne_count)" == "$GNE_PAGES" \
+    && "$(tw_count)" == "$TWNEWS_PAGES" ]]; then
+    info "held-out sets from PyPI ready in $dest"
+    exit 0
+fi
 
-for tool in go sha256sum python3 tar; do
+tools=(sha256sum python3 tar)
+$pypi_only || tools+=(go)
+for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null || die "$tool is required"
 done
 
@@ -99,8 +113,10 @@ fetch_module() {
     echo "$zip"
 }
 
-htmldate_zip="$(fetch_module "$HTMLDATE_MOD" "$HTMLDATE_VERSION" "$HTMLDATE_H1" "$HTMLDATE_SHA256")"
-readability_zip="$(fetch_module "$READABILITY_MOD" "$READABILITY_VERSION" "$READABILITY_H1" "$READABILITY_SHA256")"
+if ! $pypi_only; then
+    htmldate_zip="$(fetch_module "$HTMLDATE_MOD" "$HTMLDATE_VERSION" "$HTMLDATE_H1" "$HTMLDATE_SHA256")"
+    readability_zip="$(fetch_module "$READABILITY_MOD" "$READABILITY_VERSION" "$READABILITY_H1" "$READABILITY_SHA256")"
+fi
 
 # Downloads a PyPI archive into CACHE_DIR/archives unless it is there, checks its sha256.
 # Usage: fetch_pypi FILE SPEC SHA256 PIP_OPTION (--no-binary :all: for an sdist,
@@ -141,6 +157,8 @@ with zipfile.ZipFile(path) as z:
     z.extractall(dest, members)
 PY
 }
+mkdir -p "$tmp/out"
+if ! $pypi_only; then
 hd="$HTMLDATE_MOD@$HTMLDATE_VERSION"
 extract "$htmldate_zip" "$tmp/hd" "$hd/LICENSE" "$hd/scripts/comparison/data-default.go" \
     "$hd/scripts/comparison/data-mediacloud.go" "$hd/test-files/comparison/" \
@@ -160,6 +178,7 @@ mv "$tmp/rd/$rd/LICENSE" "$tmp/out/readability/"
 for page in "$tmp/out/readability"/*/; do
     [[ -f "$page/source.html" && -f "$page/expected-metadata.json" ]] || rm -rf "$page"
 done
+fi
 
 gp="gne-$GNE_VERSION"
 mkdir -p "$tmp/gne"
@@ -196,6 +215,18 @@ if not os.path.exists(f"{out}/LICENSE"):
 PY
 chmod -R u+w "$tmp/out"
 
+if $pypi_only; then
+    mkdir -p "$dest"
+    rm -rf "$dest/gne" "$dest/twnews"
+    mv "$tmp/out/gne" "$tmp/out/twnews" "$dest/"
+    [[ "$(gne_count)" == "$GNE_PAGES" ]] \
+        || die "expected $GNE_PAGES gne pages in $dest/gne, found $(gne_count)"
+    [[ "$(tw_count)" == "$TWNEWS_PAGES" ]] \
+        || die "expected $TWNEWS_PAGES twnews pages in $dest/twnews, found $(tw_count)"
+    touch "$dest/.complete-pypi"
+    info "held-out sets from PyPI ready in $dest"
+    exit 0
+fi
 rm -rf "$dest"
 mv "$tmp/out" "$dest"
 [[ "$(html_count)" == "$HTMLDATE_PAGES" ]] \
@@ -206,5 +237,5 @@ mv "$tmp/out" "$dest"
     || die "expected $GNE_PAGES gne pages in $dest/gne, found $(gne_count)"
 [[ "$(tw_count)" == "$TWNEWS_PAGES" ]] \
     || die "expected $TWNEWS_PAGES twnews pages in $dest/twnews, found $(tw_count)"
-touch "$dest/.complete"
+touch "$dest/.complete" "$dest/.complete-pypi"
 info "held-out sets ready in $dest"

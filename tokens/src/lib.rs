@@ -154,6 +154,36 @@ fn keep(word: &str, han: bool) -> bool {
     word.chars().any(char::is_alphabetic) && !is_stop_word(word)
 }
 
+/// Longest Chinese token whose sub-words [`for_each_sub_word`] lists (a longer run is a name
+/// or a transliteration, whose pieces are not words).
+const SUB_WORD_MAX_CHARS: usize = 8;
+
+/// Calls `f` with every shorter dictionary word inside a Chinese token of three or more
+/// characters (`副主任` -> `主任`; `阿根廷` -> `阿根`, `根廷`), each once, as jieba's search mode
+/// cuts: a search index that lists them under the token's position finds a word written
+/// inside a longer one, which a reader sees as that word. Nothing for other tokens.
+pub fn for_each_sub_word(token: &str, mut f: impl FnMut(&str)) {
+    let ends: Vec<usize> = token
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .collect();
+    let n = ends.len();
+    if !(3..=SUB_WORD_MAX_CHARS).contains(&n) || !token.chars().all(is_han) {
+        return;
+    }
+    let start = |i: usize| if i == 0 { 0 } else { ends[i - 1] };
+    let mut seen: Vec<&str> = Vec::new();
+    for len in 2..n {
+        for i in 0..=n - len {
+            let w = &token[start(i)..ends[i + len - 1]];
+            if JIEBA.has_word(w) && !is_stop_word(w) && !seen.contains(&w) {
+                seen.push(w);
+                f(w);
+            }
+        }
+    }
+}
+
 /// The kept tokens of `text`, in order.
 pub fn tokenize(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -414,6 +444,19 @@ impl ExactSizeIterator for TokenIter<'_> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sub_words_of_long_chinese_tokens() {
+        let subs = |t: &str| {
+            let mut v = Vec::new();
+            for_each_sub_word(t, |w| v.push(w.to_owned()));
+            v
+        };
+        assert!(subs("副主任").contains(&"主任".to_owned()));
+        assert!(subs("委员会主任").contains(&"委员会".to_owned()));
+        assert!(subs("主任").is_empty(), "two characters: nothing shorter is a word");
+        assert!(subs("trade").is_empty());
+    }
 
     #[test]
     fn chinese_sentence_is_segmented_into_words() {

@@ -235,18 +235,22 @@ impl EmbeddedText {
     }
 }
 
+/// The tokens of a text for tantivy, one position each, with the shorter dictionary words
+/// inside a long Chinese token at its position ([`tokens::for_each_sub_word`]): `主任` finds
+/// `副主任`, and a phrase still sees one position per token.
 fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
-    let tokens = words
-        .take(MAX_TEXT_TOKENS)
-        .enumerate()
-        .map(|(position, w)| Token {
-            offset_from: 0,
-            offset_to: 0,
-            position,
-            text: w.to_owned(),
-            position_length: 1,
-        })
-        .collect();
+    let mut tokens = Vec::new();
+    let token = |position: usize, text: &str| Token {
+        offset_from: 0,
+        offset_to: 0,
+        position,
+        text: text.to_owned(),
+        position_length: 1,
+    };
+    for (position, w) in words.take(MAX_TEXT_TOKENS).enumerate() {
+        tokens.push(token(position, w));
+        tokens::for_each_sub_word(w, |sub| tokens.push(token(position, sub)));
+    }
     PreTokenizedString {
         text: String::new(),
         tokens,
