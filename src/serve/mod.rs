@@ -1212,9 +1212,10 @@ fn queued_route(path: &str) -> bool {
 }
 
 /// Runs an index-reading request when it has a turn: at most
-/// `max_queries` at once; a request that waited `queue_wait`, or that finds
-/// `max_waiting` others waiting, is answered 503 with `Retry-After`, so the
-/// requests that are served stay fast under overload.
+/// `max_queries` at once, waiters served newest first ([`Admission`]); a
+/// request that waited `queue_wait`, or that finds `max_waiting` others
+/// waiting, is answered 503 with `Retry-After`, so the requests that are
+/// served stay fast under overload.
 async fn admit(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
     if !queued_route(req.uri().path()) {
         return next.run(req).await;
