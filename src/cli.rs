@@ -455,6 +455,8 @@ pub struct ServeArgs {
     pub max_queries: Option<usize>,
     /// Milliseconds a request may wait for its turn before it is answered
     /// 503 with Retry-After (overload is refused, not queued for seconds).
+    /// Turns go to the newest waiter first, so under overload the answered
+    /// requests have waited little.
     #[arg(long, default_value_t = crate::serve::DEFAULT_QUEUE_WAIT_MS)]
     pub queue_wait_ms: u64,
 }

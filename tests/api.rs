@@ -717,4 +717,29 @@ fn text_search_finds_headline_words_and_refuses_bad_queries() {
             .contains("character 1"),
         "{err}"
     );
+
+/// A host name allowed when the state is set up is answered (in any case,
+/// with a port); any other name is refused. The setting is made on the state
+/// by value, before the router shares it, so it cannot be dropped silently.
+#[test]
+fn hosts_allowed_at_setup_are_answered_and_other_names_refused() {
+    let app = serve::router(
+        AppState::new(fixture().stores.clone(), None)
+            .allowing_hosts(vec!["Archive.Example".to_string()]),
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let status = |host: &str| {
+        let req = Request::builder()
+            .uri("/api/sources")
+            .header(header::HOST, host)
+            .body(Body::empty())
+            .unwrap();
+        rt.block_on(app.clone().oneshot(req)).unwrap().status()
+    };
+    assert_eq!(status("archive.example:8080"), StatusCode::OK);
+    assert_eq!(status("ARCHIVE.example"), StatusCode::OK);
+    assert_eq!(status("elsewhere.example"), StatusCode::FORBIDDEN);
 }

@@ -15,7 +15,8 @@ fn a_pool_opening_more_connections_than_the_idle_cap_at_once_is_served() {
     let site = Site::demo();
     let ws = Workspace::new(&site.url("/index.html"), "demo", Some(0));
     ws.crawl();
-    let (mut server, base) = util::start_serve(&ws.config, &[]);
+    let (server, base) = util::start_serve(&ws.config, &[]);
+    let _server = util::KillOnDrop(server);
     let addr = base.trim_start_matches("http://").to_string();
     // All connect first (as a pool warming up), then each sends its request.
     let mut pool: Vec<std::net::TcpStream> = (0..POOL)
@@ -39,8 +40,6 @@ fn a_pool_opening_more_connections_than_the_idle_cap_at_once_is_served() {
             Err(e) => failed.push(format!("{i}: {e}")),
         }
     }
-    let _ = server.kill();
-    let _ = server.wait();
     assert_eq!(
         answered,
         POOL,
@@ -58,8 +57,9 @@ fn requests_beyond_the_servers_turns_are_refused_with_retry_after() {
     let site = Site::demo();
     let ws = Workspace::new(&site.url("/index.html"), "demo", Some(1));
     ws.crawl();
-    let (mut server, base) =
+    let (server, base) =
         util::start_serve(&ws.config, &["--max-queries", "1", "--queue-wait-ms", "0"]);
+    let _server = util::KillOnDrop(server);
     let addr = base.trim_start_matches("http://").to_string();
     let start = std::sync::Arc::new(std::sync::Barrier::new(CLIENTS));
     let answers: Vec<String> = std::thread::scope(|scope| {
@@ -83,8 +83,6 @@ fn requests_beyond_the_servers_turns_are_refused_with_retry_after() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    let _ = server.kill();
-    let _ = server.wait();
     let status = |t: &str| t.split(' ').nth(1).unwrap_or("").to_string();
     let busy: Vec<&String> = answers.iter().filter(|t| status(t) == "503").collect();
     let ok = answers.iter().filter(|t| status(t) == "200").count();

@@ -413,6 +413,18 @@ pub fn start_serve(config: &Path, extra: &[&str]) -> (std::process::Child, Strin
     (server, base)
 }
 
+/// A child process killed and reaped when dropped, so a test that fails
+/// does not leave its server running.
+#[allow(dead_code)]
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// `GET path` on the server at `base` (`http://host:port` or `host:port`),
 /// plain HTTP/1.0; the body as text.
 #[allow(dead_code)]

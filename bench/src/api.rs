@@ -42,10 +42,12 @@
 //! and the answers must be equal. The bar: p50 < 50 ms and at least 20x
 //! faster than the full scan. Then `wrk -t2 -c16 -d10s` on one search URL and
 //! one stats URL gives requests/s (skipped with a note when `wrk` is not
-//! installed). Last, 200 concurrent clients load the API for
-//! `HARVEST_BENCH_LOAD_SECS` (10) seconds, with admission off (how the
-//! server queued before) and with the default admission: answers/s,
-//! p50/p99/max, and the overload refused with 503 + `Retry-After`.
+//! installed). Last, 200 concurrent clients in a child process
+//! (`harvest-bench api-load`) load the API for `HARVEST_BENCH_LOAD_SECS` (10)
+//! seconds, with admission off (how the server queued before) and with the
+//! default admission: answers/s, p50/p99/max overall and per route beside
+//! the server's own time per request, the CPU of server and clients, and the
+//! overload refused with 503 + `Retry-After`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -774,7 +776,10 @@ async fn measure_set(
 async fn measure(stores: Stores) -> Result<()> {
     let index = stores.index.clone();
     let load_stores = stores.clone();
-    let served = InProcess::serve(harvest::serve::AppState::new(stores, None)).await?;
+    let served = InProcess::serve(harvest::serve::router(harvest::serve::AppState::new(
+        stores, None,
+    )))
+    .await?;
     let base = served.base.clone();
     println!("API on {base} (in-process, embedded backend)");
     let client = reqwest::Client::builder()
@@ -882,7 +887,7 @@ async fn measure(stores: Stores) -> Result<()> {
     Ok(())
 }
 
-/// The real router serving a state on a loopback port in this process.
+/// The real router serving on a loopback port in this process.
 struct InProcess {
     base: String,
     stop: tokio::sync::oneshot::Sender<()>,
@@ -890,14 +895,14 @@ struct InProcess {
 }
 
 impl InProcess {
-    async fn serve(state: Arc<harvest::serve::AppState>) -> Result<InProcess> {
+    async fn serve(app: axum::Router) -> Result<InProcess> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .context("cannot bind a loopback port for the API")?;
         let addr = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(async move {
-            axum::serve(listener, harvest::serve::router(state))
+            axum::serve(listener, app)
                 .with_graceful_shutdown(async {
                     let _ = stopped.await;
                 })
@@ -926,13 +931,34 @@ const DEFAULT_LOAD_SECS: u64 = 10;
 /// The bar of the load phase: p99 of the answered searches and statistics.
 pub const BAR_LOAD_P99_MS: f64 = 250.0;
 
-/// What one load run saw.
-struct LoadRun {
-    ok: Vec<Duration>,
-    busy: u64,
-    busy_with_retry_after: u64,
-    other: u64,
-    elapsed: Duration,
+/// What the load clients' process is asked, on its stdin as JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadPlan {
+    /// (route, URL) pairs the clients ask in turn, each client starting at
+    /// its own.
+    pub urls: Vec<(String, String)>,
+    /// Asked once by each client before the clock starts, so that the timed
+    /// requests find their connection open (as `wrk` connects first).
+    pub connect: String,
+    pub clients: usize,
+    pub secs: u64,
+}
+
+/// What the load clients' process answers, on its stdout as JSON.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadReport {
+    /// Each answered (200) request: its index in [`LoadPlan::urls`] and its
+    /// round trip in microseconds.
+    pub ok: Vec<(usize, u64)>,
+    /// Answered 503.
+    pub busy: u64,
+    /// Answered 503 with a `Retry-After` in seconds.
+    pub busy_with_retry_after: u64,
+    /// Any other answer or a failed connection.
+    pub other: u64,
+    pub elapsed_ms: f64,
+    /// CPU time (user + system) of the clients' process.
+    pub cpu_ms: f64,
 }
 
 /// [`LOAD_CLIENTS`] clients, each with its own connection, ask the five
@@ -940,7 +966,12 @@ struct LoadRun {
 /// against the router with admission off (every request waits for its turn:
 /// how the server answered before) and once with the default admission
 /// (`--max-queries`, `--queue-wait-ms`): requests/s, p50/p99/max of the
-/// answers, and the overload refused (503 with `Retry-After`).
+/// answers per route, the overload refused (503 with `Retry-After`), and
+/// the server's own time per request beside the clients' round trips.
+///
+/// The clients are a child process (`harvest-bench api-load`), as `wrk`
+/// would be: in this process they would share the server's runtime workers,
+/// and a served answer would wait for a worker behind client tasks.
 async fn load_phase(stores: &Stores, sets: &[FilterSet]) -> Result<()> {
     let secs = std::env::var(LOAD_SECS_ENV)
         .ok()
@@ -953,44 +984,92 @@ async fn load_phase(stores: &Stores, sets: &[FilterSet]) -> Result<()> {
     };
     let default = harvest::serve::AdmissionLimits::default();
     println!(
-        "load: {LOAD_CLIENTS} concurrent clients for {secs} s each, searches and statistics of the five filter sets in turn"
+        "load: {LOAD_CLIENTS} concurrent clients (a child process) for {secs} s each, searches and statistics of the five filter sets in turn"
     );
     let mut admitted_p99 = None;
     for (label, limits) in [
         ("queued (no admission, as before)", unbounded),
         ("admitted (defaults)", default),
     ] {
-        let served = InProcess::serve(
+        let timings = ServerTimings::default();
+        let app = timings.around(harvest::serve::router(
             harvest::serve::AppState::new(stores.clone(), None).with_admission(limits),
-        )
-        .await?;
+        ));
+        let served = InProcess::serve(app).await?;
         let base = served.base.clone();
-        let urls: Vec<String> = sets
+        let urls: Vec<(String, String)> = sets
             .iter()
             .flat_map(|set| {
                 [
-                    format!(
-                        "{base}/api/search?{}",
-                        query_string(&set.spec, &SEARCH_EXTRA)
+                    (
+                        "search".to_string(),
+                        format!(
+                            "{base}/api/search?{}",
+                            query_string(&set.spec, &SEARCH_EXTRA)
+                        ),
                     ),
-                    format!("{base}/api/stats?{}", query_string(&set.spec, &STATS_EXTRA)),
+                    (
+                        "stats".to_string(),
+                        format!("{base}/api/stats?{}", query_string(&set.spec, &STATS_EXTRA)),
+                    ),
                 ]
             })
             .collect();
-        let run = drive_load(Arc::new(urls), Duration::from_secs(secs)).await?;
+        let plan = LoadPlan {
+            urls,
+            connect: format!("{base}/healthz"),
+            clients: LOAD_CLIENTS,
+            secs,
+        };
+        let cpu_before = own_cpu()?;
+        let run = run_load_clients(&plan).await?;
+        let server_cpu = own_cpu()? - cpu_before;
         served.stop().await?;
-        let mut ok = run.ok.clone();
-        ok.sort();
+        let ok: Vec<Duration> = run
+            .ok
+            .iter()
+            .map(|(_, us)| Duration::from_micros(*us))
+            .collect();
         let p99 = percentile(&ok, 0.99);
         println!(
             "  {label:<34} {:>7.0} answers/s | p50 {:>7.1} ms  p99 {:>7.1} ms  max {:>7.1} ms | 503 {} ({} with Retry-After), other errors {}",
-            ok.len() as f64 / run.elapsed.as_secs_f64(),
+            ok.len() as f64 / (run.elapsed_ms / 1e3).max(1e-9),
             ms(percentile(&ok, 0.5)),
             ms(p99),
-            ms(ok.last().copied().unwrap_or_default()),
+            ms(ok.iter().max().copied().unwrap_or_default()),
             run.busy,
             run.busy_with_retry_after,
             run.other
+        );
+        let server = timings.answered();
+        for route in ["search", "stats"] {
+            let client: Vec<Duration> = run
+                .ok
+                .iter()
+                .filter(|(i, _)| plan.urls.get(*i).is_some_and(|(r, _)| r == route))
+                .map(|(_, us)| Duration::from_micros(*us))
+                .collect();
+            let inside: Vec<Duration> = server
+                .iter()
+                .filter(|(r, _)| *r == route)
+                .map(|(_, d)| *d)
+                .collect();
+            println!(
+                "    /api/{route:<7} {:>6} answered | round trip p50 {:>7.1}  p99 {:>7.1}  max {:>7.1} ms | in the server p50 {:>7.1}  p99 {:>7.1}  max {:>7.1} ms",
+                client.len(),
+                ms(percentile(&client, 0.5)),
+                ms(percentile(&client, 0.99)),
+                ms(client.iter().max().copied().unwrap_or_default()),
+                ms(percentile(&inside, 0.5)),
+                ms(percentile(&inside, 0.99)),
+                ms(inside.iter().max().copied().unwrap_or_default()),
+            );
+        }
+        println!(
+            "    CPU: server {:.1} s, clients {:.1} s, in {:.1} s",
+            server_cpu.as_secs_f64(),
+            run.cpu_ms / 1e3,
+            run.elapsed_ms / 1e3
         );
         if limits.max_queries == default.max_queries {
             admitted_p99 = Some(p99);
@@ -1009,31 +1088,129 @@ async fn load_phase(stores: &Stores, sets: &[FilterSet]) -> Result<()> {
     Ok(())
 }
 
-/// Runs the clients until `length` has passed.
-async fn drive_load(urls: Arc<Vec<String>>, length: Duration) -> Result<LoadRun> {
-    let started = Instant::now();
-    let deadline = started + length;
+/// The server's time of each answered search and statistics request (from
+/// the router taking it to its answer, the wait for a turn included).
+#[derive(Clone, Default)]
+struct ServerTimings(Arc<std::sync::Mutex<Vec<(&'static str, Duration)>>>);
+
+impl ServerTimings {
+    /// `app` with its answered `/api/search` and `/api/stats` requests timed.
+    fn around(&self, app: axum::Router) -> axum::Router {
+        let times = self.0.clone();
+        app.layer(axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                let times = times.clone();
+                async move {
+                    let route = match req.uri().path() {
+                        "/api/search" => Some("search"),
+                        "/api/stats" => Some("stats"),
+                        _ => None,
+                    };
+                    let started = Instant::now();
+                    let resp = next.run(req).await;
+                    if let (Some(route), true) = (route, resp.status().is_success()) {
+                        if let Ok(mut t) = times.lock() {
+                            t.push((route, started.elapsed()));
+                        }
+                    }
+                    resp
+                }
+            },
+        ))
+    }
+
+    fn answered(&self) -> Vec<(&'static str, Duration)> {
+        self.0.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+}
+
+/// CPU time (user + system) this process has used, from `/proc/self/stat`.
+fn own_cpu() -> Result<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").context("cannot read /proc/self/stat")?;
+    cpu_of_stat(&stat).context("/proc/self/stat without utime and stime")
+}
+
+/// utime + stime of a `/proc/PID/stat` line: fields 14 and 15, counted
+/// after the command name (which may hold spaces), in USER_HZ ticks, which
+/// Linux fixes at 100 a second for user space.
+fn cpu_of_stat(stat: &str) -> Option<Duration> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// Runs `plan` in a child process (`harvest-bench api-load`) and reads its report.
+async fn run_load_clients(plan: &LoadPlan) -> Result<LoadReport> {
+    use tokio::io::AsyncWriteExt;
+    let me = std::env::current_exe().context("cannot locate harvest-bench's own executable")?;
+    let mut child = tokio::process::Command::new(&me)
+        .arg("api-load")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .with_context(|| format!("cannot run {} api-load", me.display()))?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .context("no stdin for the load clients")?;
+    stdin.write_all(&serde_json::to_vec(plan)?).await?;
+    drop(stdin);
+    let out = child.wait_with_output().await?;
+    if !out.status.success() {
+        bail!("the load clients failed: {}", out.status);
+    }
+    serde_json::from_slice(&out.stdout).context("the load clients' report")
+}
+
+/// `harvest-bench api-load`: the load clients of [`load_phase`]: reads a
+/// [`LoadPlan`] on stdin, runs it, prints a [`LoadReport`] on stdout.
+pub fn load_clients() -> Result<()> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
+    let plan: LoadPlan = serde_json::from_str(&text).context("the load plan on stdin")?;
+    let rt = harvest::runtime()?;
+    let mut report = rt.block_on(drive_load(&plan))?;
+    report.cpu_ms = ms(own_cpu()?);
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(())
+}
+
+/// Runs the clients until the plan's seconds have passed. Every client
+/// opens its connection first; the clock starts when all have.
+async fn drive_load(plan: &LoadPlan) -> Result<LoadReport> {
+    let urls: Arc<Vec<String>> = Arc::new(plan.urls.iter().map(|(_, u)| u.clone()).collect());
+    let length = Duration::from_secs(plan.secs);
+    let ready = Arc::new(tokio::sync::Barrier::new(plan.clients + 1));
     let mut tasks = tokio::task::JoinSet::new();
-    for client_no in 0..LOAD_CLIENTS {
-        let urls = urls.clone();
+    for client_no in 0..plan.clients {
+        let (urls, ready, connect) = (urls.clone(), ready.clone(), plan.connect.clone());
         tasks.spawn(async move {
             // One connection per client, kept alive.
-            let client = reqwest::Client::builder()
-                .pool_max_idle_per_host(1)
-                .build()?;
-            let mut run = LoadRun {
-                ok: Vec::new(),
-                busy: 0,
-                busy_with_retry_after: 0,
-                other: 0,
-                elapsed: Duration::ZERO,
+            let client = reqwest::Client::builder().pool_max_idle_per_host(1).build();
+            let opened = match &client {
+                Ok(c) => c
+                    .get(&connect)
+                    .send()
+                    .await
+                    .map(|_| ())
+                    .map_err(anyhow::Error::from),
+                Err(e) => Err(anyhow::anyhow!("{e}")),
             };
+            // Waited for even after a failure, so the others are not held up.
+            ready.wait().await;
+            let client = client?;
+            opened.with_context(|| format!("GET {connect}"))?;
+            let deadline = Instant::now() + length;
+            let mut run = LoadReport::default();
             let mut i = client_no;
             while Instant::now() < deadline {
-                let url = &urls[i % urls.len()];
+                let at = i % urls.len();
                 i += 1;
                 let t = Instant::now();
-                match client.get(url).send().await {
+                match client.get(&urls[at]).send().await {
                     Ok(r) => {
                         let status = r.status().as_u16();
                         let retry_after = r
@@ -1043,7 +1220,7 @@ async fn drive_load(urls: Arc<Vec<String>>, length: Duration) -> Result<LoadRun>
                             .and_then(|v| v.trim().parse::<u64>().ok());
                         let body = r.bytes().await;
                         match (status, body) {
-                            (200, Ok(_)) => run.ok.push(t.elapsed()),
+                            (200, Ok(_)) => run.ok.push((at, t.elapsed().as_micros() as u64)),
                             (503, _) => {
                                 run.busy += 1;
                                 run.busy_with_retry_after += u64::from(retry_after.is_some());
@@ -1060,13 +1237,9 @@ async fn drive_load(urls: Arc<Vec<String>>, length: Duration) -> Result<LoadRun>
             anyhow::Ok(run)
         });
     }
-    let mut all = LoadRun {
-        ok: Vec::new(),
-        busy: 0,
-        busy_with_retry_after: 0,
-        other: 0,
-        elapsed: Duration::ZERO,
-    };
+    ready.wait().await;
+    let started = Instant::now();
+    let mut all = LoadReport::default();
     while let Some(done) = tasks.join_next().await {
         let run = done.context("a load client failed")??;
         all.ok.extend(run.ok);
@@ -1074,7 +1247,7 @@ async fn drive_load(urls: Arc<Vec<String>>, length: Duration) -> Result<LoadRun>
         all.busy_with_retry_after += run.busy_with_retry_after;
         all.other += run.other;
     }
-    all.elapsed = started.elapsed();
+    all.elapsed_ms = ms(started.elapsed());
     Ok(all)
 }
 
@@ -1292,6 +1465,14 @@ mod tests {
         assert_eq!(w.latency_avg, "3.21ms");
         assert_eq!(w.non_2xx, 3);
         assert_eq!(parse_wrk("connection refused"), None);
+    }
+
+    #[test]
+    fn cpu_time_is_read_after_a_command_name_with_spaces() {
+        let stat =
+            "4242 (harvest-bench) x) S 1 4242 4242 0 -1 4194560 900 0 3 0 250 31 0 0 20 0 9 0";
+        assert_eq!(cpu_of_stat(stat), Some(Duration::from_millis(2_810)));
+        assert_eq!(cpu_of_stat("4242 (cut"), None);
     }
 
     #[test]

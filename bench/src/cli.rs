@@ -72,6 +72,10 @@ pub enum BenchKind {
     /// /api/search and /api/stats latency at 1,000,000 pages (env
     /// HARVEST_BENCH_PAGES) vs a full scan, and requests/s under wrk.
     Api,
+    /// The load clients of `api`, run by it as a child process: a load plan
+    /// (JSON) on stdin, a report (JSON) on stdout.
+    #[value(hide = true)]
+    ApiLoad,
     /// Title, publish time (minute, day) and media accuracy of attribute
     /// extraction on the dev set (newspaper4k test pages + harvest's labelled
     /// pages) or the held-out sets (--set) vs trafilatura on the same pages.

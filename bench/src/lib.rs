@@ -35,6 +35,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         BenchKind::Frontier => crawl::frontier(args),
         BenchKind::Locality => crawl::locality(args),
         BenchKind::Api => api::run(args),
+        BenchKind::ApiLoad => api::load_clients(),
         BenchKind::Extract => extract::run(args),
         BenchKind::Simhash => simhash::run(args),
         BenchKind::Images => images::run(args),

@@ -211,19 +211,96 @@ pub const DEFAULT_QUEUE_WAIT_MS: u64 = 100;
 /// `Retry-After` (seconds) of a request refused for load.
 const RETRY_AFTER_SECS: u64 = 1;
 
-/// The turns of [`AdmissionLimits`].
+/// The turns of [`AdmissionLimits`]. Waiting requests get a turn newest
+/// first: under overload the oldest waiters run out their wait and are
+/// refused, while the ones answered waited little. A first-come queue would
+/// instead make every answered request wait nearly `queue_wait` as soon as
+/// there are more requests than the server can answer in that time.
 struct Admission {
     limits: AdmissionLimits,
-    turns: Arc<tokio::sync::Semaphore>,
-    waiting: std::sync::atomic::AtomicUsize,
+    turns: Arc<Turns>,
 }
 
 impl Admission {
     fn new(limits: AdmissionLimits) -> Admission {
         Admission {
             limits,
-            turns: Arc::new(tokio::sync::Semaphore::new(limits.max_queries.max(1))),
-            waiting: std::sync::atomic::AtomicUsize::new(0),
+            turns: Arc::new(Turns {
+                queue: Mutex::new(TurnQueue {
+                    free: limits.max_queries.max(1),
+                    waiting: Vec::new(),
+                }),
+            }),
+        }
+    }
+}
+
+/// Turns not held and the requests waiting for one.
+struct Turns {
+    queue: Mutex<TurnQueue>,
+}
+
+struct TurnQueue {
+    free: usize,
+    /// Oldest first; a turn goes to the last.
+    waiting: Vec<tokio::sync::oneshot::Sender<Turn>>,
+}
+
+/// What [`Turns::take`] gives.
+enum Taken {
+    Now(Turn),
+    /// Wait for a turn on this channel.
+    Wait(tokio::sync::oneshot::Receiver<Turn>),
+    /// Too many are waiting already.
+    Refused,
+}
+
+impl Turns {
+    fn queue(&self) -> std::sync::MutexGuard<'_, TurnQueue> {
+        // The queue is consistent between statements: a panic elsewhere
+        // while it was locked leaves nothing half-done.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A free turn, else a place among at most `max_waiting` waiters.
+    fn take(self: &Arc<Self>, max_waiting: usize) -> Taken {
+        let mut q = self.queue();
+        if q.free > 0 {
+            q.free -= 1;
+            return Taken::Now(Turn(Some(self.clone())));
+        }
+        // Waiters that gave up (timed out, or their client went away).
+        q.waiting.retain(|w| !w.is_closed());
+        if q.waiting.len() >= max_waiting {
+            return Taken::Refused;
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        q.waiting.push(tx);
+        Taken::Wait(rx)
+    }
+
+    /// A turn given back: to the newest waiter still waiting, else free.
+    fn give_back(self: &Arc<Self>) {
+        let mut q = self.queue();
+        while let Some(waiter) = q.waiting.pop() {
+            match waiter.send(Turn(Some(self.clone()))) {
+                Ok(()) => return,
+                // That waiter is gone: the turn is not its to give back.
+                Err(mut turn) => turn.0 = None,
+            }
+        }
+        q.free += 1;
+    }
+}
+
+/// A turn held; given back when dropped, also when it was sent to a waiter
+/// that went away before it took it.
+struct Turn(Option<Arc<Turns>>);
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Some(turns) = self.0.take() {
+            turns.give_back();
         }
     }
 }
@@ -238,16 +315,12 @@ pub fn new_token() -> String {
 }
 
 impl AppState {
-    pub fn new(stores: Stores, token: Option<String>) -> Arc<AppState> {
+    pub fn new(stores: Stores, token: Option<String>) -> AppState {
         Self::with_config(stores, token, None)
     }
 
     /// A state that also knows the configuration (jobs, `/api/cli`).
-    pub fn with_config(
-        stores: Stores,
-        token: Option<String>,
-        config: Option<Config>,
-    ) -> Arc<AppState> {
+    pub fn with_config(stores: Stores, token: Option<String>, config: Option<Config>) -> AppState {
         Self::with_live_config(
             stores,
             token,
@@ -256,13 +329,17 @@ impl AppState {
     }
 
     /// A state whose configuration follows its file.
+    ///
+    /// A state is set up by value ([`AppState::with_admission`],
+    /// [`AppState::allowing_hosts`]) and shared only once [`router`] takes
+    /// it, so a setting cannot be lost on a state already shared.
     pub fn with_live_config(
         stores: Stores,
         token: Option<String>,
         config: Option<live::LiveConfig>,
-    ) -> Arc<AppState> {
+    ) -> AppState {
         let token = token.filter(|t| !t.is_empty());
-        Arc::new(AppState {
+        AppState {
             stores,
             config,
             admin_token: token.clone().unwrap_or_else(new_token),
@@ -271,22 +348,18 @@ impl AppState {
             metrics: Metrics::default(),
             page_count: Mutex::new(None),
             admission: Admission::new(AdmissionLimits::default()),
-        })
+        }
     }
 
     /// The same state with these admission limits.
-    pub fn with_admission(mut self: Arc<Self>, limits: AdmissionLimits) -> Arc<AppState> {
-        if let Some(state) = Arc::get_mut(&mut self) {
-            state.admission = Admission::new(limits);
-        }
+    pub fn with_admission(mut self, limits: AdmissionLimits) -> AppState {
+        self.admission = Admission::new(limits);
         self
     }
 
     /// The same state accepting `hosts` in `Host` and `Origin` too.
-    pub fn allowing_hosts(mut self: Arc<Self>, hosts: Vec<String>) -> Arc<AppState> {
-        if let Some(state) = Arc::get_mut(&mut self) {
-            state.allowed_hosts = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
-        }
+    pub fn allowing_hosts(mut self, hosts: Vec<String>) -> AppState {
+        self.allowed_hosts = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
         self
     }
 
@@ -362,7 +435,8 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// The router with every route, the UI and the auth and metrics layers.
-pub fn router(state: Arc<AppState>) -> Router {
+pub fn router(state: impl Into<Arc<AppState>>) -> Router {
+    let state: Arc<AppState> = state.into();
     let api = Router::new()
         .route("/api/search", get(search))
         .route("/api/stats", get(stats))
@@ -406,9 +480,11 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
         .config
         .clone()
         .map(|c| live::LiveConfig::new(c, opts.config_file.clone()));
-    let state = AppState::with_live_config(stores, opts.token.clone(), live)
-        .allowing_hosts(opts.allowed_hosts.clone())
-        .with_admission(opts.admission);
+    let state = Arc::new(
+        AppState::with_live_config(stores, opts.token.clone(), live)
+            .allowing_hosts(opts.allowed_hosts.clone())
+            .with_admission(opts.admission),
+    );
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
@@ -643,17 +719,19 @@ fn evict_idle_over_cap(
     only: Option<std::net::IpAddr>,
 ) {
     use std::sync::atomic::Ordering;
+    // Only the clients looked at are counted: on accept that is one, so
+    // the map has one entry however many clients are connected.
     let mut idle: HashMap<std::net::IpAddr, usize> = HashMap::new();
     oldest_first.retain(|c| {
         let open = !c.closed.load(Ordering::Relaxed) && !c.served.load(Ordering::Relaxed);
-        if open {
+        if open && only.is_none_or(|o| o == c.peer) {
             *idle.entry(c.peer).or_default() += 1;
         }
         open
     });
     let mut excess: HashMap<std::net::IpAddr, usize> = idle
         .into_iter()
-        .filter(|(peer, n)| *n > per_client && only.is_none_or(|o| o == *peer))
+        .filter(|(_, n)| *n > per_client)
         .map(|(peer, n)| (peer, n - per_client))
         .collect();
     if excess.is_empty() {
@@ -1134,11 +1212,11 @@ fn queued_route(path: &str) -> bool {
 }
 
 /// Runs an index-reading request when it has a turn: at most
-/// `max_queries` at once; a request that waited `queue_wait`, or that finds
-/// `max_waiting` others waiting, is answered 503 with `Retry-After`, so the
-/// requests that are served stay fast under overload.
+/// `max_queries` at once, waiters served newest first ([`Admission`]); a
+/// request that waited `queue_wait`, or that finds `max_waiting` others
+/// waiting, is answered 503 with `Retry-After`, so the requests that are
+/// served stay fast under overload.
 async fn admit(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    use std::sync::atomic::Ordering;
     if !queued_route(req.uri().path()) {
         return next.run(req).await;
     }
@@ -1154,27 +1232,15 @@ async fn admit(State(state): State<Arc<AppState>>, req: Request, next: Next) -> 
             .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         r
     };
-    let turn = match admission.turns.clone().try_acquire_owned() {
-        Ok(turn) => turn,
-        Err(_) => {
-            let waiting = admission.waiting.fetch_add(1, Ordering::Relaxed);
-            let turn = if waiting >= admission.limits.max_waiting {
-                None
-            } else {
-                tokio::time::timeout(
-                    admission.limits.queue_wait,
-                    admission.turns.clone().acquire_owned(),
-                )
-                .await
-                .ok()
-                .and_then(Result::ok)
-            };
-            admission.waiting.fetch_sub(1, Ordering::Relaxed);
-            match turn {
-                Some(turn) => turn,
-                None => return busy(),
-            }
-        }
+    let turn = match admission.turns.take(admission.limits.max_waiting) {
+        Taken::Now(turn) => turn,
+        Taken::Refused => return busy(),
+        Taken::Wait(rx) => match tokio::time::timeout(admission.limits.queue_wait, rx).await {
+            Ok(Ok(turn)) => turn,
+            // Past the wait (a turn sent meanwhile is given back as the
+            // channel drops).
+            _ => return busy(),
+        },
     };
     let resp = next.run(req).await;
     drop(turn);
@@ -1762,4 +1828,88 @@ async fn ui_js() -> Response {
 
 async fn ui_css() -> Response {
     asset(UI_CSS, "text/css; charset=utf-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::IpAddr;
+
+    /// An idle connection of `peer` opened past its grace.
+    fn idle(peer: IpAddr) -> OpenConnection {
+        OpenConnection {
+            peer,
+            opened: Instant::now() - IDLE_GRACE - Duration::from_secs(1),
+            served: Default::default(),
+            closed: Default::default(),
+            evict: Default::default(),
+        }
+    }
+
+    fn turns(max_queries: usize) -> Arc<Turns> {
+        Admission::new(AdmissionLimits {
+            max_queries,
+            queue_wait: Duration::from_millis(100),
+            max_waiting: 2,
+        })
+        .turns
+    }
+
+    #[test]
+    fn the_newest_waiter_gets_the_turn_and_at_most_max_waiting_wait() {
+        let turns = turns(1);
+        let Taken::Now(first) = turns.take(2) else {
+            panic!("one turn free at start")
+        };
+        let Taken::Wait(mut older) = turns.take(2) else {
+            panic!("no turn free: wait")
+        };
+        let Taken::Wait(mut newer) = turns.take(2) else {
+            panic!("no turn free: wait")
+        };
+        assert!(matches!(turns.take(2), Taken::Refused), "a third waiter");
+        drop(first);
+        assert!(older.try_recv().is_err(), "the older waiter got the turn");
+        let turn = newer.try_recv().expect("the newest waiter's turn");
+        drop(turn);
+        assert!(older.try_recv().is_ok(), "then the older one's");
+    }
+
+    #[test]
+    fn a_turn_is_not_lost_to_waiters_that_left() {
+        let turns = turns(1);
+        let Taken::Now(first) = turns.take(1) else {
+            panic!("one turn free at start")
+        };
+        let Taken::Wait(gone_before) = turns.take(1) else {
+            panic!("wait")
+        };
+        drop(gone_before);
+        let Taken::Wait(gone_after) = turns.take(1) else {
+            panic!("a waiter that left frees its place")
+        };
+        // Handed to the waiter, which leaves without taking it.
+        drop(first);
+        drop(gone_after);
+        assert!(matches!(turns.take(1), Taken::Now(_)), "the turn was lost");
+    }
+
+    fn held(q: &std::collections::VecDeque<OpenConnection>, peer: IpAddr) -> usize {
+        q.iter().filter(|c| c.peer == peer).count()
+    }
+
+    #[test]
+    fn an_accept_closes_only_its_own_clients_idle_connections_a_sweep_every_clients() {
+        let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
+        let mut q: std::collections::VecDeque<_> = [a, b, a, b, a, b].map(idle).into();
+        let newest_of_a = q[4].evict.clone();
+        evict_idle_over_cap(&mut q, 1, Some(a));
+        assert_eq!((held(&q, a), held(&q, b)), (1, 3));
+        assert!(
+            q.iter().any(|c| Arc::ptr_eq(&c.evict, &newest_of_a)),
+            "the oldest are closed first"
+        );
+        evict_idle_over_cap(&mut q, 1, None);
+        assert_eq!((held(&q, a), held(&q, b)), (1, 1));
+    }
 }
