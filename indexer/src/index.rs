@@ -806,6 +806,23 @@ impl Index {
     }
 }
 
+/// How the text index names the page of a data row.
+pub(crate) fn text_page_of(key: &PageKey) -> Result<TextPage> {
+    let (source, year) = keys::parse_table_name(&key.table).ok_or_else(|| Error::BadTableName {
+        name: key.table.clone(),
+        reason: "not a page table",
+    })?;
+    let (_, suffix) = keys::split_data_key(&key.row_key)?;
+    let time = keys::suffix_time(year, &suffix)?;
+    let mut hash = [0u8; keys::URL_HASH_LEN];
+    hash.copy_from_slice(&suffix[keys::TIME_LEN..]);
+    Ok(TextPage {
+        source: Arc::from(source),
+        time: time.timestamp(),
+        hash,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::{DateTime, Utc};
@@ -896,21 +913,4 @@ mod tests {
             );
         }
     }
-}
-
-/// How the text index names the page of a data row.
-pub(crate) fn text_page_of(key: &PageKey) -> Result<TextPage> {
-    let (source, year) = keys::parse_table_name(&key.table).ok_or_else(|| Error::BadTableName {
-        name: key.table.clone(),
-        reason: "not a page table",
-    })?;
-    let (_, suffix) = keys::split_data_key(&key.row_key)?;
-    let time = keys::suffix_time(year, &suffix)?;
-    let mut hash = [0u8; keys::URL_HASH_LEN];
-    hash.copy_from_slice(&suffix[keys::TIME_LEN..]);
-    Ok(TextPage {
-        source: Arc::from(source),
-        time: time.timestamp(),
-        hash,
-    })
 }

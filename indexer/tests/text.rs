@@ -1,7 +1,7 @@
-//! Text conditions on the real news corpus: the engine's answers (text index
-//! + page tables) against a reference that reads nothing from the text index:
-//! every page's title and text segmented in memory and each query matched
-//! token by token ([`TextQuery::matches_tokens`]), with the other conditions
+//! Text conditions on the real news corpus: the engine's answers (the text
+//! index and the page tables) against a reference that reads nothing from the
+//! text index: every page's title and text segmented in memory and each query
+//! matched token by token ([`TextQuery::matches_tokens`]), with the other conditions
 //! decided by [`Query::matches`].
 
 mod util;
@@ -28,7 +28,7 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store = EmbeddedStore::open(&dir.path().join("index")).expect("open store");
+    let store = EmbeddedStore::open(dir.path().join("index")).expect("open store");
     let text = EmbeddedText::open(&dir.path().join("text")).expect("open text");
     let index = Index::new(Arc::new(store), IndexOptions { buckets: 4 })
         .expect("index")

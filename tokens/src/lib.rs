@@ -184,6 +184,24 @@ pub fn for_each_sub_word(token: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// The ways to write a Chinese token of three or more characters as two tokens (each a
+/// dictionary word or one character, neither a stop word): `打电话` -> `打 电话`, `打电 话`.
+/// A sentence may cut a word the dictionary holds whole (`给他打电话` -> `给 他 打 电话`),
+/// so a search for the word also looks for these pairs side by side.
+pub fn two_token_splits(token: &str) -> Vec<(&str, &str)> {
+    let n = token.chars().count();
+    if !(3..=SUB_WORD_MAX_CHARS).contains(&n) || !token.chars().all(is_han) {
+        return Vec::new();
+    }
+    let part = |w: &str| (w.chars().count() == 1 || JIEBA.has_word(w)) && !is_stop_word(w);
+    token
+        .char_indices()
+        .skip(1)
+        .map(|(i, _)| token.split_at(i))
+        .filter(|(a, b)| part(a) && part(b))
+        .collect()
+}
+
 /// The kept tokens of `text`, in order.
 pub fn tokenize(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -454,8 +472,13 @@ mod tests {
         };
         assert!(subs("副主任").contains(&"主任".to_owned()));
         assert!(subs("委员会主任").contains(&"委员会".to_owned()));
-        assert!(subs("主任").is_empty(), "two characters: nothing shorter is a word");
+        assert!(
+            subs("主任").is_empty(),
+            "two characters: nothing shorter is a word"
+        );
         assert!(subs("trade").is_empty());
+        assert!(two_token_splits("打电话").contains(&("打", "电话")));
+        assert!(two_token_splits("电话").is_empty());
     }
 
     #[test]

@@ -190,31 +190,31 @@ impl EmbeddedText {
     }
 
     fn term_query(&self, term: &Term) -> Box<dyn TQuery> {
-        let in_field = |field: Field| -> Box<dyn TQuery> {
-            let terms: Vec<TTerm> = term
-                .tokens
+        let run_in = |field: Field, run: &[&str]| -> Box<dyn TQuery> {
+            let terms: Vec<TTerm> = run
                 .iter()
                 .map(|t| TTerm::from_field_text(field, t))
                 .collect();
             match terms.len() {
                 0 => Box::new(EmptyQuery),
                 1 => Box::new(TermQuery::new(
-                    terms
-                        .into_iter()
-                        .next()
-                        .unwrap_or_else(|| TTerm::from_field_text(field, "")),
+                    TTerm::from_field_text(field, run[0]),
                     IndexRecordOption::WithFreqs,
                 )),
                 _ => Box::new(PhraseQuery::new(terms)),
             }
         };
-        match term.field {
-            TextField::Title => in_field(self.fields.title),
-            TextField::Any => Box::new(BooleanQuery::new(vec![
-                (Occur::Should, in_field(self.fields.title)),
-                (Occur::Should, in_field(self.fields.body)),
-            ])),
+        let fields = match term.field {
+            TextField::Title => vec![self.fields.title],
+            TextField::Any => vec![self.fields.title, self.fields.body],
+        };
+        let mut any: Vec<(Occur, Box<dyn TQuery>)> = Vec::new();
+        for run in term.spellings() {
+            for &f in &fields {
+                any.push((Occur::Should, run_in(f, &run)));
+            }
         }
+        Box::new(BooleanQuery::new(any))
     }
 
     fn query(&self, q: &TextQuery, scope: &TextScope) -> Box<dyn TQuery> {

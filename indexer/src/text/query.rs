@@ -34,6 +34,23 @@ pub struct Term {
     pub field: TextField,
     /// The tokens, in order (one: a word).
     pub tokens: Vec<String>,
+    /// Other spellings of a one-token Chinese word as two tokens side by side
+    /// ([`tokens::two_token_splits`]): a sentence may cut the word so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub splits: Vec<[String; 2]>,
+}
+
+impl Term {
+    /// The token runs any of which is an occurrence of the term.
+    pub fn spellings(&self) -> Vec<Vec<&str>> {
+        let mut v = vec![self.tokens.iter().map(String::as_str).collect()];
+        v.extend(
+            self.splits
+                .iter()
+                .map(|[a, b]| vec![a.as_str(), b.as_str()]),
+        );
+        v
+    }
 }
 
 /// One condition of a [`TextQuery`].
@@ -173,8 +190,9 @@ impl TextQuery {
     /// its body: the reference the index is checked against.
     pub fn matches_tokens(&self, title: &[&str], body: &[&str]) -> bool {
         let holds = |t: &Term| {
-            contains_run(title, &t.tokens)
-                || (t.field == TextField::Any && contains_run(body, &t.tokens))
+            t.spellings().iter().any(|run| {
+                contains_run(title, run) || (t.field == TextField::Any && contains_run(body, run))
+            })
         };
         self.clauses.iter().all(|c| match c {
             Clause::AnyOf(terms) => terms.iter().any(holds),
@@ -184,19 +202,28 @@ impl TextQuery {
 }
 
 /// Whether `run` occurs in `tokens` as consecutive tokens.
-fn contains_run(tokens: &[&str], run: &[String]) -> bool {
+fn contains_run(tokens: &[&str], run: &[&str]) -> bool {
     !run.is_empty()
         && tokens.len() >= run.len()
         && tokens
             .windows(run.len())
-            .any(|w| w.iter().zip(run).all(|(a, b)| *a == b))
+            .any(|w| w.iter().zip(run).all(|(a, b)| a == b))
 }
 
 /// The tokens of a word or phrase as a term.
 fn phrase(text: &str, field: TextField) -> Term {
+    let tokens = tokens::tokenize(text);
+    let splits = match tokens.as_slice() {
+        [one] => tokens::two_token_splits(one)
+            .into_iter()
+            .map(|(a, b)| [a.to_owned(), b.to_owned()])
+            .collect(),
+        _ => Vec::new(),
+    };
     Term {
         field,
-        tokens: tokens::tokenize(text),
+        tokens,
+        splits,
     }
 }
 
