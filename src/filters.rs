@@ -413,16 +413,22 @@ pub fn run_query(
     let mut q = build_query(&args.filters, Some(limit))?;
     q.sort = args.sort.into();
     warn_unknown_values(stores, &q, err)?;
+    let q_text = q.text_query()?;
     let hits = search_all(stores, q, limit)?;
     let pages: Vec<&indexer::PageRecord> = hits.iter().map(|h| &h.page).collect();
     let copies = stores.index.copy_counts(&pages)?;
+    // A text query's hits: the passage that holds its words, under each row.
+    let snippets = match q_text {
+        Some(tq) => crate::snippet::snippets(stores, &pages, &tq),
+        None => Vec::new(),
+    };
     // FROM: where the time came from (`fetch`: the page gave none).
     writeln!(
         out,
         "{:<20} {:<7} {:<16} {:<12} {:>8} {:>6}  {:<40}  URL",
         "TIME (UTC)", "FROM", "SOURCE", "TOPIC", "COMMENTS", "COPIES", "TITLE"
     )?;
-    for (h, copies) in hits.iter().zip(&copies) {
+    for (i, (h, copies)) in hits.iter().zip(&copies).enumerate() {
         let p = &h.page;
         let t = p.published.unwrap_or(p.fetched);
         writeln!(
@@ -437,6 +443,9 @@ pub fn run_query(
             clip(&p.title, 40),
             p.url
         )?;
+        if let Some(s) = snippets.get(i).and_then(Option::as_ref) {
+            writeln!(out, "    {}", crate::snippet::to_plain(s))?;
+        }
     }
     writeln!(out, "{} result(s)", hits.len())?;
     Ok(())
@@ -459,7 +468,8 @@ pub fn stream_jsonl(
         }
         q.limit = Some(left.min(CLI_PAGE));
         let page = stores.index.search_page(&q)?;
-        for p in crate::read::pages_json(stores, &page.hits)? {
+        // No snippets: a stream may hold every page of the archive, each re-extracted.
+        for p in crate::read::pages_json(stores, &page.hits, None)? {
             serde_json::to_writer(&mut *out, &p)?;
             out.write_all(b"\n")?;
             written += 1;

@@ -22,6 +22,7 @@ pub mod remote;
 pub mod replay;
 pub mod serve;
 pub mod site;
+pub mod snippet;
 pub mod stores;
 pub mod surt;
 

@@ -318,6 +318,11 @@ pub struct PageJson {
     pub length: u64,
     /// API paths of the page, its original and its story's copies.
     pub links: PageLinks,
+    /// For a text query: a passage of the page's text around the words found, HTML-escaped,
+    /// the query's words in `<mark>` (absent without a text query, or when the record
+    /// cannot be read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
 }
 
 /// [`PageJson::links`].
@@ -367,6 +372,7 @@ impl PageJson {
             record_id: p.record_id.clone(),
             simhash: p.simhash.map(|s| format!("{s:016x}")),
             simhash_version: p.simhash_version,
+            snippet: None,
             pack: p.location(),
             pack_path: p.pack_path.clone(),
             offset: p.offset,
@@ -375,15 +381,29 @@ impl PageJson {
     }
 }
 
-/// `hits` as shown, with their stories' copy counts (one index read).
-pub fn pages_json(stores: &Stores, hits: &[PageHit]) -> Result<Vec<PageJson>> {
+/// `hits` as shown, with their stories' copy counts (one index read) and, for a
+/// text query, their snippets.
+pub fn pages_json(
+    stores: &Stores,
+    hits: &[PageHit],
+    text: Option<&indexer::TextQuery>,
+) -> Result<Vec<PageJson>> {
     let pages: Vec<&PageRecord> = hits.iter().map(|h| &h.page).collect();
     let copies = stores.index.copy_counts(&pages)?;
-    Ok(hits
+    let mut out: Vec<PageJson> = hits
         .iter()
         .zip(copies)
         .map(|(h, c)| PageJson::new(h, c))
-        .collect())
+        .collect();
+    if let Some(q) = text {
+        for (j, s) in out
+            .iter_mut()
+            .zip(crate::snippet::snippets(stores, &pages, q))
+        {
+            j.snippet = s.map(|s| crate::snippet::to_html(&s));
+        }
+    }
+    Ok(out)
 }
 
 /// A page with its URL's capture history: `/api/pages/{id}`.

@@ -698,6 +698,15 @@ fn text_search_finds_headline_words_and_refuses_bad_queries() {
         .filter_map(|h| h["title"].as_str())
         .collect();
     assert!(titles.contains(&title.as_str()), "{word:?} -> {titles:?}");
+    // Each hit carries the passage holding the word, marked.
+    for h in found["hits"].as_array().expect("hits") {
+        let s = h["snippet"].as_str().unwrap_or_default();
+        assert!(
+            s.contains(&format!("<mark>{word}</mark>"))
+                || s.to_lowercase().contains(&format!("<mark>{word}</mark>")),
+            "{word:?}: {s:?}"
+        );
+    }
     for t in &titles {
         assert!(
             tokens::tokenize(t).contains(&word),

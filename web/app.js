@@ -362,6 +362,21 @@
     return typeof ms === "number" ? (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms" : "";
   }
 
+  /**
+   * A hit's snippet (HTML from the server: escaped text, the query's words in <mark>) as
+   * nodes, keeping only text and <mark>: nothing else of it can reach the page.
+   */
+  function snippetNode(html) {
+    const tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    const out = el("span", { class: "snippet" });
+    for (const n of tpl.content.childNodes) {
+      if (n.nodeName === "MARK") out.append(el("mark", null, n.textContent));
+      else if (n.nodeType === Node.TEXT_NODE) out.append(n.textContent);
+    }
+    return out;
+  }
+
   function commentsText(n) {
     return "comments: " + (n == null ? "—" : n);
   }
@@ -385,6 +400,7 @@
           hit.revisit ? el("span", { class: "revisit" }, "revisit") : "",
           hit.copies > 1 ? el("span", { class: "copies", title: "archived copies of this story" }, hit.copies + " copies") : "",
         ),
+        hit.snippet ? snippetNode(hit.snippet) : "",
       );
       li._hit = hit;
       items.append(li);

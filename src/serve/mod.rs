@@ -1421,7 +1421,8 @@ async fn search(
             Err(indexer::Error::BadCursor(m)) => Ok(Err(ParamError::new("cursor", m))),
             r => {
                 let page = r?;
-                let hits = crate::read::pages_json(&st.stores, &page.hits)?;
+                let text = q.text_query()?;
+                let hits = crate::read::pages_json(&st.stores, &page.hits, text.as_ref())?;
                 Ok(Ok((
                     (hits, page.next_cursor),
                     warnings_json(&st.stores, &q)?,
