@@ -29,6 +29,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use packer::warc::{header, Resync};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
@@ -161,6 +162,18 @@ pub struct FsckReport {
     /// Fingerprinted pages whose recipe is not on record (rows written
     /// before harvest kept it).
     pub fingerprints_unrecorded: u64,
+    /// Pages the text index holds (none without a text index).
+    pub text_pages: u64,
+    /// Page rows the text index lacks: text queries miss them. `--repair`
+    /// writes their words, read again from their records.
+    pub text_missing: u64,
+    /// Text index entries without a page row (what a crash between the text
+    /// and the rows of a batch leaves; never returned). `--repair` removes them.
+    pub text_orphans: u64,
+    /// With `--repair`: pages whose words were written to the text index.
+    pub repaired_text: u64,
+    /// With `--repair`: text index entries without a row removed.
+    pub removed_text_orphans: u64,
     /// Wall time.
     pub secs: f64,
     /// The first problems found.
@@ -175,6 +188,7 @@ impl FsckReport {
             && self.mismatched == 0
             && self.torn <= self.repaired_torn
             && self.damaged <= self.repaired_damaged
+            && self.text_missing <= self.repaired_text
     }
 
     fn problem(&mut self, kind: &'static str, pack: &str, offset: u64, detail: String) {
@@ -271,6 +285,18 @@ impl FsckReport {
                 self.reindexed, self.history_added
             ));
         }
+        if self.text_pages + self.text_missing + self.text_orphans > 0 {
+            s.push_str(&format!(
+                "text index: {} pages, {} page rows without text (text queries miss them), {} entries without a row\n",
+                self.text_pages, self.text_missing, self.text_orphans
+            ));
+        }
+        if self.repaired_text + self.removed_text_orphans > 0 {
+            s.push_str(&format!(
+                "repaired: words of {} pages written to the text index, {} text entries without a row removed\n",
+                self.repaired_text, self.removed_text_orphans
+            ));
+        }
         for p in &self.problems {
             s.push_str(&format!(
                 "  {:<8} {} @ {}: {}\n",
@@ -278,7 +304,7 @@ impl FsckReport {
             ));
         }
         let listed = self.problems.len() as u64;
-        let total = self.missing + self.mismatched + self.torn + self.damaged;
+        let total = self.missing + self.mismatched + self.torn + self.damaged + self.text_missing;
         if total > listed {
             s.push_str(&format!("  ... and {} more\n", total - listed));
         }
@@ -556,6 +582,7 @@ pub fn check(
         report.reindexed = indexed;
         report.history_added = history;
     }
+    check_text(stores, &mut report, repair, progress)?;
     report.secs = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -708,6 +735,87 @@ fn verify(
         if d != stated {
             return Err(format!("record digest {stated} is not the index's {d}"));
         }
+    }
+    Ok(())
+}
+
+/// Pages of a batch of text repairs.
+const TEXT_REPAIR_BATCH: usize = 256;
+
+/// The text index against the page rows (after the repairs above, which write text as they
+/// index): rows without text are a problem, text without a row is not (a crash between the
+/// two writes of a batch leaves it; no query returns it). `repair` writes the missing pages'
+/// words, read again from their records, and removes the entries without a row.
+fn check_text(
+    stores: &Stores,
+    report: &mut FsckReport,
+    repair: bool,
+    progress: &mut dyn Write,
+) -> Result<()> {
+    let Some(text) = stores.index.text() else {
+        return Ok(());
+    };
+    let mut rows: HashMap<indexer::text::TextPage, indexer::PageRecord> = HashMap::new();
+    stores
+        .index
+        .each_page(&mut |_, _, page| {
+            rows.insert(indexer::text::TextPage::of(&page), page);
+        })
+        .context("reading the page rows")?;
+    let mut orphans = Vec::new();
+    text.pages(&mut |p| {
+        report.text_pages += 1;
+        if rows.remove(&p).is_none() {
+            orphans.push(p);
+        }
+    })
+    .context("reading the text index")?;
+    report.text_orphans = orphans.len() as u64;
+    report.text_missing = rows.len() as u64;
+    for page in rows
+        .values()
+        .take(LISTED.saturating_sub(report.problems.len()))
+    {
+        report.problems.push(Problem {
+            kind: "no text",
+            pack: page.pack_path.clone(),
+            offset: page.offset,
+            detail: format!("{} is not in the text index", page.url),
+        });
+    }
+    if !repair {
+        return Ok(());
+    }
+    if !orphans.is_empty() {
+        text.delete(&orphans)
+            .context("removing text entries without a row")?;
+        report.removed_text_orphans = orphans.len() as u64;
+    }
+    let missing: Vec<indexer::PageRecord> = rows.into_values().collect();
+    for batch in missing.chunks(TEXT_REPAIR_BATCH) {
+        let docs: Vec<indexer::TextDoc> = batch
+            .par_iter()
+            .filter_map(|page| {
+                let html = crate::read::page_text(stores, page).ok()?;
+                let url = url::Url::parse(&page.url).ok()?;
+                let x = crawler::extract::extract(&html, &url);
+                Some(indexer::TextDoc::new(
+                    &page.source,
+                    page.key_time(),
+                    &page.url,
+                    &page.title,
+                    x.tokens,
+                ))
+            })
+            .collect();
+        text.write(&docs).context("writing the text index")?;
+        report.repaired_text += docs.len() as u64;
+        writeln!(
+            progress,
+            "text index: {} of {} pages written",
+            report.repaired_text,
+            missing.len()
+        )?;
     }
     Ok(())
 }

@@ -139,7 +139,7 @@ impl Index {
         })?;
         if text.is_empty()? && self.has_pages()? {
             return Err(Error::Invalid(
-                "the text index holds no page but the archive does: it was indexed before text search; run `harvest reindex` to build the text index".into(),
+                "the text index holds no page but the archive does (it was indexed before text search, or the text index was lost): `harvest fsck --repair` builds it from the packs".into(),
             ));
         }
         let scope = crate::text::TextScope {

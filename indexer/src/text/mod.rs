@@ -84,6 +84,17 @@ pub struct TextPage {
     pub hash: [u8; crate::keys::URL_HASH_LEN],
 }
 
+impl TextPage {
+    /// How the text index names `page`.
+    pub fn of(page: &crate::PageRecord) -> TextPage {
+        TextPage {
+            source: Arc::from(page.source.as_str()),
+            time: page.key_time().timestamp(),
+            hash: crate::keys::url_hash(&page.url),
+        }
+    }
+}
+
 /// A page a text search matched, with its relevance.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextHit {

@@ -1,0 +1,93 @@
+//! The text index as a user meets it (issue 41): a crawl makes every page searchable by its
+//! words, `fsck` checks that the text index and the page rows agree, a lost text index is
+//! named and rebuilt by `fsck --repair` from the packs, and the answers come back the same.
+
+mod util;
+
+use std::collections::BTreeSet;
+
+use harvest::demo::{DEMO_DEPTH, DEMO_ENTRY};
+use util::{jsonl, Site, Workspace};
+
+fn fsck(ws: &Workspace, repair: bool) -> (Option<i32>, serde_json::Value) {
+    let mut args = vec!["fsck", "--json", "--quiet"];
+    if repair {
+        args.push("--repair");
+    }
+    let out = ws.harvest_raw(&args);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("fsck --json: {e}\n{}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), report)
+}
+
+/// URLs of `query --text TEXT`.
+fn found(ws: &Workspace, text: &str) -> BTreeSet<String> {
+    let out = ws.harvest(&["query", "--text", text, "--format", "jsonl"]);
+    jsonl(&out)
+        .into_iter()
+        .map(|p| p["url"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn crawled_pages_are_searchable_checked_and_rebuilt() {
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(DEMO_DEPTH));
+    ws.crawl();
+    let (code, report) = fsck(&ws, false);
+    assert_eq!(code, Some(0), "{report}");
+    let pages = report["pages"].as_u64().expect("pages");
+    assert!(pages > 100, "{report}");
+    assert_eq!(report["text_pages"].as_u64(), Some(pages), "{report}");
+    assert_eq!(report["text_missing"].as_u64(), Some(0), "{report}");
+
+    // Words of the headlines find their pages, and only pages holding them.
+    let all = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "500"]));
+    let mut asked = 0;
+    for page in all.iter().step_by(37) {
+        let title = page["title"].as_str().unwrap_or_default();
+        let Some(word) = tokens::tokenize(title)
+            .into_iter()
+            .max_by_key(|w| w.chars().count())
+        else {
+            continue;
+        };
+        let hits = found(&ws, &format!("title:{word}"));
+        assert!(
+            hits.contains(page["url"].as_str().unwrap_or_default()),
+            "{word:?} in {title:?}"
+        );
+        for p in &all {
+            let url = p["url"].as_str().unwrap_or_default();
+            if hits.contains(url) {
+                let t = p["title"].as_str().unwrap_or_default();
+                assert!(
+                    tokens::tokenize(t).contains(&word),
+                    "{t:?} holds no {word:?}"
+                );
+            }
+        }
+        asked += 1;
+    }
+    assert!(asked >= 5);
+    let word = "表格";
+    let before = found(&ws, word);
+    assert!(!before.is_empty());
+
+    // The text index lost: queries say so, fsck names it, --repair rebuilds it from the packs.
+    std::fs::remove_dir_all(ws.path().join("index").join("text")).expect("remove text index");
+    let out = ws.harvest_raw(&["query", "--text", word]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fsck --repair"), "{err}");
+    let (code, report) = fsck(&ws, false);
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report["text_missing"].as_u64(), Some(pages), "{report}");
+    let (code, report) = fsck(&ws, true);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["repaired_text"].as_u64(), Some(pages), "{report}");
+    let (code, report) = fsck(&ws, false);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["text_missing"].as_u64(), Some(0), "{report}");
+    assert_eq!(found(&ws, word), before);
+}
