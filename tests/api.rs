@@ -707,11 +707,9 @@ fn text_search_finds_headline_words_and_refuses_bad_queries() {
             "{word:?}: {s:?}"
         );
     }
+    // Each headline holds the word, maybe inside a longer one (`数据` in `数据库`).
     for t in &titles {
-        assert!(
-            tokens::tokenize(t).contains(&word),
-            "{t:?} holds no {word:?}"
-        );
+        assert!(t.to_lowercase().contains(&word), "{t:?} holds no {word:?}");
     }
     let stats = call(&app, &format!("/api/stats?text={enc}&interval=year")).json();
     assert_eq!(stats["total"].as_u64(), Some(titles.len() as u64));

@@ -95,18 +95,6 @@ fn page_rows(ws: &Workspace) -> BTreeMap<Loc, String> {
         .collect()
 }
 
-/// `harvest fsck ARGS --json --quiet`: exit code and report.
-fn fsck(ws: &Workspace, repair: bool) -> (Option<i32>, serde_json::Value) {
-    let mut args = vec!["fsck", "--json", "--quiet"];
-    if repair {
-        args.push("--repair");
-    }
-    let out = ws.harvest_raw(&args);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("fsck --json: {e}\n{}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code(), report)
-}
-
 fn count(report: &serde_json::Value, key: &str) -> u64 {
     report[key]
         .as_u64()
@@ -131,7 +119,7 @@ fn damage_in_the_middle_of_packs_costs_only_the_damaged_records() {
     // Small packs, so that there are several to damage.
     ws.configure(|raw| raw.storage.max_pack_bytes = Some(64 * 1024));
     ws.crawl();
-    let (code, sound) = fsck(&ws, false);
+    let (code, sound) = ws.fsck_json(false);
     assert_eq!(code, Some(0), "{sound}");
     let records = written(&ws);
     let rows_before = page_rows(&ws);
@@ -207,7 +195,7 @@ fn damage_in_the_middle_of_packs_costs_only_the_damaged_records() {
         .count();
 
     // fsck names each damaged region by its offset, and each row pointing into one.
-    let (code, report) = fsck(&ws, false);
+    let (code, report) = ws.fsck_json(false);
     assert_eq!(code, Some(1), "{report}");
     assert_eq!(
         count(&report, "torn"),
@@ -264,7 +252,7 @@ fn damage_in_the_middle_of_packs_costs_only_the_damaged_records() {
     }
 
     // --repair removes only the damaged records' rows and leaves the packs alone.
-    let (code, repaired) = fsck(&ws, true);
+    let (code, repaired) = ws.fsck_json(true);
     assert_eq!(code, Some(0), "{repaired}");
     assert_eq!(
         count(&repaired, "repaired_damaged"),
@@ -325,7 +313,7 @@ fn damage_in_the_middle_of_packs_costs_only_the_damaged_records() {
     }
 
     // A second fsck: the recorded regions are skipped, no problem.
-    let (code, again) = fsck(&ws, false);
+    let (code, again) = ws.fsck_json(false);
     assert_eq!(code, Some(0), "{again}");
     assert_eq!(count(&again, "damaged"), 0, "{again}");
     assert_eq!(
@@ -386,6 +374,6 @@ fn damage_in_the_middle_of_packs_costs_only_the_damaged_records() {
     for url in intact_pages.iter().filter(|u| before_urls.contains(**u)) {
         assert!(reindexed_urls.contains(*url), "{url} not reindexed");
     }
-    let (code, last) = fsck(&ws, false);
+    let (code, last) = ws.fsck_json(false);
     assert_eq!(code, Some(0), "{last}");
 }

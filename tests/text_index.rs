@@ -9,17 +9,6 @@ use std::collections::BTreeSet;
 use harvest::demo::{DEMO_DEPTH, DEMO_ENTRY};
 use util::{jsonl, Site, Workspace};
 
-fn fsck(ws: &Workspace, repair: bool) -> (Option<i32>, serde_json::Value) {
-    let mut args = vec!["fsck", "--json", "--quiet"];
-    if repair {
-        args.push("--repair");
-    }
-    let out = ws.harvest_raw(&args);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("fsck --json: {e}\n{}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code(), report)
-}
-
 /// URLs of `query --text TEXT`.
 fn found(ws: &Workspace, text: &str) -> BTreeSet<String> {
     let out = ws.harvest(&["query", "--text", text, "--format", "jsonl"]);
@@ -34,7 +23,7 @@ fn crawled_pages_are_searchable_checked_and_rebuilt() {
     let site = Site::demo();
     let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(DEMO_DEPTH));
     ws.crawl();
-    let (code, report) = fsck(&ws, false);
+    let (code, report) = ws.fsck_json(false);
     assert_eq!(code, Some(0), "{report}");
     let pages = report["pages"].as_u64().expect("pages");
     assert!(pages > 100, "{report}");
@@ -61,10 +50,8 @@ fn crawled_pages_are_searchable_checked_and_rebuilt() {
             let url = p["url"].as_str().unwrap_or_default();
             if hits.contains(url) {
                 let t = p["title"].as_str().unwrap_or_default();
-                assert!(
-                    tokens::tokenize(t).contains(&word),
-                    "{t:?} holds no {word:?}"
-                );
+                // The headline holds the word, maybe inside a longer one (`数据` in `数据库`).
+                assert!(t.to_lowercase().contains(&word), "{t:?} holds no {word:?}");
             }
         }
         asked += 1;
@@ -80,13 +67,13 @@ fn crawled_pages_are_searchable_checked_and_rebuilt() {
     assert_ne!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("fsck --repair"), "{err}");
-    let (code, report) = fsck(&ws, false);
+    let (code, report) = ws.fsck_json(false);
     assert_eq!(code, Some(1), "{report}");
     assert_eq!(report["text_missing"].as_u64(), Some(pages), "{report}");
-    let (code, report) = fsck(&ws, true);
+    let (code, report) = ws.fsck_json(true);
     assert_eq!(code, Some(0), "{report}");
     assert_eq!(report["repaired_text"].as_u64(), Some(pages), "{report}");
-    let (code, report) = fsck(&ws, false);
+    let (code, report) = ws.fsck_json(false);
     assert_eq!(code, Some(0), "{report}");
     assert_eq!(report["text_missing"].as_u64(), Some(0), "{report}");
     assert_eq!(found(&ws, word), before);

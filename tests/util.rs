@@ -126,6 +126,20 @@ impl Workspace {
         ]);
     }
 
+    /// `harvest fsck --json --quiet [--repair]`: exit code and report.
+    #[allow(dead_code)]
+    pub fn fsck_json(&self, repair: bool) -> (Option<i32>, serde_json::Value) {
+        let mut args = vec!["fsck", "--json", "--quiet"];
+        if repair {
+            args.push("--repair");
+        }
+        let out = self.harvest_raw(&args);
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("fsck --json: {e}\n{}", String::from_utf8_lossy(&out.stderr))
+        });
+        (out.status.code(), report)
+    }
+
     pub fn crawl(&self) -> serde_json::Value {
         let out = self.harvest(&["crawl", "--quiet", "--json"]);
         serde_json::from_slice(&out.stdout).expect("crawl --json prints JSON")

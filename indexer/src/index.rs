@@ -278,6 +278,15 @@ impl Index {
         self.text.as_ref()
     }
 
+    /// The text index, which a text condition needs.
+    pub(crate) fn text_for_query(&self) -> Result<&Arc<dyn TextStore>> {
+        self.text.as_ref().ok_or_else(|| {
+            Error::Invalid(
+                "a text condition needs the text index, which this index does not have".into(),
+            )
+        })
+    }
+
     /// Writes pages' words to the text index (nothing without one). Call it
     /// before [`Index::index_pages`] of the same pages: text without rows is
     /// never returned, rows without text would be missed by text queries.

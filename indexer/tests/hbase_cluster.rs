@@ -10,6 +10,8 @@
 
 mod util;
 
+use util::Lcg;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -64,18 +66,6 @@ fn utc(y: i32, mo: u32, d: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(y, mo, d, 0, 0, 0)
         .single()
         .expect("valid date")
-}
-
-/// Deterministic 64-bit LCG so failures reproduce.
-struct Lcg(u64);
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
 }
 
 fn frequent_keywords(pages: &[PageRecord], n: usize) -> Vec<String> {

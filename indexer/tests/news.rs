@@ -2,6 +2,8 @@
 
 mod util;
 
+use util::Lcg;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -45,24 +47,6 @@ fn utc(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(y, mo, d, h, mi, s)
         .single()
         .expect("valid time")
-}
-
-/// Small deterministic generator (64-bit LCG) so failures reproduce.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 /// The 40 keywords used by most pages.

@@ -3,6 +3,8 @@
 
 mod util;
 
+use util::Lcg;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -41,21 +43,6 @@ fn utc(y: i32, mo: u32, d: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(y, mo, d, 0, 0, 0)
         .single()
         .expect("valid time")
-}
-
-/// Deterministic generator (64-bit LCG).
-struct Lcg(u64);
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 fn frequent_keywords(pages: &[PageRecord]) -> Vec<String> {

@@ -6,6 +6,8 @@
 
 mod util;
 
+use util::Lcg;
+
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -68,21 +70,6 @@ fn utc(y: i32, mo: u32, d: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(y, mo, d, 0, 0, 0)
         .single()
         .expect("valid time")
-}
-
-/// Small deterministic generator (64-bit LCG) so failures reproduce.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 impl Fixture {

@@ -132,11 +132,7 @@ impl Index {
         let Some(tq) = q.text_query()? else {
             return Ok(None);
         };
-        let text = self.text.as_ref().ok_or_else(|| {
-            Error::Invalid(
-                "a text condition needs the text index, which this index does not have".into(),
-            )
-        })?;
+        let text = self.text_for_query()?;
         if text.is_empty()? && self.has_pages()? {
             return Err(Error::Invalid(
                 "the text index holds no page but the archive does (it was indexed before text search, or the text index was lost): `harvest fsck --repair` builds it from the packs".into(),

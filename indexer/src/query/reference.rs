@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::exec::sort_hits;
 use super::stats::{finish_stats, page_group};
 use super::{GroupBy, PageHit, Query, StatsQuery, StatsRow, GROUP_STORIES};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::index::Index;
 use crate::keys;
 use crate::record::{PageRecord, FAMILY_ATTRS};
@@ -74,11 +74,7 @@ impl Index {
         let Some(tq) = q.text_query()? else {
             return Ok(None);
         };
-        let text = self.text.as_ref().ok_or_else(|| {
-            Error::Invalid(
-                "a text condition needs the text index, which this index does not have".into(),
-            )
-        })?;
+        let text = self.text_for_query()?;
         let scope = TextScope {
             sources: Vec::new(),
             from: i64::MIN,

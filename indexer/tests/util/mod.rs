@@ -366,3 +366,26 @@ fn load_pages() -> (Vec<PageRecord>, Vec<String>) {
     assert_eq!(pages.len(), ARTICLES, "corpus size");
     (pages, texts)
 }
+
+/// Small deterministic generator (64-bit LCG) so that failures reproduce.
+#[allow(dead_code)] // each test file uses what it needs
+pub struct Lcg(pub u64);
+
+#[allow(dead_code)]
+impl Lcg {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
