@@ -28,7 +28,7 @@ use tantivy::{
 
 use super::query::{Clause, Term, TextField, TextQuery};
 use super::{TextDoc, TextHit, TextPage, TextScope, TextStore, MAX_TEXT_TOKENS};
-use crate::error::{Error, Result};
+use crate::error::{DiskCondition, Error, Result};
 use crate::keys::{url_hash, URL_HASH_LEN};
 
 /// Memory of the writer's indexing arena (tantivy flushes a segment when full).
@@ -80,8 +80,27 @@ impl std::fmt::Debug for EmbeddedText {
     }
 }
 
+/// A text index error; a write the disk refused (full, read-only, over quota) is
+/// [`Error::Disk`] naming the index folder the text index lives in, as the embedded store's.
 fn text_err(path: &Path, what: &str, e: impl std::error::Error + Send + Sync + 'static) -> Error {
-    Error::backend(format!("text index {}: {what}", path.display()), e)
+    let message = e.to_string();
+    let condition = [
+        ("os error 28", DiskCondition::NoSpace),
+        ("os error 30", DiskCondition::ReadOnly),
+        ("os error 122", DiskCondition::QuotaExceeded),
+    ]
+    .into_iter()
+    .find(|(code, _)| message.contains(code))
+    .map(|(_, c)| c);
+    match condition {
+        Some(condition) => Error::Disk {
+            path: path.parent().unwrap_or(path).display().to_string(),
+            condition,
+            context: format!("text index: {what}"),
+            source: Box::new(e),
+        },
+        None => Error::backend(format!("text index {}: {what}", path.display()), e),
+    }
 }
 
 impl EmbeddedText {
