@@ -799,12 +799,14 @@ fn check_text(
                 let html = crate::read::page_text(stores, page).ok()?;
                 let url = url::Url::parse(&page.url).ok()?;
                 let x = crawler::extract::extract(&html, &url);
+                let han = indexer::TextDoc::han_of(x.main_text());
                 Some(indexer::TextDoc::new(
                     &page.source,
                     page.key_time(),
                     &page.url,
                     &page.title,
                     x.tokens,
+                    han,
                 ))
             })
             .collect();

@@ -346,6 +346,9 @@ struct PageAnalysis {
     vector: Vec<f32>,
     /// [`fingerprint`] of the page (when near-duplicates are detected).
     simhash: Option<u64>,
+    /// The runs of Chinese characters of the page's main text, for the text index
+    /// ([`indexer::TextDoc::han_of`]); the text itself is dropped.
+    han: String,
     classify_secs: f64,
     /// Bytes of the page's body (the body itself is dropped once its record
     /// is encoded: a batch holds records, not bodies).
@@ -569,6 +572,7 @@ impl Analyser {
             .near_duplicates
             .then(|| fingerprint(&page.extract))
             .flatten();
+        let han = indexer::TextDoc::han_of(page.extract.main_text());
         let body_bytes = page.body.len() as u64;
         page.body = Vec::new();
         page.extract.body_text = String::new();
@@ -584,6 +588,7 @@ impl Analyser {
             request,
             vector,
             simhash,
+            han,
             classify_secs,
             body_bytes,
         }
@@ -648,6 +653,8 @@ struct Prepared {
     digest: String,
     vector: Vec<f32>,
     simhash: Option<u64>,
+    /// Runs of Chinese characters of the main text (the text index's).
+    han: String,
     /// Day of the key time (published, else fetched), UTC.
     day: chrono::NaiveDate,
     previous: Option<UrlState>,
@@ -1138,6 +1145,7 @@ impl Ingest {
                     &record.url,
                     &record.title,
                     std::mem::take(&mut p.page.extract.tokens),
+                    std::mem::take(&mut p.han),
                 )
             });
             pending.push(Pending {
@@ -1324,6 +1332,7 @@ impl Ingest {
                         request,
                         vector,
                         simhash,
+                        han,
                         classify_secs,
                         body_bytes,
                     },
@@ -1405,6 +1414,7 @@ impl Ingest {
                 digest,
                 vector,
                 simhash,
+                han,
                 day,
                 previous,
                 recapture,

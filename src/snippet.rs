@@ -45,20 +45,15 @@ fn page_snippet(
 }
 
 /// The strings a snippet marks: each word the query looks for (not those it excludes) as
-/// written: a Chinese word whole (its tokens side by side spell it), the words of another
-/// phrase one by one (stop words and punctuation may stand between them). Each once,
-/// longest first (where two overlap, the longer is marked).
+/// written: a Chinese word or phrase as its characters, the words of another phrase one by
+/// one (stop words and punctuation may stand between them). Each once, longest first (where
+/// two overlap, the longer is marked).
 pub fn query_words(q: &TextQuery) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for term in q.wanted() {
-        let han = term
-            .tokens
-            .iter()
-            .all(|t| t.chars().all(|c| ('\u{3400}'..='\u{9fff}').contains(&c)));
-        let words = if han {
-            vec![term.tokens.concat()]
-        } else {
-            term.tokens.clone()
+        let words = match &term.han {
+            Some(chars) => vec![chars.clone()],
+            None => term.tokens.clone(),
         };
         for w in words {
             if !w.is_empty() && !out.contains(&w) {

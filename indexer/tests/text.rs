@@ -1,7 +1,8 @@
 //! Text conditions on the real news corpus: the engine's answers (the text
 //! index and the page tables) against a reference that reads nothing from the
 //! text index: every page's title and text segmented in memory and each query
-//! matched token by token ([`TextQuery::matches_tokens`]), with the other conditions
+//! matched token by token, a Chinese term character by character
+//! ([`TextQuery::matches`]), with the other conditions
 //! decided by [`Query::matches`].
 
 mod util;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use indexer::text::embedded::EmbeddedText;
+use indexer::text::FieldText;
 use indexer::text::TextDoc;
 use indexer::{
     EmbeddedStore, GroupBy, Index, IndexOptions, Interval, PageRecord, Query, Sort, StatsQuery,
@@ -26,6 +28,8 @@ struct Fixture {
     pages: Vec<PageRecord>,
     /// Tokens of each page's title and text.
     words: Vec<(Vec<String>, Vec<String>)>,
+    /// Runs of Chinese characters of each page's title and text.
+    han: Vec<(String, String)>,
 }
 
 fn fixture() -> Fixture {
@@ -38,6 +42,7 @@ fn fixture() -> Fixture {
     let pages = news_pages();
     let texts = news_texts();
     let mut words = Vec::with_capacity(pages.len());
+    let mut han = Vec::with_capacity(pages.len());
     for (chunk, bodies) in pages.chunks(500).zip(texts.chunks(500)) {
         let docs: Vec<TextDoc> = chunk
             .iter()
@@ -49,6 +54,7 @@ fn fixture() -> Fixture {
                     &p.url,
                     &p.title,
                     tokens::Tokens::new(body),
+                    TextDoc::han_of(body),
                 )
             })
             .collect();
@@ -56,6 +62,7 @@ fn fixture() -> Fixture {
         index.index_pages(chunk).expect("index pages");
         for (p, body) in chunk.iter().zip(bodies) {
             words.push((tokens::tokenize(&p.title), tokens::tokenize(body)));
+            han.push((TextDoc::han_of(&p.title), TextDoc::han_of(body)));
         }
     }
     Fixture {
@@ -63,6 +70,7 @@ fn fixture() -> Fixture {
         index,
         pages,
         words,
+        han,
     }
 }
 
@@ -138,11 +146,21 @@ impl Fixture {
         let tq = nq.text_query().expect("parse").expect("text");
         self.pages
             .iter()
-            .zip(&self.words)
-            .filter(|(p, (t, b))| {
+            .zip(self.words.iter().zip(&self.han))
+            .filter(|(p, ((t, b), (th, bh)))| {
                 let t: Vec<&str> = t.iter().map(String::as_str).collect();
                 let b: Vec<&str> = b.iter().map(String::as_str).collect();
-                nq.matches(p) && tq.matches_tokens(&t, &b)
+                nq.matches(p)
+                    && tq.matches(
+                        FieldText {
+                            tokens: &t,
+                            han: th,
+                        },
+                        FieldText {
+                            tokens: &b,
+                            han: bh,
+                        },
+                    )
             })
             .map(|(p, _)| format!("{} {}", p.url, p.key_time().timestamp()))
             .collect()

@@ -61,7 +61,7 @@ pub fn warm_up() {
 }
 
 /// True for characters that jieba should segment (CJK unified ideographs and extensions).
-fn is_han(c: char) -> bool {
+pub fn is_han(c: char) -> bool {
     matches!(c as u32,
         0x3400..=0x4DBF      // extension A
         | 0x4E00..=0x9FFF    // unified ideographs
@@ -154,52 +154,45 @@ fn keep(word: &str, han: bool) -> bool {
     word.chars().any(char::is_alphabetic) && !is_stop_word(word)
 }
 
-/// Longest Chinese token whose sub-words [`for_each_sub_word`] lists (a longer run is a name
-/// or a transliteration, whose pieces are not words).
-const SUB_WORD_MAX_CHARS: usize = 8;
-
-/// Calls `f` with every shorter dictionary word inside a Chinese token of three or more
-/// characters (`副主任` -> `主任`; `阿根廷` -> `阿根`, `根廷`), each once, as jieba's search mode
-/// cuts: a search index that lists them under the token's position finds a word written
-/// inside a longer one, which a reader sees as that word. Nothing for other tokens.
-pub fn for_each_sub_word(token: &str, mut f: impl FnMut(&str)) {
-    let ends: Vec<usize> = token
-        .char_indices()
-        .map(|(i, c)| i + c.len_utf8())
-        .collect();
-    let n = ends.len();
-    if !(3..=SUB_WORD_MAX_CHARS).contains(&n) || !token.chars().all(is_han) {
-        return;
-    }
-    let start = |i: usize| if i == 0 { 0 } else { ends[i - 1] };
-    let mut seen: Vec<&str> = Vec::new();
-    for len in 2..n {
-        for i in 0..=n - len {
-            let w = &token[start(i)..ends[i + len - 1]];
-            if JIEBA.has_word(w) && !is_stop_word(w) && !seen.contains(&w) {
-                seen.push(w);
-                f(w);
+/// The runs of Chinese characters of `text`, each followed by `\n`, at most `max_chars`
+/// characters of them (a run cut at the limit ends there). A search index that lists the
+/// pairs of characters side by side in each run (what Elasticsearch's and Solr's CJK bigram
+/// analysis index) finds any string of two or more Chinese characters written in the text,
+/// whatever the words its sentence is cut into (`比增` in `同比增长`); nothing of the text
+/// outside the runs is kept, and no pair spans two runs.
+pub fn han_runs(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut kept = 0usize;
+    let mut in_run = false;
+    for c in text.chars() {
+        if is_han(c) {
+            if kept == max_chars {
+                break;
             }
+            out.push(c);
+            kept += 1;
+            in_run = true;
+        } else if in_run {
+            out.push('\n');
+            in_run = false;
         }
     }
+    if in_run {
+        out.push('\n');
+    }
+    out
 }
 
-/// The ways to write a Chinese token of three or more characters as two tokens (each a
-/// dictionary word or one character, neither a stop word): `打电话` -> `打 电话`, `打电 话`.
-/// A sentence may cut a word the dictionary holds whole (`给他打电话` -> `给 他 打 电话`),
-/// so a search for the word also looks for these pairs side by side.
-pub fn two_token_splits(token: &str) -> Vec<(&str, &str)> {
-    let n = token.chars().count();
-    if !(3..=SUB_WORD_MAX_CHARS).contains(&n) || !token.chars().all(is_han) {
-        return Vec::new();
+/// Whether every character of `word` but whitespace is Chinese (and there is one).
+pub fn is_han_word(word: &str) -> bool {
+    let mut any = false;
+    for c in word.chars().filter(|c| !c.is_whitespace()) {
+        if !is_han(c) {
+            return false;
+        }
+        any = true;
     }
-    let part = |w: &str| (w.chars().count() == 1 || JIEBA.has_word(w)) && !is_stop_word(w);
-    token
-        .char_indices()
-        .skip(1)
-        .map(|(i, _)| token.split_at(i))
-        .filter(|(a, b)| part(a) && part(b))
-        .collect()
+    any
 }
 
 /// The kept tokens of `text`, in order.
@@ -464,21 +457,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sub_words_of_long_chinese_tokens() {
-        let subs = |t: &str| {
-            let mut v = Vec::new();
-            for_each_sub_word(t, |w| v.push(w.to_owned()));
-            v
-        };
-        assert!(subs("副主任").contains(&"主任".to_owned()));
-        assert!(subs("委员会主任").contains(&"委员会".to_owned()));
-        assert!(
-            subs("主任").is_empty(),
-            "two characters: nothing shorter is a word"
+    fn han_runs_keep_runs_of_chinese_characters_apart() {
+        assert_eq!(
+            han_runs("外交部发言人 said 同比增长5%。", 100),
+            "外交部发言人\n同比增长\n"
         );
-        assert!(subs("trade").is_empty());
-        assert!(two_token_splits("打电话").contains(&("打", "电话")));
-        assert!(two_token_splits("电话").is_empty());
+        assert_eq!(han_runs("no chinese", 100), "");
+        assert_eq!(
+            han_runs("一二三，四五", 4),
+            "一二三\n四\n",
+            "at most 4 characters"
+        );
+        assert!(is_han_word("中美 贸易"));
+        assert!(!is_han_word("华为p60"));
+        assert!(!is_han_word("  "));
     }
 
     #[test]

@@ -4,8 +4,12 @@
 //! deletes it), `source` (the scope's term), `time` (key time in seconds, a
 //! fast field for the scope's range), `hash` (URL hash, fast), and `title` and
 //! `body`, indexed with frequencies and positions (phrases, BM25) from the
-//! pipeline's tokens, not stored. The writer is opened on the first write, so
-//! a process that only reads takes no writer lock.
+//! pipeline's tokens, and `title_han` and `body_han`: the pairs of Chinese
+//! characters side by side in the runs of the text ([`TextDoc::body_han`]),
+//! one position a pair, where a Chinese term is a phrase of its pairs (as the
+//! CJK bigram analysis of Elasticsearch and Solr). Nothing is stored. The
+//! writer is opened on the first write, so a process that only reads takes no
+//! writer lock.
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -43,6 +47,8 @@ struct Fields {
     hash: Field,
     title: Field,
     body: Field,
+    title_han: Field,
+    body_han: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -58,7 +64,9 @@ fn schema() -> (Schema, Fields) {
         time: b.add_i64_field("time", NumericOptions::default().set_indexed().set_fast()),
         hash: b.add_u64_field("hash", FAST),
         title: b.add_text_field("title", words.clone()),
-        body: b.add_text_field("body", words),
+        body: b.add_text_field("body", words.clone()),
+        title_han: b.add_text_field("title_han", words.clone()),
+        body_han: b.add_text_field("body_han", words),
     };
     (b.build(), fields)
 }
@@ -108,17 +116,29 @@ impl EmbeddedText {
     pub fn open(path: &Path) -> Result<EmbeddedText> {
         std::fs::create_dir_all(path).map_err(|e| text_err(path, "create folder", e))?;
         let (schema, fields) = schema();
-        let index = if path.join("meta.json").exists() {
+        let existing = if path.join("meta.json").exists() {
             let index = TIndex::open_in_dir(path).map_err(|e| text_err(path, "open", e))?;
-            if index.schema() != schema {
-                return Err(Error::Invalid(format!(
-                    "the text index {} was made by another version of harvest; move it away and run `harvest reindex` to build it again",
-                    path.display()
-                )));
+            if index.schema() == schema {
+                Some(index)
+            } else {
+                // Made by an earlier version (another schema). The index is derived from
+                // the packs: it is set aside whole as `text.old` and made anew, and a query
+                // then says the index is empty and `harvest fsck --repair` fills it.
+                drop(index);
+                let old = path.with_extension("old");
+                if old.exists() {
+                    std::fs::remove_dir_all(&old).map_err(|e| text_err(&old, "remove", e))?;
+                }
+                std::fs::rename(path, &old).map_err(|e| text_err(path, "set aside", e))?;
+                std::fs::create_dir_all(path).map_err(|e| text_err(path, "create folder", e))?;
+                None
             }
-            index
         } else {
-            TIndex::create_in_dir(path, schema).map_err(|e| text_err(path, "create", e))?
+            None
+        };
+        let index = match existing {
+            Some(index) => index,
+            None => TIndex::create_in_dir(path, schema).map_err(|e| text_err(path, "create", e))?,
         };
         let reader = index
             .reader_builder()
@@ -209,7 +229,24 @@ impl EmbeddedText {
     }
 
     fn term_query(&self, term: &Term) -> Box<dyn TQuery> {
-        let run_in = |field: Field, run: &[&str]| -> Box<dyn TQuery> {
+        let f = &self.fields;
+        let (fields, run): (Vec<Field>, Vec<String>) = match &term.han {
+            Some(chars) => (
+                match term.field {
+                    TextField::Title => vec![f.title_han],
+                    TextField::Any => vec![f.title_han, f.body_han],
+                },
+                han_pairs(chars).map(str::to_owned).collect(),
+            ),
+            None => (
+                match term.field {
+                    TextField::Title => vec![f.title],
+                    TextField::Any => vec![f.title, f.body],
+                },
+                term.tokens.clone(),
+            ),
+        };
+        let in_field = |field: Field| -> Box<dyn TQuery> {
             let terms: Vec<TTerm> = run
                 .iter()
                 .map(|t| TTerm::from_field_text(field, t))
@@ -217,23 +254,18 @@ impl EmbeddedText {
             match terms.len() {
                 0 => Box::new(EmptyQuery),
                 1 => Box::new(TermQuery::new(
-                    TTerm::from_field_text(field, run[0]),
+                    terms[0].clone(),
                     IndexRecordOption::WithFreqs,
                 )),
                 _ => Box::new(PhraseQuery::new(terms)),
             }
         };
-        let fields = match term.field {
-            TextField::Title => vec![self.fields.title],
-            TextField::Any => vec![self.fields.title, self.fields.body],
-        };
-        let mut any: Vec<(Occur, Box<dyn TQuery>)> = Vec::new();
-        for run in term.spellings() {
-            for &f in &fields {
-                any.push((Occur::Should, run_in(f, &run)));
-            }
-        }
-        Box::new(BooleanQuery::new(any))
+        Box::new(BooleanQuery::new(
+            fields
+                .into_iter()
+                .map(|field| (Occur::Should, in_field(field)))
+                .collect(),
+        ))
     }
 
     fn query(&self, q: &TextQuery, scope: &TextScope) -> Box<dyn TQuery> {
@@ -254,21 +286,49 @@ impl EmbeddedText {
     }
 }
 
-/// The tokens of a text for tantivy, one position each, with the shorter dictionary words
-/// inside a long Chinese token at its position ([`tokens::for_each_sub_word`]): `主任` finds
-/// `副主任`, and a phrase still sees one position per token.
+/// The tokens of a text for tantivy, one position each.
 fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
-    let mut tokens = Vec::new();
-    let token = |position: usize, text: &str| Token {
+    let tokens = words
+        .take(MAX_TEXT_TOKENS)
+        .enumerate()
+        .map(|(position, w)| token(position, w))
+        .collect();
+    PreTokenizedString {
+        text: String::new(),
+        tokens,
+    }
+}
+
+fn token(position: usize, text: &str) -> Token {
+    Token {
         offset_from: 0,
         offset_to: 0,
         position,
         text: text.to_owned(),
         position_length: 1,
-    };
-    for (position, w) in words.take(MAX_TEXT_TOKENS).enumerate() {
-        tokens.push(token(position, w));
-        tokens::for_each_sub_word(w, |sub| tokens.push(token(position, sub)));
+    }
+}
+
+/// The pairs of characters side by side in a run of Chinese characters, in order.
+fn han_pairs(run: &str) -> impl Iterator<Item = &str> + '_ {
+    let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
+    (0..starts.len().saturating_sub(1)).map(move |k| {
+        let end = starts.get(k + 2).copied().unwrap_or(run.len());
+        &run[starts[k]..end]
+    })
+}
+
+/// The character pairs of runs of Chinese characters ([`tokens::han_runs`]) for tantivy,
+/// one position each; the next run starts two positions on, so no phrase spans two runs.
+fn pre_tokenized_han(runs: &str) -> PreTokenizedString {
+    let mut tokens = Vec::new();
+    let mut position = 0;
+    for run in runs.split('\n').filter(|r| !r.is_empty()) {
+        for pair in han_pairs(run) {
+            tokens.push(token(position, pair));
+            position += 1;
+        }
+        position += 1;
     }
     PreTokenizedString {
         text: String::new(),
@@ -300,6 +360,8 @@ impl TextStore for EmbeddedText {
                     pre_tokenized(d.title.iter().map(String::as_str)),
                 );
                 doc.add_pre_tokenized_text(f.body, pre_tokenized(d.body.iter()));
+                doc.add_pre_tokenized_text(f.title_han, pre_tokenized_han(&d.title_han));
+                doc.add_pre_tokenized_text(f.body_han, pre_tokenized_han(&d.body_han));
                 w.add_document(doc)
                     .map_err(|e| text_err(&self.path, "add page", e))?;
             }
@@ -445,7 +507,14 @@ mod tests {
 
     fn doc(source: &str, secs: i64, url: &str, title: &str, body: &str) -> TextDoc {
         let t = chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default();
-        TextDoc::new(source, t, url, title, tokens::Tokens::new(body))
+        TextDoc::new(
+            source,
+            t,
+            url,
+            title,
+            tokens::Tokens::new(body),
+            TextDoc::han_of(body),
+        )
     }
 
     fn scope(from: i64, to: i64) -> TextScope {
@@ -507,6 +576,11 @@ mod tests {
         assert_eq!(urls(&store, "title:talks", &all), vec![h("http://x/2")]);
         assert_eq!(urls(&store, "trade -tariffs", &all), vec![h("http://x/2")]);
         assert_eq!(urls(&store, "磋商", &all), vec![h("http://x/3")]);
+        // Chinese as written, across the words of the sentence, not across punctuation.
+        assert_eq!(urls(&store, "国就贸", &all), vec![h("http://x/3")]);
+        assert_eq!(urls(&store, "title:美贸", &all), vec![h("http://x/3")]);
+        assert!(urls(&store, "title:两国", &all).is_empty());
+        assert!(urls(&store, "磋商中美", &all).is_empty());
         assert_eq!(
             urls(&store, "trade", &scope(150, 1_000)),
             vec![h("http://x/2")]
@@ -533,6 +607,29 @@ mod tests {
         drop(store);
         let store = EmbeddedText::open(dir.path()).unwrap();
         assert_eq!(urls(&store, "peace", &all), vec![h("http://x/1")]);
+    }
+
+    #[test]
+    fn an_index_of_another_schema_is_set_aside_and_made_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("text");
+        std::fs::create_dir_all(&path).unwrap();
+        let mut b = Schema::builder();
+        b.add_text_field("body", STRING);
+        TIndex::create_in_dir(&path, b.build()).unwrap();
+        let store = EmbeddedText::open(&path).unwrap();
+        assert!(store.is_empty().unwrap());
+        assert!(dir.path().join("text.old/meta.json").exists());
+        store
+            .write(&[doc("a", 1, "http://x/1", "", "war")])
+            .unwrap();
+        drop(store);
+        let store = EmbeddedText::open(&path).unwrap();
+        assert_eq!(
+            store.len().unwrap(),
+            1,
+            "a current index is opened, not set aside"
+        );
     }
 
     #[test]

@@ -25,13 +25,16 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-pub use query::{Clause, Term, TextField, TextQuery, MAX_QUERY_TOKENS};
+pub use query::{Clause, FieldText, Term, TextField, TextQuery, MAX_QUERY_TOKENS};
 
 use crate::error::Result;
 
 /// Most tokens of a page's text that are indexed: the rest of a longer text
 /// is left out (counted in [`TextDoc::dropped`]).
 pub const MAX_TEXT_TOKENS: usize = 100_000;
+/// Most Chinese characters of a page's text whose pairs are indexed
+/// ([`TextDoc::body_han`]).
+pub const MAX_TEXT_HAN_CHARS: usize = 200_000;
 
 /// One page's words, as the pipeline hands them to the text index.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,17 +52,24 @@ pub struct TextDoc {
     pub body: tokens::Tokens,
     /// Tokens of the text beyond [`MAX_TEXT_TOKENS`], not indexed.
     pub dropped: usize,
+    /// The runs of Chinese characters of the headline ([`tokens::han_runs`]).
+    pub title_han: String,
+    /// The runs of Chinese characters of the text, at most [`MAX_TEXT_HAN_CHARS`]: a
+    /// Chinese word or phrase is looked for as the characters written, in these runs.
+    pub body_han: String,
 }
 
 impl TextDoc {
     /// The words of a page: its headline is segmented here, its text's tokens
-    /// come segmented.
+    /// come segmented, with the text's Chinese runs (`body_han`: [`TextDoc::han_of`] of
+    /// the same text, taken before the text was let go).
     pub fn new(
         source: &str,
         time: DateTime<Utc>,
         url: &str,
         title: &str,
         body: tokens::Tokens,
+        body_han: String,
     ) -> TextDoc {
         let dropped = body.len().saturating_sub(MAX_TEXT_TOKENS);
         TextDoc {
@@ -69,7 +79,15 @@ impl TextDoc {
             title: tokens::tokenize(title),
             body,
             dropped,
+            title_han: tokens::han_runs(title, MAX_TEXT_HAN_CHARS),
+            body_han,
         }
+    }
+
+    /// What the text index keeps of a text's Chinese characters: its runs, at most
+    /// [`MAX_TEXT_HAN_CHARS`].
+    pub fn han_of(text: &str) -> String {
+        tokens::han_runs(text, MAX_TEXT_HAN_CHARS)
     }
 }
 

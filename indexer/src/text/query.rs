@@ -6,7 +6,10 @@
 //! preceded by `title:` (the headline only; otherwise the headline or the
 //! text). Words are segmented with the tokenizer the pages were indexed with
 //! ([`tokens::for_each_token`]): a word that is cut into several tokens
-//! (`中美贸易`, `e-mail`) is a phrase of them, and stop words fall out.
+//! (`e-mail`) is a phrase of them, and stop words fall out. A word or phrase
+//! written in Chinese characters only (two or more) is looked for as those
+//! characters side by side in the text, not as words: `比增` finds `同比增长`,
+//! which jieba cuts `同比 增长`, and `中美 贸易` is `中美贸易`.
 //! Positions in errors count characters from 1.
 
 use serde::{Deserialize, Serialize};
@@ -27,30 +30,52 @@ pub enum TextField {
     Title,
 }
 
-/// A word (one token) or a phrase (tokens in a row).
+/// A word (one token) or a phrase (tokens in a row); a word or phrase written in
+/// Chinese characters only is the run of those characters.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Term {
     /// Where to look.
     pub field: TextField,
     /// The tokens, in order (one: a word).
     pub tokens: Vec<String>,
-    /// Other spellings of a one-token Chinese word as two tokens side by side
-    /// ([`tokens::two_token_splits`]): a sentence may cut the word so.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub splits: Vec<[String; 2]>,
+    /// The characters of a term of two or more Chinese characters (whitespace between
+    /// them left out): it occurs where they stand side by side in the text, whatever
+    /// words the sentence is cut into (`比增` in `同比增长`), not where its tokens do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub han: Option<String>,
 }
 
 impl Term {
-    /// The token runs any of which is an occurrence of the term.
-    pub fn spellings(&self) -> Vec<Vec<&str>> {
-        let mut v = vec![self.tokens.iter().map(String::as_str).collect()];
-        v.extend(
-            self.splits
-                .iter()
-                .map(|[a, b]| vec![a.as_str(), b.as_str()]),
-        );
-        v
+    /// Whether nothing is left to look for (stop words only).
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty() && self.han.is_none()
     }
+
+    /// How many words the term counts for against [`MAX_QUERY_TOKENS`].
+    fn size(&self) -> usize {
+        self.tokens.len().max(usize::from(self.han.is_some()))
+    }
+
+    /// Whether a text holds the term, given its tokens and its runs of Chinese
+    /// characters ([`tokens::han_runs`]).
+    fn occurs_in(&self, tokens: &[&str], han: &str) -> bool {
+        match &self.han {
+            Some(chars) => han.contains(chars.as_str()),
+            None => contains_run(
+                tokens,
+                &self.tokens.iter().map(String::as_str).collect::<Vec<_>>(),
+            ),
+        }
+    }
+}
+
+/// What the reference [`TextQuery::matches`] reads of one field of a page.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FieldText<'a> {
+    /// Its tokens, in order.
+    pub tokens: &'a [&'a str],
+    /// Its runs of Chinese characters ([`tokens::han_runs`]).
+    pub han: &'a str,
 }
 
 /// One condition of a [`TextQuery`].
@@ -97,8 +122,8 @@ impl TextQuery {
                                 "an excluded term cannot be part of an OR".into(),
                             ));
                         }
-                        tokens += term.tokens.len();
-                        if term.tokens.is_empty() {
+                        tokens += term.size();
+                        if term.is_empty() {
                             dropped_at.get_or_insert(item.at);
                         } else {
                             clauses.push(Clause::Not(term.clone()));
@@ -125,11 +150,11 @@ impl TextQuery {
                         }
                         j += 2;
                     }
-                    tokens += group.iter().map(|t| t.tokens.len()).sum::<usize>();
+                    tokens += group.iter().map(Term::size).sum::<usize>();
                     // A stop word alone says nothing: `the OR war` is `war`. A group whose
                     // every term fell out is no condition at all.
                     let before = group.len();
-                    group.retain(|t| !t.tokens.is_empty());
+                    group.retain(|t| !t.is_empty());
                     if group.len() < before {
                         dropped_at.get_or_insert(item.at);
                     }
@@ -167,7 +192,7 @@ impl TextQuery {
         let mut clauses = Vec::new();
         for w in words {
             let t = phrase(w, TextField::Any);
-            if !t.tokens.is_empty() {
+            if !t.is_empty() {
                 clauses.push(Clause::AnyOf(vec![t]));
             }
         }
@@ -186,13 +211,12 @@ impl TextQuery {
             .collect()
     }
 
-    /// Whether a text holds the query, given the tokens of its headline and of
-    /// its body: the reference the index is checked against.
-    pub fn matches_tokens(&self, title: &[&str], body: &[&str]) -> bool {
+    /// Whether a text holds the query, given what is indexed of its headline and
+    /// of its body: the reference the index is checked against.
+    pub fn matches(&self, title: FieldText<'_>, body: FieldText<'_>) -> bool {
         let holds = |t: &Term| {
-            t.spellings().iter().any(|run| {
-                contains_run(title, run) || (t.field == TextField::Any && contains_run(body, run))
-            })
+            t.occurs_in(title.tokens, title.han)
+                || (t.field == TextField::Any && t.occurs_in(body.tokens, body.han))
         };
         self.clauses.iter().all(|c| match c {
             Clause::AnyOf(terms) => terms.iter().any(holds),
@@ -210,20 +234,20 @@ fn contains_run(tokens: &[&str], run: &[&str]) -> bool {
             .any(|w| w.iter().zip(run).all(|(a, b)| a == b))
 }
 
-/// The tokens of a word or phrase as a term.
+/// A word or phrase as a term: its tokens, and its characters when it is written in
+/// Chinese characters only and has two or more.
 fn phrase(text: &str, field: TextField) -> Term {
-    let tokens = tokens::tokenize(text);
-    let splits = match tokens.as_slice() {
-        [one] => tokens::two_token_splits(one)
-            .into_iter()
-            .map(|(a, b)| [a.to_owned(), b.to_owned()])
-            .collect(),
-        _ => Vec::new(),
-    };
+    let han = tokens::is_han_word(text)
+        .then(|| {
+            text.chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+        })
+        .filter(|h| h.chars().count() >= 2);
     Term {
         field,
-        tokens,
-        splits,
+        tokens: tokens::tokenize(text),
+        han,
     }
 }
 
@@ -342,7 +366,14 @@ mod tests {
             panic!("{q:?}")
         };
         assert_eq!(t[0].tokens, tokens::tokenize("中美贸易"));
-        assert!(!t[0].tokens.is_empty());
+        assert_eq!(t[0].han.as_deref(), Some("中美贸易"));
+        let q = TextQuery::parse(r#""中美 贸易" 华为p60 美"#).unwrap();
+        let han: Vec<Option<&str>> = q.wanted().iter().map(|t| t.han.as_deref()).collect();
+        assert_eq!(
+            han,
+            [Some("中美贸易"), None, None],
+            "one character is a word"
+        );
     }
 
     #[test]
@@ -367,12 +398,31 @@ mod tests {
 
     #[test]
     fn the_reference_matches_runs_of_tokens() {
+        let body = |tokens| FieldText { tokens, han: "" };
+        let none = FieldText::default();
         let q = TextQuery::parse(r#""trade war" -peace"#).unwrap();
-        assert!(q.matches_tokens(&[], &["the", "trade", "war", "began"]));
-        assert!(!q.matches_tokens(&[], &["trade", "and", "war"]));
-        assert!(!q.matches_tokens(&["peace"], &["trade", "war"]));
+        assert!(q.matches(none, body(&["the", "trade", "war", "began"])));
+        assert!(!q.matches(none, body(&["trade", "and", "war"])));
+        assert!(!q.matches(body(&["peace"]), body(&["trade", "war"])));
         let t = TextQuery::parse("title:war").unwrap();
-        assert!(!t.matches_tokens(&[], &["war"]));
-        assert!(t.matches_tokens(&["war"], &[]));
+        assert!(!t.matches(none, body(&["war"])));
+        assert!(t.matches(body(&["war"]), none));
+    }
+
+    #[test]
+    fn the_reference_finds_chinese_terms_as_written() {
+        let body = |han| FieldText { tokens: &[], han };
+        let q = TextQuery::parse("比增 -外交").unwrap();
+        assert!(q.matches(FieldText::default(), body("同比增长\n")));
+        assert!(
+            !q.matches(FieldText::default(), body("同比\n增长\n")),
+            "not across runs"
+        );
+        assert!(!q.matches(FieldText::default(), body("同比增长\n外交部\n")));
+        let stop = TextQuery::parse("我们").unwrap();
+        assert!(
+            stop.matches(FieldText::default(), body("我们的\n")),
+            "searchable though a stop word"
+        );
     }
 }
