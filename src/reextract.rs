@@ -14,7 +14,10 @@
 //! sitemap (not stored in the page) is kept when the page itself gives none.
 //! When the key time moves, the page is indexed under its new key, the old
 //! row and its index entries are deleted, and the URL's `urls` row follows
-//! it when it pointed at the old row.
+//! it when it pointed at the old row. The words of every selected page are
+//! written to the text index again from the new extraction (before its row,
+//! as a crawl writes them), changed or not: `reextract` rebuilds the text
+//! index of what it selects.
 
 use std::io::Write;
 
@@ -41,10 +44,17 @@ pub struct ReextractSummary {
     pub moved: u64,
     /// Pages whose record could not be read or decoded (left as they were).
     pub failed: u64,
+    /// Pages whose words were written to the text index again.
+    pub text: u64,
 }
 
-/// The page's attributes extracted again from its archived response.
-pub fn reextract_page(stores: &Stores, cfg: &Config, page: &PageRecord) -> Result<PageRecord> {
+/// The page's attributes extracted again from its archived response, and its words for the
+/// text index.
+pub fn reextract_page(
+    stores: &Stores,
+    cfg: &Config,
+    page: &PageRecord,
+) -> Result<(PageRecord, indexer::TextDoc)> {
     let html = crate::read::page_text(stores, page)?;
     let url = url::Url::parse(&page.url).with_context(|| format!("stored URL {:?}", page.url))?;
     let ctx = TimeContext {
@@ -83,7 +93,16 @@ pub fn reextract_page(stores: &Stores, cfg: &Config, page: &PageRecord) -> Resul
     new.participants = x.participants;
     new.keywords = x.keywords.clone();
     new.language = x.language.clone();
-    Ok(new)
+    let han = indexer::TextDoc::han_of(x.main_text());
+    let text = indexer::TextDoc::new(
+        &new.source,
+        new.key_time(),
+        &new.url,
+        &new.title,
+        x.tokens,
+        han,
+    );
+    Ok((new, text))
 }
 
 /// Re-extracts every page `spec` selects; with `dry_run`, only counts.
@@ -102,9 +121,10 @@ pub fn run(
     let hits = stores.index.search(&q)?;
     let mut summary = ReextractSummary::default();
     let mut batch: Vec<(PageHit, PageRecord)> = Vec::new();
+    let mut texts: Vec<indexer::TextDoc> = Vec::new();
     for hit in hits {
         summary.pages += 1;
-        let new = match reextract_page(stores, cfg, &hit.page) {
+        let (new, text) = match reextract_page(stores, cfg, &hit.page) {
             Ok(n) => n,
             Err(e) => {
                 summary.failed += 1;
@@ -112,20 +132,23 @@ pub fn run(
                 continue;
             }
         };
-        if new == hit.page {
-            continue;
+        texts.push(text);
+        if new != hit.page {
+            summary.changed += 1;
+            batch.push((hit, new));
         }
-        summary.changed += 1;
-        batch.push((hit, new));
-        if batch.len() >= BATCH {
-            summary.moved += write(stores, &batch, dry_run)?;
+        if batch.len() >= BATCH || texts.len() >= BATCH {
+            summary.moved += write(stores, &batch, &texts, dry_run)?;
+            summary.text += if dry_run { 0 } else { texts.len() as u64 };
             batch.clear();
+            texts.clear();
         }
     }
-    summary.moved += write(stores, &batch, dry_run)?;
+    summary.moved += write(stores, &batch, &texts, dry_run)?;
+    summary.text += if dry_run { 0 } else { texts.len() as u64 };
     writeln!(
         out,
-        "reextract{}: {} page(s), {} changed, {} under a new key (publish time moved), {} failed",
+        "reextract{}: {} page(s), {} changed, {} under a new key (publish time moved), {} failed, {} written to the text index",
         if dry_run {
             " (dry run, nothing written)"
         } else {
@@ -134,13 +157,20 @@ pub fn run(
         summary.pages,
         summary.changed,
         summary.moved,
-        summary.failed
+        summary.failed,
+        summary.text
     )?;
     Ok(summary)
 }
 
-/// Writes changed pages; returns how many moved to a new key.
-fn write(stores: &Stores, batch: &[(PageHit, PageRecord)], dry_run: bool) -> Result<u64> {
+/// Writes the pages' words to the text index, then the changed pages' rows; returns how
+/// many moved to a new key.
+fn write(
+    stores: &Stores,
+    batch: &[(PageHit, PageRecord)],
+    texts: &[indexer::TextDoc],
+    dry_run: bool,
+) -> Result<u64> {
     let mut moved = Vec::new();
     let mut pages = Vec::with_capacity(batch.len());
     let mut url_moves = Vec::new();
@@ -155,8 +185,12 @@ fn write(stores: &Stores, batch: &[(PageHit, PageRecord)], dry_run: bool) -> Res
         }
         pages.push(new.clone());
     }
-    if dry_run || pages.is_empty() {
+    if dry_run {
         return Ok(moved.len() as u64);
+    }
+    stores.index.index_texts(texts)?;
+    if pages.is_empty() {
+        return Ok(0);
     }
     // New rows first: a crash in between leaves a duplicate, never a loss.
     stores.index.index_pages(&pages)?;

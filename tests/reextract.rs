@@ -128,6 +128,17 @@ fn publish_times_are_stored_with_their_source_and_reextract_repairs_old_rows() {
         degraded.len()
     );
 
+    // The degraded rows have no words in the text index (their rows moved without them).
+    let text_hits = |ws: &Workspace| {
+        let out = ws.harvest(&["query", "--format", "jsonl", "--text", "政府工作报告"]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert!(text_hits(&ws).is_empty());
+    assert!(ws.fsck_json(false).1["text_missing"].as_u64() >= Some(PAGES.len() as u64));
+
     let dry = ws.harvest(&["reextract", "--dry-run", "--json"]);
     let dry: Value =
         serde_json::from_str(String::from_utf8_lossy(&dry.stdout).lines().last().unwrap()).unwrap();
@@ -140,6 +151,7 @@ fn publish_times_are_stored_with_their_source_and_reextract_repairs_old_rows() {
         serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
     assert_eq!(summary["moved"], PAGES.len() as u64, "{summary}");
     assert_eq!(summary["failed"], 0, "{summary}");
+    assert_eq!(summary["text"], summary["pages"], "{summary}");
     let repaired = query(&ws);
     assert_eq!(
         repaired.len(),
@@ -153,6 +165,13 @@ fn publish_times_are_stored_with_their_source_and_reextract_repairs_old_rows() {
         assert_eq!(p["title"], first[file]["title"], "{file}");
     }
     assert_eq!(repaired["netease.html"]["author"], "李明");
+    // Their words were written again under the new keys: text search finds them.
+    let hits = text_hits(&ws);
+    assert!(
+        hits.iter().any(|l| l.contains("/news/people.html")),
+        "{hits:?}"
+    );
+    assert_eq!(ws.fsck_json(false).1["text_missing"], 0);
     // The urls table follows the moved rows: `get` finds the page by URL.
     let url = site.url("/news/people.html");
     let got = ws.harvest(&["get", &url]);
