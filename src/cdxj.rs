@@ -290,25 +290,9 @@ fn page_line(stores: &Stores, p: &PageRecord) -> Result<String> {
     }))
 }
 
-/// Whether `spec` selects every capture (no filter; the time zone and the
-/// revisit and collapse switches change nothing for an export): the whole
-/// `captures` table then, embeds, redirects and error answers included.
-fn selects_everything(spec: &FilterSpec) -> bool {
-    spec.sources.is_empty()
-        && spec.from.is_none()
-        && spec.to.is_none()
-        && spec.topics.is_empty()
-        && spec.media.is_empty()
-        && spec.keywords.is_empty()
-        && spec.any.is_empty()
-        && spec.min_comments.is_none()
-        && spec.max_comments.is_none()
-        && spec.published_from.is_empty()
-}
-
 /// Every line of the selection into `sorter`.
 fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Result<()> {
-    if selects_everything(spec) {
+    if spec.selects_everything() {
         let mut failed = None;
         let mut seen = 0u64;
         stores.index.each_capture(&mut |c| {

@@ -72,6 +72,41 @@ pub struct FilterSpec {
     pub published_from: Vec<String>,
 }
 
+impl FilterSpec {
+    /// Whether the spec selects every page: no condition on which pages (the time zone, the
+    /// revisit and collapse switches shape the answer, not the selection). Every field is
+    /// named, so a new filter must be placed here.
+    pub fn selects_everything(&self) -> bool {
+        let FilterSpec {
+            sources,
+            from,
+            to,
+            tz: _,
+            topics,
+            media,
+            keywords,
+            any,
+            text,
+            min_comments,
+            max_comments,
+            include_revisits: _,
+            collapse: _,
+            published_from,
+        } = self;
+        sources.is_empty()
+            && from.is_none()
+            && to.is_none()
+            && topics.is_empty()
+            && media.is_empty()
+            && keywords.is_empty()
+            && any.is_empty()
+            && text.is_none()
+            && min_comments.is_none()
+            && max_comments.is_none()
+            && published_from.is_empty()
+    }
+}
+
 impl From<&FilterArgs> for FilterSpec {
     fn from(f: &FilterArgs) -> FilterSpec {
         FilterSpec {

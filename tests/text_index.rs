@@ -78,3 +78,73 @@ fn crawled_pages_are_searchable_checked_and_rebuilt() {
     assert_eq!(report["text_missing"].as_u64(), Some(0), "{report}");
     assert_eq!(found(&ws, word), before);
 }
+
+/// Every command that takes filters takes text: `stats` counts, `export cdxj` and `dedup`
+/// select exactly the pages `query --text` finds.
+#[test]
+fn stats_export_and_dedup_take_text() {
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(DEMO_DEPTH));
+    ws.crawl();
+    let text = "表格 OR 数据";
+    let pages = found(&ws, text);
+    let all: BTreeSet<String> =
+        jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "1000"]))
+            .into_iter()
+            .map(|p| p["url"].as_str().unwrap_or_default().to_owned())
+            .collect();
+    assert!(!pages.is_empty() && pages.len() < all.len(), "{pages:?}");
+
+    let stats = ws.harvest(&[
+        "stats",
+        "--text",
+        text,
+        "--interval",
+        "year",
+        "--format",
+        "json",
+    ]);
+    let rows: serde_json::Value = serde_json::from_slice(&stats.stdout).expect("stats json");
+    let counted: u64 = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["count"].as_u64().unwrap_or_default())
+        .sum();
+    assert_eq!(counted, pages.len() as u64, "{rows}");
+
+    let cdxj = ws.harvest(&["export", "cdxj", "--text", text]);
+    let lines = String::from_utf8_lossy(&cdxj.stdout).into_owned();
+    let exported: BTreeSet<String> = lines
+        .lines()
+        .filter_map(|l| {
+            let json = &l[l.find('{')?..];
+            let v: serde_json::Value = serde_json::from_str(json).ok()?;
+            Some(v["url"].as_str()?.to_owned())
+        })
+        .collect();
+    assert!(pages.is_subset(&exported), "{pages:?}\n{lines}");
+    let whole = ws.harvest(&["export", "cdxj"]);
+    let whole = String::from_utf8_lossy(&whole.stdout).lines().count();
+    assert!(
+        lines.lines().count() < whole,
+        "the selection is smaller than the archive: {} of {whole} lines, {} of {} pages",
+        lines.lines().count(),
+        pages.len(),
+        all.len()
+    );
+    for url in all.difference(&pages) {
+        assert!(
+            !exported.contains(url),
+            "{url} holds none of the words and is no requisite"
+        );
+    }
+
+    let dedup = ws.harvest(&["dedup", "--text", text, "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&dedup.stdout).expect("dedup json");
+    assert_eq!(
+        report["totals"]["pages"].as_u64(),
+        Some(pages.len() as u64),
+        "{report}"
+    );
+}
