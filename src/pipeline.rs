@@ -79,6 +79,11 @@ pub struct IngestSummary {
     pub pages_links_capped: u64,
     /// Links not taken from those pages.
     pub links_dropped: u64,
+    /// Pages whose text has more words than the text index takes
+    /// ([`indexer::text::MAX_TEXT_TOKENS`]): their first words are searchable.
+    pub pages_text_cut: u64,
+    /// Words of those pages' texts past the limit, not searchable.
+    pub text_words_dropped: u64,
     /// URLs longer than `[crawl] max_url_length`: links dropped from pages
     /// and discovered URLs refused when queued.
     pub urls_too_long: u64,
@@ -206,6 +211,14 @@ impl IngestSummary {
                 self.pages_links_capped,
                 self.links_dropped,
                 self.urls_too_long
+            ));
+        }
+        if self.pages_text_cut > 0 {
+            out.push_str(&format!(
+                "text index cut {:>8}   pages over {} words ({} words not searchable)\n",
+                self.pages_text_cut,
+                indexer::text::MAX_TEXT_TOKENS,
+                self.text_words_dropped
             ));
         }
         out.push_str(&format!("failures       {:>8}\n", self.failures_total()));
@@ -1148,6 +1161,10 @@ impl Ingest {
                     std::mem::take(&mut p.han),
                 )
             });
+            if let Some(dropped) = text.as_ref().map(|t| t.dropped).filter(|&d| d > 0) {
+                self.summary.pages_text_cut += 1;
+                self.summary.text_words_dropped += dropped as u64;
+            }
             pending.push(Pending {
                 capture,
                 text,

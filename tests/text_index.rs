@@ -148,3 +148,33 @@ fn stats_export_and_dedup_take_text() {
         "{report}"
     );
 }
+
+/// A page longer than the text index takes: its first words are searchable, the rest are
+/// counted in the crawl summary (issue 41, bad input).
+#[test]
+fn a_very_long_page_indexes_its_first_words_and_says_how_many_it_left() {
+    // Short words, so the page stays under the extraction's own cut (`LARGE_PAGE_BYTES` of
+    // markup): the text index's limit is what cuts it.
+    let limit = indexer::text::MAX_TEXT_TOKENS;
+    let mut html = String::from("<html><head><title>Long list</title></head><body><p>");
+    for i in 0..limit + 20_000 {
+        html.push_str(match i {
+            i if i == limit - 1 => "zlast ",
+            i if i == limit => "zpast ",
+            _ => "ab ",
+        });
+    }
+    html.push_str("</p></body></html>");
+    assert!(html.len() < crawler::extract::LARGE_PAGE_BYTES);
+    let site = Site::serve(harvest::site::SiteFiles::from_pairs(vec![(
+        "/index.html".to_owned(),
+        html.into_bytes(),
+    )]));
+    let ws = Workspace::new(&site.url("/index.html"), "long", Some(0));
+    let summary = ws.crawl();
+    assert_eq!(summary["pages"], 1, "{summary}");
+    assert_eq!(summary["pages_text_cut"], 1, "{summary}");
+    assert_eq!(summary["text_words_dropped"], 20_000, "{summary}");
+    assert_eq!(found(&ws, "zlast").len(), 1, "the last word indexed");
+    assert!(found(&ws, "zpast").is_empty(), "past the limit");
+}
