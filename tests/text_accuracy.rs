@@ -32,6 +32,8 @@ struct Page {
     lang: &'static str,
     /// Headline and main text, lowercased.
     text: String,
+    /// Headline, lowercased.
+    title: String,
 }
 
 fn cache() -> PathBuf {
@@ -175,6 +177,7 @@ fn load_pages() -> Vec<(Page, TextDoc)> {
                 url,
                 lang,
                 text: format!("{title}\n{main}").to_lowercase(),
+                title: title.to_lowercase(),
             },
             doc,
         ));
@@ -211,66 +214,118 @@ fn words_of_real_articles_are_found_and_hits_hold_them() {
         to: i64::MAX,
     };
     let mut rng = Lcg(4141);
-    // (drawn, found, hits, hits holding the word) per language
-    let mut tally: HashMap<&str, [usize; 4]> = HashMap::new();
+    // (drawn, found, hits, hits that hold the query) per (language, kind of query)
+    let mut tally: HashMap<(&str, &str), [usize; 4]> = HashMap::new();
     let mut misses: Vec<String> = Vec::new();
-    for (i, (page, _)) in pages.iter().enumerate() {
-        let words = if page.lang == "zh" {
-            chinese_words(&page.text, &mut rng)
+    let draw = |lang: &str, text: &str, rng: &mut Lcg| {
+        if lang == "zh" {
+            chinese_words(text, rng)
         } else {
-            english_words(&page.text, &mut rng)
-        };
-        for w in words {
-            let query = if w.contains(' ') {
-                format!("\"{w}\"")
-            } else {
-                w.clone()
-            };
+            english_words(text, rng)
+        }
+    };
+    // A word or phrase as the query writes it, and as the text holds it (a Chinese
+    // phrase's words stand side by side, without the space).
+    let written = |w: &str| {
+        if w.contains(' ') {
+            format!("\"{w}\"")
+        } else {
+            w.to_owned()
+        }
+    };
+    let held = |lang: &str, w: &str| {
+        if lang == "zh" {
+            w.replace(' ', "")
+        } else {
+            w.to_lowercase()
+        }
+    };
+    for (i, (page, _)) in pages.iter().enumerate() {
+        let lang = page.lang;
+        // Words of the text; words of the headline with `title:`; a word of the text with
+        // a word of another page of the language excluded, one this page lacks.
+        let mut asks: Vec<(&str, String, Box<dyn Fn(&Page) -> bool>)> = Vec::new();
+        for w in draw(lang, &page.text, &mut rng) {
+            let lw = held(lang, &w);
+            asks.push((
+                "words",
+                written(&w),
+                Box::new(move |p| p.text.contains(&lw)),
+            ));
+        }
+        for w in draw(lang, &page.title, &mut rng).into_iter().take(2) {
+            let lw = held(lang, &w);
+            asks.push((
+                "title:",
+                format!("title:{}", written(&w)),
+                Box::new(move |p| p.title.contains(&lw)),
+            ));
+        }
+        let other = pages[i + 1..]
+            .iter()
+            .chain(&pages[..i])
+            .find(|(p, _)| p.lang == lang)
+            .map(|(p, _)| p);
+        if let (Some(other), Some(w)) = (other, draw(lang, &page.text, &mut rng).first()) {
+            let excluded = draw(lang, &other.text, &mut rng)
+                .into_iter()
+                .find(|x| !x.contains(' ') && !page.text.contains(&held(lang, x)));
+            if let Some(x) = excluded {
+                let (lw, lx) = (held(lang, w), held(lang, &x));
+                asks.push((
+                    "exclusion",
+                    format!("{} -{}", written(w), x),
+                    Box::new(move |p| p.text.contains(&lw) && !p.text.contains(&lx)),
+                ));
+            }
+        }
+        for (kind, query, holds) in asks {
             let Ok(q) = TextQuery::parse(&query) else {
                 continue; // only stop words after segmentation: nothing to look for
             };
             let hits = store.search(&q, &scope).expect("search");
-            let t = tally.entry(page.lang).or_default();
+            let t = tally.entry((lang, kind)).or_default();
             t[0] += 1;
             let found = hits.iter().any(|h| by_hash.get(&h.page.hash) == Some(&i));
             t[1] += usize::from(found);
             if !found && misses.len() < 40 {
-                misses.push(format!("{:?} in {}", w, page.url));
+                misses.push(format!("{query:?} in {}", page.url));
             }
-            // As written: a Chinese phrase's words stand side by side, without the space.
-            let lw = if page.lang == "zh" {
-                w.replace(' ', "")
-            } else {
-                w.to_lowercase()
-            };
             for h in &hits {
-                let j = by_hash[&h.page.hash];
                 t[2] += 1;
-                t[3] += usize::from(pages[j].0.text.contains(&lw));
+                t[3] += usize::from(holds(&pages[by_hash[&h.page.hash]].0));
             }
         }
     }
     let mut report = String::new();
-    for (lang, [drawn, found, hits, holding]) in &tally {
+    let mut kinds: Vec<_> = tally.iter().collect();
+    kinds.sort();
+    for ((lang, kind), [drawn, found, hits, holding]) in kinds {
         let recall = *found as f64 / (*drawn).max(1) as f64;
         let precision = *holding as f64 / (*hits).max(1) as f64;
         report.push_str(&format!(
-            "{lang}: recall {found}/{drawn} = {:.1}%, precision {holding}/{hits} = {:.1}%\n",
+            "{lang} {kind}: recall {found}/{drawn} = {:.1}%, precision {holding}/{hits} = {:.1}%\n",
             recall * 100.0,
             precision * 100.0
         ));
     }
     eprintln!("{report}misses: {misses:#?}");
     for lang in ["zh", "en"] {
-        let [drawn, found, hits, holding] = tally.get(lang).copied().unwrap_or_default();
-        assert!(drawn >= 100, "{lang}: only {drawn} words drawn\n{report}");
-        assert!(
-            found as f64 >= BAR * drawn as f64,
-            "{lang} recall under {BAR}\n{report}{misses:#?}"
-        );
-        assert!(
-            holding as f64 >= BAR * hits as f64,
-            "{lang} precision under {BAR}\n{report}"
-        );
+        for (kind, least) in [("words", 100), ("title:", 30), ("exclusion", 15)] {
+            let [drawn, found, hits, holding] =
+                tally.get(&(lang, kind)).copied().unwrap_or_default();
+            assert!(
+                drawn >= least,
+                "{lang} {kind}: only {drawn} queries drawn\n{report}"
+            );
+            assert!(
+                found as f64 >= BAR * drawn as f64,
+                "{lang} {kind}: recall under {BAR}\n{report}{misses:#?}"
+            );
+            assert!(
+                holding as f64 >= BAR * hits as f64,
+                "{lang} {kind}: precision under {BAR}\n{report}"
+            );
+        }
     }
 }

@@ -286,12 +286,13 @@ impl EmbeddedText {
     }
 }
 
-/// The tokens of a text for tantivy, one position each.
+/// The tokens of a text for tantivy, one position each, with their other indexed forms
+/// ([`super::indexed_forms`]) at the same position.
 fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
     let tokens = words
         .take(MAX_TEXT_TOKENS)
         .enumerate()
-        .map(|(position, w)| token(position, w))
+        .flat_map(|(position, w)| super::indexed_forms(w).map(move |f| token(position, f)))
         .collect();
     PreTokenizedString {
         text: String::new(),
@@ -554,7 +555,7 @@ mod tests {
                     200,
                     "http://x/2",
                     "Talks",
-                    "The war on trade is over, said the minister.",
+                    "The war on trade is over, said the minister's aide.",
                 ),
                 doc(
                     "b",
@@ -574,6 +575,7 @@ mod tests {
         });
         assert_eq!(urls(&store, "\"trade war\"", &all), vec![h("http://x/1")]);
         assert_eq!(urls(&store, "title:talks", &all), vec![h("http://x/2")]);
+        assert_eq!(urls(&store, "minister", &all), vec![h("http://x/2")]);
         assert_eq!(urls(&store, "trade -tariffs", &all), vec![h("http://x/2")]);
         assert_eq!(urls(&store, "磋商", &all), vec![h("http://x/3")]);
         // Chinese as written, across the words of the sentence, not across punctuation.

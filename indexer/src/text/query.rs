@@ -229,9 +229,11 @@ impl TextQuery {
 fn contains_run(tokens: &[&str], run: &[&str]) -> bool {
     !run.is_empty()
         && tokens.len() >= run.len()
-        && tokens
-            .windows(run.len())
-            .any(|w| w.iter().zip(run).all(|(a, b)| a == b))
+        && tokens.windows(run.len()).any(|w| {
+            w.iter()
+                .zip(run)
+                .all(|(a, b)| super::indexed_forms(a).any(|f| f == *b))
+        })
 }
 
 /// A word or phrase as a term: its tokens, and its characters when it is written in
@@ -407,6 +409,12 @@ mod tests {
         let t = TextQuery::parse("title:war").unwrap();
         assert!(!t.matches(none, body(&["war"])));
         assert!(t.matches(body(&["war"]), none));
+        let p = TextQuery::parse("trump").unwrap();
+        assert!(p.matches(none, body(&["trump's"])));
+        assert!(p.matches(none, body(&["trump\u{2019}s"])));
+        assert!(!TextQuery::parse("trump's")
+            .unwrap()
+            .matches(none, body(&["trump"])));
     }
 
     #[test]
