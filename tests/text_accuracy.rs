@@ -27,6 +27,9 @@ const WORDS_PER_PAGE: usize = 8;
 /// The bar of issue 41.
 const BAR: f64 = 0.95;
 
+/// Whether a hit's page holds what a query asked for.
+type Holds = Box<dyn Fn(&Page) -> bool>;
+
 struct Page {
     url: String,
     lang: &'static str,
@@ -244,7 +247,7 @@ fn words_of_real_articles_are_found_and_hits_hold_them() {
         let lang = page.lang;
         // Words of the text; words of the headline with `title:`; a word of the text with
         // a word of another page of the language excluded, one this page lacks.
-        let mut asks: Vec<(&str, String, Box<dyn Fn(&Page) -> bool>)> = Vec::new();
+        let mut asks: Vec<(&str, String, Holds)> = Vec::new();
         for w in draw(lang, &page.text, &mut rng) {
             let lw = held(lang, &w);
             asks.push((
