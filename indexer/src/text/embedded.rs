@@ -40,8 +40,11 @@ const WRITER_ARENA_BYTES: usize = 64 << 20;
 
 /// The fields of the schema.
 #[derive(Debug, Clone, Copy)]
-struct Fields {
+pub(super) struct Fields {
     pk: Field,
+    /// The write sequence of a page's words, in the splits of [`super::split`] (which
+    /// version of a page is current); absent in the embedded index.
+    pub(super) seq: Option<Field>,
     source: Field,
     time: Field,
     hash: Field,
@@ -51,7 +54,8 @@ struct Fields {
     body_han: Field,
 }
 
-fn schema() -> (Schema, Fields) {
+/// The schema of the text index; with `seq`, of a split ([`super::split`]).
+pub(super) fn schema(seq: bool) -> (Schema, Fields) {
     let mut b = Schema::builder();
     let words = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
@@ -60,6 +64,7 @@ fn schema() -> (Schema, Fields) {
     );
     let fields = Fields {
         pk: b.add_bytes_field("pk", BytesOptions::default().set_indexed()),
+        seq: seq.then(|| b.add_u64_field("seq", FAST)),
         source: b.add_text_field("source", STRING | FAST),
         time: b.add_i64_field("time", NumericOptions::default().set_indexed().set_fast()),
         hash: b.add_u64_field("hash", FAST),
@@ -90,7 +95,11 @@ impl std::fmt::Debug for EmbeddedText {
 
 /// A text index error; a write the disk refused (full, read-only, over quota) is
 /// [`Error::Disk`] naming the index folder the text index lives in, as the embedded store's.
-fn text_err(path: &Path, what: &str, e: impl std::error::Error + Send + Sync + 'static) -> Error {
+pub(super) fn text_err(
+    path: &Path,
+    what: &str,
+    e: impl std::error::Error + Send + Sync + 'static,
+) -> Error {
     let message = e.to_string();
     let condition = [
         ("os error 28", DiskCondition::NoSpace),
@@ -115,7 +124,7 @@ impl EmbeddedText {
     /// Opens the text index in `path`, creating it (and the folder) when absent.
     pub fn open(path: &Path) -> Result<EmbeddedText> {
         std::fs::create_dir_all(path).map_err(|e| text_err(path, "create folder", e))?;
-        let (schema, fields) = schema();
+        let (schema, fields) = schema(false);
         let existing = if path.join("meta.json").exists() {
             let index = TIndex::open_in_dir(path).map_err(|e| text_err(path, "open", e))?;
             if index.schema() == schema {
@@ -159,15 +168,6 @@ impl EmbeddedText {
         &self.path
     }
 
-    fn pk(page: &TextPage) -> Vec<u8> {
-        let mut k = Vec::with_capacity(page.source.len() + 1 + 8 + URL_HASH_LEN);
-        k.extend_from_slice(page.source.as_bytes());
-        k.push(0);
-        k.extend_from_slice(&page.time.to_be_bytes());
-        k.extend_from_slice(&page.hash);
-        k
-    }
-
     /// Runs `f` with the writer, opening it first if needed, then commits and
     /// makes the change visible to searches.
     fn with_writer(&self, f: impl FnOnce(&IndexWriter, &Fields) -> Result<()>) -> Result<()> {
@@ -198,9 +198,44 @@ impl EmbeddedText {
             .reload()
             .map_err(|e| text_err(&self.path, "reload", e))
     }
+}
 
+impl Fields {
+    /// A page's document, with its key; `seq` is written where the schema has it.
+    pub(super) fn document(&self, d: &TextDoc, seq: u64) -> (Vec<u8>, TantivyDocument) {
+        let f = self;
+        let page = TextPage {
+            source: Arc::from(d.source.as_str()),
+            time: d.time.timestamp(),
+            hash: url_hash(&d.url),
+        };
+        let pk = Fields::pk(&page);
+        let mut doc = TantivyDocument::default();
+        doc.add_bytes(f.pk, &pk);
+        if let Some(field) = f.seq {
+            doc.add_u64(field, seq);
+        }
+        doc.add_text(f.source, &d.source);
+        doc.add_i64(f.time, page.time);
+        doc.add_u64(f.hash, u64::from_be_bytes(page.hash));
+        doc.add_pre_tokenized_text(f.title, pre_tokenized(d.title.iter().map(String::as_str)));
+        doc.add_pre_tokenized_text(f.body, pre_tokenized(d.body.iter()));
+        doc.add_pre_tokenized_text(f.title_han, pre_tokenized_han(&d.title_han));
+        doc.add_pre_tokenized_text(f.body_han, pre_tokenized_han(&d.body_han));
+        (pk, doc)
+    }
+
+    /// The key that names `page` in the index (what replaces and deletes it).
+    pub(super) fn pk(page: &TextPage) -> Vec<u8> {
+        let mut k = Vec::with_capacity(page.source.len() + 1 + 8 + URL_HASH_LEN);
+        k.extend_from_slice(page.source.as_bytes());
+        k.push(0);
+        k.extend_from_slice(&page.time.to_be_bytes());
+        k.extend_from_slice(&page.hash);
+        k
+    }
     fn scope_query(&self, scope: &TextScope) -> Box<dyn TQuery> {
-        let f = &self.fields;
+        let f = self;
         let mut parts: Vec<(Occur, Box<dyn TQuery>)> = vec![(
             Occur::Must,
             Box::new(RangeQuery::new(
@@ -229,7 +264,7 @@ impl EmbeddedText {
     }
 
     fn term_query(&self, term: &Term) -> Box<dyn TQuery> {
-        let f = &self.fields;
+        let f = self;
         let (fields, run): (Vec<Field>, Vec<String>) = match &term.han {
             Some(chars) => (
                 match term.field {
@@ -268,7 +303,8 @@ impl EmbeddedText {
         ))
     }
 
-    fn query(&self, q: &TextQuery, scope: &TextScope) -> Box<dyn TQuery> {
+    /// The tantivy query of a text query within a scope.
+    pub(super) fn query(&self, q: &TextQuery, scope: &TextScope) -> Box<dyn TQuery> {
         let mut parts: Vec<(Occur, Box<dyn TQuery>)> = vec![(Occur::Must, self.scope_query(scope))];
         for clause in &q.clauses {
             match clause {
@@ -288,7 +324,7 @@ impl EmbeddedText {
 
 /// The tokens of a text for tantivy, one position each, with their other indexed forms
 /// ([`super::indexed_forms`]) at the same position.
-fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
+pub(super) fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
     let tokens = words
         .take(MAX_TEXT_TOKENS)
         .enumerate()
@@ -344,25 +380,8 @@ impl TextStore for EmbeddedText {
         }
         self.with_writer(|w, f| {
             for d in docs {
-                let page = TextPage {
-                    source: Arc::from(d.source.as_str()),
-                    time: d.time.timestamp(),
-                    hash: url_hash(&d.url),
-                };
-                let pk = Self::pk(&page);
+                let (pk, doc) = f.document(d, 0);
                 w.delete_term(TTerm::from_field_bytes(f.pk, &pk));
-                let mut doc = TantivyDocument::default();
-                doc.add_bytes(f.pk, &pk);
-                doc.add_text(f.source, &d.source);
-                doc.add_i64(f.time, page.time);
-                doc.add_u64(f.hash, u64::from_be_bytes(page.hash));
-                doc.add_pre_tokenized_text(
-                    f.title,
-                    pre_tokenized(d.title.iter().map(String::as_str)),
-                );
-                doc.add_pre_tokenized_text(f.body, pre_tokenized(d.body.iter()));
-                doc.add_pre_tokenized_text(f.title_han, pre_tokenized_han(&d.title_han));
-                doc.add_pre_tokenized_text(f.body_han, pre_tokenized_han(&d.body_han));
                 w.add_document(doc)
                     .map_err(|e| text_err(&self.path, "add page", e))?;
             }
@@ -376,7 +395,7 @@ impl TextStore for EmbeddedText {
         }
         self.with_writer(|w, f| {
             for p in pages {
-                w.delete_term(TTerm::from_field_bytes(f.pk, &Self::pk(p)));
+                w.delete_term(TTerm::from_field_bytes(f.pk, &Fields::pk(p)));
             }
             Ok(())
         })
@@ -387,10 +406,11 @@ impl TextStore for EmbeddedText {
             return Ok(Vec::new());
         }
         let searcher = self.reader.searcher();
-        let q = self.query(query, scope);
-        searcher
+        let q = self.fields.query(query, scope);
+        let hits = searcher
             .search(q.as_ref(), &AllHits { scored: true })
-            .map_err(|e| text_err(&self.path, "search", e))
+            .map_err(|e| text_err(&self.path, "search", e))?;
+        Ok(hits.into_iter().map(|(hit, _)| hit).collect())
     }
 
     fn pages(&self, visit: &mut dyn FnMut(TextPage)) -> Result<()> {
@@ -412,8 +432,10 @@ impl TextStore for EmbeddedText {
 }
 
 /// A segment's columns that name a page.
-struct PageColumns {
+pub(super) struct PageColumns {
     time: tantivy::columnar::Column<i64>,
+    /// The write sequence, in a split.
+    seq: Option<tantivy::columnar::Column<u64>>,
     hash: tantivy::columnar::Column<u64>,
     source: Option<tantivy::columnar::StrColumn>,
     /// Source names by term ordinal, read once per segment.
@@ -421,17 +443,27 @@ struct PageColumns {
 }
 
 impl PageColumns {
-    fn open(reader: &SegmentReader) -> tantivy::Result<PageColumns> {
+    pub(super) fn open(reader: &SegmentReader) -> tantivy::Result<PageColumns> {
         let ff = reader.fast_fields();
+        let seq = match reader.schema().get_field("seq") {
+            Ok(_) => Some(ff.u64("seq")?),
+            Err(_) => None,
+        };
         Ok(PageColumns {
             time: ff.i64("time")?,
+            seq,
             hash: ff.u64("hash")?,
             source: ff.str("source")?,
             names: Vec::new(),
         })
     }
 
-    fn page(&mut self, doc: DocId) -> Option<TextPage> {
+    /// The write sequence of `doc` (0 where the index keeps none).
+    pub(super) fn seq(&self, doc: DocId) -> u64 {
+        self.seq.as_ref().and_then(|c| c.first(doc)).unwrap_or(0)
+    }
+
+    pub(super) fn page(&mut self, doc: DocId) -> Option<TextPage> {
         let time = self.time.first(doc)?;
         let hash = self.hash.first(doc)?.to_be_bytes();
         let col = self.source.as_ref()?;
@@ -454,18 +486,18 @@ impl PageColumns {
     }
 }
 
-/// Collects every matching page with its score.
-struct AllHits {
-    scored: bool,
+/// Collects every matching page with its score and write sequence.
+pub(super) struct AllHits {
+    pub(super) scored: bool,
 }
 
-struct SegmentHits {
+pub(super) struct SegmentHits {
     cols: PageColumns,
-    hits: Vec<TextHit>,
+    hits: Vec<(TextHit, u64)>,
 }
 
 impl Collector for AllHits {
-    type Fruit = Vec<TextHit>;
+    type Fruit = Vec<(TextHit, u64)>;
     type Child = SegmentHits;
 
     fn for_segment(
@@ -483,30 +515,40 @@ impl Collector for AllHits {
         self.scored
     }
 
-    fn merge_fruits(&self, fruits: Vec<Vec<TextHit>>) -> tantivy::Result<Vec<TextHit>> {
+    fn merge_fruits(
+        &self,
+        fruits: Vec<Vec<(TextHit, u64)>>,
+    ) -> tantivy::Result<Vec<(TextHit, u64)>> {
         Ok(fruits.into_iter().flatten().collect())
     }
 }
 
 impl SegmentCollector for SegmentHits {
-    type Fruit = Vec<TextHit>;
+    type Fruit = Vec<(TextHit, u64)>;
 
     fn collect(&mut self, doc: DocId, score: Score) {
         if let Some(page) = self.cols.page(doc) {
-            self.hits.push(TextHit { page, score });
+            let seq = self.cols.seq(doc);
+            self.hits.push((TextHit { page, score }, seq));
         }
     }
 
-    fn harvest(self) -> Vec<TextHit> {
+    fn harvest(self) -> Vec<(TextHit, u64)> {
         self.hits
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn doc(source: &str, secs: i64, url: &str, title: &str, body: &str) -> TextDoc {
+    pub(in crate::text) fn doc(
+        source: &str,
+        secs: i64,
+        url: &str,
+        title: &str,
+        body: &str,
+    ) -> TextDoc {
         let t = chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default();
         TextDoc::new(
             source,
@@ -518,7 +560,7 @@ mod tests {
         )
     }
 
-    fn scope(from: i64, to: i64) -> TextScope {
+    pub(in crate::text) fn scope(from: i64, to: i64) -> TextScope {
         TextScope {
             sources: Vec::new(),
             from,
@@ -526,7 +568,11 @@ mod tests {
         }
     }
 
-    fn urls(store: &EmbeddedText, q: &str, s: &TextScope) -> Vec<[u8; URL_HASH_LEN]> {
+    pub(in crate::text) fn urls(
+        store: &dyn TextStore,
+        q: &str,
+        s: &TextScope,
+    ) -> Vec<[u8; URL_HASH_LEN]> {
         let mut v: Vec<_> = store
             .search(&TextQuery::parse(q).unwrap(), s)
             .unwrap()
@@ -540,7 +586,19 @@ mod tests {
     #[test]
     fn words_phrases_scope_replace_and_delete() {
         let dir = tempfile::tempdir().unwrap();
-        let store = EmbeddedText::open(dir.path()).unwrap();
+        let path = dir.path().to_owned();
+        words_phrases_scope_replace_and_delete_on(&move || {
+            Box::new(EmbeddedText::open(&path).unwrap())
+        });
+    }
+
+    /// Words, phrases, scopes, replacing and deleting pages, on the text store `open`
+    /// opens (again, after a drop: what was written is still there).
+    pub(in crate::text) fn words_phrases_scope_replace_and_delete_on(
+        open: &dyn Fn() -> Box<dyn TextStore>,
+    ) {
+        let opened = open();
+        let store = opened.as_ref();
         store
             .write(&[
                 doc(
@@ -568,37 +626,37 @@ mod tests {
             .unwrap();
         let all = scope(0, 1_000);
         let h = |u: &str| url_hash(u);
-        assert_eq!(urls(&store, "trade", &all), {
+        assert_eq!(urls(store, "trade", &all), {
             let mut v = vec![h("http://x/1"), h("http://x/2")];
             v.sort();
             v
         });
-        assert_eq!(urls(&store, "\"trade war\"", &all), vec![h("http://x/1")]);
-        assert_eq!(urls(&store, "title:talks", &all), vec![h("http://x/2")]);
-        assert_eq!(urls(&store, "minister", &all), vec![h("http://x/2")]);
-        assert_eq!(urls(&store, "trade -tariffs", &all), vec![h("http://x/2")]);
-        assert_eq!(urls(&store, "磋商", &all), vec![h("http://x/3")]);
+        assert_eq!(urls(store, "\"trade war\"", &all), vec![h("http://x/1")]);
+        assert_eq!(urls(store, "title:talks", &all), vec![h("http://x/2")]);
+        assert_eq!(urls(store, "minister", &all), vec![h("http://x/2")]);
+        assert_eq!(urls(store, "trade -tariffs", &all), vec![h("http://x/2")]);
+        assert_eq!(urls(store, "磋商", &all), vec![h("http://x/3")]);
         // Chinese as written, across the words of the sentence, not across punctuation.
-        assert_eq!(urls(&store, "国就贸", &all), vec![h("http://x/3")]);
-        assert_eq!(urls(&store, "title:美贸", &all), vec![h("http://x/3")]);
-        assert!(urls(&store, "title:两国", &all).is_empty());
-        assert!(urls(&store, "磋商中美", &all).is_empty());
+        assert_eq!(urls(store, "国就贸", &all), vec![h("http://x/3")]);
+        assert_eq!(urls(store, "title:美贸", &all), vec![h("http://x/3")]);
+        assert!(urls(store, "title:两国", &all).is_empty());
+        assert!(urls(store, "磋商中美", &all).is_empty());
         assert_eq!(
-            urls(&store, "trade", &scope(150, 1_000)),
+            urls(store, "trade", &scope(150, 1_000)),
             vec![h("http://x/2")]
         );
         let only_b = TextScope {
             sources: vec!["b".into()],
             ..all.clone()
         };
-        assert!(urls(&store, "trade", &only_b).is_empty());
+        assert!(urls(store, "trade", &only_b).is_empty());
         // Re-written: replaced, not added.
         store
             .write(&[doc("a", 100, "http://x/1", "Peace", "Nothing to see.")])
             .unwrap();
         assert_eq!(store.len().unwrap(), 3);
-        assert_eq!(urls(&store, "\"trade war\"", &all), Vec::<[u8; 8]>::new());
-        assert_eq!(urls(&store, "peace", &all), vec![h("http://x/1")]);
+        assert_eq!(urls(store, "\"trade war\"", &all), Vec::<[u8; 8]>::new());
+        assert_eq!(urls(store, "peace", &all), vec![h("http://x/1")]);
         let mut pages = Vec::new();
         store.pages(&mut |p| pages.push(p)).unwrap();
         assert_eq!(pages.len(), 3);
@@ -606,9 +664,10 @@ mod tests {
         store.delete(&gone).unwrap();
         assert_eq!(store.len().unwrap(), 2);
         // Reopened: still there.
-        drop(store);
-        let store = EmbeddedText::open(dir.path()).unwrap();
-        assert_eq!(urls(&store, "peace", &all), vec![h("http://x/1")]);
+        drop(opened);
+        let store = open();
+        assert_eq!(urls(store.as_ref(), "peace", &all), vec![h("http://x/1")]);
+        assert_eq!(store.len().unwrap(), 2);
     }
 
     #[test]

@@ -20,6 +20,7 @@
 
 pub mod embedded;
 pub mod query;
+pub mod split;
 
 use std::sync::Arc;
 
