@@ -13,6 +13,43 @@ use crate::config::{Config, IndexBackend};
 
 /// Folder of the embedded text index, inside the embedded index's folder.
 pub const TEXT_FOLDER: &str = "text";
+/// Folder of the data dir where a cluster index's text splits are cached.
+pub const TEXT_CACHE_FOLDER: &str = "text-cache";
+
+/// The text index's split files in the pack store (HDFS on the cluster).
+struct PackSplitFiles(Arc<dyn PackStore>);
+
+fn split_err(what: &str, path: &str, e: packer::Error) -> indexer::Error {
+    indexer::Error::backend(format!("{what} the text split {path}"), e)
+}
+
+impl indexer::text::split::SplitFiles for PackSplitFiles {
+    fn put(&self, path: &str, bytes: &[u8]) -> indexer::Result<()> {
+        // Written under another name and renamed: a reader never sees half a split.
+        let part = format!("{path}.part");
+        let mut w = self
+            .0
+            .create(&part)
+            .map_err(|e| split_err("creating", &part, e))?;
+        w.append(bytes).map_err(|e| split_err("writing", &part, e))?;
+        w.sync().map_err(|e| split_err("syncing", &part, e))?;
+        w.close().map_err(|e| split_err("closing", &part, e))?;
+        self.0
+            .rename(&part, path)
+            .map_err(|e| split_err("publishing", path, e))
+    }
+
+    fn get(&self, path: &str) -> indexer::Result<Vec<u8>> {
+        let len = self.0.len(path).map_err(|e| split_err("reading", path, e))?;
+        self.0
+            .read_range(path, 0, len)
+            .map_err(|e| split_err("reading", path, e))
+    }
+
+    fn delete(&self, path: &str) -> indexer::Result<()> {
+        self.0.delete(path).map_err(|e| split_err("removing", path, e))
+    }
+}
 
 /// The open backends: packs and tables.
 #[derive(Clone)]
@@ -176,7 +213,7 @@ impl Stores {
             ),
         };
         let mut index = Index::new(
-            tables,
+            tables.clone(),
             IndexOptions {
                 buckets: cfg.buckets,
             },
@@ -186,6 +223,19 @@ impl Stores {
             // The text index lives in the index folder: a read-only copy takes it along.
             let text = indexer::text::embedded::EmbeddedText::open(&path.join(TEXT_FOLDER))
                 .with_context(|| format!("cannot open the text index in {}", path.display()))?;
+            index = index.with_text(Arc::new(text));
+        } else {
+            // On the cluster: splits in the pack store, their manifest beside the tables,
+            // fetched into a cache folder of this machine.
+            let cache = cfg.data_dir.join(TEXT_CACHE_FOLDER);
+            let files = Arc::new(PackSplitFiles(packs.clone()));
+            let text = indexer::text::split::SplitText::open(tables, files, &cache)
+                .with_context(|| {
+                    format!(
+                        "cannot open the text index (splits cached in {})",
+                        cache.display()
+                    )
+                })?;
             index = index.with_text(Arc::new(text));
         }
         if access == Access::Write {
