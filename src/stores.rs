@@ -31,7 +31,8 @@ impl indexer::text::split::SplitFiles for PackSplitFiles {
             .0
             .create(&part)
             .map_err(|e| split_err("creating", &part, e))?;
-        w.append(bytes).map_err(|e| split_err("writing", &part, e))?;
+        w.append(bytes)
+            .map_err(|e| split_err("writing", &part, e))?;
         w.sync().map_err(|e| split_err("syncing", &part, e))?;
         w.close().map_err(|e| split_err("closing", &part, e))?;
         self.0
@@ -40,14 +41,19 @@ impl indexer::text::split::SplitFiles for PackSplitFiles {
     }
 
     fn get(&self, path: &str) -> indexer::Result<Vec<u8>> {
-        let len = self.0.len(path).map_err(|e| split_err("reading", path, e))?;
+        let len = self
+            .0
+            .len(path)
+            .map_err(|e| split_err("reading", path, e))?;
         self.0
             .read_range(path, 0, len)
             .map_err(|e| split_err("reading", path, e))
     }
 
     fn delete(&self, path: &str) -> indexer::Result<()> {
-        self.0.delete(path).map_err(|e| split_err("removing", path, e))
+        self.0
+            .delete(path)
+            .map_err(|e| split_err("removing", path, e))
     }
 }
 
@@ -229,13 +235,14 @@ impl Stores {
             // fetched into a cache folder of this machine.
             let cache = cfg.data_dir.join(TEXT_CACHE_FOLDER);
             let files = Arc::new(PackSplitFiles(packs.clone()));
-            let text = indexer::text::split::SplitText::open(tables, files, &cache)
-                .with_context(|| {
+            let text = indexer::text::split::SplitText::open(tables, files, &cache).with_context(
+                || {
                     format!(
                         "cannot open the text index (splits cached in {})",
                         cache.display()
                     )
-                })?;
+                },
+            )?;
             index = index.with_text(Arc::new(text));
         }
         if access == Access::Write {

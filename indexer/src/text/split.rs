@@ -184,6 +184,9 @@ struct State {
     latest: HashMap<TextPage, u64>,
     /// Deleted pages, with the sequence of their deletion.
     tombs: HashMap<TextPage, u64>,
+    /// `latest` may name pages of splits no longer open (a refresh failed part-way):
+    /// it is made anew at the next refresh.
+    stale: bool,
 }
 
 impl State {
@@ -407,26 +410,24 @@ impl SplitText {
                 let _ = std::fs::remove_dir_all(self.cache.join(s.meta.cache_name()));
             }
         }
-        let mut added = Vec::new();
+        // Until this refresh has finished, `latest` is not to be trusted.
+        let rebuild = !gone.is_empty() || st.stale;
+        st.stale = true;
         for meta in metas {
             if !st.splits.contains_key(&meta.path) {
                 let open = self.open_split(meta)?;
-                added.push(open.meta.path.clone());
+                visit_docs(&open.searcher, |page, seq, _| {
+                    note_latest(&mut st.latest, page, seq)
+                })
+                .map_err(|e| text_err(&self.cache, "read split", e))?;
                 st.splits.insert(open.meta.path.clone(), open);
             }
         }
-        if !gone.is_empty() {
+        if rebuild {
             st.rebuild_latest()
                 .map_err(|e| text_err(&self.cache, "read splits", e))?;
-        } else {
-            for path in added {
-                let State { splits, latest, .. } = &mut *st;
-                if let Some(s) = splits.get(&path) {
-                    visit_docs(&s.searcher, |page, seq, _| note_latest(latest, page, seq))
-                        .map_err(|e| text_err(&self.cache, "read split", e))?;
-                }
-            }
         }
+        st.stale = false;
         Ok(())
     }
 
@@ -496,6 +497,10 @@ impl SplitText {
 
     /// Merges the splits of `group` when there are enough of them.
     fn maybe_merge(&self, group: &str) -> Result<()> {
+        let listed = self.manifest()?.0;
+        if listed.iter().filter(|m| m.group == group).count() < self.merge_at {
+            return Ok(());
+        }
         let st = self.refresh()?;
         let inputs: Vec<&OpenSplit> = st
             .splits
@@ -946,6 +951,25 @@ mod tests {
             assert!(!a.is_empty());
             assert_eq!(a, by_page(&one), "{q:?}");
         }
+    }
+
+    #[test]
+    fn a_refresh_that_fails_part_way_misses_nothing_once_it_succeeds() {
+        let p = place();
+        let w = open(&p, "w");
+        w.write(&[doc("a", 1, "http://x/1", "T", "words")]).unwrap();
+        w.write(&[doc("a", 2, "http://x/2", "T", "words")]).unwrap();
+        let mut files = walk(&p.root.join("files"));
+        files.sort();
+        let last = files.last().unwrap().clone();
+        let good = std::fs::read(&last).unwrap();
+        std::fs::write(&last, b"HVSPLIT1").unwrap();
+        let r = open(&p, "r");
+        let q = TextQuery::parse("words").unwrap();
+        assert!(r.search(&q, &scope(0, 10)).is_err());
+        std::fs::write(&last, good).unwrap();
+        assert_eq!(r.search(&q, &scope(0, 10)).unwrap().len(), 2);
+        assert_eq!(r.len().unwrap(), 2);
     }
 
     #[test]
