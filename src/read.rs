@@ -323,6 +323,10 @@ pub struct PageJson {
     /// cannot be read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
+    /// For a text query sorted by relevance: the page's BM25 score, as Elasticsearch's
+    /// `_score` (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f32>,
 }
 
 /// [`PageJson::links`].
@@ -373,6 +377,7 @@ impl PageJson {
             simhash: p.simhash.map(|s| format!("{s:016x}")),
             simhash_version: p.simhash_version,
             snippet: None,
+            score: hit.score,
             pack: p.location(),
             pack_path: p.pack_path.clone(),
             offset: p.offset,
@@ -520,6 +525,7 @@ mod tests {
             table: "example_2024".into(),
             row_key: vec![0, 1, 2],
             page: page(),
+            score: None,
         };
         let v = serde_json::to_value(PageJson::new(&hit, 3)).unwrap();
         let id = hit.id();

@@ -46,6 +46,45 @@ fn projection(out: &std::process::Output) -> BTreeMap<String, serde_json::Value>
         .collect()
 }
 
+/// Text queries of every kind, from the words of the pages' headlines: the most
+/// common word, a phrase of two headline words, `title:`, `OR` and an exclusion.
+fn text_queries(pages: &BTreeMap<String, serde_json::Value>) -> Vec<String> {
+    let words_of = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() >= 5 && w.chars().all(|c| c.is_ascii_alphabetic()))
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let titles: Vec<String> = pages
+        .values()
+        .filter_map(|v| v["title"].as_str().map(str::to_string))
+        .collect();
+    let mut counts = count_by(titles.iter().flat_map(|t| {
+        let mut w = words_of(t);
+        w.sort();
+        w.dedup();
+        w
+    }))
+    .into_iter()
+    .collect::<Vec<_>>();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    assert!(counts.len() >= 3, "too few headline words: {counts:?}");
+    let (w1, w2, w3) = (&counts[0].0, &counts[1].0, &counts[2].0);
+    let phrase = titles
+        .iter()
+        .map(|t| words_of(t))
+        .find(|w| w.len() >= 2)
+        .map(|w| format!("\"{} {}\"", w[0], w[1]))
+        .expect("a headline of two words");
+    vec![
+        w1.clone(),
+        phrase,
+        format!("title:{w2}"),
+        format!("{w2} OR {w3}"),
+        format!("{w1} -{w2}"),
+    ]
+}
+
 fn stats_json(ws: &Workspace, args: &[&str]) -> serde_json::Value {
     let mut all = vec!["stats", "--format", "json"];
     all.extend_from_slice(args);
@@ -139,6 +178,58 @@ fn embedded_and_cluster_backends_give_identical_answers() {
     // An explicit range (today): both stores then fill the same buckets.
     let today = chrono::Utc::now().date_naive().to_string();
     let range = ["--from", today.as_str(), "--to", today.as_str()];
+
+    // Text queries, built from the pages' own headlines: the same pages on both
+    // backends, the same BM25 scores in the same order, the same counts per day.
+    for q in text_queries(&a) {
+        let mut args = everything.to_vec();
+        args.extend(["--text", q.as_str()]);
+        let ea = projection(&embedded.harvest(&args));
+        assert!(
+            !ea.is_empty() || q.contains(" -"),
+            "--text {q} finds nothing"
+        );
+        assert_eq!(ea, projection(&on_cluster.harvest(&args)), "--text {q}");
+        args.extend(["--sort", "relevance"]);
+        let ranked = |ws: &Workspace| -> Vec<(String, f64)> {
+            String::from_utf8_lossy(&ws.harvest(&args).stdout)
+                .lines()
+                .map(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).expect("jsonl");
+                    let score = v["score"].as_f64().expect("a relevance hit has a score");
+                    (v["url"].as_str().unwrap().to_string(), score)
+                })
+                .collect()
+        };
+        let (er, cr) = (ranked(&embedded), ranked(&on_cluster));
+        assert_eq!(er.len(), ea.len(), "--text {q} --sort relevance");
+        assert!(
+            er.windows(2).all(|w| w[0].1 >= w[1].1),
+            "--text {q}: not by score: {er:?}"
+        );
+        // Equal scores may come in either order (ties go by capture time).
+        let by_url = |r: &[(String, f64)]| -> BTreeMap<String, u64> {
+            r.iter().map(|(u, s)| (u.clone(), s.to_bits())).collect()
+        };
+        assert_eq!(by_url(&er), by_url(&cr), "--text {q}: scores differ");
+        let scores =
+            |r: &[(String, f64)]| -> Vec<u64> { r.iter().map(|x| x.1.to_bits()).collect() };
+        assert_eq!(scores(&er), scores(&cr), "--text {q}: order differs");
+        let mut sargs = vec![
+            "--interval",
+            "day",
+            "--group-by",
+            "topic",
+            "--text",
+            q.as_str(),
+        ];
+        sargs.extend(range);
+        assert_eq!(
+            stats_json(&embedded, &sargs),
+            stats_json(&on_cluster, &sargs),
+            "stats --text {q}"
+        );
+    }
     for args in [
         &["--interval", "day", "--group-by", "topic"][..],
         &["--interval", "month", "--group-by", "source"][..],
@@ -170,6 +261,9 @@ fn embedded_and_cluster_backends_give_identical_answers() {
     assert_eq!(fsck["verified"], fsck["captures"], "{fsck}");
     assert_eq!(fsck["missing"].as_u64(), Some(0), "{fsck}");
     assert_eq!(fsck["unindexed"].as_u64(), Some(0), "{fsck}");
+    // … and the text splits against the rows.
+    assert_eq!(fsck["text_missing"].as_u64(), Some(0), "{fsck}");
+    assert_eq!(fsck["text_orphans"].as_u64(), Some(0), "{fsck}");
 
     // The cluster's packs rebuild a lost index: a reindex of the HDFS packs
     // into a new index gives the HBase index's rows, field for field.

@@ -119,6 +119,7 @@ impl Index {
                 table: pid.table,
                 row_key: pid.row_key,
                 page,
+                score: None,
             }))
     }
 

@@ -32,7 +32,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::index::{Index, FLAG_EXT};
 use crate::keys::{self, SUFFIX_LEN, TIME_LEN};
-use crate::query::{truncate, Entry, PageHit, Query, Sort, Task};
+use crate::query::{truncate, Entry, PageHit, Query, Sort, Task, RANK_SCALE};
 
 /// Hits per page when `Query::limit` is `None`.
 pub const DEFAULT_PAGE_LIMIT: usize = 20;
@@ -381,7 +381,8 @@ impl Index {
                 let task = &tasks[c.task];
                 let mut key = c.key.clone();
                 // A text query's relevance is its entry's rank: the row cannot tell it.
-                if !(q.sort == Sort::Relevance && q.text.is_some()) {
+                let text_rank = q.sort == Sort::Relevance && q.text.is_some();
+                if !text_rank {
                     key.primary = primary_of(q.sort, q, &page);
                 }
                 out.push((
@@ -390,6 +391,7 @@ impl Index {
                         table: task.table.clone(),
                         row_key: keys::data_key(task.salt, &c.entry.suffix),
                         page,
+                        score: text_rank.then(|| c.entry.rank as f32 / RANK_SCALE),
                     },
                 ));
             }

@@ -210,6 +210,7 @@ fn direct_search(f: &Fixture, q: &Query) -> Vec<PageHit> {
                 table: key.table,
                 row_key: key.row_key,
                 page: p.clone(),
+                score: None,
             }
         })
         .collect();

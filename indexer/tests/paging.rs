@@ -130,6 +130,7 @@ fn direct_sorted(f: &Fixture, q: &Query) -> Vec<PageHit> {
                     table: key.table,
                     row_key: key.row_key,
                     page: p.clone(),
+                    score: None,
                 },
             )
         })

@@ -274,7 +274,8 @@ fn schemas() -> Value {
         "offset": {"type": "integer", "description": "pack.offset"},
         "length": {"type": "integer", "description": "pack.length"},
         "links": {"type": "object", "properties": {"page": {"type": "string"}, "raw": {"type": "string"}, "copies": {"type": "string"}}},
-        "snippet": {"type": "string", "description": "With text=: a passage of the page's text, HTML-escaped, the query's words in <mark> (absent when the record cannot be read)"}
+        "snippet": {"type": "string", "description": "With text=: a passage of the page's text, HTML-escaped, the query's words in <mark> (absent when the record cannot be read)"},
+        "score": {"type": "number", "description": "With text= and sort=relevance: the page's BM25 score, to four decimals (absent otherwise)"}
     });
     if let (Some(all), Value::Object(rest)) = (properties.as_object_mut(), rest) {
         all.extend(rest);

@@ -447,6 +447,7 @@ impl Index {
                         table: task.table.clone(),
                         row_key: keys::data_key(task.salt, &e.suffix),
                         page,
+                        score: None,
                     });
                     if limit.is_some_and(|l| hits.len() >= l) {
                         break 'chunks;

@@ -59,7 +59,7 @@ use crate::record::PageRecord;
 use crate::search::Cursor;
 use crate::zone::Zone;
 
-pub(crate) use entries::Entry;
+pub(crate) use entries::{Entry, RANK_SCALE};
 pub(crate) use exec::Task;
 
 /// Order of the hits of [`Index::search_page`].
@@ -311,6 +311,10 @@ pub struct PageHit {
     pub row_key: Vec<u8>,
     /// The page.
     pub page: PageRecord,
+    /// With a text query sorted by relevance: the page's BM25 score (to four
+    /// decimals, the precision the sort uses). `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f32>,
 }
 
 /// Time bucket of statistics.

@@ -54,6 +54,7 @@ impl Index {
                             table: table.clone(),
                             row_key: row.key,
                             page,
+                            score: None,
                         });
                     }
                 }
