@@ -245,10 +245,11 @@ pub struct FilterArgs {
     /// Media / site name (repeatable: any of).
     #[arg(long = "media")]
     pub media: Vec<String>,
-    /// Keyword (repeatable: all must match).
+    /// A word or phrase the headline or text mentions (repeatable: all must);
+    /// `"trade war"` and `"中美 贸易"` are phrases. Not the page's extracted keywords.
     #[arg(long = "keyword")]
     pub keywords: Vec<String>,
-    /// Keyword (repeatable: at least one must match).
+    /// A word or phrase the headline or text mentions (repeatable: at least one must).
     #[arg(long = "any")]
     pub any: Vec<String>,
     /// Words of the headline or text: `word`, `"a phrase"`, `a OR b`, `-excluded`,
@@ -285,7 +286,7 @@ pub enum SortArg {
     TimeAsc,
     /// Most comments first.
     Comments,
-    /// Most relevant first: BM25 of the --text query, else most matched keywords.
+    /// Most relevant first: BM25 of the words asked for (--text, --keyword, --any).
     Relevance,
 }
 

@@ -232,33 +232,11 @@ impl FilterSpec {
                 ));
             }
         }
-        let lower = |v: &[String]| -> Vec<String> {
-            v.iter()
-                .map(|k| k.trim().to_lowercase())
-                .filter(|k| !k.is_empty())
-                .collect()
-        };
         let mut q = Query::new(&[], from, to);
         q.sources = self.sources.clone();
         q.topics = self.topics.clone();
         q.media = self.media.clone();
-        q.keywords = lower(&self.keywords);
-        q.keywords_any = lower(&self.any);
-        q.text = self
-            .text
-            .as_deref()
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned);
-        if let Err(e) = q.text_query() {
-            let message = match e {
-                indexer::Error::BadText { position, reason } => {
-                    format!("at character {position}: {reason}")
-                }
-                other => other.to_string(),
-            };
-            return Err(ParamError::new("text", message));
-        }
+        q.text = mentions_text(&self.keywords, &self.any, self.text.as_deref())?;
         q.min_comments = self.min_comments;
         q.max_comments = self.max_comments;
         q.include_revisits = self.include_revisits;
@@ -267,6 +245,68 @@ impl FilterSpec {
         q.limit = limit;
         Ok((q, tz))
     }
+}
+
+/// A text query's error as a parameter's.
+fn text_error(param: &str, e: indexer::Error) -> ParamError {
+    let message = match e {
+        indexer::Error::BadText { position, reason } => {
+            format!("at character {position}: {reason}")
+        }
+        other => other.to_string(),
+    };
+    ParamError::new(param, message)
+}
+
+/// "Mentions": the text query that `keyword` (every one), `any` (one of them) and `text`
+/// make together. Each keyword is a phrase of the headline or the text (a word, `trade war`,
+/// `中美 贸易`), not one of the page's extracted keywords. Each part is checked alone first,
+/// so an error names the parameter it is in.
+fn mentions_text(
+    keywords: &[String],
+    any: &[String],
+    text: Option<&str>,
+) -> std::result::Result<Option<String>, ParamError> {
+    let phrase = |param: &str, k: &str| -> std::result::Result<Option<String>, ParamError> {
+        // Quotes would end the phrase; the tokenizer drops them anyway.
+        let k = k.replace('"', " ");
+        let k = k.trim();
+        if k.is_empty() {
+            return Ok(None);
+        }
+        let p = format!("\"{k}\"");
+        indexer::TextQuery::parse(&p).map_err(|e| text_error(param, e))?;
+        Ok(Some(p))
+    };
+    let mut parts = Vec::new();
+    for k in keywords {
+        parts.extend(phrase("keyword", k)?);
+    }
+    let mut one_of = Vec::new();
+    for k in any {
+        one_of.extend(phrase("any", k)?);
+    }
+    if !one_of.is_empty() {
+        parts.push(one_of.join(" OR "));
+    }
+    if let Some(t) = text.map(str::trim).filter(|t| !t.is_empty()) {
+        indexer::TextQuery::parse(t).map_err(|e| text_error("text", e))?;
+        parts.push(t.to_owned());
+    }
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let all = parts.join(" ");
+    // Together they may pass the size limits that each part keeps.
+    let param = if text.is_some_and(|t| !t.trim().is_empty()) {
+        "text"
+    } else if any.is_empty() {
+        "keyword"
+    } else {
+        "any"
+    };
+    indexer::TextQuery::parse(&all).map_err(|e| text_error(param, e))?;
+    Ok(Some(all))
 }
 
 /// Checks and lower-cases `published_from` values (`text,meta` split by the
@@ -804,6 +844,46 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("--limit"));
+    }
+
+    /// Issue 41 item 1: `--keyword` and `--any` are words or phrases of the text, one text
+    /// query with `--text`; an error names the option it is in.
+    #[test]
+    fn keywords_are_phrases_of_the_text_query() {
+        let text = |k: &[&str], a: &[&str], t: Option<&str>| {
+            let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+            mentions_text(&v(k), &v(a), t)
+        };
+        assert_eq!(text(&[], &[], None).unwrap(), None);
+        assert_eq!(text(&[" "], &[], Some(" ")).unwrap(), None);
+        assert_eq!(
+            text(&["trade war", "军事"], &["中美 贸易", "tariff"], Some("title:china -sport"))
+                .unwrap()
+                .as_deref(),
+            Some(r#""trade war" "军事" "中美 贸易" OR "tariff" title:china -sport"#)
+        );
+        // Query syntax inside a keyword is only words: no OR, no exclusion, no field.
+        let q = text(&["a OR -b title:c \"d"], &[], None).unwrap().unwrap();
+        assert_eq!(q, r#""a OR -b title:c  d""#);
+        let parsed = indexer::TextQuery::parse(&q).unwrap();
+        assert_eq!(parsed.clauses.len(), 1, "{parsed:?}");
+        for (k, a, t, param) in [
+            (&["the"][..], &[][..], None, "keyword"),
+            (&[][..], &["of", "and"][..], None, "any"),
+            (&["war"][..], &[][..], Some("\"open"), "text"),
+        ] {
+            let e = text(k, a, t).unwrap_err();
+            assert_eq!(e.param, param, "{e}");
+        }
+        let f = FilterArgs {
+            keywords: vec!["Trade War".into()],
+            any: vec!["tariff".into(), "sanction".into()],
+            tz: "+00:00".into(),
+            ..Default::default()
+        };
+        let q = build_query(&f, Some(10)).unwrap();
+        assert!(q.keywords.is_empty() && q.keywords_any.is_empty());
+        assert_eq!(q.text.as_deref(), Some(r#""Trade War" "tariff" OR "sanction""#));
     }
 
     /// Issue 40 item 6: statistics over more than 100,000 buckets were an

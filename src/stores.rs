@@ -17,7 +17,7 @@ pub const TEXT_FOLDER: &str = "text";
 pub const TEXT_CACHE_FOLDER: &str = "text-cache";
 
 /// The text index's split files in the pack store (HDFS on the cluster).
-struct PackSplitFiles(Arc<dyn PackStore>);
+pub struct PackSplitFiles(pub Arc<dyn PackStore>);
 
 fn split_err(what: &str, path: &str, e: packer::Error) -> indexer::Error {
     indexer::Error::backend(format!("{what} the text split {path}"), e)

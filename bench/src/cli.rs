@@ -44,6 +44,12 @@ pub enum BenchKind {
     /// before and after: pages/s and the cluster's share (goal >= 50%).
     /// deploy/bench/cluster-ingest.sh starts the test cluster and runs it
     ClusterIngest,
+    /// The cluster's text index as immutable tantivy splits in HDFS (what
+    /// harvest ships) beside posting rows in HBase (one row per word), on one
+    /// cluster (--hdfs, --thrift) with the real texts of --news: build pages/s,
+    /// bytes per page, query p50/p99. deploy/bench/text-cluster.sh starts the
+    /// test cluster and runs it
+    TextCluster,
     /// The first full crawl with `[crawl] requisites` off and on, beside
     /// `wget --recursive --page-requisites --warc-file`: pages/s, requests,
     /// embeds archived, archive bytes.
@@ -163,6 +169,10 @@ pub struct BenchArgs {
     /// it used during each run beside harvest's.
     #[arg(long)]
     pub cluster_pid: Option<u32>,
+    /// text-cluster: how many times the corpus is indexed (each copy under
+    /// other URLs), to see how the designs grow with the archive.
+    #[arg(long, default_value_t = 1)]
+    pub copies: usize,
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub mod model;
 pub mod news;
 pub mod reposts;
 pub mod simhash;
+pub mod textcluster;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     match args.kind {
         BenchKind::Ingest => crawl::ingest(args),
         BenchKind::ClusterIngest => crawl::cluster_ingest(args),
+        BenchKind::TextCluster => textcluster::run(args),
         BenchKind::Requisites => crawl::requisites(args),
         BenchKind::Neardup => crawl::neardup(args),
         BenchKind::Resume => crawl::resume(args),

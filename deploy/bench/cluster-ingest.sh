@@ -7,12 +7,12 @@
 # bundled demo site into /tmp/harvest-bench-cluster.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-bin="${1:-$root/target/release/harvest}"
-shift || true
-[ "${1:-}" = "--" ] && shift
+bin="$root/target/release/harvest"
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then bin="$1"; shift; fi
+if [ "${1:-}" = "--" ]; then shift; fi
 [ -x "$bin" ] || { echo "no harvest binary at $bin (cargo build --release -p harvest -p harvest-bench)" >&2; exit 2; }
 args=("$@")
-[ ${#args[@]} -gt 0 ] || args=(--dir /tmp/harvest-bench-cluster)
+[ ${#args[@]} -gt 0 ] || [ -n "${HARVEST_BENCH_KIND:-}" ] || args=(--dir /tmp/harvest-bench-cluster)
 
 tc="$root/deploy/testcluster"
 [ -s "$tc/target/classpath.txt" ] || "$tc/build.sh"
@@ -34,4 +34,8 @@ done
 ready="$(grep READY "$work/out")" || { echo "the test cluster did not start in 180 s" >&2; tail -40 "$work/jvm.log" >&2; exit 1; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$ready"; }
 echo "test cluster: $ready" >&2
-"$bin" bench cluster-ingest --hdfs "$(field hdfs)" --thrift "$(field thrift)" --thrift2 "$(field thrift2)" --cluster-pid "$jvm" "${args[@]}"
+# HARVEST_BENCH_KIND: another benchmark that takes the cluster (text-cluster.sh sets it).
+kind="${HARVEST_BENCH_KIND:-cluster-ingest}"
+extra=()
+[ "$kind" = cluster-ingest ] && extra=(--cluster-pid "$jvm")
+"$bin" bench "$kind" --hdfs "$(field hdfs)" --thrift "$(field thrift)" --thrift2 "$(field thrift2)" "${extra[@]}" "${args[@]}"

@@ -33,8 +33,8 @@ fn param_doc(name: &str) -> (Value, &'static str) {
         ),
         "topic" => (list, "Any of these topics"),
         "media" => (list, "Any of these media"),
-        "keyword" => (list, "All of these keywords"),
-        "any" => (list, "At least one of these keywords"),
+        "keyword" => (list, "Words or phrases the headline or text mentions, all of them (not the extracted keywords)"),
+        "any" => (list, "Words or phrases the headline or text mentions, at least one"),
         "text" => (
             string,
             "Words of the headline or text: word, \"a phrase\", a OR b, -excluded, title:word (headline only); all parts hold",
@@ -52,7 +52,7 @@ fn param_doc(name: &str) -> (Value, &'static str) {
         ),
         "sort" => (
             json!({"type": "string", "enum": ["time", "time_asc", "comments", "relevance"], "default": "time"}),
-            "Order: newest first, oldest first, most comments, most relevant (BM25 of text, else matched keywords)",
+            "Order: newest first, oldest first, most comments, most relevant (BM25 of the words of text, keyword and any)",
         ),
         "limit" => (
             json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}),

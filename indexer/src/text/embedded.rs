@@ -324,7 +324,7 @@ impl Fields {
 
 /// The tokens of a text for tantivy, one position each, with their other indexed forms
 /// ([`super::indexed_forms`]) at the same position.
-pub(super) fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
+fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
     let tokens = words
         .take(MAX_TEXT_TOKENS)
         .enumerate()

@@ -16,7 +16,9 @@
 //! what exists) and which the next indexing of the page replaces.
 //!
 //! [`TextStore`] is the storage role; [`embedded::EmbeddedText`] (tantivy in
-//! the data folder) is the embedded backend.
+//! the data folder) is the embedded backend, [`split::SplitText`] (immutable
+//! tantivy splits in a shared file store, listed in a manifest table) the
+//! cluster's.
 
 pub mod embedded;
 pub mod query;

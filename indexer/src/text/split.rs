@@ -520,19 +520,21 @@ impl SplitText {
                 .index
                 .searchable_segments()
                 .map_err(|e| text_err(&self.cache, "merge", e))?;
-            let readers = s.searcher.segment_readers();
-            for (seg, reader) in segs.into_iter().zip(readers) {
-                let mut bits = BitSet::with_max_value(reader.max_doc());
-                let mut cols =
-                    PageColumns::open(reader).map_err(|e| text_err(&self.cache, "merge", e))?;
-                for doc in reader.doc_ids_alive() {
-                    if let Some(page) = cols.page(doc) {
-                        if st.current(&page, cols.seq(doc)) {
-                            bits.insert(doc);
-                            docs += 1;
-                        }
-                    }
+            // Only the current version of each page goes into the merged split.
+            let mut kept: Vec<BitSet> = s
+                .searcher
+                .segment_readers()
+                .iter()
+                .map(|r| BitSet::with_max_value(r.max_doc()))
+                .collect();
+            visit_docs(&s.searcher, |page, seq, (i, doc)| {
+                if st.current(&page, seq) {
+                    kept[i].insert(doc);
+                    docs += 1;
                 }
+            })
+            .map_err(|e| text_err(&self.cache, "merge", e))?;
+            for (seg, bits) in segs.into_iter().zip(kept) {
                 let mut bytes = Vec::new();
                 write_alive_bitset(&bits, &mut bytes)
                     .map_err(|e| text_err(&self.cache, "merge", e))?;
