@@ -857,9 +857,13 @@ mod tests {
         assert_eq!(text(&[], &[], None).unwrap(), None);
         assert_eq!(text(&[" "], &[], Some(" ")).unwrap(), None);
         assert_eq!(
-            text(&["trade war", "军事"], &["中美 贸易", "tariff"], Some("title:china -sport"))
-                .unwrap()
-                .as_deref(),
+            text(
+                &["trade war", "军事"],
+                &["中美 贸易", "tariff"],
+                Some("title:china -sport")
+            )
+            .unwrap()
+            .as_deref(),
             Some(r#""trade war" "军事" "中美 贸易" OR "tariff" title:china -sport"#)
         );
         // Query syntax inside a keyword is only words: no OR, no exclusion, no field.
@@ -883,7 +887,10 @@ mod tests {
         };
         let q = build_query(&f, Some(10)).unwrap();
         assert!(q.keywords.is_empty() && q.keywords_any.is_empty());
-        assert_eq!(q.text.as_deref(), Some(r#""Trade War" "tariff" OR "sanction""#));
+        assert_eq!(
+            q.text.as_deref(),
+            Some(r#""Trade War" "tariff" OR "sanction""#)
+        );
     }
 
     /// Issue 40 item 6: statistics over more than 100,000 buckets were an

@@ -270,6 +270,8 @@ pub struct SplitText {
     last_seq: AtomicU64,
     nonce: u32,
     merge_at: usize,
+    /// Held while merging: one merge at a time in a process.
+    merging: Mutex<()>,
 }
 
 impl std::fmt::Debug for SplitText {
@@ -308,6 +310,7 @@ impl SplitText {
             last_seq: AtomicU64::new(0),
             nonce,
             merge_at: MERGE_AT,
+            merging: Mutex::new(()),
         })
     }
 
@@ -495,21 +498,35 @@ impl SplitText {
         format!("{SPLIT_FOLDER}/{group}/{seq:016x}-{:08x}.split", self.nonce)
     }
 
-    /// Merges the splits of `group` when there are enough of them.
+    /// Merges the splits of `group` when there are enough of them. Only the group's
+    /// splits are read (a writer does not fetch the whole archive's): every version of a
+    /// page is in its own (source, month), so they alone tell which versions are current.
     fn maybe_merge(&self, group: &str) -> Result<()> {
-        let listed = self.manifest()?.0;
-        if listed.iter().filter(|m| m.group == group).count() < self.merge_at {
+        let _merging = self
+            .merging
+            .lock()
+            .map_err(|_| Error::Invalid("the text index's merge lock is poisoned".into()))?;
+        let (listed, tombs) = self.manifest()?;
+        let metas: Vec<SplitMeta> = listed.into_iter().filter(|m| m.group == group).collect();
+        if metas.len() < self.merge_at {
             return Ok(());
         }
-        let st = self.refresh()?;
-        let inputs: Vec<&OpenSplit> = st
-            .splits
-            .values()
-            .filter(|s| s.meta.group == group)
-            .collect();
-        if inputs.len() < self.merge_at {
-            return Ok(());
+        let inputs = metas
+            .into_iter()
+            .map(|m| self.open_split(m))
+            .collect::<Result<Vec<OpenSplit>>>()?;
+        let mut latest = HashMap::new();
+        for s in &inputs {
+            visit_docs(&s.searcher, |page, seq, _| {
+                note_latest(&mut latest, page, seq)
+            })
+            .map_err(|e| text_err(&self.cache, "merge", e))?;
         }
+        let st = State {
+            latest,
+            tombs,
+            ..State::default()
+        };
         let mut segments = Vec::new();
         let mut alive = Vec::new();
         let (mut from, mut to, mut docs) = (i64::MAX, i64::MIN, 0u64);
@@ -544,6 +561,10 @@ impl SplitText {
         }
         let source = inputs[0].meta.source.clone();
         let input_paths: Vec<String> = inputs.iter().map(|s| s.meta.path.clone()).collect();
+        let input_caches: Vec<PathBuf> = inputs
+            .iter()
+            .map(|s| self.cache.join(s.meta.cache_name()))
+            .collect();
         let settings = inputs[0].index.settings().clone();
         drop(inputs);
         drop(st);
@@ -575,6 +596,11 @@ impl SplitText {
         self.tables.delete(SPLITS_TABLE, &keys)?;
         for p in &input_paths {
             let _ = self.files.delete(p);
+        }
+        // A writer that never searches would keep them for ever (a process of this
+        // machine that has them open keeps reading its mapped files).
+        for c in &input_caches {
+            let _ = std::fs::remove_dir_all(c);
         }
         Ok(())
     }
@@ -825,6 +851,63 @@ mod tests {
             let k = n.fetch_add(1, Ordering::SeqCst);
             Box::new(open(&p, &format!("cache{k}")))
         });
+    }
+
+    /// The file store of a place, noting the files read.
+    struct Counting {
+        inner: Arc<FolderFiles>,
+        read: Mutex<Vec<String>>,
+    }
+
+    impl SplitFiles for Counting {
+        fn put(&self, path: &str, bytes: &[u8]) -> Result<()> {
+            self.inner.put(path, bytes)
+        }
+        fn get(&self, path: &str) -> Result<Vec<u8>> {
+            self.read.lock().unwrap().push(path.to_owned());
+            self.inner.get(path)
+        }
+        fn delete(&self, path: &str) -> Result<()> {
+            self.inner.delete(path)
+        }
+    }
+
+    #[test]
+    fn a_merge_reads_only_its_month_and_leaves_no_stale_cache() {
+        let p = place();
+        let first = open(&p, "first");
+        let write = |w: &SplitText, source: &str, i: i64| {
+            let url = format!("http://{source}/{i}");
+            w.write(&[doc(source, 100 + i, &url, "Harbour", "ships arrived")])
+                .unwrap();
+        };
+        // Another writer made splits of two sources (no merge yet at 8).
+        for i in 0..3 {
+            write(&first, "a", i);
+            write(&first, "b", i);
+        }
+        let counting = Arc::new(Counting {
+            inner: p.files.clone(),
+            read: Mutex::new(Vec::new()),
+        });
+        let cache = p.root.join("second");
+        let second = SplitText::open(p.tables.clone(), counting.clone(), &cache)
+            .unwrap()
+            .merge_at(4);
+        write(&second, "b", 3);
+        let read = counting.read.lock().unwrap().clone();
+        assert_eq!(read.len(), 3, "{read:?}");
+        assert!(read.iter().all(|r| r.starts_with("_text/b/")), "{read:?}");
+        let listed = second.splits().unwrap();
+        assert_eq!(listed.len(), 4, "3 of a, 1 merged of b: {listed:?}");
+        // Only the merged split is left in the writer's cache.
+        let cached = std::fs::read_dir(&cache)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().join("meta.json").exists())
+            .count();
+        assert_eq!(cached, 1);
+        let all = scope(0, 10_000_000);
+        assert_eq!(urls(&second, "ships", &all).len(), 7);
     }
 
     #[test]
