@@ -27,7 +27,10 @@
 //! 5. Rows come from [`indexer::Index::rows_for_new_pages`] in batches of
 //!    [`BATCH_PAGES`] (two threads) and are written with
 //!    [`indexer::EmbeddedStore::ingest`] into `<dir>/index`; the store is
-//!    compacted at the end. `<dir>/loaded.json` records what was loaded: a
+//!    compacted at the end. Each page's words go to the text index
+//!    (`<dir>/index/text`, as a crawl writes them): the crawled article's
+//!    headline and text, extracted once from the seed packs, under the copy's
+//!    source, time and URL; `<dir>/text-load.json` keeps the time it took. `<dir>/loaded.json` records what was loaded: a
 //!    later run with the same N reuses the folder, any other N wipes it.
 //!
 //! # Measurement
@@ -87,8 +90,13 @@ const NO_COMMENTS_ONE_IN: u64 = 8;
 const MAX_COMMENTS: f64 = 3_000.0;
 /// Marker of a loaded work folder.
 const MARKER: &str = "loaded.json";
-/// Version of the loader (2: posting rows): a marker of another version is not reused.
-const LOADER_VERSION: u32 = 2;
+/// Version of the loader (2: posting rows; 3: the text index): a marker of another
+/// version is not reused.
+const LOADER_VERSION: u32 = 3;
+/// What the text index's load took, beside the marker.
+pub(crate) const TEXT_LOAD: &str = "text-load.json";
+/// Text documents written per text index commit.
+const TEXT_BATCH: usize = 25_000;
 /// Untimed requests before the timed ones.
 pub const WARMUPS: usize = 2;
 /// Timed `/api/search` requests per filter set.
@@ -112,9 +120,9 @@ const WRK_SET: usize = 0;
 
 /// What `<dir>/loaded.json` records.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Marker {
+pub(crate) struct Marker {
     loader_version: u32,
-    pages: u64,
+    pub(crate) pages: u64,
     seed: u64,
     buckets: u8,
     /// Crawled article pages the load was replicated from.
@@ -123,11 +131,27 @@ struct Marker {
 
 /// `harvest bench api`: load (or reuse) `args.dir`, serve it, measure, print.
 pub fn run(args: &BenchArgs) -> Result<()> {
+    let rt = harvest::runtime()?;
+    let (stores, _) = loaded(args, &rt)?;
+    rt.block_on(measure(stores))
+}
+
+/// What the text index's load took (`<dir>/text-load.json`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct TextLoad {
+    /// Pages whose words were written.
+    pub pages: u64,
+    /// Seconds spent writing them (the rows not counted).
+    pub secs: f64,
+}
+
+/// The loaded index of `args.dir` (loaded first when it is not there, or not of the
+/// pages wanted): its stores and what was loaded.
+pub(crate) fn loaded(args: &BenchArgs, rt: &tokio::runtime::Runtime) -> Result<(Stores, Marker)> {
     let pages = pages_from_env(std::env::var(PAGES_ENV).ok().as_deref())?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("cannot create {}", args.dir.display()))?;
     let dir = args.dir.canonicalize()?;
-    let rt = harvest::runtime()?;
     let work = Work::new(&dir);
     let cfg = work.config(Vec::new(), Vec::new())?;
     let marker = read_marker(&work.marker());
@@ -149,9 +173,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                     std::fs::remove_file(&p)?;
                 }
             }
-            let seed = crawl_seed(&rt, &work, &args.news)?;
+            let seed = crawl_seed(rt, &work, &args.news)?;
             let (stores, store) = work.open_big(&cfg)?;
-            let m = load(&stores.index, &store, &seed, pages, cfg.buckets)?;
+            let texts = seed_texts(&stores, &seed)?;
+            let (m, text) = load(&stores.index, &store, &seed, &texts, pages, cfg.buckets)?;
+            std::fs::write(work.dir.join(TEXT_LOAD), serde_json::to_vec_pretty(&text)?)?;
             std::fs::write(work.marker(), serde_json::to_vec_pretty(&m)?)?;
             (stores, m)
         }
@@ -162,7 +188,29 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         work.index_dir().display(),
         work.seed_dir().join("packs").display()
     );
-    rt.block_on(measure(stores))
+    Ok((stores, loaded))
+}
+
+/// The words of each crawled article page, as the crawl gave them to the text index:
+/// its record read back from the seed packs and extracted again.
+fn seed_texts(stores: &Stores, seed: &[PageRecord]) -> Result<Vec<indexer::TextDoc>> {
+    use rayon::prelude::*;
+    seed.par_iter()
+        .map(|p| {
+            let html = harvest::read::page_text(stores, p)?;
+            let url = url::Url::parse(&p.url)?;
+            let x = crawler::extract::extract(&html, &url);
+            let text = x.main_text();
+            Ok(indexer::TextDoc::new(
+                &p.source,
+                p.key_time(),
+                &p.url,
+                &p.title,
+                tokens::Tokens::new(text),
+                indexer::TextDoc::han_of(text),
+            ))
+        })
+        .collect()
 }
 
 /// The number of pages from the environment (default [`DEFAULT_PAGES`]).
@@ -188,7 +236,7 @@ fn read_marker(path: &Path) -> Option<Marker> {
 }
 
 /// Paths of the work folder.
-struct Work {
+pub(crate) struct Work {
     dir: PathBuf,
 }
 
@@ -257,6 +305,10 @@ impl Work {
                 buckets: cfg.buckets,
             },
         )?;
+        let text_dir = self.index_dir().join(harvest::stores::TEXT_FOLDER);
+        let text = indexer::text::embedded::EmbeddedText::open(&text_dir)
+            .with_context(|| format!("cannot open the text index {}", text_dir.display()))?;
+        let index = index.with_text(Arc::new(text));
         let packs = harvest::stores::open_packs(cfg)
             .with_context(|| format!("cannot open the seed packs {}", cfg.packs))?;
         Ok((
@@ -394,10 +446,12 @@ fn load(
     index: &Index,
     store: &EmbeddedStore,
     seed: &[PageRecord],
+    texts: &[indexer::TextDoc],
     total: u64,
     buckets: u8,
-) -> Result<Marker> {
+) -> Result<(Marker, TextLoad)> {
     let started = Instant::now();
+    let mut text_secs = 0.0;
     let mut rng = Rng::new(SEED);
     let n = seed.len() as u64;
     let mut done = 0u64;
@@ -406,6 +460,24 @@ fn load(
         let batch: Vec<PageRecord> = (done..end)
             .map(|i| replicate(&seed[(i % n) as usize], i / n, &mut rng))
             .collect();
+        // The copies' words: the article's, under the copy's name and time.
+        let t = Instant::now();
+        for (k, chunk) in batch.chunks(TEXT_BATCH).enumerate() {
+            let first = done + (k * TEXT_BATCH) as u64;
+            let docs: Vec<indexer::TextDoc> = chunk
+                .iter()
+                .enumerate()
+                .map(|(j, p)| {
+                    let mut d = texts[((first + j as u64) % n) as usize].clone();
+                    d.source = p.source.clone();
+                    d.time = p.key_time();
+                    d.url = p.url.clone();
+                    d
+                })
+                .collect();
+            index.index_texts(&docs)?;
+        }
+        text_secs += t.elapsed().as_secs_f64();
         let half = batch.len().div_ceil(2);
         let parts = std::thread::scope(|s| {
             let handles: Vec<_> = batch
@@ -448,13 +520,23 @@ fn load(
         total as f64 / secs.max(1e-9),
         t.elapsed().as_secs_f64()
     );
-    Ok(Marker {
-        loader_version: LOADER_VERSION,
-        pages: total,
-        seed: SEED,
-        buckets,
-        articles: n,
-    })
+    println!(
+        "  of which the text index: {text_secs:.1} s ({:.0} pages/s)",
+        total as f64 / text_secs.max(1e-9)
+    );
+    Ok((
+        Marker {
+            loader_version: LOADER_VERSION,
+            pages: total,
+            seed: SEED,
+            buckets,
+            articles: n,
+        },
+        TextLoad {
+            pages: total,
+            secs: text_secs,
+        },
+    ))
 }
 
 /// One analyst's question.

@@ -78,6 +78,11 @@ pub enum BenchKind {
     /// /api/search and /api/stats latency at 1,000,000 pages (env
     /// HARVEST_BENCH_PAGES) vs a full scan, and requests/s under wrk.
     Api,
+    /// The text index on api's archive (1,000,000 pages, env
+    /// HARVEST_BENCH_PAGES) beside SQLite FTS5 on the same texts: build
+    /// pages/s, bytes per page, p50/p99 of ten text queries alone, with
+    /// source + quarter + topic, and as mentions per day over a year.
+    Text,
     /// The load clients of `api`, run by it as a child process: a load plan
     /// (JSON) on stdin, a report (JSON) on stdout.
     #[value(hide = true)]

@@ -14,6 +14,7 @@ pub mod model;
 pub mod news;
 pub mod reposts;
 pub mod simhash;
+pub mod text;
 pub mod textcluster;
 
 use std::io::Write;
@@ -37,6 +38,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         BenchKind::Frontier => crawl::frontier(args),
         BenchKind::Locality => crawl::locality(args),
         BenchKind::Api => api::run(args),
+        BenchKind::Text => text::run(args),
         BenchKind::ApiLoad => api::load_clients(),
         BenchKind::Extract => extract::run(args),
         BenchKind::Simhash => simhash::run(args),
