@@ -213,17 +213,16 @@ fn all_pages(stores: &Stores) -> Result<Vec<PageRecord>> {
         .collect())
 }
 
+/// Each article's (headline, text) tokens joined by spaces, and the two files written.
+struct PeerFiles {
+    texts: Vec<(String, String)>,
+    texts_path: std::path::PathBuf,
+    pages_path: std::path::PathBuf,
+}
+
 /// Writes the peer's input: each article's headline and text tokens (`texts.tsv`: one
 /// line per article) and each page's article, source, time and topic (`pages.tsv`).
-fn peer_files(
-    stores: &Stores,
-    pages: &[PageRecord],
-    dir: &Path,
-) -> Result<(
-    Vec<(String, String)>,
-    std::path::PathBuf,
-    std::path::PathBuf,
-)> {
+fn peer_files(stores: &Stores, pages: &[PageRecord], dir: &Path) -> Result<PeerFiles> {
     // One page per article: its words read back from the seed packs.
     let mut first: BTreeMap<&str, &PageRecord> = BTreeMap::new();
     for p in pages {
@@ -274,7 +273,11 @@ fn peer_files(
         )?;
     }
     w.flush()?;
-    Ok((texts, texts_path, pages_path))
+    Ok(PeerFiles {
+        texts,
+        texts_path,
+        pages_path,
+    })
 }
 
 fn most_common<'a>(values: impl Iterator<Item = &'a str>) -> Option<String> {
@@ -311,7 +314,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let text_bytes = dir_bytes(&dir.join("index").join(harvest::stores::TEXT_FOLDER));
     eprintln!("harvest: reading every page of the archive (for the peer's input)");
     let pages = all_pages(&stores)?;
-    let (texts, texts_path, pages_path) = peer_files(&stores, &pages, &dir.join("fts5"))?;
+    let PeerFiles {
+        texts,
+        texts_path,
+        pages_path,
+    } = peer_files(&stores, &pages, &dir.join("fts5"))?;
     let cases = text_cases(&texts)?;
     let combined = Combined {
         source: most_common(pages.iter().map(|p| p.source.as_str())).unwrap_or_default(),
@@ -346,7 +353,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             .build(Some(LIMIT), harvest::serve::MAX_LIMIT)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         q.sort = Sort::TimeDesc;
-        let zone = tz.clone();
+        let zone = tz;
         let count = |q: &Query| -> Result<u64> {
             let mut all = q.clone();
             all.limit = None;
@@ -354,7 +361,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 query: all,
                 interval: Interval::Year,
                 group_by: None,
-                tz: zone.clone(),
+                tz: zone,
                 fill_empty: false,
                 bounds: indexer::Bounds::default(),
             })?;
