@@ -127,6 +127,10 @@ pub struct RawIndex {
     /// check` for the HBase version (its `/dump`). Default: the Thrift 1 host
     /// on port 16010 (HBase's default).
     pub master_http: Option<String>,
+    /// The text index (`--text`, `--keyword`, `--any`). Default on. Off: crawls write no
+    /// words and text conditions are refused; pages crawled while it was off are found
+    /// by text only after `harvest fsck --repair` with it on again.
+    pub text: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -253,6 +257,8 @@ pub struct Config {
     pub operator: Option<String>,
     pub index: IndexBackend,
     pub buckets: u8,
+    /// `[index] text`: the text index is kept.
+    pub text_index: bool,
     pub model: PathBuf,
     pub crawl: CrawlSettings,
     pub packing: Packing,
@@ -630,6 +636,7 @@ impl Config {
             max_open_packs,
             index,
             buckets,
+            text_index: raw.index.text.unwrap_or(true),
             model,
             jobs: crate::jobs::validate_jobs(&raw.jobs, &crawl, raw.crawl.requisites)?,
             crawl,

@@ -585,7 +585,12 @@ impl Analyser {
             .near_duplicates
             .then(|| fingerprint(&page.extract))
             .flatten();
-        let han = indexer::TextDoc::han_of(page.extract.main_text());
+        // The Chinese runs are only for the text index.
+        let han = if self.cfg.text_index {
+            indexer::TextDoc::han_of(page.extract.main_text())
+        } else {
+            String::new()
+        };
         let body_bytes = page.body.len() as u64;
         page.body = Vec::new();
         page.extract.body_text = String::new();
@@ -1151,7 +1156,7 @@ impl Ingest {
                 },
                 content_type: Some(header_value(&p.page.headers, "content-type")),
             };
-            let text = (!p.recapture).then(|| {
+            let text = (!p.recapture && self.index.text().is_some()).then(|| {
                 indexer::TextDoc::new(
                     &record.source,
                     record.key_time(),

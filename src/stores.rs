@@ -225,7 +225,9 @@ impl Stores {
             },
         )
         .context("cannot open the index")?;
-        if let Some(path) = &embedded_path {
+        if !cfg.text_index {
+            // `[index] text = false`: no words are written, text conditions are refused.
+        } else if let Some(path) = &embedded_path {
             // The text index lives in the index folder: a read-only copy takes it along.
             let text = indexer::text::embedded::EmbeddedText::open(&path.join(TEXT_FOLDER))
                 .with_context(|| format!("cannot open the text index in {}", path.display()))?;

@@ -59,6 +59,10 @@ pub enum BenchKind {
     /// way, the cost of detection in %, pages linked. With --zh-reposts, on
     /// a generated site of Chinese news articles and their reposts.
     Neardup,
+    /// The first full crawl with `[index] text` off and on, runs alternated
+    /// (env HARVEST_BENCH_RUNS pairs, default 3): pages/s each way, the cost
+    /// of the text index in % (goal <= 15%).
+    TextIngest,
     /// The same crawl SIGKILLed at about half its pages and taken up by a
     /// second `harvest crawl`, vs the uninterrupted crawl: wall time, pages
     /// archived once, pages fetched twice.

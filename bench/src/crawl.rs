@@ -973,15 +973,15 @@ pub fn requisites(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// One crawl of `harvest bench neardup`.
+/// One crawl of a [`Switch`] benchmark.
 struct NeardupRun {
     pair: usize,
-    /// `[dedup] near_duplicates`.
+    /// The setting on.
     on: bool,
     pages: u64,
     secs: f64,
     cpu_secs: f64,
-    /// Pages linked to an earlier page of their story.
+    /// The [`Switch::count`] of the run.
     linked: u64,
     peak_rss_kb: u64,
 }
@@ -1009,6 +1009,55 @@ fn zh_repost_site(news: &Path, root: &Path) -> Result<usize> {
 /// each in a fresh data dir, alternated (off on, on off, ...) so that the
 /// machine's drift falls on both settings and the spread shows the noise.
 pub fn neardup(args: &BenchArgs) -> Result<()> {
+    switch_cost(
+        args,
+        &Switch {
+            what: "near-duplicate detection",
+            column: "detection",
+            name: "neardup",
+            set: |raw, on| raw.dedup.near_duplicates = Some(on),
+            goal_pct: 10.0,
+            counted: "linked",
+            count: |s| s.near_duplicates,
+        },
+    )
+}
+
+/// The first full crawl with the text index off and on (`[index] text`), runs alternated:
+/// pages/s each way and the cost of the text index (goal <= 15%).
+pub fn text_ingest(args: &BenchArgs) -> Result<()> {
+    switch_cost(
+        args,
+        &Switch {
+            what: "the text index",
+            column: "text index",
+            name: "text",
+            set: |raw, on| raw.index.text = Some(on),
+            goal_pct: 15.0,
+            counted: "text cut",
+            count: |s| s.pages_text_cut,
+        },
+    )
+}
+
+/// A setting whose cost a crawl benchmark measures, off and on.
+struct Switch {
+    /// What it is, in the report.
+    what: &'static str,
+    /// Its column's heading.
+    column: &'static str,
+    /// The runs' folder names start with it.
+    name: &'static str,
+    /// Turns it on or off in a config.
+    set: fn(&mut RawConfig, bool),
+    /// The most it may cost, in % of pages/s.
+    goal_pct: f64,
+    /// Heading of a count of the crawl summary shown per run.
+    counted: &'static str,
+    count: fn(&pipeline::IngestSummary) -> u64,
+}
+
+fn switch_cost(args: &BenchArgs, sw: &Switch) -> Result<()> {
     let pairs = bench_pairs();
     let bench = CrawlBench::start(args)?;
     let mut runs: Vec<NeardupRun> = Vec::new();
@@ -1019,13 +1068,14 @@ pub fn neardup(args: &BenchArgs) -> Result<()> {
             [true, false]
         };
         for on in order {
-            let name = format!("neardup-{}-{pair}", if on { "on" } else { "off" });
+            let name = format!("{}-{}-{pair}", sw.name, if on { "on" } else { "off" });
             let (config, data) = bench.config(&name)?;
             let mut raw: RawConfig = toml::from_str(&std::fs::read_to_string(&config)?)?;
-            raw.dedup.near_duplicates = Some(on);
+            (sw.set)(&mut raw, on);
             std::fs::write(&config, toml::to_string(&raw)?)?;
             eprintln!(
-                "harvest: run {pair}/{pairs}, near-duplicate detection {}",
+                "harvest: run {pair}/{pairs}, {} {}",
+                sw.what,
                 if on { "on" } else { "off" }
             );
             let run = bench.crawl(&config, || false)?;
@@ -1036,7 +1086,7 @@ pub fn neardup(args: &BenchArgs) -> Result<()> {
                 pages: s.pages,
                 secs: run.run.secs,
                 cpu_secs: run.run.cpu_secs,
-                linked: s.near_duplicates,
+                linked: (sw.count)(&s),
                 peak_rss_kb: run.run.peak_rss_kb,
             });
             // Each run starts from an empty data dir; the archives are not needed after.
@@ -1046,7 +1096,7 @@ pub fn neardup(args: &BenchArgs) -> Result<()> {
     }
     println!(
         "{:<5} {:<10} {:>7} {:>8} {:>9} {:>8} {:>12} {:>8} {:>9}",
-        "run", "detection", "pages", "s", "pages/s", "CPU s", "CPU ms/page", "linked", "peak RSS"
+        "run", sw.column, "pages", "s", "pages/s", "CPU s", "CPU ms/page", sw.counted, "peak RSS"
     );
     for r in &runs {
         println!(
@@ -1077,12 +1127,14 @@ pub fn neardup(args: &BenchArgs) -> Result<()> {
     );
     let cost = 100.0 * (1.0 - mean(&on) / mean(&off).max(1e-9));
     println!(
-        "near-duplicate detection: on {:.1} pages/s (runs {}), off {:.1} pages/s (runs {}): cost {cost:.1}% (goal <= 10%: {}); site {} HTML files",
+        "{}: on {:.1} pages/s (runs {}), off {:.1} pages/s (runs {}): cost {cost:.1}% (goal <= {:.0}%: {}); site {} HTML files",
+        sw.what,
         mean(&on),
         range(&on, 1),
         mean(&off),
         range(&off, 1),
-        if cost <= 10.0 { "met" } else { "missed" },
+        sw.goal_pct,
+        if cost <= sw.goal_pct { "met" } else { "missed" },
         bench.pages_on_site,
     );
     let (cpu_on, cpu_off) = (

@@ -33,6 +33,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         BenchKind::TextCluster => textcluster::run(args),
         BenchKind::Requisites => crawl::requisites(args),
         BenchKind::Neardup => crawl::neardup(args),
+        BenchKind::TextIngest => crawl::text_ingest(args),
         BenchKind::Resume => crawl::resume(args),
         BenchKind::Recrawl => crawl::recrawl(args),
         BenchKind::Frontier => crawl::frontier(args),

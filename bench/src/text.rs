@@ -8,7 +8,7 @@
 //!
 //! Questions: ten text queries made from the corpus's own words (four words from common to
 //! rare, two phrases, `OR`, an exclusion, `title:`, two words), each
-//! * alone (20 hits, newest first),
+//! * alone (20 hits, newest first: `Index::search_page`, as the API and `query` ask),
 //! * with a source, a quarter and a topic (the most common source and topic), and
 //! * as `stats`: mentions per day over 2018.
 //!
@@ -367,7 +367,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             })?;
             Ok(rows.iter().map(|r| r.count).sum())
         };
-        let (t, _) = timed(|| Ok(stores.index.search(&q)?.len() as u64))?;
+        let (t, _) = timed(|| Ok(stores.index.search_page(&q)?.hits.len() as u64))?;
         alone.times.extend(t);
         alone.found.push(count(&q)?);
         let mut qc = q.clone();
@@ -375,7 +375,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         qc.topics = vec![combined.topic.clone()];
         qc.from = chrono::DateTime::from_timestamp(combined.from, 0).unwrap_or_default();
         qc.to = chrono::DateTime::from_timestamp(combined.to, 0).unwrap_or_default();
-        let (t, _) = timed(|| Ok(stores.index.search(&qc)?.len() as u64))?;
+        let (t, _) = timed(|| Ok(stores.index.search_page(&qc)?.hits.len() as u64))?;
         with.times.extend(t);
         with.found.push(count(&qc)?);
         let mut qy = q.clone();

@@ -282,7 +282,7 @@ impl Index {
     pub(crate) fn text_for_query(&self) -> Result<&Arc<dyn TextStore>> {
         self.text.as_ref().ok_or_else(|| {
             Error::Invalid(
-                "a text condition needs the text index, which this index does not have".into(),
+                "a text condition (text, keyword or any) needs a text index, and this index has none".into(),
             )
         })
     }
