@@ -178,3 +178,42 @@ fn a_very_long_page_indexes_its_first_words_and_says_how_many_it_left() {
     assert_eq!(found(&ws, "zlast").len(), 1, "the last word indexed");
     assert!(found(&ws, "zpast").is_empty(), "past the limit");
 }
+
+/// `[index] text = false`: a crawl writes no words, text conditions are refused with a
+/// clear error, everything else answers; turned on again, `fsck --repair` writes the words
+/// of the pages crawled meanwhile and text queries find them.
+#[test]
+fn the_text_index_can_be_off_and_made_later() {
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(DEMO_DEPTH));
+    ws.configure(|raw| raw.index.text = Some(false));
+    ws.crawl();
+    let all = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "500"]));
+    assert!(all.len() > 100);
+    for args in [
+        &["query", "--text", "表格"][..],
+        &["query", "--keyword", "表格"][..],
+        &["stats", "--any", "表格"][..],
+    ] {
+        let out = ws.harvest_raw(args);
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("needs a text index"), "{args:?}: {err}");
+    }
+    let (code, report) = ws.fsck_json(false);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["text_pages"].as_u64(), Some(0), "{report}");
+
+    ws.configure(|raw| raw.index.text = Some(true));
+    let out = ws.harvest_raw(&["query", "--text", "表格"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fsck --repair"));
+    let (code, report) = ws.fsck_json(true);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(
+        report["repaired_text"].as_u64(),
+        Some(all.len() as u64),
+        "{report}"
+    );
+    assert!(!found(&ws, "表格").is_empty());
+}
