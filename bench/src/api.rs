@@ -665,7 +665,7 @@ fn questions(f: &FilterSpec) -> Result<(Query, StatsQuery)> {
 }
 
 /// Nearest-rank percentile (`p` in 0..=1) of unsorted samples.
-fn percentile(samples: &[Duration], p: f64) -> Duration {
+pub(crate) fn percentile(samples: &[Duration], p: f64) -> Duration {
     if samples.is_empty() {
         return Duration::ZERO;
     }

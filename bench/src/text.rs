@@ -27,6 +27,7 @@ use anyhow::{bail, Context, Result};
 use indexer::{GroupBy, Interval, PageRecord, Query, Sort, StatsQuery};
 use serde::Serialize;
 
+use crate::api::percentile;
 use crate::cli::BenchArgs;
 use harvest::filters::FilterSpec;
 use harvest::stores::Stores;
@@ -74,16 +75,6 @@ struct PeerInput<'a> {
     warmups: usize,
     runs: usize,
     limit: usize,
-}
-
-fn percentile(samples: &[Duration], p: f64) -> Duration {
-    let mut s = samples.to_vec();
-    s.sort();
-    if s.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = (p * s.len() as f64).ceil() as usize;
-    s[rank.clamp(1, s.len()) - 1]
 }
 
 fn timed(mut f: impl FnMut() -> Result<u64>) -> Result<(Vec<Duration>, u64)> {

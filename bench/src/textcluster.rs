@@ -28,6 +28,7 @@ use indexer::text::{TextQuery, TextScope, TextStore};
 use indexer::{HbaseOptions, HbaseStore, Row, TableStore, TextDoc};
 use rayon::prelude::*;
 
+use crate::api::percentile;
 use crate::cli::BenchArgs;
 
 /// Pages per write: a crawl's storage batch.
@@ -46,16 +47,6 @@ struct Figures {
     latencies: Vec<Duration>,
     /// Pages found per query (the same order as the queries).
     found: Vec<usize>,
-}
-
-fn percentile(samples: &[Duration], p: f64) -> Duration {
-    let mut s = samples.to_vec();
-    s.sort();
-    if s.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
-    s[rank.clamp(1, s.len()) - 1]
 }
 
 /// The texts as the pipeline indexes them: headline, subtitle and text of each article,
@@ -337,8 +328,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             secs,
             docs.len() as f64 / secs.max(1e-9),
             f.bytes as f64 / docs.len() as f64,
-            percentile(&f.latencies, 50.0).as_secs_f64() * 1e3,
-            percentile(&f.latencies, 99.0).as_secs_f64() * 1e3,
+            percentile(&f.latencies, 0.5).as_secs_f64() * 1e3,
+            percentile(&f.latencies, 0.99).as_secs_f64() * 1e3,
         );
     }
     println!(
