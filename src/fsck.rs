@@ -174,6 +174,12 @@ pub struct FsckReport {
     pub repaired_text: u64,
     /// With `--repair`: text index entries without a row removed.
     pub removed_text_orphans: u64,
+    /// Files of the cluster's text index that no manifest row names, begun over an hour
+    /// ago (a writer killed between a split's file and its row): never read, only space
+    /// (not a problem). `--repair` removes them.
+    pub text_files_unlisted: u64,
+    /// With `--repair`: those files removed.
+    pub removed_text_files: u64,
     /// Wall time.
     pub secs: f64,
     /// The first problems found.
@@ -295,6 +301,17 @@ impl FsckReport {
             s.push_str(&format!(
                 "repaired: words of {} pages written to the text index, {} text entries without a row removed\n",
                 self.repaired_text, self.removed_text_orphans
+            ));
+        }
+        if self.text_files_unlisted > 0 {
+            s.push_str(&format!(
+                "text index: {} split files no manifest row names (left by writers killed over an hour ago; only space){}\n",
+                self.text_files_unlisted,
+                if self.removed_text_files > 0 {
+                    format!(", {} removed", self.removed_text_files)
+                } else {
+                    String::new()
+                }
             ));
         }
         for p in &self.problems {
@@ -772,6 +789,10 @@ fn check_text(
     .context("reading the text index")?;
     report.text_orphans = orphans.len() as u64;
     report.text_missing = rows.len() as u64;
+    let unlisted = text
+        .unlisted_files()
+        .context("listing the text index's files")?;
+    report.text_files_unlisted = unlisted.len() as u64;
     for page in rows
         .values()
         .take(LISTED.saturating_sub(report.problems.len()))
@@ -790,6 +811,11 @@ fn check_text(
         text.delete(&orphans)
             .context("removing text entries without a row")?;
         report.removed_text_orphans = orphans.len() as u64;
+    }
+    if !unlisted.is_empty() {
+        text.remove_files(&unlisted)
+            .context("removing the text index's unlisted files")?;
+        report.removed_text_files = unlisted.len() as u64;
     }
     let missing: Vec<indexer::PageRecord> = rows.into_values().collect();
     for batch in missing.chunks(TEXT_REPAIR_BATCH) {

@@ -51,9 +51,22 @@ impl indexer::text::split::SplitFiles for PackSplitFiles {
     }
 
     fn delete(&self, path: &str) -> indexer::Result<()> {
-        self.0
-            .delete(path)
-            .map_err(|e| split_err("removing", path, e))
+        match self.0.delete(path) {
+            Err(packer::Error::NotFound { .. }) | Ok(()) => Ok(()),
+            Err(e) => Err(split_err("removing", path, e)),
+        }
+    }
+
+    fn list(&self, prefix: &str) -> indexer::Result<Vec<String>> {
+        // A folder: `_text` must not also list `_textfoo`.
+        let folder = format!("{}/", prefix.trim_end_matches('/'));
+        Ok(self
+            .0
+            .list(&folder)
+            .map_err(|e| split_err("listing", prefix, e))?
+            .into_iter()
+            .map(|e| e.path)
+            .collect())
     }
 }
 

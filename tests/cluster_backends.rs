@@ -264,6 +264,28 @@ fn embedded_and_cluster_backends_give_identical_answers() {
     // … and the text splits against the rows.
     assert_eq!(fsck["text_missing"].as_u64(), Some(0), "{fsck}");
     assert_eq!(fsck["text_orphans"].as_u64(), Some(0), "{fsck}");
+    assert_eq!(fsck["text_files_unlisted"].as_u64(), Some(0), "{fsck}");
+    // A split file a writer killed two hours ago left without its manifest row: found on
+    // HDFS, removed by --repair, and the text answers are as before.
+    let store = packer::open_store_with(&packs, &packer::OpenOptions::default()).unwrap();
+    let old = chrono::Utc::now().timestamp_micros() - 2 * 3_600 * 1_000_000;
+    let left = format!("_text/lohelp/1970-01/{old:016x}-0badf11e.split");
+    let mut w = store.create(&left).unwrap();
+    w.append(b"HVSPLIT1 torn").unwrap();
+    w.close().unwrap();
+    let fsck_json = |repair: bool| -> serde_json::Value {
+        let mut args = vec!["fsck", "--json", "--quiet"];
+        if repair {
+            args.push("--repair");
+        }
+        serde_json::from_slice(&on_cluster.harvest_raw(&args).stdout).expect("fsck json")
+    };
+    let found = fsck_json(false);
+    assert_eq!(found["text_files_unlisted"].as_u64(), Some(1), "{found}");
+    let repaired = fsck_json(true);
+    assert_eq!(repaired["removed_text_files"].as_u64(), Some(1), "{repaired}");
+    assert!(store.len(&left).is_err(), "{left} is still there");
+    assert_eq!(fsck_json(false)["text_files_unlisted"].as_u64(), Some(0));
 
     // The cluster's packs rebuild a lost index: a reindex of the HDFS packs
     // into a new index gives the HBase index's rows, field for field.

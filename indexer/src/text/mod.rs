@@ -171,4 +171,17 @@ pub trait TextStore: Send + Sync {
     fn is_empty(&self) -> Result<bool> {
         Ok(self.len()? == 0)
     }
+
+    /// Files of the store that nothing names any more and no write is still making
+    /// (for `fsck`): a writer killed half-way leaves them. None for a store that keeps
+    /// no such files.
+    fn unlisted_files(&self) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+
+    /// Removes files [`TextStore::unlisted_files`] gave.
+    fn remove_files(&self, files: &[String]) -> Result<()> {
+        let _ = files;
+        Ok(())
+    }
 }

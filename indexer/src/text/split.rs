@@ -53,6 +53,9 @@ const FAMILY: &str = "s";
 const SPLIT_ROW: u8 = b's';
 /// Key prefix of a deleted page's row (then the page's key).
 const TOMBSTONE_ROW: u8 = b'd';
+/// How old a file no manifest row names must be to count as left by a killed writer
+/// (a write in progress takes seconds).
+pub const UNLISTED_AFTER: std::time::Duration = std::time::Duration::from_secs(3_600);
 /// Splits of one (source, month) that make the writer merge them.
 pub const MERGE_AT: usize = 8;
 /// First bytes of a split file.
@@ -71,6 +74,8 @@ pub trait SplitFiles: Send + Sync {
     fn get(&self, path: &str) -> Result<Vec<u8>>;
     /// Removes a file (a missing file is no error).
     fn delete(&self, path: &str) -> Result<()>;
+    /// The paths of the files under the folder `prefix` (none when it does not exist).
+    fn list(&self, prefix: &str) -> Result<Vec<String>>;
 }
 
 /// Split files in a local folder (one machine; tests).
@@ -114,6 +119,37 @@ impl SplitFiles for FolderFiles {
             _ => Ok(()),
         }
     }
+
+    fn list(&self, prefix: &str) -> Result<Vec<String>> {
+        fn walk(dir: &Path, rel: &str, out: &mut Vec<String>) -> std::io::Result<()> {
+            let entries = match std::fs::read_dir(dir) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                other => other?,
+            };
+            for entry in entries {
+                let entry = entry?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let path = format!("{rel}/{name}");
+                if entry.file_type()?.is_dir() {
+                    walk(&entry.path(), &path, out)?;
+                } else {
+                    out.push(path);
+                }
+            }
+            Ok(())
+        }
+        let mut out = Vec::new();
+        let root = self.root.join(prefix);
+        walk(&root, prefix.trim_end_matches('/'), &mut out)
+            .map_err(|e| text_err(&root, "list", e))?;
+        Ok(out)
+    }
+}
+
+/// The writer's clock (µs since the epoch) in a split file's name (`{seq:016x}-{nonce}…`).
+fn seq_of_file(path: &str) -> Option<u64> {
+    let name = path.rsplit('/').next()?;
+    u64::from_str_radix(name.get(..16)?, 16).ok()
 }
 
 /// A split as its manifest row names it.
@@ -312,6 +348,25 @@ impl SplitText {
             merge_at: MERGE_AT,
             merging: Mutex::new(()),
         })
+    }
+
+    /// Files under the split folder that no manifest row names and that were begun more
+    /// than `min_age` ago: what a writer killed between a split's file and its row leaves
+    /// (a younger one may be a write in progress). Never read; `remove_unlisted` frees them.
+    pub fn unlisted(&self, min_age: std::time::Duration) -> Result<Vec<String>> {
+        let (listed, _) = self.manifest()?;
+        let listed: HashSet<String> = listed.into_iter().map(|m| m.path).collect();
+        let now = u64::try_from(chrono::Utc::now().timestamp_micros()).unwrap_or(0);
+        let before = now.saturating_sub(u64::try_from(min_age.as_micros()).unwrap_or(u64::MAX));
+        let mut out: Vec<String> = self
+            .files
+            .list(SPLIT_FOLDER)?
+            .into_iter()
+            .filter(|p| !listed.contains(p))
+            .filter(|p| seq_of_file(p).is_some_and(|seq| seq < before))
+            .collect();
+        out.sort();
+        Ok(out)
     }
 
     /// Merges a (source, month) when it holds `n` splits (tests: small).
@@ -807,6 +862,20 @@ impl TextStore for SplitText {
             .filter(|(page, &seq)| st.current(page, seq))
             .count() as u64)
     }
+
+    fn unlisted_files(&self) -> Result<Vec<String>> {
+        self.unlisted(UNLISTED_AFTER)
+    }
+
+    fn remove_files(&self, files: &[String]) -> Result<()> {
+        for f in files {
+            if !f.starts_with(SPLIT_FOLDER) {
+                return Err(Error::Invalid(format!("{f} is not a text split file")));
+            }
+            self.files.delete(f)?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -870,6 +939,9 @@ mod tests {
         fn delete(&self, path: &str) -> Result<()> {
             self.inner.delete(path)
         }
+        fn list(&self, prefix: &str) -> Result<Vec<String>> {
+            self.inner.list(prefix)
+        }
     }
 
     #[test]
@@ -908,6 +980,40 @@ mod tests {
         assert_eq!(cached, 1);
         let all = scope(0, 10_000_000);
         assert_eq!(urls(&second, "ships", &all).len(), 7);
+    }
+
+    #[test]
+    fn files_a_killed_writer_left_are_found_once_old_and_removed() {
+        let p = place();
+        let w = open(&p, "w");
+        w.write(&[doc("a", 100, "http://a/1", "Harbour", "ships")])
+            .unwrap();
+        let now = u64::try_from(chrono::Utc::now().timestamp_micros()).unwrap();
+        let old = now - 2 * 3_600 * 1_000_000;
+        let left = [
+            format!("{SPLIT_FOLDER}/a/1970-01/{old:016x}-00000001.split"),
+            format!("{SPLIT_FOLDER}/a/1970-01/{old:016x}-00000002.part"),
+        ];
+        let young = format!("{SPLIT_FOLDER}/a/1970-01/{now:016x}-00000003.split");
+        for f in left.iter().chain([&young]) {
+            p.files.put(f, b"HVSPLIT1 torn").unwrap();
+        }
+        let found = w.unlisted_files().unwrap();
+        assert_eq!(
+            found,
+            left.to_vec(),
+            "the listed split and the young file stay"
+        );
+        w.remove_files(&found).unwrap();
+        assert!(w.unlisted_files().unwrap().is_empty());
+        assert_eq!(
+            p.files.list(SPLIT_FOLDER).unwrap().len(),
+            2,
+            "listed + young"
+        );
+        assert!(w.remove_files(&["packs/x.warc.gz".into()]).is_err());
+        let all = scope(0, 10_000_000);
+        assert_eq!(urls(&open(&p, "r"), "ships", &all).len(), 1);
     }
 
     #[test]
