@@ -315,10 +315,11 @@ fn news_report(
     );
     if let Some(k) = telling_keyword(&all, topic) {
         cmdline.push_str(&format!(" --keyword {k}"));
-        query.keywords = vec![k];
+        // As the command line asks it: pages that mention the word.
+        query.text = Some(format!("\"{k}\""));
     }
     println!("\n== a query: {cmdline} --limit 5");
-    for h in stores.index.search(&query)? {
+    for h in stores.index.search_page(&query)?.hits {
         let p = &h.page;
         println!(
             "   {}  {:<12} {}",
@@ -427,11 +428,13 @@ fn report(
         cfg.data_dir.display()
     );
     if let Some(k) = &keyword {
-        query.keywords = vec![k.clone()];
+        // As the command line asks it: pages that mention the word.
+        query.text = Some(format!("\"{k}\""));
         cmdline.push_str(&format!(" --keyword {k}"));
     }
     println!("\n== example query: {cmdline}");
-    let hits = stores.index.search(&query)?;
+    // Paged as `query` pages it, so the command printed shows these same pages.
+    let hits = stores.index.search_page(&query)?.hits;
     for h in &hits {
         let p = &h.page;
         println!(

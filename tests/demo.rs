@@ -39,6 +39,31 @@ fn the_libreoffice_demo_archives_its_pages_and_prints_commands_that_work() {
         "-c", &cfg, "query", "--format", "jsonl", "--limit", "1000",
     ]));
     assert!(rows.lines().count() > 300, "{} pages", rows.lines().count());
+
+    // The example query, run as printed, gives the URLs the demo showed under it.
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("== example query: harvest "))
+        .expect("the example query's command line");
+    let args: Vec<&str> = line.split_whitespace().collect();
+    let shown: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("== example query"))
+        .skip(1)
+        .take_while(|l| l.starts_with("   ") && !l.trim_start().starts_with('('))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    assert!(!shown.is_empty(), "{out}");
+    let mut run = args.clone();
+    run.extend(["--format", "jsonl", "--limit", "10"]);
+    let got: Vec<String> = text(&harvest(&run))
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("jsonl");
+            v["url"].as_str().unwrap_or_default().to_string()
+        })
+        .collect();
+    assert_eq!(got, shown, "{line}");
 }
 
 #[test]
