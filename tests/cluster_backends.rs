@@ -283,7 +283,11 @@ fn embedded_and_cluster_backends_give_identical_answers() {
     let found = fsck_json(false);
     assert_eq!(found["text_files_unlisted"].as_u64(), Some(1), "{found}");
     let repaired = fsck_json(true);
-    assert_eq!(repaired["removed_text_files"].as_u64(), Some(1), "{repaired}");
+    assert_eq!(
+        repaired["removed_text_files"].as_u64(),
+        Some(1),
+        "{repaired}"
+    );
     assert!(store.len(&left).is_err(), "{left} is still there");
     assert_eq!(fsck_json(false)["text_files_unlisted"].as_u64(), Some(0));
 
