@@ -167,9 +167,14 @@ pub struct FsckReport {
     /// Page rows the text index lacks: text queries miss them. `--repair`
     /// writes their words, read again from their records.
     pub text_missing: u64,
-    /// Text index entries without a page row (what a crash between the text
-    /// and the rows of a batch leaves; never returned). `--repair` removes them.
+    /// Text index entries without a page row and without a text mark (left by a
+    /// version of harvest before marks, or by a writer outside a batch): searches
+    /// never return them, but counts of mentions alone trust the text index and
+    /// count them. `--repair` removes them.
     pub text_orphans: u64,
+    /// Text marks present: writes of words whose rows are not yet durable (a
+    /// writer at work, or one killed, whose marks the next writer clears).
+    pub text_marks: u64,
     /// With `--repair`: pages whose words were written to the text index.
     pub repaired_text: u64,
     /// With `--repair`: text index entries without a row removed.
@@ -195,6 +200,7 @@ impl FsckReport {
             && self.torn <= self.repaired_torn
             && self.damaged <= self.repaired_damaged
             && self.text_missing <= self.repaired_text
+            && self.text_orphans <= self.removed_text_orphans
     }
 
     fn problem(&mut self, kind: &'static str, pack: &str, offset: u64, detail: String) {
@@ -293,8 +299,8 @@ impl FsckReport {
         }
         if self.text_pages + self.text_missing + self.text_orphans > 0 {
             s.push_str(&format!(
-                "text index: {} pages, {} page rows without text (text queries miss them), {} entries without a row\n",
-                self.text_pages, self.text_missing, self.text_orphans
+                "text index: {} pages, {} page rows without text (text queries miss them), {} entries without a row (counts of mentions count them), {} writes in flight\n",
+                self.text_pages, self.text_missing, self.text_orphans, self.text_marks
             ));
         }
         if self.repaired_text + self.removed_text_orphans > 0 {
@@ -321,7 +327,12 @@ impl FsckReport {
             ));
         }
         let listed = self.problems.len() as u64;
-        let total = self.missing + self.mismatched + self.torn + self.damaged + self.text_missing;
+        let total = self.missing
+            + self.mismatched
+            + self.torn
+            + self.damaged
+            + self.text_missing
+            + self.text_orphans;
         if total > listed {
             s.push_str(&format!("  ... and {} more\n", total - listed));
         }
@@ -760,9 +771,11 @@ fn verify(
 const TEXT_REPAIR_BATCH: usize = 256;
 
 /// The text index against the page rows (after the repairs above, which write text as they
-/// index): rows without text are a problem, text without a row is not (a crash between the
-/// two writes of a batch leaves it; no query returns it). `repair` writes the missing pages'
-/// words, read again from their records, and removes the entries without a row.
+/// index): rows without text are a problem (text queries miss them), and so is text without
+/// a row that no text mark names (counts of mentions alone would count it; a marked page's
+/// rows are in flight, or its writer was killed and the next writer removes its words).
+/// `repair` writes the missing pages' words, read again from their records, and removes the
+/// entries without a row.
 fn check_text(
     stores: &Stores,
     report: &mut FsckReport,
@@ -787,7 +800,33 @@ fn check_text(
         }
     })
     .context("reading the text index")?;
+    // Read after the text: a page whose mark is gone by now has its rows, or had them.
+    let marked = stores
+        .index
+        .marked_text_pages()
+        .context("reading the text marks")?;
+    report.text_marks = stores
+        .index
+        .text_marks()
+        .context("reading the text marks")?;
+    orphans.retain(|p| !marked.contains(&p.key()));
     report.text_orphans = orphans.len() as u64;
+    for p in orphans
+        .iter()
+        .take(LISTED.saturating_sub(report.problems.len()))
+    {
+        report.problems.push(Problem {
+            kind: "no row",
+            pack: String::new(),
+            offset: 0,
+            detail: format!(
+                "the text index holds words of a page of {} at {} (URL hash {}) without a page row",
+                p.source,
+                chrono::DateTime::from_timestamp(p.time, 0).unwrap_or_default(),
+                p.hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            ),
+        });
+    }
     report.text_missing = rows.len() as u64;
     let unlisted = text
         .unlisted_files()
@@ -821,20 +860,7 @@ fn check_text(
     for batch in missing.chunks(TEXT_REPAIR_BATCH) {
         let docs: Vec<indexer::TextDoc> = batch
             .par_iter()
-            .filter_map(|page| {
-                let html = crate::read::page_text(stores, page).ok()?;
-                let url = url::Url::parse(&page.url).ok()?;
-                let x = crawler::extract::extract(&html, &url);
-                let han = indexer::TextDoc::han_of(x.main_text());
-                Some(indexer::TextDoc::new(
-                    &page.source,
-                    page.key_time(),
-                    &page.url,
-                    &page.title,
-                    x.tokens,
-                    han,
-                ))
-            })
+            .filter_map(|page| crate::read::page_words(stores, page).ok())
             .collect();
         text.write(&docs).context("writing the text index")?;
         report.repaired_text += docs.len() as u64;

@@ -275,6 +275,8 @@ pub struct Ingest {
     packed_batches: u64,
     /// [`CRASH_AFTER_PACKED`]: the batch after whose sync the process kills itself.
     crash_after_packed: Option<u64>,
+    /// [`CRASH_AFTER_TEXT`]: the batch after whose words the process kills itself.
+    crash_after_text: Option<u64>,
     /// Whether a batch's index rows are applied on their own thread while
     /// the next batch is looked up, placed and packed ([`Ingest::apply_behind`]).
     apply_behind: bool,
@@ -300,6 +302,11 @@ struct Applying {
 /// (SIGKILL) once its Nth batch is packed and synced, before the batch is
 /// indexed: the moment a crash leaves records the index does not know.
 pub const CRASH_AFTER_PACKED: &str = "HARVEST_CRASH_AFTER_PACKED";
+
+/// Crash tests: `HARVEST_CRASH_AFTER_TEXT=N` makes the process kill itself once
+/// its Nth batch's words are in the text index, before the batch's rows: the
+/// moment a crash leaves words of pages that have no rows (`indexer::textmark`).
+pub const CRASH_AFTER_TEXT: &str = "HARVEST_CRASH_AFTER_TEXT";
 
 /// SIGKILL to this process (for [`CRASH_AFTER_PACKED`]).
 #[allow(unsafe_code)]
@@ -832,6 +839,9 @@ impl Ingest {
             crash_after_packed: std::env::var(CRASH_AFTER_PACKED)
                 .ok()
                 .and_then(|n| n.parse().ok()),
+            crash_after_text: std::env::var(CRASH_AFTER_TEXT)
+                .ok()
+                .and_then(|n| n.parse().ok()),
             apply_behind: false,
             applying: None,
             batches_taken: 0,
@@ -1157,11 +1167,8 @@ impl Ingest {
                 content_type: Some(header_value(&p.page.headers, "content-type")),
             };
             let text = (!p.recapture && self.index.text().is_some()).then(|| {
-                indexer::TextDoc::new(
-                    &record.source,
-                    record.key_time(),
-                    &record.url,
-                    &record.title,
+                indexer::TextDoc::of(
+                    &record,
                     std::mem::take(&mut p.page.extract.tokens),
                     std::mem::take(&mut p.han),
                 )
@@ -1241,6 +1248,7 @@ impl Ingest {
         // rows and postings, the rows they replace, digests, URL states,
         // captures, cluster centres, fingerprints.
         let remote = self.index.store().remote();
+        let crash_after_text = self.crash_after_text == Some(self.packed_batches);
         // The last batch's rows are in before this one's are read and decided.
         self.wait_applied()?;
         let (linked, mutations) = self
@@ -1287,6 +1295,12 @@ impl Ingest {
                         // Text first: text without rows is never returned, rows
                         // without text would be missed by text queries.
                         ix.index_texts(&texts)?;
+                        if crash_after_text {
+                            tracing::warn!(
+                                "{CRASH_AFTER_TEXT}: killing this process between a batch's words and its rows"
+                            );
+                            kill_this_process();
+                        }
                         ix.index_pages_over(&records, stored?)?;
                         if !moved.is_empty() {
                             ix.delete_pages(&moved)?;

@@ -133,6 +133,16 @@ pub fn page_text(stores: &Stores, page: &PageRecord) -> Result<String> {
     Ok(crawler::charset::decode(&response.body, charset.as_deref()).text)
 }
 
+/// The words of a stored page as the crawl gave them to the text index: its HTML read back
+/// from its pack and extracted again (`fsck --repair` of the text index, benchmarks).
+pub fn page_words(stores: &Stores, page: &PageRecord) -> Result<indexer::TextDoc> {
+    let html = page_text(stores, page)?;
+    let url = url::Url::parse(&page.url)?;
+    let x = crawler::extract::extract(&html, &url);
+    let han = indexer::TextDoc::han_of(x.main_text());
+    Ok(indexer::TextDoc::of(page, x.tokens, han))
+}
+
 /// `harvest get URL [--at TIME] [--record]`: the capture of `url` in force
 /// at `at` (the last at or before it), or without `at` its latest page
 /// capture (a URL with captures but no page row, such as an image or a

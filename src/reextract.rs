@@ -94,14 +94,7 @@ pub fn reextract_page(
     new.keywords = x.keywords.clone();
     new.language = x.language.clone();
     let han = indexer::TextDoc::han_of(x.main_text());
-    let text = indexer::TextDoc::new(
-        &new.source,
-        new.key_time(),
-        &new.url,
-        &new.title,
-        x.tokens,
-        han,
-    );
+    let text = indexer::TextDoc::of(&new, x.tokens, han);
     Ok((new, text))
 }
 
@@ -188,28 +181,32 @@ fn write(
     if dry_run {
         return Ok(moved.len() as u64);
     }
-    stores.index.index_texts(texts)?;
-    if pages.is_empty() {
-        return Ok(0);
-    }
-    // New rows first: a crash in between leaves a duplicate, never a loss.
-    stores.index.index_pages(&pages)?;
-    if !moved.is_empty() {
-        stores.index.delete_pages(&moved)?;
-    }
-    let mut states = Vec::new();
-    for (url, old_table, old_key, new_key) in url_moves {
-        if let Some(mut st) = stores.index.get_url(&url)? {
-            if st.table == old_table && st.row_key == old_key {
-                st.table = new_key.table;
-                st.row_key = new_key.row_key;
-                states.push(st);
+    // One batch: the words, the new rows, the old rows' removal and the URLs' new keys
+    // are durable together (the words' mark goes with the rows: `indexer::textmark`).
+    stores.index.atomically(|ix| {
+        ix.index_texts(texts)?;
+        if pages.is_empty() {
+            return Ok(());
+        }
+        ix.index_pages(&pages)?;
+        if !moved.is_empty() {
+            ix.delete_pages(&moved)?;
+        }
+        let mut states = Vec::new();
+        for (url, old_table, old_key, new_key) in url_moves {
+            if let Some(mut st) = ix.get_url(&url)? {
+                if st.table == old_table && st.row_key == old_key {
+                    st.table = new_key.table;
+                    st.row_key = new_key.row_key;
+                    states.push(st);
+                }
             }
         }
-    }
-    if !states.is_empty() {
-        stores.index.put_urls(&states)?;
-    }
+        if !states.is_empty() {
+            ix.put_urls(&states)?;
+        }
+        Ok(())
+    })?;
     Ok(moved.len() as u64)
 }
 

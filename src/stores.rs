@@ -271,6 +271,12 @@ impl Stores {
                     recovered.batches
                 );
             }
+            if recovered.text_removed > 0 {
+                eprintln!(
+                    "harvest: the words of {} page(s) a crash left without rows were removed from the text index",
+                    recovered.text_removed
+                );
+            }
         }
         Ok(Stores {
             packs,

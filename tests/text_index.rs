@@ -217,3 +217,88 @@ fn the_text_index_can_be_off_and_made_later() {
     );
     assert!(!found(&ws, "表格").is_empty());
 }
+
+/// How many pages `query --text TEXT` finds (all of them).
+fn found_all(ws: &Workspace, text: &str) -> u64 {
+    let out = ws.harvest(&["query", "--text", text, "--format", "jsonl", "--limit", "100000"]);
+    jsonl(&out).len() as u64
+}
+
+/// Pages of `stats --text TEXT` over every day.
+fn counted(ws: &Workspace, text: &str) -> u64 {
+    let out = ws.harvest(&["stats", "--interval", "year", "--format", "json", "--text", text]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("stats json");
+    rows.iter().map(|r| r["count"].as_u64().expect("count")).sum()
+}
+
+/// A crawl killed between a batch's words and its rows (`HARVEST_CRASH_AFTER_TEXT`): the
+/// words of pages without rows are neither found nor counted (counts of mentions trust
+/// the text index, but not a page under a text mark), `fsck` names the write in flight
+/// and finds nothing wrong, and the next writer removes those words; the run that takes
+/// the crawl up indexes the batch again, words and rows.
+#[test]
+fn a_crash_between_words_and_rows_is_never_counted_and_is_cleared() {
+    let site = Site::demo();
+    let ws = Workspace::new(&site.url(DEMO_ENTRY), "demo", Some(DEMO_DEPTH));
+    ws.configure(|raw| {
+        raw.packing.batch_pages = Some(16);
+        raw.crawl.concurrency = Some(2);
+    });
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&ws.config)
+        .args(["crawl", "--quiet"])
+        .env("HARVEST_CRASH_AFTER_TEXT", "3")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("run harvest");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(9), "killed itself: {status:?}");
+
+    let (code, report) = ws.fsck_json(false);
+    assert_eq!(code, Some(0), "{report}");
+    let pages = report["pages"].as_u64().expect("pages");
+    let words = report["text_pages"].as_u64().expect("text pages");
+    assert!(
+        words > pages && pages > 0,
+        "the killed batch's words are in the text index, its rows are not: {report}"
+    );
+    assert_eq!(report["text_marks"].as_u64(), Some(1), "{report}");
+    assert_eq!(report["text_orphans"].as_u64(), Some(0), "{report}");
+    // Every word of the headlines: counted as found, only pages with rows.
+    let all = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "1000"]));
+    assert_eq!(all.len() as u64, pages);
+    for text in ["表格 OR 数据", "数据"] {
+        let hits = found_all(&ws, text);
+        assert_eq!(counted(&ws, text), hits, "--text {text}");
+    }
+    let mut hits_of_all = 0;
+    for word in all
+        .iter()
+        .flat_map(|p| tokens::tokenize(p["title"].as_str().unwrap_or_default()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .take(40)
+    {
+        let hits = found_all(&ws, &word);
+        assert_eq!(counted(&ws, &word), hits, "--text {word}");
+        hits_of_all += hits;
+    }
+    assert!(hits_of_all > 40, "{hits_of_all}");
+
+    // The next writer: the killed batch's words go, then the crawl takes it up.
+    let out = ws.harvest(&["crawl", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("left without rows were removed"), "{err}");
+    let (code, report) = ws.fsck_json(false);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["text_marks"].as_u64(), Some(0), "{report}");
+    assert_eq!(report["text_orphans"].as_u64(), Some(0), "{report}");
+    assert_eq!(report["text_missing"].as_u64(), Some(0), "{report}");
+    assert_eq!(report["text_pages"], report["pages"], "{report}");
+    assert!(report["pages"].as_u64() > Some(pages), "{report}");
+    for text in ["表格 OR 数据", "数据"] {
+        assert_eq!(counted(&ws, text), found_all(&ws, text), "--text {text}");
+    }
+}

@@ -90,9 +90,9 @@ const NO_COMMENTS_ONE_IN: u64 = 8;
 const MAX_COMMENTS: f64 = 3_000.0;
 /// Marker of a loaded work folder.
 const MARKER: &str = "loaded.json";
-/// Version of the loader (2: posting rows; 3: the text index): a marker of another
-/// version is not reused.
-const LOADER_VERSION: u32 = 3;
+/// Version of the loader (2: posting rows; 3: the text index; 4: its revisit flag): a
+/// marker of another version is not reused.
+const LOADER_VERSION: u32 = 4;
 /// What the text index's load took, beside the marker.
 pub(crate) const TEXT_LOAD: &str = "text-load.json";
 /// Text documents written per text index commit.
@@ -196,20 +196,7 @@ pub(crate) fn loaded(args: &BenchArgs, rt: &tokio::runtime::Runtime) -> Result<(
 fn seed_texts(stores: &Stores, seed: &[PageRecord]) -> Result<Vec<indexer::TextDoc>> {
     use rayon::prelude::*;
     seed.par_iter()
-        .map(|p| {
-            let html = harvest::read::page_text(stores, p)?;
-            let url = url::Url::parse(&p.url)?;
-            let x = crawler::extract::extract(&html, &url);
-            let text = x.main_text();
-            Ok(indexer::TextDoc::new(
-                &p.source,
-                p.key_time(),
-                &p.url,
-                &p.title,
-                tokens::Tokens::new(text),
-                indexer::TextDoc::han_of(text),
-            ))
-        })
+        .map(|p| harvest::read::page_words(stores, p))
         .collect()
 }
 

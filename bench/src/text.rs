@@ -225,12 +225,11 @@ fn peer_files(stores: &Stores, pages: &[PageRecord], dir: &Path) -> Result<PeerF
         articles
             .par_iter()
             .map(|(_, p)| -> Result<(String, String)> {
-                let html = harvest::read::page_text(stores, p)?;
-                let url = url::Url::parse(&p.url)?;
-                let x = crawler::extract::extract(&html, &url);
-                let body = tokens::Tokens::new(x.main_text());
-                let title = tokens::tokenize(&p.title);
-                Ok((title.join(" "), body.iter().collect::<Vec<_>>().join(" ")))
+                let words = harvest::read::page_words(stores, p)?;
+                Ok((
+                    words.title.join(" "),
+                    words.body.iter().collect::<Vec<_>>().join(" "),
+                ))
             })
             .collect::<Result<_>>()?
     };

@@ -223,6 +223,11 @@ pub struct Recovered {
     pub batches: usize,
     /// Journal rows left alone (their writer may still be at work).
     pub skipped: usize,
+    /// Text marks of killed writers cleared ([`crate::textmark`]).
+    pub text_marks: usize,
+    /// Pages of those marks whose rows never came: their words were removed from the
+    /// text index.
+    pub text_removed: usize,
 }
 
 impl Index {
@@ -316,15 +321,7 @@ impl Index {
         let mut done = Recovered::default();
         let now = chrono::Utc::now();
         for row in rows {
-            let writer = JournalWriter::parse(&row.key);
-            let leave = match &writer {
-                Some(w) if w.host == host_name() => {
-                    w.pid != std::process::id() && process_alive(w.pid)
-                }
-                Some(w) => now - w.time < FOREIGN_JOURNAL_GRACE,
-                None => false,
-            };
-            if leave {
+            if writer_at_work(&row.key, now) {
                 done.skipped += 1;
                 continue;
             }
@@ -339,6 +336,10 @@ impl Index {
             store.delete(JOURNAL_TABLE, std::slice::from_ref(&row.key))?;
             done.batches += 1;
         }
+        // After the journal: a batch applied again has its rows, so its pages keep their text.
+        let (marks, removed) = self.recover_text_marks(now)?;
+        done.text_marks = marks;
+        done.text_removed = removed;
         Ok(done)
     }
 }
@@ -373,6 +374,17 @@ pub fn process_alive(pid: u32) -> bool {
     }
 }
 
+/// Whether the writer that filed a row keyed by [`journal_key`] may still be at work: a
+/// live process of this host other than this one, or a process of another host (which
+/// cannot be checked) within [`FOREIGN_JOURNAL_GRACE`].
+pub(crate) fn writer_at_work(key: &[u8], now: chrono::DateTime<chrono::Utc>) -> bool {
+    match JournalWriter::parse(key) {
+        Some(w) if w.host == host_name() => w.pid != std::process::id() && process_alive(w.pid),
+        Some(w) => now - w.time < FOREIGN_JOURNAL_GRACE,
+        None => false,
+    }
+}
+
 /// Who filed a journal row, from its key `{time}/{host}/{pid}/{seq}`.
 struct JournalWriter {
     time: chrono::DateTime<chrono::Utc>,
@@ -397,7 +409,7 @@ impl JournalWriter {
 
 /// A new journal key: time first (recovery applies oldest first), then
 /// host and pid (whose rows may be replayed), then a sequence number.
-fn journal_key() -> Vec<u8> {
+pub(crate) fn journal_key() -> Vec<u8> {
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!(

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::keys::{self, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC};
 use crate::record::{DigestEntry, PageRecord, UrlState, FAMILY_ATTRS, FAMILY_INDEX, PAGE_FAMILIES};
 use crate::store::{Cell, Row, Scan, TableStore};
-use crate::text::{TextDoc, TextPage, TextStore};
+use crate::text::{TextPage, TextStore};
 
 /// Table of URL states.
 pub const URLS_TABLE: &str = "urls";
@@ -167,6 +167,9 @@ pub struct PageKey {
 /// The harvest index over any [`TableStore`].
 pub struct Index {
     pub(crate) store: Arc<dyn TableStore>,
+    /// The store itself, also in a view over another store ([`Index::with_store`]):
+    /// what is written at once even in a recorded batch (text marks, [`crate::textmark`]).
+    pub(crate) direct: Arc<dyn TableStore>,
     pub(crate) options: IndexOptions,
     known_tables: Mutex<HashMap<String, KnownTable>>,
     /// One lock a page table, held while this index (or a view of it)
@@ -240,7 +243,7 @@ impl Index {
                 "IndexOptions.buckets must be at least 1".into(),
             ));
         }
-        let tables: [(&str, u8); 10] = [
+        let tables: [(&str, u8); 11] = [
             (URLS_TABLE, 1),
             (DIGESTS_TABLE, 1),
             (CLUSTERS_TABLE, 1),
@@ -249,6 +252,7 @@ impl Index {
             (crate::neardup::SIMHASH_TABLE, crate::neardup::BLOCKS as u8),
             (crate::neardup::STORIES_TABLE, 1),
             (crate::batch::JOURNAL_TABLE, 1),
+            (crate::textmark::TEXT_MARKS_TABLE, 1),
             (crate::crawlstate::FRONTIER_TABLE, 1),
             (crate::crawlstate::RUNS_TABLE, 1),
         ];
@@ -258,6 +262,7 @@ impl Index {
             .collect();
         crate::store::create_tables(store.as_ref(), &tables)?;
         Ok(Index {
+            direct: store.clone(),
             store,
             options,
             known_tables: Mutex::new(HashMap::new()),
@@ -287,16 +292,6 @@ impl Index {
         })
     }
 
-    /// Writes pages' words to the text index (nothing without one). Call it
-    /// before [`Index::index_pages`] of the same pages: text without rows is
-    /// never returned, rows without text would be missed by text queries.
-    pub fn index_texts(&self, docs: &[TextDoc]) -> Result<()> {
-        match &self.text {
-            Some(t) => t.write(docs),
-            None => Ok(()),
-        }
-    }
-
     /// This index over another store (the tables exist already): the
     /// recording view of [`Index::atomically`].
     pub(crate) fn with_store(&self, store: Arc<dyn TableStore>) -> Index {
@@ -307,6 +302,7 @@ impl Index {
             .unwrap_or_default();
         Index {
             store,
+            direct: self.direct.clone(),
             options: self.options,
             known_tables: Mutex::new(known),
             table_locks: self.table_locks.clone(),
@@ -677,10 +673,15 @@ impl Index {
             .collect()
     }
 
-    /// Removes pages (data rows and their index entries), e.g. the old row of
-    /// a page whose key time changed with a new capture. Missing rows are
-    /// ignored.
+    /// Removes pages (their text, then their data rows and index entries), e.g. the old
+    /// row of a page whose key time changed with a new capture. Missing rows are ignored.
+    /// The text goes first: a page is never found by its words without its rows (a crash
+    /// in between leaves rows without text, which `fsck --repair` indexes again).
     pub fn delete_pages(&self, keys: &[PageKey]) -> Result<()> {
+        if let Some(text) = &self.text {
+            let pages = keys.iter().map(text_page_of).collect::<Result<Vec<_>>>()?;
+            text.delete(&pages)?;
+        }
         let mut by_table: BTreeMap<&str, Vec<Vec<u8>>> = BTreeMap::new();
         for k in keys {
             by_table
@@ -712,10 +713,6 @@ impl Index {
             if !whole.is_empty() {
                 self.store.delete(table, &whole)?;
             }
-        }
-        if let Some(text) = &self.text {
-            let pages = keys.iter().map(text_page_of).collect::<Result<Vec<_>>>()?;
-            text.delete(&pages)?;
         }
         Ok(())
     }

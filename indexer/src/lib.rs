@@ -27,6 +27,7 @@ pub mod record;
 pub mod search;
 pub mod store;
 pub mod text;
+pub mod textmark;
 #[cfg(feature = "hbase")]
 pub mod thrift2;
 pub mod zone;
@@ -57,6 +58,7 @@ pub use store::{
     TableStore,
 };
 pub use text::{TextDoc, TextQuery, TextStore};
+pub use textmark::TEXT_MARKS_TABLE;
 #[cfg(feature = "hbase")]
 pub use thrift2::{ServerType, Thrift2Admin};
 pub use zone::{BucketPlan, Zone};

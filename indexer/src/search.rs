@@ -328,7 +328,7 @@ impl Index {
                 let Some(sub) = t.clip(from, to) else {
                     return Ok(Vec::new());
                 };
-                let cands = self.candidates(&sub, q, false)?.entries;
+                let cands = self.candidates(&sub, q, false, false)?.entries;
                 let mut out = Vec::with_capacity(cands.len());
                 for e in cands {
                     let mut hash = [0u8; 8];
@@ -491,7 +491,7 @@ impl Index {
             .par_iter()
             .enumerate()
             .map(|(i, t)| -> Result<Vec<Cand>> {
-                let mut cands = self.candidates(t, q, relevance)?;
+                let mut cands = self.candidates(t, q, relevance, false)?;
                 if cands.entries.len() > MAX_SORTED_MATCHES {
                     return Err(too_many());
                 }

@@ -47,16 +47,7 @@ fn fixture() -> Fixture {
         let docs: Vec<TextDoc> = chunk
             .iter()
             .zip(bodies)
-            .map(|(p, body)| {
-                TextDoc::new(
-                    &p.source,
-                    p.key_time(),
-                    &p.url,
-                    &p.title,
-                    tokens::Tokens::new(body),
-                    TextDoc::han_of(body),
-                )
-            })
+            .map(|(p, body)| TextDoc::of(p, tokens::Tokens::new(body), TextDoc::han_of(body)))
             .collect();
         index.index_texts(&docs).expect("index texts");
         index.index_pages(chunk).expect("index pages");
@@ -294,4 +285,140 @@ fn bad_text_queries_are_refused_with_their_position() {
     .expect("index");
     q.text = Some("trade".into());
     assert!(bare.search(&q).is_err());
+}
+
+#[test]
+fn counts_of_text_alone_are_the_counts_of_the_rows() {
+    // Counts by time and source trust the text index's hits (no row is read): they must
+    // be what the rows say, revisits left out unless asked for.
+    let f = fixture();
+    let revisits = f.pages.iter().filter(|p| p.revisit).count();
+    assert!(revisits >= 10, "the corpus has revisits ({revisits})");
+    let mut rng = Lcg(97);
+    let mut counted = 0u64;
+    for i in 0..30 {
+        let sources: &[&str] = if i % 3 == 1 { &[SOURCE_INTL] } else { &[] };
+        let mut q = Query::new(sources, utc(2010, 1, 1), utc(2030, 1, 1));
+        if i % 5 == 2 {
+            q.from = utc(2017, 1, 1);
+            q.to = utc(2017, 2, 15);
+        }
+        q.text = Some(f.random_text(&mut rng));
+        q.include_revisits = i % 2 == 0;
+        let want = f.reference(&q).len() as u64;
+        for group in [None, Some(GroupBy::Source)] {
+            let sq = StatsQuery::new(q.clone(), Interval::Day, group);
+            let rows = f.index.stats(&sq).expect("stats");
+            assert_eq!(
+                rows,
+                f.index.full_scan_stats(&sq).expect("full scan stats"),
+                "query {i} by {group:?}: {q:?}"
+            );
+            let total: u64 = rows.iter().map(|r| r.count).sum();
+            assert_eq!(total, want, "query {i} by {group:?}: {q:?}");
+            counted += total;
+        }
+    }
+    assert!(counted >= 1_000, "{counted} pages counted in all");
+}
+
+/// A page of the corpus under another URL, with words no other page has.
+fn stray_page(f: &Fixture, url: &str, words: &str) -> (PageRecord, TextDoc) {
+    let mut page = f.pages[0].clone();
+    page.url = url.to_owned();
+    page.revisit = false;
+    let doc = TextDoc::of(&page, tokens::Tokens::new(words), TextDoc::han_of(words));
+    (page, doc)
+}
+
+fn mentions(f: &Fixture, word: &str) -> (u64, usize) {
+    let mut q = Query::new(&[], utc(2010, 1, 1), utc(2030, 1, 1));
+    q.text = Some(word.to_owned());
+    let total = f
+        .index
+        .stats(&StatsQuery::new(q.clone(), Interval::Year, None))
+        .expect("stats")
+        .iter()
+        .map(|r| r.count)
+        .sum();
+    (total, f.index.search(&q).expect("search").len())
+}
+
+#[test]
+fn words_are_counted_only_with_their_rows_and_a_killed_writers_are_removed() {
+    let f = fixture();
+    let marks = |f: &Fixture| {
+        f.index
+            .store()
+            .scan(indexer::TEXT_MARKS_TABLE, &indexer::Scan::prefix(b""))
+            .expect("marks")
+    };
+    // A batch in flight: words written, rows recorded but not yet applied.
+    let (page, doc) = stray_page(&f, "https://example.org/in-flight", "zyzzyva quagga");
+    let ((), batch) = f
+        .index
+        .record_knowing(indexer::ReadRows::default(), |ix| {
+            ix.index_texts(std::slice::from_ref(&doc))?;
+            ix.index_pages(std::slice::from_ref(&page))
+        })
+        .expect("record");
+    assert_eq!(marks(&f).len(), 1, "the words' mark is durable before the rows");
+    assert_eq!(mentions(&f, "zyzzyva"), (0, 0), "no rows yet: not counted");
+    f.index.commit(&batch).expect("commit");
+    assert_eq!(mentions(&f, "zyzzyva"), (1, 1), "counted with its rows");
+    assert!(marks(&f).is_empty(), "the mark went with the rows");
+
+    // A writer killed between the words and the rows.
+    let (_, doc) = stray_page(&f, "https://example.org/never", "xylophagous quagga");
+    let failed = f.index.atomically(|ix| {
+        ix.index_texts(std::slice::from_ref(&doc))?;
+        Err::<(), _>(indexer::Error::Invalid("killed before its rows".into()))
+    });
+    assert!(failed.is_err());
+    assert_eq!(mentions(&f, "xylophagous"), (0, 0), "words without rows");
+    assert_eq!(mentions(&f, "quagga"), (1, 1));
+    // The mark as another process's, still running: left alone.
+    let mut child = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .expect("spawn");
+    let mut rows = marks(&f);
+    assert_eq!(rows.len(), 1);
+    let mut row = rows.remove(0);
+    let old_key = row.key.clone();
+    row.key = format!(
+        "{:016}/{}/{}/0",
+        Utc::now().timestamp_micros(),
+        indexer::batch::host_name().replace('/', "_"),
+        child.id()
+    )
+    .into_bytes();
+    let store = f.index.store();
+    store
+        .put(indexer::TEXT_MARKS_TABLE, &[row])
+        .expect("put mark");
+    store
+        .delete(indexer::TEXT_MARKS_TABLE, &[old_key])
+        .expect("delete mark");
+    let r = f.index.recover().expect("recover");
+    assert_eq!((r.text_marks, r.text_removed), (0, 0));
+    assert_eq!(mentions(&f, "xylophagous"), (0, 0));
+    // Its writer killed: the words of its page without rows are removed, then the mark.
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    let r = f.index.recover().expect("recover");
+    assert_eq!((r.text_marks, r.text_removed), (1, 1));
+    assert!(marks(&f).is_empty());
+    let text = f.index.text().expect("text index");
+    let tq = TextQuery::parse("xylophagous").expect("parse");
+    let scope = indexer::text::TextScope {
+        sources: Vec::new(),
+        from: 0,
+        to: i64::MAX,
+    };
+    assert!(
+        text.search(&tq, &scope).expect("search").is_empty(),
+        "the words of the page without rows are gone"
+    );
+    assert_eq!(mentions(&f, "quagga"), (1, 1), "the page with rows kept its words");
 }

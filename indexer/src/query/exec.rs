@@ -36,8 +36,20 @@ pub(crate) struct Task {
     pub(crate) to: DateTime<Utc>,
     to_is_year_end: bool,
     /// With a text condition: the pages of this table and bucket the text
-    /// index matched, in suffix order, with their rank.
-    pub(crate) text: Option<Arc<Vec<(Suffix, u32)>>>,
+    /// index matched, in suffix order.
+    pub(crate) text: Option<Arc<Vec<TextMatch>>>,
+}
+
+/// A page the text index matched.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TextMatch {
+    pub(crate) suffix: Suffix,
+    /// Relevance ([`RANK_SCALE`] times the score).
+    pub(crate) rank: u32,
+    /// Whether the page has its rows and is what the rows would count without reading
+    /// them: not a revisit (unless asked for), named by no text mark
+    /// ([`crate::textmark`]), found in an index that keeps the revisit flag.
+    pub(crate) sure: bool,
 }
 
 impl Task {
@@ -125,10 +137,7 @@ impl Index {
     /// The text condition's hits by (table, bucket), each list in suffix
     /// order (`None`: the query has no text condition).
     #[allow(clippy::type_complexity)]
-    fn text_hits(
-        &self,
-        q: &Query,
-    ) -> Result<Option<HashMap<(String, u8), Arc<Vec<(Suffix, u32)>>>>> {
+    fn text_hits(&self, q: &Query) -> Result<Option<HashMap<(String, u8), Arc<Vec<TextMatch>>>>> {
         let Some(tq) = q.text_query()? else {
             return Ok(None);
         };
@@ -143,9 +152,17 @@ impl Index {
             from: q.from.timestamp(),
             to: q.to.timestamp(),
         };
-        let mut by_task: HashMap<(String, u8), Vec<(Suffix, u32)>> = HashMap::new();
+        let mut by_task: HashMap<(String, u8), Vec<TextMatch>> = HashMap::new();
         let mut tables: HashMap<(std::sync::Arc<str>, i32), String> = HashMap::new();
-        for hit in text.search(&tq, &scope)? {
+        let hits = text.search(&tq, &scope)?;
+        // After the search: a page found whose mark is gone has its rows.
+        let marked = self.marked_text_pages()?;
+        for hit in hits {
+            if hit.revisit == Some(true) && !q.include_revisits {
+                continue;
+            }
+            let sure = hit.revisit.is_some()
+                && (marked.is_empty() || !marked.contains(&hit.page.key()));
             let Some(t) = DateTime::from_timestamp(hit.page.time, 0) else {
                 continue;
             };
@@ -160,17 +177,18 @@ impl Index {
             };
             let salt = keys::salt(&hit.page.hash, self.options.buckets);
             let rank = (hit.score.max(0.0) * RANK_SCALE).round() as u32;
-            by_task
-                .entry((table, salt))
-                .or_default()
-                .push((keys::suffix(t, &hit.page.hash), rank));
+            by_task.entry((table, salt)).or_default().push(TextMatch {
+                suffix: keys::suffix(t, &hit.page.hash),
+                rank,
+                sure,
+            });
         }
         Ok(Some(
             by_task
                 .into_iter()
                 .map(|(k, mut v)| {
-                    v.sort_unstable_by_key(|e| e.0);
-                    v.dedup_by_key(|e| e.0);
+                    v.sort_unstable_by_key(|e| e.suffix);
+                    v.dedup_by_key(|e| e.suffix);
                     (k, Arc::new(v))
                 })
                 .collect(),
@@ -267,8 +285,17 @@ impl Index {
     /// the keyword conditions when there are any (topic and media are then
     /// checked on the index row values), else of the media, else of the
     /// topic condition, else every topic's rows. `score` asks for the
-    /// `keywords_any` counts even when they are not a condition.
-    pub(crate) fn candidates(&self, task: &Task, q: &Query, score: bool) -> Result<Cands> {
+    /// `keywords_any` counts even when they are not a condition. `trust_text` says the
+    /// caller needs no index value of a page (topic, media, comments, story): text hits
+    /// alone are then taken as they are where they are sure ([`TextMatch::sure`]) and
+    /// nothing else needs a page's values.
+    pub(crate) fn candidates(
+        &self,
+        task: &Task,
+        q: &Query,
+        score: bool,
+        trust_text: bool,
+    ) -> Result<Cands> {
         let mut labels = Labels::default();
         let mut groups: Vec<Vec<Entry>> = Vec::new();
         let all: HashSet<&String> = q.keywords.iter().collect();
@@ -314,20 +341,28 @@ impl Index {
             groups.push(union(lists, false));
         }
         let text_only = groups.is_empty() && task.text.is_some();
+        // Text hits alone, and nothing asked of a page that its index values tell.
+        let trusted = trust_text
+            && text_only
+            && !q.collapse_near_duplicates
+            && !q.has_comment_filter()
+            && q.published_from.is_empty();
         if let Some(text) = &task.text {
             let from = keys::time_bytes(task.from);
             let to = (!task.to_is_year_end).then(|| keys::time_bytes(task.to));
             groups.push(
                 text.iter()
-                    .filter(|(s, _)| {
-                        s[..TIME_LEN] >= from[..] && to.is_none_or(|to| s[..TIME_LEN] < to[..])
+                    .filter(|m| {
+                        let t = &m.suffix[..TIME_LEN];
+                        t >= &from[..] && to.is_none_or(|to| t < &to[..])
                     })
-                    .map(|&(suffix, rank)| Entry {
-                        suffix,
-                        flags: UNSEEN,
+                    .map(|m| Entry {
+                        suffix: m.suffix,
+                        // A sure hit is decided: it has its rows and no value rules it out.
+                        flags: if trusted && m.sure { 0 } else { UNSEEN },
                         comments: None,
                         score: 0,
-                        rank,
+                        rank: m.rank,
                         topic: NO_LABEL,
                         media: NO_LABEL,
                         story: None,
@@ -335,10 +370,11 @@ impl Index {
                     .collect(),
             );
         }
-        // Text hits alone say nothing of a page's attributes: a few are decided from their
-        // data rows, many take their index values from the bucket's topic rows.
+        // Text hits alone say nothing of a page's attributes: unless trusted, a few are
+        // decided from their data rows, many take their index values from the bucket's
+        // topic rows (the others that are not sure are read in `decided`).
         let text_alone_few = text_only && groups[0].len() <= TEXT_ROWS_READ;
-        if groups.is_empty() || (text_only && !text_alone_few) {
+        if groups.is_empty() || (text_only && !text_alone_few && !trusted) {
             let mut lists = Vec::new();
             for t in self.attr_values(&task.table, task.salt, ATTR_TOPIC)? {
                 lists.push(self.scan_index(task, ATTR_TOPIC, &t, &mut labels, &mut pre)?);
@@ -437,7 +473,7 @@ impl Index {
     }
 
     fn search_task(&self, task: &Task, q: &Query, limit: Option<usize>) -> Result<Vec<PageHit>> {
-        let cands = self.candidates(task, q, false)?.entries;
+        let cands = self.candidates(task, q, false, false)?.entries;
         let mut hits = Vec::new();
         'chunks: for chunk in cands.chunks(GET_CHUNK) {
             for (e, page) in chunk.iter().zip(self.fetch(task, chunk)?) {

@@ -221,9 +221,11 @@ impl Index {
         sq: &StatsQuery,
         years: &HashMap<i32, YearBuckets>,
     ) -> Result<TaskCounts> {
-        let mut cands = self.candidates(task, q, false)?;
         let grouped_by_attr = matches!(sq.group_by, Some(GroupBy::Topic | GroupBy::Media));
         let by_story = sq.group_by == Some(GroupBy::Story);
+        // Counts by time or source need no value of a page: sure text hits are counted as
+        // they are.
+        let mut cands = self.candidates(task, q, false, !grouped_by_attr && !by_story)?;
         let (entries, rows) = self.decided(task, q, &mut cands, |e| {
             (grouped_by_attr && !e.attrs_known()) || (by_story && story_needs_row(e))
         })?;

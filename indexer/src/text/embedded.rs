@@ -33,7 +33,6 @@ use tantivy::{
 use super::query::{Clause, Term, TextField, TextQuery};
 use super::{TextDoc, TextHit, TextPage, TextScope, TextStore, MAX_TEXT_TOKENS};
 use crate::error::{DiskCondition, Error, Result};
-use crate::keys::{url_hash, URL_HASH_LEN};
 
 /// Memory of the writer's indexing arena (tantivy flushes a segment when full).
 const WRITER_ARENA_BYTES: usize = 64 << 20;
@@ -52,10 +51,24 @@ pub(super) struct Fields {
     body: Field,
     title_han: Field,
     body_han: Field,
+    /// 1 for a revisit ([`TextDoc::revisit`]); absent in an index made before the flag
+    /// was kept (its hits say nothing of it).
+    pub(super) revisit: Option<Field>,
 }
 
-/// The schema of the text index; with `seq`, of a split ([`super::split`]).
+/// The schema of the text index; with `seq`, of a split ([`super::split`]). The revisit
+/// flag is the last field, so that an index made before it ([`legacy_schema`]) numbers
+/// its other fields the same way.
 pub(super) fn schema(seq: bool) -> (Schema, Fields) {
+    schema_of(seq, true)
+}
+
+/// The schema of a text index made before the revisit flag was kept: still read.
+pub(super) fn legacy_schema(seq: bool) -> (Schema, Fields) {
+    schema_of(seq, false)
+}
+
+fn schema_of(seq: bool, revisit: bool) -> (Schema, Fields) {
     let mut b = Schema::builder();
     let words = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
@@ -72,6 +85,7 @@ pub(super) fn schema(seq: bool) -> (Schema, Fields) {
         body: b.add_text_field("body", words.clone()),
         title_han: b.add_text_field("title_han", words.clone()),
         body_han: b.add_text_field("body_han", words),
+        revisit: revisit.then(|| b.add_u64_field("revisit", FAST)),
     };
     (b.build(), fields)
 }
@@ -124,10 +138,16 @@ impl EmbeddedText {
     /// Opens the text index in `path`, creating it (and the folder) when absent.
     pub fn open(path: &Path) -> Result<EmbeddedText> {
         std::fs::create_dir_all(path).map_err(|e| text_err(path, "create folder", e))?;
-        let (schema, fields) = schema(false);
+        let (schema, mut fields) = schema(false);
+        let (legacy, legacy_fields) = legacy_schema(false);
         let existing = if path.join("meta.json").exists() {
             let index = TIndex::open_in_dir(path).map_err(|e| text_err(path, "open", e))?;
             if index.schema() == schema {
+                Some(index)
+            } else if index.schema() == legacy {
+                // Made before the revisit flag was kept: searched as it is, its hits
+                // checked against the rows (a rebuild makes it the current kind).
+                fields = legacy_fields;
                 Some(index)
             } else {
                 // Made by an earlier version (another schema). The index is derived from
@@ -204,11 +224,7 @@ impl Fields {
     /// A page's document, with its key; `seq` is written where the schema has it.
     pub(super) fn document(&self, d: &TextDoc, seq: u64) -> (Vec<u8>, TantivyDocument) {
         let f = self;
-        let page = TextPage {
-            source: Arc::from(d.source.as_str()),
-            time: d.time.timestamp(),
-            hash: url_hash(&d.url),
-        };
+        let page = TextPage::of_doc(d);
         let pk = Fields::pk(&page);
         let mut doc = TantivyDocument::default();
         doc.add_bytes(f.pk, &pk);
@@ -222,18 +238,17 @@ impl Fields {
         doc.add_pre_tokenized_text(f.body, pre_tokenized(d.body.iter()));
         doc.add_pre_tokenized_text(f.title_han, pre_tokenized_han(&d.title_han));
         doc.add_pre_tokenized_text(f.body_han, pre_tokenized_han(&d.body_han));
+        if let Some(field) = f.revisit {
+            doc.add_u64(field, u64::from(d.revisit));
+        }
         (pk, doc)
     }
 
     /// The key that names `page` in the index (what replaces and deletes it).
     pub(super) fn pk(page: &TextPage) -> Vec<u8> {
-        let mut k = Vec::with_capacity(page.source.len() + 1 + 8 + URL_HASH_LEN);
-        k.extend_from_slice(page.source.as_bytes());
-        k.push(0);
-        k.extend_from_slice(&page.time.to_be_bytes());
-        k.extend_from_slice(&page.hash);
-        k
+        page.key()
     }
+
     fn scope_query(&self, scope: &TextScope) -> Box<dyn TQuery> {
         let f = self;
         let mut parts: Vec<(Occur, Box<dyn TQuery>)> = vec![(
@@ -437,6 +452,8 @@ pub(super) struct PageColumns {
     /// The write sequence, in a split.
     seq: Option<tantivy::columnar::Column<u64>>,
     hash: tantivy::columnar::Column<u64>,
+    /// The revisit flag, where the index keeps it.
+    revisit: Option<tantivy::columnar::Column<u64>>,
     source: Option<tantivy::columnar::StrColumn>,
     /// Source names by term ordinal, read once per segment.
     names: Vec<Option<Arc<str>>>,
@@ -449,13 +466,23 @@ impl PageColumns {
             Ok(_) => Some(ff.u64("seq")?),
             Err(_) => None,
         };
+        let revisit = match reader.schema().get_field("revisit") {
+            Ok(_) => Some(ff.u64("revisit")?),
+            Err(_) => None,
+        };
         Ok(PageColumns {
             time: ff.i64("time")?,
             seq,
             hash: ff.u64("hash")?,
+            revisit,
             source: ff.str("source")?,
             names: Vec::new(),
         })
+    }
+
+    /// Whether `doc` is a revisit; `None` where the index keeps no flag.
+    pub(super) fn revisit(&self, doc: DocId) -> Option<bool> {
+        self.revisit.as_ref()?.first(doc).map(|v| v != 0)
     }
 
     /// The write sequence of `doc` (0 where the index keeps none).
@@ -529,7 +556,15 @@ impl SegmentCollector for SegmentHits {
     fn collect(&mut self, doc: DocId, score: Score) {
         if let Some(page) = self.cols.page(doc) {
             let seq = self.cols.seq(doc);
-            self.hits.push((TextHit { page, score }, seq));
+            let revisit = self.cols.revisit(doc);
+            self.hits.push((
+                TextHit {
+                    page,
+                    score,
+                    revisit,
+                },
+                seq,
+            ));
         }
     }
 
@@ -541,6 +576,7 @@ impl SegmentCollector for SegmentHits {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::keys::{url_hash, URL_HASH_LEN};
 
     pub(in crate::text) fn doc(
         source: &str,
@@ -581,6 +617,47 @@ pub(super) mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    /// Hits carry the revisit flag of their pages, in the text store `store`.
+    pub(in crate::text) fn revisit_flags_on(store: &dyn TextStore) {
+        let mut again = doc("a", 200, "http://x/2", "Talks", "Trade talks again.");
+        again.revisit = true;
+        store
+            .write(&[doc("a", 100, "http://x/1", "Talks", "Trade talks."), again])
+            .unwrap();
+        let mut flags: Vec<(i64, Option<bool>)> = store
+            .search(&TextQuery::parse("trade").unwrap(), &scope(0, 1_000))
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.page.time, h.revisit))
+            .collect();
+        flags.sort();
+        assert_eq!(flags, vec![(100, Some(false)), (200, Some(true))]);
+    }
+
+    #[test]
+    fn hits_carry_the_revisit_flag_and_an_index_made_before_it_is_read_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        revisit_flags_on(&EmbeddedText::open(&dir.path().join("now")).unwrap());
+
+        // An index made before the flag: opened as it is (not set aside), written to
+        // and searched; its hits say nothing of revisits.
+        let old = dir.path().join("old");
+        std::fs::create_dir_all(&old).unwrap();
+        TIndex::create_in_dir(&old, legacy_schema(false).0).unwrap();
+        let store = EmbeddedText::open(&old).unwrap();
+        store
+            .write(&[doc("a", 100, "http://x/1", "Talks", "Trade talks.")])
+            .unwrap();
+        drop(store);
+        let store = EmbeddedText::open(&old).unwrap();
+        let hits = store
+            .search(&TextQuery::parse("trade").unwrap(), &scope(0, 1_000))
+            .unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].revisit, None);
+        assert!(!old.with_extension("old").exists());
     }
 
     #[test]

@@ -11,9 +11,12 @@
 //! (the page's [`tokens::Tokens`], made once for the classifier and the
 //! near-duplicate fingerprint), and snippets are cut from the text kept in the
 //! packs. A page is written to the text index before its rows go to the page
-//! table (`Index::index_texts` then `Index::index_pages`): a process killed in
-//! between leaves text without a row, which no query returns (the rows decide
-//! what exists) and which the next indexing of the page replaces.
+//! table (`Index::index_texts` then `Index::index_pages`), under a mark that the
+//! rows' batch removes ([`crate::textmark`]): a hit without a mark has its rows,
+//! so counts of mentions need not read them; a process killed in between leaves
+//! its mark, and the next writer to open the index removes the words of the
+//! pages whose rows never came. The index keeps each page's revisit flag, so
+//! that it leaves revisits out as the rows do.
 //!
 //! [`TextStore`] is the storage role; [`embedded::EmbeddedText`] (tantivy in
 //! the data folder) is the embedded backend, [`split::SplitText`] (immutable
@@ -66,6 +69,9 @@ pub struct TextDoc {
     pub body: tokens::Tokens,
     /// Tokens of the text beyond [`MAX_TEXT_TOKENS`], not indexed.
     pub dropped: usize,
+    /// Whether the page is a revisit (its payload was seen before): the text index keeps
+    /// the flag, so that a text search leaves revisits out as the rows would.
+    pub revisit: bool,
     /// The runs of Chinese characters of the headline ([`tokens::han_runs`]).
     pub title_han: String,
     /// The runs of Chinese characters of the text, at most [`MAX_TEXT_HAN_CHARS`]: a
@@ -74,9 +80,25 @@ pub struct TextDoc {
 }
 
 impl TextDoc {
-    /// The words of a page: its headline is segmented here, its text's tokens
-    /// come segmented, with the text's Chinese runs (`body_han`: [`TextDoc::han_of`] of
-    /// the same text, taken before the text was let go).
+    /// The words of a stored page (its source, key time, URL, headline and revisit flag
+    /// from its record), with its text's tokens and Chinese runs as in [`TextDoc::new`].
+    pub fn of(page: &crate::PageRecord, body: tokens::Tokens, body_han: String) -> TextDoc {
+        TextDoc {
+            revisit: page.revisit,
+            ..TextDoc::new(
+                &page.source,
+                page.key_time(),
+                &page.url,
+                &page.title,
+                body,
+                body_han,
+            )
+        }
+    }
+
+    /// The words of a page that is not a revisit: its headline is segmented here, its
+    /// text's tokens come segmented, with the text's Chinese runs (`body_han`:
+    /// [`TextDoc::han_of`] of the same text, taken before the text was let go).
     pub fn new(
         source: &str,
         time: DateTime<Utc>,
@@ -93,6 +115,7 @@ impl TextDoc {
             title: tokens::tokenize(title),
             body,
             dropped,
+            revisit: false,
             title_han: tokens::han_runs(title, MAX_TEXT_HAN_CHARS),
             body_han,
         }
@@ -117,6 +140,41 @@ pub struct TextPage {
 }
 
 impl TextPage {
+    /// The page a text document names.
+    pub fn of_doc(d: &TextDoc) -> TextPage {
+        TextPage {
+            source: Arc::from(d.source.as_str()),
+            time: d.time.timestamp(),
+            hash: crate::keys::url_hash(&d.url),
+        }
+    }
+
+    /// The bytes that name the page in the text index (what replaces and deletes it):
+    /// source, a zero byte, key time (8 bytes, big-endian), URL hash.
+    pub fn key(&self) -> Vec<u8> {
+        let mut k = Vec::with_capacity(self.source.len() + 1 + 8 + crate::keys::URL_HASH_LEN);
+        k.extend_from_slice(self.source.as_bytes());
+        k.push(0);
+        k.extend_from_slice(&self.time.to_be_bytes());
+        k.extend_from_slice(&self.hash);
+        k
+    }
+
+    /// The page [`TextPage::key`] names.
+    pub fn from_key(key: &[u8]) -> Option<TextPage> {
+        let zero = key.iter().position(|&b| b == 0)?;
+        let source = std::str::from_utf8(&key[..zero]).ok()?;
+        let rest = &key[zero + 1..];
+        if rest.len() != 8 + crate::keys::URL_HASH_LEN {
+            return None;
+        }
+        Some(TextPage {
+            source: Arc::from(source),
+            time: i64::from_be_bytes(rest[..8].try_into().ok()?),
+            hash: rest[8..].try_into().ok()?,
+        })
+    }
+
     /// How the text index names `page`.
     pub fn of(page: &crate::PageRecord) -> TextPage {
         TextPage {
@@ -134,6 +192,9 @@ pub struct TextHit {
     pub page: TextPage,
     /// BM25 score of the text query (higher: more relevant).
     pub score: f32,
+    /// Whether the page is a revisit ([`TextDoc::revisit`]); `None` where the index was
+    /// made before it kept the flag.
+    pub revisit: Option<bool>,
 }
 
 /// Where a text search looks: sources (empty = all) and `[from, to)` of the

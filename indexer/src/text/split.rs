@@ -36,10 +36,9 @@ use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::{Field, Schema};
 use tantivy::{BitSet, Index as TIndex, ReloadPolicy, Searcher, Term as TTerm};
 
-use super::embedded::{schema, text_err, AllHits, Fields, PageColumns};
+use super::embedded::{legacy_schema, schema, text_err, AllHits, Fields, PageColumns};
 use super::{TextDoc, TextHit, TextPage, TextQuery, TextScope, TextStore};
 use crate::error::{Error, Result};
-use crate::keys::URL_HASH_LEN;
 use crate::store::{Cell, Row, Scan, TableStore};
 
 /// The manifest table: a row per published split, a row per deleted page.
@@ -507,7 +506,9 @@ impl SplitText {
             }
         }
         let index = TIndex::open_in_dir(&dir).map_err(|e| text_err(&dir, "open split", e))?;
-        if index.schema() != self.schema {
+        // A split made before the revisit flag was kept is read as it is (its hits are
+        // checked against the rows); merges leave it be.
+        if index.schema() != self.schema && index.schema() != legacy_schema(true).0 {
             return Err(Error::Invalid(format!(
                 "the text split {} has another schema (made by another version of harvest)",
                 meta.path
@@ -566,10 +567,17 @@ impl SplitText {
         if metas.len() < self.merge_at {
             return Ok(());
         }
-        let inputs = metas
+        let inputs: Vec<OpenSplit> = metas
             .into_iter()
             .map(|m| self.open_split(m))
-            .collect::<Result<Vec<OpenSplit>>>()?;
+            .collect::<Result<Vec<OpenSplit>>>()?
+            .into_iter()
+            // Segments of one schema only merge together: older splits stay as they are.
+            .filter(|s| s.index.schema() == self.schema)
+            .collect();
+        if inputs.len() < self.merge_at {
+            return Ok(());
+        }
         let mut latest = HashMap::new();
         for s in &inputs {
             visit_docs(&s.searcher, |page, seq, _| {
@@ -663,17 +671,7 @@ impl SplitText {
 
 /// The page a page key names ([`Fields::pk`]).
 fn page_of_key(key: &[u8]) -> Option<TextPage> {
-    let zero = key.iter().position(|&b| b == 0)?;
-    let source = std::str::from_utf8(&key[..zero]).ok()?;
-    let rest = &key[zero + 1..];
-    if rest.len() != 8 + URL_HASH_LEN {
-        return None;
-    }
-    Some(TextPage {
-        source: Arc::from(source),
-        time: i64::from_be_bytes(rest[..8].try_into().ok()?),
-        hash: rest[8..].try_into().ok()?,
-    })
+    TextPage::from_key(key)
 }
 
 /// The files of a tantivy index folder in one buffer: the magic, the number of files,
@@ -737,11 +735,7 @@ impl TextStore for SplitText {
         let mut groups: BTreeMap<String, BTreeMap<Vec<u8>, &TextDoc>> = BTreeMap::new();
         for d in docs {
             let group = format!("{}/{}", d.source, d.time.format("%Y-%m"));
-            let page = TextPage {
-                source: Arc::from(d.source.as_str()),
-                time: d.time.timestamp(),
-                hash: crate::keys::url_hash(&d.url),
-            };
+            let page = TextPage::of_doc(d);
             groups
                 .entry(group)
                 .or_default()
@@ -881,7 +875,7 @@ impl TextStore for SplitText {
 #[cfg(test)]
 mod tests {
     use super::super::embedded::tests::{
-        doc, scope, urls, words_phrases_scope_replace_and_delete_on,
+        doc, revisit_flags_on, scope, urls, words_phrases_scope_replace_and_delete_on,
     };
     use super::*;
     use crate::EmbeddedStore;
@@ -909,6 +903,12 @@ mod tests {
     /// A reader or writer of the place with a cache of its own.
     fn open(p: &Place, cache: &str) -> SplitText {
         SplitText::open(p.tables.clone(), p.files.clone(), &p.root.join(cache)).unwrap()
+    }
+
+    #[test]
+    fn split_hits_carry_the_revisit_flag() {
+        let p = place();
+        revisit_flags_on(&open(&p, "cache"));
     }
 
     #[test]
