@@ -823,7 +823,10 @@ fn check_text(
                 "the text index holds words of a page of {} at {} (URL hash {}) without a page row",
                 p.source,
                 chrono::DateTime::from_timestamp(p.time, 0).unwrap_or_default(),
-                p.hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
+                p.hash
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
             ),
         });
     }

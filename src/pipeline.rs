@@ -435,6 +435,9 @@ pub struct Analyser {
     image_hasher: Arc<classifier::imagehash::ImageHasher>,
     /// On a remote index: page tables made as soon as a page names them.
     tables_ahead: Option<Arc<TablesAhead>>,
+    /// Whether the index has a text index (`[index] text`): the one switch the analysis
+    /// (Chinese runs) and the ingest (words) both read.
+    text: bool,
 }
 
 /// Page tables made as soon as an analysed page names one, beside the crawl.
@@ -474,6 +477,7 @@ impl Analyser {
             model: model.map(Arc::new),
             encoder: Arc::new(AttributeEncoder::new(&cfg.packing.kmeans)),
             image_hasher: Arc::new(classifier::imagehash::ImageHasher::new()),
+            text: index.text().is_some(),
             tables_ahead: index.store().remote().then(|| {
                 Arc::new(TablesAhead {
                     index: index.clone(),
@@ -593,7 +597,7 @@ impl Analyser {
             .then(|| fingerprint(&page.extract))
             .flatten();
         // The Chinese runs are only for the text index.
-        let han = if self.cfg.text_index {
+        let han = if self.text {
             indexer::TextDoc::han_of(page.extract.main_text())
         } else {
             String::new()

@@ -225,7 +225,11 @@ fn embedded_and_cluster_backends_give_identical_answers() {
         ];
         sargs.extend(range);
         let by_topic = stats_json(&embedded, &sargs);
-        assert_eq!(by_topic, stats_json(&on_cluster, &sargs), "stats --text {q}");
+        assert_eq!(
+            by_topic,
+            stats_json(&on_cluster, &sargs),
+            "stats --text {q}"
+        );
         // Counts by day alone: the text index's hits counted without reading their rows
         // (`indexer::textmark`), the same as through the topic rows.
         let mut dargs = vec!["--interval", "day", "--text", q.as_str()];

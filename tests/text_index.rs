@@ -220,15 +220,27 @@ fn the_text_index_can_be_off_and_made_later() {
 
 /// How many pages `query --text TEXT` finds (all of them).
 fn found_all(ws: &Workspace, text: &str) -> u64 {
-    let out = ws.harvest(&["query", "--text", text, "--format", "jsonl", "--limit", "100000"]);
+    let out = ws.harvest(&[
+        "query", "--text", text, "--format", "jsonl", "--limit", "100000",
+    ]);
     jsonl(&out).len() as u64
 }
 
 /// Pages of `stats --text TEXT` over every day.
 fn counted(ws: &Workspace, text: &str) -> u64 {
-    let out = ws.harvest(&["stats", "--interval", "year", "--format", "json", "--text", text]);
+    let out = ws.harvest(&[
+        "stats",
+        "--interval",
+        "year",
+        "--format",
+        "json",
+        "--text",
+        text,
+    ]);
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("stats json");
-    rows.iter().map(|r| r["count"].as_u64().expect("count")).sum()
+    rows.iter()
+        .map(|r| r["count"].as_u64().expect("count"))
+        .sum()
 }
 
 /// A crawl killed between a batch's words and its rows (`HARVEST_CRASH_AFTER_TEXT`): the

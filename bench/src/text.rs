@@ -9,6 +9,7 @@
 //! Questions: ten text queries made from the corpus's own words (four words from common to
 //! rare, two phrases, `OR`, an exclusion, `title:`, two words), each
 //! * alone (20 hits, newest first: `Index::search_page`, as the API and `query` ask),
+//! * alone, the 20 most relevant (BM25; FTS5's `ORDER BY rank`),
 //! * with a source, a quarter and a topic (the most common source and topic), and
 //! * as `stats`: mentions per day over 2018.
 //!
@@ -333,6 +334,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 
     // harvest, through the command line's filters.
     let (mut alone, mut with, mut stats) = (Side::default(), Side::default(), Side::default());
+    let mut ranked = Side::default();
     for c in &cases {
         let spec = FilterSpec {
             text: Some(c.harvest.clone()),
@@ -360,6 +362,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         let (t, _) = timed(|| Ok(stores.index.search_page(&q)?.hits.len() as u64))?;
         alone.times.extend(t);
         alone.found.push(count(&q)?);
+        // The 20 most relevant (BM25), however many match.
+        let mut qr = q.clone();
+        qr.sort = Sort::Relevance;
+        let (t, n) = timed(|| Ok(stores.index.search_page(&qr)?.hits.len() as u64))?;
+        ranked.times.extend(t);
+        ranked.found.push(n);
         let mut qc = q.clone();
         qc.sources = vec![combined.source.clone()];
         qc.topics = vec![combined.topic.clone()];
@@ -457,6 +465,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     );
     for (name, side, key) in [
         ("alone (20 newest)", &alone, "alone"),
+        ("alone (20 most relevant)", &ranked, "relevance"),
         ("+ source, quarter, topic", &with, "combined"),
         ("stats: per day over 2018", &stats, "stats"),
     ] {

@@ -99,7 +99,7 @@ def main():
         "build_pages_per_s": pages / max(build, 1e-9),
         "bytes": size,
     }
-    sides = {k: ([], []) for k in ("alone", "combined", "stats")}
+    sides = {k: ([], []) for k in ("alone", "relevance", "combined", "stats")}
     for q in cfg["queries"]:
         m = q["fts5"]
 
@@ -108,6 +108,14 @@ def main():
                 con.execute(
                     "SELECT p.id FROM fts JOIN pages p ON p.id = fts.rowid "
                     "WHERE fts MATCH ? ORDER BY p.time DESC LIMIT ?",
+                    (m, limit),
+                ).fetchall()
+            )
+
+        def relevance():
+            return len(
+                con.execute(
+                    "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
                     (m, limit),
                 ).fetchall()
             )
@@ -133,6 +141,7 @@ def main():
 
         for key, fn, count_sql, params in (
             ("alone", alone, "SELECT count(*) FROM fts WHERE fts MATCH ?", (m,)),
+            ("relevance", relevance, None, None),
             (
                 "combined",
                 combined,

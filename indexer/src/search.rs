@@ -491,8 +491,11 @@ impl Index {
             .par_iter()
             .enumerate()
             .map(|(i, t)| -> Result<Vec<Cand>> {
-                let mut cands = self.candidates(t, q, relevance, false)?;
-                if cands.entries.len() > MAX_SORTED_MATCHES {
+                // By relevance over text alone, the text index's sure hits are ranked as
+                // they are: only the page's hits are read, so any number may match.
+                let mut cands = self.candidates(t, q, relevance, relevance)?;
+                let unread = cands.trusted;
+                if cands.entries.len() > MAX_SORTED_MATCHES && !unread {
                     return Err(too_many());
                 }
                 // Legacy values (no FLAG_EXT) carry no comment count: read those rows.
@@ -524,6 +527,12 @@ impl Index {
                             entry: e,
                         });
                     }
+                }
+                // Of hits taken as they are, only a page's worth can be on the page.
+                let want = p.limit + 1;
+                if unread && out.len() > want {
+                    out.select_nth_unstable_by(want - 1, |a, b| b.key.cmp(&a.key));
+                    out.truncate(want);
                 }
                 Ok(out)
             })

@@ -90,9 +90,10 @@ impl Index {
     /// Clears the marks of writers no longer at work: the words of their pages without
     /// rows are removed first. Returns (marks cleared, pages whose words were removed).
     pub(crate) fn recover_text_marks(&self, now: DateTime<Utc>) -> Result<(usize, usize)> {
-        let rows = self
-            .direct
-            .scan(TEXT_MARKS_TABLE, &Scan::prefix(b"").families(&[FAMILY_ATTRS]))?;
+        let rows = self.direct.scan(
+            TEXT_MARKS_TABLE,
+            &Scan::prefix(b"").families(&[FAMILY_ATTRS]),
+        )?;
         let (mut marks, mut removed) = (0, 0);
         let tables: HashSet<String> = self.direct.list_tables()?.into_iter().collect();
         for row in rows {
@@ -109,7 +110,11 @@ impl Index {
                 let exists = tables.contains(&key.table)
                     && self
                         .direct
-                        .get(&key.table, std::slice::from_ref(&key.row_key), &[FAMILY_ATTRS])?
+                        .get(
+                            &key.table,
+                            std::slice::from_ref(&key.row_key),
+                            &[FAMILY_ATTRS],
+                        )?
                         .into_iter()
                         .next()
                         .flatten()

@@ -362,7 +362,11 @@ fn words_are_counted_only_with_their_rows_and_a_killed_writers_are_removed() {
             ix.index_pages(std::slice::from_ref(&page))
         })
         .expect("record");
-    assert_eq!(marks(&f).len(), 1, "the words' mark is durable before the rows");
+    assert_eq!(
+        marks(&f).len(),
+        1,
+        "the words' mark is durable before the rows"
+    );
     assert_eq!(mentions(&f, "zyzzyva"), (0, 0), "no rows yet: not counted");
     f.index.commit(&batch).expect("commit");
     assert_eq!(mentions(&f, "zyzzyva"), (1, 1), "counted with its rows");
@@ -420,5 +424,9 @@ fn words_are_counted_only_with_their_rows_and_a_killed_writers_are_removed() {
         text.search(&tq, &scope).expect("search").is_empty(),
         "the words of the page without rows are gone"
     );
-    assert_eq!(mentions(&f, "quagga"), (1, 1), "the page with rows kept its words");
+    assert_eq!(
+        mentions(&f, "quagga"),
+        (1, 1),
+        "the page with rows kept its words"
+    );
 }

@@ -71,6 +71,9 @@ pub(crate) struct Cands {
     pub(crate) entries: Vec<Entry>,
     pub(crate) labels: Labels,
     checks: Checks,
+    /// The entries are the text index's hits taken as they are (no index value read):
+    /// those not [`TextMatch::sure`] still carry `UNSEEN`.
+    pub(crate) trusted: bool,
 }
 
 /// The error for a key a scan visitor stopped at (`None`: no such key).
@@ -161,8 +164,8 @@ impl Index {
             if hit.revisit == Some(true) && !q.include_revisits {
                 continue;
             }
-            let sure = hit.revisit.is_some()
-                && (marked.is_empty() || !marked.contains(&hit.page.key()));
+            let sure =
+                hit.revisit.is_some() && (marked.is_empty() || !marked.contains(&hit.page.key()));
             let Some(t) = DateTime::from_timestamp(hit.page.time, 0) else {
                 continue;
             };
@@ -341,12 +344,18 @@ impl Index {
             groups.push(union(lists, false));
         }
         let text_only = groups.is_empty() && task.text.is_some();
-        // Text hits alone, and nothing asked of a page that its index values tell.
+        // Text hits alone, nothing asked of a page that its index values tell, and few
+        // hits whose rows must be read (an index made before the revisit flag has only
+        // those: the topic rows decide them faster).
         let trusted = trust_text
             && text_only
             && !q.collapse_near_duplicates
             && !q.has_comment_filter()
-            && q.published_from.is_empty();
+            && q.published_from.is_empty()
+            && task
+                .text
+                .as_ref()
+                .is_some_and(|t| t.iter().filter(|m| !m.sure).count() <= TEXT_ROWS_READ);
         if let Some(text) = &task.text {
             let from = keys::time_bytes(task.from);
             let to = (!task.to_is_year_end).then(|| keys::time_bytes(task.to));
@@ -398,6 +407,7 @@ impl Index {
             entries: acc,
             labels,
             checks,
+            trusted,
         })
     }
 

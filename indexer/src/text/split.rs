@@ -167,9 +167,7 @@ struct SplitMeta {
 
 impl SplitMeta {
     fn row(&self) -> Row {
-        let mut key = vec![SPLIT_ROW];
-        key.extend_from_slice(self.path.as_bytes());
-        let mut row = Row::new(key);
+        let mut row = Row::new(split_key(&self.path));
         for (q, v) in [
             ("group", self.group.as_bytes().to_vec()),
             ("source", self.source.as_bytes().to_vec()),
@@ -648,14 +646,7 @@ impl SplitText {
         // The merged split first, then the inputs' rows: a reader in between sees the
         // pages twice and returns them once.
         self.tables.put(SPLITS_TABLE, &[meta.row()])?;
-        let keys: Vec<Vec<u8>> = input_paths
-            .iter()
-            .map(|p| {
-                let mut k = vec![SPLIT_ROW];
-                k.extend_from_slice(p.as_bytes());
-                k
-            })
-            .collect();
+        let keys: Vec<Vec<u8>> = input_paths.iter().map(|p| split_key(p)).collect();
         self.tables.delete(SPLITS_TABLE, &keys)?;
         for p in &input_paths {
             let _ = self.files.delete(p);
@@ -667,6 +658,13 @@ impl SplitText {
         }
         Ok(())
     }
+}
+
+/// The manifest row key of the split file at `path`.
+fn split_key(path: &str) -> Vec<u8> {
+    let mut key = vec![SPLIT_ROW];
+    key.extend_from_slice(path.as_bytes());
+    key
 }
 
 /// The page a page key names ([`Fields::pk`]).
