@@ -521,7 +521,8 @@ pub struct ReindexArgs {
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// WARC files (.warc or .warc.gz, one gzip member per record as wget,
-    /// Heritrix and warcio write them).
+    /// Heritrix and warcio write them, or gzipped whole) and ARC files (.arc,
+    /// .arc.gz).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Print the summary as JSON.

@@ -6,8 +6,9 @@
 //!   content-decoded, then extracted, classified, deduplicated, packed (a new
 //!   record in harvest's packs) and indexed by the crawl's own pipeline;
 //! - `revisit` records (identical payload): the payload comes from the
-//!   record they refer to in the same file, or from the archive by digest;
-//!   they become revisits here too;
+//!   record they refer to in the same file, or from the archive by digest
+//!   (URL-agnostic revisits too); a revisit without an HTTP head of its own
+//!   takes the original's; they become revisits here too;
 //! - `revisit` records of a 304 (server-not-modified): a 304 capture of a URL
 //!   the archive holds;
 //! - `request` records are skipped, deliberately: in harvest's packs a
@@ -29,9 +30,15 @@
 //! HTTP head) could not become a page, so its block is read past as it
 //! streams, never held; it is counted and named (file, offset, URL, size).
 //!
-//! A file cut short (or damaged) is imported up to its last whole record,
-//! the other files are imported, and then the import fails (exit 1) naming
-//! each such file and the offset where it stops.
+//! ARC files (version 1 and 2, plain or gzipped per record, `packer::arc`) are read
+//! as the WARC records they stand for. Blank lines between records, `CR CR LF` line
+//! ends and a block that ends inside its HTTP head are read as warcio reads them. A
+//! body its headers call chunked that is not chunked is kept as it was sent (counted
+//! and named, `kept raw`). A damaged region (bytes that are no record) is read past
+//! to the next record that reads whole, counted and named with its file and offsets
+//! (a warning, as warcio goes on past it). A file cut short is imported up to its
+//! last whole record, the other files are imported, and then the import fails
+//! (exit 1) naming each such file and the offset where it stops.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -76,59 +83,96 @@ struct Records {
     /// Why the whole-file gzip stream broke off, and after how many
     /// decompressed bytes (the copy holds those).
     broken_gzip: Option<(u64, String)>,
+    /// WARC or ARC.
+    format: Format,
+    /// Whether the records are gzip members (not a plain file or a decompressed copy).
+    members: bool,
 }
 
-/// How a WARC file is stored, told by its first bytes.
+/// How a file is stored, told by its first bytes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Framing {
-    /// Starts with `WARC/`.
+    /// Starts with a record.
     Plain,
     /// Starts with a gzip header: a member per record, or the whole file in one.
     Gzip,
 }
 
+/// What a file's records are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// WARC (1.0, 1.1).
+    Warc,
+    /// ARC (version 1 or 2), read as the WARC records it stands for (`packer::arc`).
+    Arc,
+}
+
 impl Framing {
-    /// The framing of `path`; an error when it is not a file or starts with neither `WARC/`
-    /// nor a gzip header.
-    fn of(path: &Path) -> Result<Framing> {
+    /// The framing and format of `path`; an error when it is not a file or starts with
+    /// neither a WARC nor an ARC record, plain or gzipped.
+    fn of(path: &Path) -> Result<(Framing, Format)> {
         let meta =
             std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
         if !meta.is_file() {
             bail!("{} is not a file", path.display());
         }
-        let mut head = Vec::with_capacity(5);
-        File::open(path)
-            .and_then(|f| f.take(5).read_to_end(&mut head))
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let read = || -> std::io::Result<(Vec<u8>, Vec<u8>)> {
+            let mut head = Vec::with_capacity(16);
+            File::open(path)?.take(16).read_to_end(&mut head)?;
+            let mut inner = Vec::with_capacity(16);
+            if head.starts_with(&[0x1f, 0x8b]) {
+                // A damaged member reads as nothing: told by the records then.
+                let _ = flate2::read::GzDecoder::new(File::open(path)?)
+                    .take(16)
+                    .read_to_end(&mut inner);
+            }
+            Ok((head, inner))
+        };
+        let (head, inner) = read().with_context(|| format!("cannot read {}", path.display()))?;
+        let arc = packer::arc::is_arc;
         if head.starts_with(&[0x1f, 0x8b]) {
-            Ok(Framing::Gzip)
-        } else if head == b"WARC/" {
-            Ok(Framing::Plain)
+            Ok((
+                Framing::Gzip,
+                if arc(&inner) {
+                    Format::Arc
+                } else {
+                    Format::Warc
+                },
+            ))
+        } else if head.starts_with(b"WARC/") {
+            Ok((Framing::Plain, Format::Warc))
+        } else if arc(&head) {
+            Ok((Framing::Plain, Format::Arc))
         } else {
             bail!(
-                "{} is not a WARC file (it starts with neither WARC/ nor a gzip header)",
+                "{} is neither a WARC nor an ARC file (it starts with neither WARC/ nor \
+                 filedesc:// nor a gzip header)",
                 path.display()
             )
         }
     }
 }
 
+/// A file's records, each with its offset and stored length.
+type RecordStream<'a> = Box<dyn Iterator<Item = packer::Result<(u64, u64, Streamed)>> + 'a>;
+
+/// Bytes scanned at a time for the next record after a damaged region.
+const RESYNC_CHUNK: usize = 1 << 20;
+
 impl Records {
     /// Opens `path`; blocks longer than `max_block` will be read past. A
     /// file whose first record is unreadable is opened all the same: reading
     /// it reports where it stops.
-    fn open(path: &Path, framing: Framing, max_block: u64) -> Result<Records> {
+    fn open(path: &Path, framing: Framing, format: Format, max_block: u64) -> Result<Records> {
         let open = || File::open(path).with_context(|| format!("cannot read {}", path.display()));
         if framing == Framing::Gzip {
             // The first record tells a member per record from one member
             // for the whole file (its block read past when long: telling
             // holds no more than reading does).
-            let first = RecordReader::new(BufReader::new(open()?))
-                .with_max_block(max_block)
-                .next();
+            let first = reader(format, BufReader::new(open()?), max_block).next();
             if let Some(Err(e)) = first {
-                if e.to_string().contains("more than one record") {
-                    return Records::decompressed(path, max_block);
+                if e.to_string().contains("more than one") {
+                    return Records::decompressed(path, format, max_block);
                 }
             }
         }
@@ -138,12 +182,14 @@ impl Records {
             copy: None,
             max_block,
             broken_gzip: None,
+            format,
+            members: framing == Framing::Gzip,
         })
     }
 
     /// A whole-file gzip, decompressed to a temporary file; a stream that
     /// breaks off (a file cut short) keeps what came before the break.
-    fn decompressed(path: &Path, max_block: u64) -> Result<Records> {
+    fn decompressed(path: &Path, format: Format, max_block: u64) -> Result<Records> {
         let input = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
         let mut copy = tempfile::NamedTempFile::new()
             .context("cannot create a temporary file to decompress into")?;
@@ -179,14 +225,90 @@ impl Records {
             copy: Some(copy),
             max_block,
             broken_gzip,
+            format,
+            members: false,
         })
     }
 
-    /// The records, with their offsets and stored lengths (once: the stream
-    /// is consumed).
-    fn iter(&self) -> RecordReader<BufReader<&File>> {
-        RecordReader::new(BufReader::with_capacity(256 * 1024, &self.stream))
-            .with_max_block(self.max_block)
+    /// The records from byte `start` on, with their offsets (from the file's start) and
+    /// stored lengths.
+    fn iter_from(&self, start: u64) -> Result<RecordStream<'_>> {
+        let mut f = &self.stream;
+        f.seek(SeekFrom::Start(start))?;
+        let records = reader(
+            self.format,
+            BufReader::with_capacity(256 * 1024, f),
+            self.max_block,
+        );
+        Ok(Box::new(records.map(move |r| match r {
+            Ok((offset, length, record)) => Ok((start + offset, length, record)),
+            Err(packer::Error::CorruptRecord { offset, reason }) => {
+                Err(packer::Error::CorruptRecord {
+                    offset: start + offset,
+                    reason,
+                })
+            }
+            Err(e) => Err(e),
+        })))
+    }
+
+    /// Where the next readable record starts after a damaged one at `from` (as warcio
+    /// goes on past damage): the first place after it where a record of the file's kind
+    /// starts (a gzip member, or a `WARC/1.` line, or an ARC header line) and reads whole.
+    fn resync(&self, from: u64) -> Result<Option<u64>> {
+        let size = self.lookup.metadata()?.len();
+        let mut at = from + 1;
+        let mut buf = vec![0u8; RESYNC_CHUNK];
+        while at < size {
+            let mut f = &self.lookup;
+            f.seek(SeekFrom::Start(at))?;
+            let n = read_up_to(&mut f, &mut buf)?;
+            if n == 0 {
+                break;
+            }
+            let chunk = &buf[..n];
+            for i in 0..n {
+                let starts = if self.members {
+                    chunk[i..].starts_with(&[0x1f, 0x8b, 0x08])
+                } else {
+                    // A record starts a line.
+                    let line_start = if i == 0 {
+                        at == 0 || self.byte_at(at - 1)? == Some(b'\n')
+                    } else {
+                        chunk[i - 1] == b'\n'
+                    };
+                    line_start
+                        && match self.format {
+                            Format::Warc => chunk[i..].starts_with(b"WARC/1."),
+                            Format::Arc => chunk[i..].starts_with(b"http"),
+                        }
+                };
+                if starts && self.reads_at(at + i as u64)? {
+                    return Ok(Some(at + i as u64));
+                }
+            }
+            // The next chunk, overlapping by a marker's length.
+            at += (n as u64).saturating_sub(8).max(1);
+        }
+        Ok(None)
+    }
+
+    fn byte_at(&self, at: u64) -> Result<Option<u8>> {
+        let mut f = &self.lookup;
+        f.seek(SeekFrom::Start(at))?;
+        let mut b = [0u8; 1];
+        Ok((f.read(&mut b)? == 1).then_some(b[0]))
+    }
+
+    /// Whether a whole record reads at `at`.
+    fn reads_at(&self, at: u64) -> Result<bool> {
+        let mut f = &self.lookup;
+        f.seek(SeekFrom::Start(at))?;
+        let ok = matches!(
+            reader(self.format, BufReader::new(f), self.max_block).next(),
+            Some(Ok(_))
+        );
+        Ok(ok)
     }
 
     /// The record stored at `offset` (`length` bytes).
@@ -195,8 +317,37 @@ impl Records {
         let mut f = &self.lookup;
         f.seek(SeekFrom::Start(offset))?;
         f.read_exact(&mut buf).context("reading a record back")?;
-        Ok(warc::read_record(&buf)?)
+        Ok(match self.format {
+            Format::Warc => warc::read_record(&buf)?,
+            Format::Arc => packer::arc::read_arc_at(&buf)?,
+        })
     }
+}
+
+/// The records of a file of `format` read from `input`.
+fn reader<'a, R: std::io::BufRead + 'a>(
+    format: Format,
+    input: R,
+    max_block: u64,
+) -> RecordStream<'a> {
+    match format {
+        Format::Warc => Box::new(RecordReader::new(input).with_max_block(max_block)),
+        Format::Arc => Box::new(packer::arc::ArcReader::new(input).with_max_block(max_block)),
+    }
+}
+
+/// Reads into `buf` until it is full or the input ends; the bytes read.
+fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Where the payload of a revisit is: a response of the same file.
@@ -227,24 +378,29 @@ impl Payloads {
     }
 }
 
-/// The stored-form body of the response a revisit refers to: in this file,
+/// The answer a revisit refers to, in stored form (status, headers, body): in this file,
 /// else the archive's first capture of its digest.
-fn revisit_payload(
+fn revisit_original(
     replay: &Replay<'_>,
     stores: &Stores,
     records: &Records,
     payloads: &Payloads,
     record: &WarcRecord,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<packer::HttpResponse>> {
     let max = replay.max_body_bytes();
     if let Some((offset, length)) = payloads.find(record) {
         let first = records.record_at(offset, length)?;
         let url = first.target_uri().unwrap_or_default().to_string();
-        let body = archived_response(&first, &url)?.normalise(max)?.body;
-        return Ok(Some(body));
+        let (r, _) = archived_response(&first, &url)?.normalise_or_raw(max)?;
+        return Ok(Some(packer::HttpResponse {
+            status: r.status,
+            status_line: r.status_line,
+            headers: r.headers,
+            body: r.body,
+        }));
     }
     match record.payload_digest() {
-        Some(digest) => crate::read::archived_payload(stores, digest),
+        Some(digest) => crate::read::archived_original(stores, digest),
         None => Ok(None),
     }
 }
@@ -264,14 +420,14 @@ pub fn import(
     let framings = files
         .iter()
         .map(|f| Framing::of(f))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<(Framing, Format)>>>()?;
     let mut replay = Replay::new(cfg, stores)?;
     let max_block = replay.max_body_bytes().saturating_add(BLOCK_HEAD_ROOM);
     let mut broken = Vec::new();
-    for (file, &framing) in files.iter().zip(&framings) {
+    for (file, &(framing, format)) in files.iter().zip(&framings) {
         // A file that cannot be opened is reported with the cut ones, after
         // what the others held is stored.
-        let records = match Records::open(file, framing, max_block) {
+        let records = match Records::open(file, framing, format, max_block) {
             Ok(records) => records,
             Err(e) => {
                 let _ = writeln!(progress, "harvest: {e:#}");
@@ -313,57 +469,77 @@ fn import_file(
     let mut oversized = 0u64;
     let mut stop = None;
     let mut end = 0u64;
-    for item in records.iter() {
-        let (offset, length, record) = match item {
-            Ok((offset, length, Streamed::Record(record))) => (offset, length, record),
-            Ok((offset, length, Streamed::Oversized(head))) => {
-                read += 1;
-                end = offset + length;
-                replay.summary.records += 1;
-                replay.summary.skip(SKIP_OVERSIZED);
-                oversized += 1;
-                if oversized <= NAMED_OVERSIZED {
-                    let _ = writeln!(
-                        progress,
-                        "harvest: {}: left out {}: over max_body_bytes ({} bytes)",
-                        file.display(),
-                        describe(&head, offset, records.copy.is_some()),
-                        replay.max_body_bytes()
-                    );
+    let mut start = 0u64;
+    // Damaged regions read past: (where the damage starts, where reading resumed, why).
+    let mut damaged: Vec<(u64, u64, String)> = Vec::new();
+    'segments: loop {
+        for item in records.iter_from(start)? {
+            let (offset, length, record) = match item {
+                Ok((offset, length, Streamed::Record(record))) => (offset, length, record),
+                Ok((offset, length, Streamed::Oversized(head))) => {
+                    read += 1;
+                    end = offset + length;
+                    replay.summary.records += 1;
+                    replay.summary.skip(SKIP_OVERSIZED);
+                    oversized += 1;
+                    if oversized <= NAMED_OVERSIZED {
+                        let _ = writeln!(
+                            progress,
+                            "harvest: {}: left out {}: over max_body_bytes ({} bytes)",
+                            file.display(),
+                            describe(&head, offset, records.copy.is_some()),
+                            replay.max_body_bytes()
+                        );
+                    }
+                    continue;
                 }
-                continue;
+                Err(e) => {
+                    let (offset, reason) = match e {
+                        packer::Error::CorruptRecord { offset, reason } => (offset, reason),
+                        other => (end, other.to_string()),
+                    };
+                    // Damage: read on from the next whole record, if there is one.
+                    if let Some(next) = records.resync(offset)? {
+                        let _ = writeln!(
+                            progress,
+                            "harvest: {}: bytes {offset}..{next} are not a readable record \
+                             ({reason}); read on from byte {next}",
+                            file.display()
+                        );
+                        replay.summary.damaged_regions += 1;
+                        replay.summary.damaged_bytes += next - offset;
+                        damaged.push((offset, next, reason));
+                        start = next;
+                        continue 'segments;
+                    }
+                    stop = Some((offset, reason));
+                    break 'segments;
+                }
+            };
+            read += 1;
+            end = offset + length;
+            replay.summary.records += 1;
+            import_record(
+                replay,
+                stores,
+                records,
+                &mut payloads,
+                record,
+                offset,
+                length,
+            )?;
+            if last_report.elapsed().as_secs() >= 5 {
+                last_report = Instant::now();
+                let _ = writeln!(
+                    progress,
+                    "{}: {} records, {} captures so far",
+                    file.display(),
+                    replay.summary.records,
+                    replay.summary.replayed
+                );
             }
-            Err(e) => {
-                let (offset, reason) = match e {
-                    packer::Error::CorruptRecord { offset, reason } => (offset, reason),
-                    other => (end, other.to_string()),
-                };
-                stop = Some((offset, reason));
-                break;
-            }
-        };
-        read += 1;
-        end = offset + length;
-        replay.summary.records += 1;
-        import_record(
-            replay,
-            stores,
-            records,
-            &mut payloads,
-            record,
-            offset,
-            length,
-        )?;
-        if last_report.elapsed().as_secs() >= 5 {
-            last_report = Instant::now();
-            let _ = writeln!(
-                progress,
-                "{}: {} records, {} captures so far",
-                file.display(),
-                replay.summary.records,
-                replay.summary.replayed
-            );
         }
+        break;
     }
     if oversized > NAMED_OVERSIZED {
         let _ = writeln!(
@@ -371,6 +547,22 @@ fn import_file(
             "harvest: {}: left out {} more records over max_body_bytes",
             file.display(),
             oversized - NAMED_OVERSIZED
+        );
+    }
+    let regions = damaged
+        .iter()
+        .map(|(from, to, reason)| format!("bytes {from}..{to} ({reason})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !damaged.is_empty() {
+        // Read past, as warcio reads past them: counted and named, not an error (what the
+        // regions held is not readable by any tool; every record around them was read).
+        let _ = writeln!(
+            progress,
+            "harvest: warning: {} has {} damaged region(s) read past to the next record: \
+             {regions}",
+            file.display(),
+            damaged.len()
         );
     }
     let stop = match (stop, &records.broken_gzip) {
@@ -459,22 +651,32 @@ fn import_record(
             }
         }
         Kind::Revisit => {
-            let Some(body) = revisit_payload(replay, stores, records, payloads, &record)? else {
+            let Some(original) = revisit_original(replay, stores, records, payloads, &record)?
+            else {
                 replay
                     .summary
                     .skip("revisit of a payload not in the file or the archive");
                 return Ok(());
             };
-            match archived_response(&record, &url) {
-                Ok(mut r) => {
-                    r.headers.retain(|(k, _)| {
-                        !crawler::fetch::DROPPED_HEADERS.contains(&k.to_ascii_lowercase().as_str())
-                    });
-                    r.body = body;
-                    replay.page(r, None, None)?;
-                }
-                Err(_) => replay.summary.skip("revisit without an HTTP head"),
-            }
+            let mut r = match archived_response(&record, &url) {
+                Ok(r) => r,
+                // A revisit without an HTTP head of its own (some tools write none): the
+                // original's, as pywb replays it.
+                Err(_) => crawler::archived::ArchivedResponse {
+                    url: url.clone(),
+                    fetched_at: date,
+                    status: original.status,
+                    status_line: original.status_line.clone(),
+                    headers: original.headers.clone(),
+                    body: Vec::new(),
+                    ip_address: record.header("WARC-IP-Address").map(str::to_string),
+                },
+            };
+            r.headers.retain(|(k, _)| {
+                !crawler::fetch::DROPPED_HEADERS.contains(&k.to_ascii_lowercase().as_str())
+            });
+            r.body = original.body;
+            replay.page(r, None, None)?;
         }
         Kind::NotModified => match record.http_response() {
             Ok(http) => replay.not_modified(url, date, http.status_line, http.headers, None)?,

@@ -73,6 +73,12 @@ pub fn payload_location(stores: &Stores, digest: &str, what: &str) -> Result<Pac
 /// The payload (HTTP body as stored) of the archive's first capture of
 /// `digest`, if the archive has one.
 pub fn archived_payload(stores: &Stores, digest: &str) -> Result<Option<Vec<u8>>> {
+    Ok(archived_original(stores, digest)?.map(|r| r.body))
+}
+
+/// The stored HTTP answer (status, headers, body) of the archive's first capture of
+/// `digest` (`None`: no capture of it).
+pub fn archived_original(stores: &Stores, digest: &str) -> Result<Option<packer::HttpResponse>> {
     let Some(entry) = stores.index.get_digest(digest)? else {
         return Ok(None);
     };
@@ -80,7 +86,7 @@ pub fn archived_payload(stores: &Stores, digest: &str) -> Result<Option<Vec<u8>>
     if loc.path.is_empty() {
         return Ok(None);
     }
-    Ok(Some(record_at(stores, &loc)?.http_response()?.body))
+    Ok(Some(record_at(stores, &loc)?.http_response()?))
 }
 
 /// The page row of `url`'s latest page capture (`None`: the URL is not a

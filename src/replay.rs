@@ -109,6 +109,9 @@ pub fn record_date(record: &WarcRecord) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// Captures kept as sent named in a summary; the others are counted.
+const NAMED_KEPT_RAW: usize = 10;
+
 /// Why records were left out, counted.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ReplaySummary {
@@ -120,6 +123,15 @@ pub struct ReplaySummary {
     pub replayed: u64,
     /// Records left out, by reason.
     pub skipped: BTreeMap<String, u64>,
+    /// Captures whose body is not encoded as its headers say (called chunked, not chunked),
+    /// kept as they were sent (as warcio and pywb read them).
+    pub kept_raw: u64,
+    /// The first of those, by URL.
+    pub kept_raw_urls: Vec<String>,
+    /// Damaged regions of the files read past to the next readable record.
+    pub damaged_regions: u64,
+    /// Bytes of those regions.
+    pub damaged_bytes: u64,
     /// The pipeline's own summary (pages new / unchanged / duplicates…).
     pub ingest: IngestSummary,
     /// Wall time in seconds.
@@ -129,6 +141,14 @@ pub struct ReplaySummary {
 impl ReplaySummary {
     pub fn skip(&mut self, reason: impl Into<String>) {
         *self.skipped.entry(reason.into()).or_default() += 1;
+    }
+
+    /// Counts a capture kept as it was sent (and names the first few).
+    pub fn kept_raw(&mut self, url: &str) {
+        self.kept_raw += 1;
+        if self.kept_raw_urls.len() < NAMED_KEPT_RAW {
+            self.kept_raw_urls.push(url.to_string());
+        }
     }
 
     /// Pages handed to the index per second.
@@ -152,6 +172,20 @@ impl ReplaySummary {
         );
         for (reason, n) in &self.skipped {
             out.push_str(&format!("  left out {n:>8}  {reason}\n"));
+        }
+        if self.kept_raw > 0 {
+            out.push_str(&format!(
+                "  kept raw {:>8}  bodies not encoded as their headers say, stored as sent ({}{})\n",
+                self.kept_raw,
+                self.kept_raw_urls.join(", "),
+                if self.kept_raw > self.kept_raw_urls.len() as u64 { ", ..." } else { "" }
+            ));
+        }
+        if self.damaged_regions > 0 {
+            out.push_str(&format!(
+                "  damaged {:>9}  regions read past to the next record ({} bytes)\n",
+                self.damaged_regions, self.damaged_bytes
+            ));
         }
         out.push_str(&self.ingest.render());
         out
@@ -377,7 +411,8 @@ impl<'a> Replay<'a> {
             let stored = e.stored;
             let page_url = e.page_url;
             let content_type = e.content_type;
-            e.response.normalise(max_body).map(|r| {
+            e.response.normalise_or_raw(max_body).map(|(r, raw)| {
+                let raw_url = raw.then(|| r.url.clone());
                 let kind = if !(200..300).contains(&r.status) {
                     crawler::extract::EmbedKind::Answer
                 } else if content_type.starts_with("image/") {
@@ -402,12 +437,15 @@ impl<'a> Replay<'a> {
                     ip_address: r.ip_address,
                     request: None,
                 };
-                self.analyser.analyse_embed_stored(embed, stored)
+                (self.analyser.analyse_embed_stored(embed, stored), raw_url)
             })
         });
         for a in analysed_embeds {
             match a {
-                Ok(a) => {
+                Ok((a, raw_url)) => {
+                    if let Some(url) = raw_url {
+                        self.summary.kept_raw(&url);
+                    }
                     self.summary.replayed += 1;
                     self.ingest.queue_embed(a);
                 }
@@ -424,15 +462,21 @@ impl<'a> Replay<'a> {
             &self.crawl.page_limits,
         );
         let results = par_map(pages, |p| {
-            p.response
-                .normalise(max_body)
-                .and_then(|r| r.into_page(REPLAY_DEPTH, &p.ctx, limits))
-                .map(|page| analyser.analyse_stored(page, p.stored))
+            p.response.normalise_or_raw(max_body).and_then(|(r, raw)| {
+                let raw_url = raw.then(|| r.url.clone());
+                r.into_page(REPLAY_DEPTH, &p.ctx, limits)
+                    .map(|page| (analyser.analyse_stored(page, p.stored), raw_url))
+            })
         });
         let mut analysed = Vec::with_capacity(results.len());
         for r in results {
             match r {
-                Ok(a) => analysed.push(a),
+                Ok((a, raw_url)) => {
+                    if let Some(url) = raw_url {
+                        self.summary.kept_raw(&url);
+                    }
+                    analysed.push(a);
+                }
                 Err(e) => {
                     let reason = e.to_string();
                     self.summary

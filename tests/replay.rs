@@ -289,7 +289,7 @@ fn import_of_a_wget_warc_answers_like_a_crawl_of_the_same_site() {
     let refused = empty.harvest_raw(&["import", bad.to_str().unwrap()]);
     assert!(!refused.status.success());
     assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("is not a WARC file"),
+        String::from_utf8_lossy(&refused.stderr).contains("is neither a WARC nor an ARC file"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
     );

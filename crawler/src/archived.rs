@@ -172,6 +172,28 @@ pub fn content_decode(
 }
 
 impl ArchivedResponse {
+    /// [`ArchivedResponse::normalise`], except that a body its headers call chunked but
+    /// that is not chunked is kept as it was sent (its `Transfer-Encoding` dropped), as
+    /// warcio and pywb read it; the flag says it was kept so.
+    pub fn normalise_or_raw(
+        mut self,
+        max_bytes: u64,
+    ) -> Result<(ArchivedResponse, bool), ArchivedError> {
+        let chunked = header(&self.headers, "transfer-encoding")
+            .is_some_and(|te| te.to_ascii_lowercase().contains("chunked"));
+        if chunked
+            && matches!(
+                dechunk(&self.body, max_bytes),
+                Err(ArchivedError::Chunked(_))
+            )
+        {
+            self.headers
+                .retain(|(k, _)| !k.eq_ignore_ascii_case("transfer-encoding"));
+            return self.normalise(max_bytes).map(|r| (r, true));
+        }
+        self.normalise(max_bytes).map(|r| (r, false))
+    }
+
     /// Body and headers as the crawler stores them (see
     /// [`FetchedPage::headers`]).
     pub fn normalise(mut self, max_bytes: u64) -> Result<ArchivedResponse, ArchivedError> {
@@ -365,6 +387,23 @@ mod tests {
         ));
         // A body cut after a whole chunk keeps what arrived.
         assert_eq!(dechunk(b"3\r\nabc\r\n", 100).unwrap(), b"abc");
+        // Called chunked but not chunked: kept as sent, and said so.
+        let r = |body: &[u8]| ArchivedResponse {
+            url: "http://x/".into(),
+            fetched_at: chrono::Utc::now(),
+            status: 200,
+            status_line: "HTTP/1.1 200 OK".into(),
+            headers: vec![("Transfer-Encoding".into(), "chunked".into())],
+            body: body.to_vec(),
+            ip_address: None,
+        };
+        let (raw, kept) = r(b"/* a style sheet */").normalise_or_raw(100).unwrap();
+        assert!(kept);
+        assert_eq!(raw.body, b"/* a style sheet */");
+        assert!(header(&raw.headers, "transfer-encoding").is_none());
+        let (ok, kept) = r(b"3\r\nabc\r\n0\r\n\r\n").normalise_or_raw(100).unwrap();
+        assert!(!kept);
+        assert_eq!(ok.body, b"abc");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //!   goes to) with [`assign_batch`], and its measurements on the real news corpus.
 //! - `conformance` (tests, or feature `conformance`): checks every `PackStore` backend must pass.
 
+pub mod arc;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod error;

@@ -119,7 +119,7 @@ const WARCINFO_FORMAT: &str = "format";
 const WARCINFO_CONFORMS_TO: &str = "conformsTo";
 const WARC_FORMAT_1_1: &str = "WARC File Format 1.1";
 const CRLF: &[u8] = b"\r\n";
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// Header of every member written: magic, deflate, no flags, no time, no extra flags, OS
 /// unknown.
 const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
@@ -631,8 +631,11 @@ impl WarcRecord {
         let malformed = |reason: &str| Error::MalformedHttp {
             reason: reason.to_string(),
         };
-        let (head_lines, body_start) =
-            split_head(&self.block).ok_or_else(|| malformed("no end of HTTP headers"))?;
+        // A block that ends inside its HTTP head (a Content-Length counted with other line
+        // ends than the head has) is read as a head without a body, as warcio reads it.
+        let (head_lines, body_start) = split_head(&self.block)
+            .or_else(|| whole_head(&self.block))
+            .ok_or_else(|| malformed("no end of HTTP headers"))?;
         let mut lines = head_lines.into_iter();
         let status_line = lines
             .next()
@@ -666,14 +669,15 @@ fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a st
 }
 
 /// Splits `data` at the first empty line. Returns the lines before it (without line
-/// endings; LF or CRLF) and the index of the first byte after the empty line.
+/// endings; LF, CRLF or CR CR LF) and the index of the first byte after the empty line.
 fn split_head(data: &[u8]) -> Option<(Vec<&[u8]>, usize)> {
     let mut lines = Vec::new();
     let mut pos = 0;
     while pos < data.len() {
         let nl = data[pos..].iter().position(|&b| b == b'\n')? + pos;
         let mut line = &data[pos..nl];
-        if let Some(stripped) = line.strip_suffix(b"\r") {
+        // CRLF, LF, and the CR CR LF some tools write (warcio reads it too).
+        while let Some(stripped) = line.strip_suffix(b"\r") {
             line = stripped;
         }
         pos = nl + 1;
@@ -683,6 +687,23 @@ fn split_head(data: &[u8]) -> Option<(Vec<&[u8]>, usize)> {
         lines.push(line);
     }
     None
+}
+
+/// The lines of `data` when it holds no empty line (a head cut before its end), each
+/// without its line end, with `data.len()` as where the body starts; `None` for no line.
+fn whole_head(data: &[u8]) -> Option<(Vec<&[u8]>, usize)> {
+    let lines: Vec<&[u8]> = data
+        .split(|&b| b == b'\n')
+        .map(|l| {
+            let mut l = l;
+            while let Some(s) = l.strip_suffix(b"\r") {
+                l = s;
+            }
+            l
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    (!lines.is_empty()).then_some((lines, data.len()))
 }
 
 /// Parses `Name: value` lines, joining folded continuation lines.
@@ -1033,9 +1054,9 @@ impl Iterator for Resync<'_> {
 impl std::iter::FusedIterator for Resync<'_> {}
 
 /// A [`BufRead`](std::io::BufRead) that counts the bytes consumed from it.
-struct Counted<R> {
-    inner: R,
-    consumed: u64,
+pub(crate) struct Counted<R> {
+    pub(crate) inner: R,
+    pub(crate) consumed: u64,
 }
 
 impl<R: std::io::BufRead> Read for Counted<R> {
@@ -1097,9 +1118,9 @@ pub enum Streamed {
 }
 
 /// Size of the reading buffer over a gzip member's decompressed bytes.
-const MEMBER_BUFFER_BYTES: usize = 64 * 1024;
+pub(crate) const MEMBER_BUFFER_BYTES: usize = 64 * 1024;
 /// Longest header line of a streamed record.
-const MAX_HEADER_LINE_BYTES: u64 = 64 * 1024;
+pub(crate) const MAX_HEADER_LINE_BYTES: u64 = 64 * 1024;
 /// Largest header block of a streamed record.
 const MAX_HEADER_BYTES: usize = 1 << 20;
 
@@ -1198,7 +1219,8 @@ fn read_streamed_record(
         if head.len() > MAX_HEADER_BYTES {
             return Err("header block larger than 1 MiB".to_string());
         }
-        if matches!(&head[start..], b"\r\n" | b"\n") {
+        // An empty line: LF, CRLF or CR CR LF.
+        if head[start..].iter().all(|&b| b == b'\r' || b == b'\n') {
             break;
         }
     }
@@ -1257,18 +1279,32 @@ impl<R: std::io::BufRead> Iterator for RecordReader<R> {
         if self.done {
             return None;
         }
-        let offset = self.input.consumed;
-        match self.input.fill_buf() {
-            Ok([]) => {
-                self.done = true;
-                return None;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                self.done = true;
-                return Some(Err(Error::corrupt(offset, format!("unreadable: {e}"))));
+        // Blank lines between records (more than the record's own closing CRLF CRLF, as
+        // some tools write) are read past, as warcio does.
+        loop {
+            let offset = self.input.consumed;
+            match self.input.fill_buf() {
+                Ok([]) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(ahead) => {
+                    let blank = ahead
+                        .iter()
+                        .take_while(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
+                        .count();
+                    if blank == 0 {
+                        break;
+                    }
+                    self.input.consume(blank);
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(Error::corrupt(offset, format!("unreadable: {e}"))));
+                }
             }
         }
+        let offset = self.input.consumed;
         match self.read_one() {
             Ok(record) => Some(Ok((offset, self.input.consumed - offset, record))),
             Err(reason) => {
@@ -1590,6 +1626,44 @@ mod tests {
         assert_eq!(items.len(), 2);
         assert_eq!(items[1].0, raw.len() as u64);
         assert_eq!(items[1].1, raw.len() as u64);
+    }
+
+    #[test]
+    fn blank_lines_between_records_and_cr_cr_lf_heads_are_read_as_warcio_reads_them() {
+        let enc = response(b"plain");
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(&enc.member(None)[..])
+            .read_to_end(&mut raw)
+            .unwrap();
+        // Extra blank lines after a record; a second record whose lines end CR CR LF, and
+        // whose HTTP head ends with the block (no empty line, no body).
+        let mut file = raw.clone();
+        file.extend_from_slice(b"\r\n\r\n\n");
+        let second = file.len() as u64;
+        let block = b"HTTP/1.0 302 \r\r\nLocation: http://x/\r\r\nContent-Length: 0";
+        file.extend_from_slice(
+            format!(
+                "WARC/1.0\r\r\nWARC-Type: response\r\r\nWARC-Target-URI: http://x/a\r\r\n\
+                 Content-Length: {}\r\r\n\r\r\n",
+                block.len()
+            )
+            .as_bytes(),
+        );
+        file.extend_from_slice(block);
+        file.extend_from_slice(b"\r\r\n\r\r\n");
+        let got: Vec<_> = RecordReader::new(&file[..])
+            .collect::<Result<Vec<_>>>()
+            .unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1].0, second);
+        let Streamed::Record(r) = &got[1].2 else {
+            panic!("oversized")
+        };
+        assert_eq!(r.target_uri(), Some("http://x/a"));
+        let http = r.http_response().unwrap();
+        assert_eq!(http.status, 302);
+        assert_eq!(http.header("location"), Some("http://x/"));
+        assert!(http.body.is_empty());
     }
 
     #[test]
