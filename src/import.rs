@@ -46,6 +46,8 @@ use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use chrono::{DateTime, Utc};
+
 use anyhow::{bail, Context, Result};
 use packer::warc::{self, RecordHead, RecordReader, Streamed, WarcRecord};
 
@@ -60,6 +62,9 @@ const MAX_WHOLE_GZIP_BYTES: u64 = 64 << 30;
 /// unread: its HTTP head and a chunked body's framing. A body over
 /// `max_body_bytes` is refused anyway (`ArchivedResponse::normalise`).
 const BLOCK_HEAD_ROOM: u64 = 1 << 20;
+
+/// Reason in the summary of a capture the archive holds already (a file imported again).
+const SKIP_ARCHIVED: &str = "captures already in the archive (same URL and second)";
 
 /// Reason in the summary of a record left out for its size.
 const SKIP_OVERSIZED: &str = "records larger than max_body_bytes (block read past, not held)";
@@ -600,6 +605,29 @@ fn import_file(
     Ok(stop)
 }
 
+/// Whether the archive holds a capture of `url` at `date` (to the second): a file imported
+/// again adds nothing (a capture of the same URL in the same second is taken for the same).
+fn already_archived(stores: &Stores, url: &str, date: DateTime<Utc>) -> Result<bool> {
+    let mut names = vec![url.to_string()];
+    if let Ok(u) = url::Url::parse(url) {
+        names.push(u.to_string());
+        names.push(crawler::normalize::normalize(&u).to_string());
+    }
+    names.sort();
+    names.dedup();
+    for name in names {
+        if stores
+            .index
+            .captures_of(&name)?
+            .iter()
+            .any(|c| c.time.timestamp() == date.timestamp())
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// An oversized record for a message: where it is, what it is, its size.
 fn describe(head: &RecordHead, offset: u64, decompressed: bool) -> String {
     format!(
@@ -638,6 +666,10 @@ fn import_record(
     let url = url.trim_matches(|c| c == '<' || c == '>').to_string();
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         replay.summary.skip("not an http(s) capture");
+        return Ok(());
+    }
+    if already_archived(stores, &url, date)? {
+        replay.summary.skip(SKIP_ARCHIVED);
         return Ok(());
     }
     match kind {
