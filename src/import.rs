@@ -337,7 +337,7 @@ fn reader<'a, R: std::io::BufRead + 'a>(
 ) -> RecordStream<'a> {
     match format {
         Format::Warc => Box::new(RecordReader::new(input).with_max_block(max_block)),
-        Format::Arc => Box::new(packer::arc::ArcReader::new(input).with_max_block(max_block)),
+        Format::Arc => Box::new(packer::arc::reader(input).with_max_block(max_block)),
     }
 }
 

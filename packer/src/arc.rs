@@ -13,17 +13,14 @@
 //!
 //! Version 1 lines have five fields (URL, IP address, date, content type, length), version
 //! 2 ten (result code, checksum, location, offset and file name before the length): the URL
-//! comes first, the date third and the length last in both. [`ArcReader`] gives each
+//! comes first, the date third and the length last in both. [`reader`] gives each
 //! record as the WARC record the same capture would have been ([`to_warc`]: a `response`
 //! holding the HTTP answer, `warcinfo` for the version block), so what reads WARC reads ARC.
 
 use std::io::{BufRead, Read};
 
 use crate::error::{Error, Result};
-use crate::warc::{
-    Counted, RecordHead, Streamed, WarcRecord, GZIP_MAGIC, MAX_HEADER_LINE_BYTES, MAX_RECORD_BYTES,
-    MEMBER_BUFFER_BYTES,
-};
+use crate::warc::{RecordHead, RecordReader, Streamed, WarcRecord, MAX_HEADER_LINE_BYTES};
 
 /// Whether `head` (the first bytes of a file, decompressed if it is gzipped) starts an ARC
 /// file: its version block's header line.
@@ -103,7 +100,7 @@ fn warc_headers(head: &ArcHead, block_len: u64) -> Vec<(String, String)> {
     headers
 }
 
-/// The WARC record an ARC record stands for ([`ArcReader`] gives these).
+/// The WARC record an ARC record stands for ([`reader`] gives these).
 fn to_warc(head: &ArcHead, block: Vec<u8>) -> WarcRecord {
     WarcRecord {
         headers: warc_headers(head, block.len() as u64),
@@ -157,109 +154,27 @@ fn read_arc_record(
 }
 
 /// The records of an ARC file (plain, or one gzip member per record), each with its offset
-/// and stored length, as WARC records ([`to_warc`]); the same contract as
-/// [`crate::warc::RecordReader`]: blocks over the limit come as [`Streamed::Oversized`],
-/// blank lines between records are read past, and one [`Error::CorruptRecord`] is yielded
-/// at the first unreadable record, which ends the reading.
-pub struct ArcReader<R> {
-    input: Counted<R>,
+/// and stored length, as WARC records ([`to_warc`]), read as
+/// [`crate::warc::RecordReader`] reads WARC files (the same contract: blocks over the limit
+/// come as [`Streamed::Oversized`], blank lines between records are read past, one
+/// [`Error::CorruptRecord`] at the first unreadable record ends the reading).
+pub fn reader<R: BufRead>(input: R) -> RecordReader<R> {
+    RecordReader::with_parser(input, parse_arc)
+}
+
+fn parse_arc(
+    input: &mut dyn BufRead,
     max_block: u64,
-    done: bool,
-}
-
-impl<R: BufRead> ArcReader<R> {
-    /// Reads records from `input`, positioned at a record.
-    pub fn new(input: R) -> Self {
-        Self {
-            input: Counted {
-                inner: input,
-                consumed: 0,
-            },
-            max_block: MAX_RECORD_BYTES,
-            done: false,
-        }
-    }
-
-    /// Holds blocks of at most `max_block` bytes (never more than [`MAX_RECORD_BYTES`]).
-    pub fn with_max_block(mut self, max_block: u64) -> Self {
-        self.max_block = max_block.min(MAX_RECORD_BYTES);
-        self
-    }
-
-    fn read_one(&mut self) -> std::result::Result<Streamed, String> {
-        let ahead = self
-            .input
-            .fill_buf()
-            .map_err(|e| format!("unreadable: {e}"))?;
-        if ahead.first() != Some(&GZIP_MAGIC[0]) {
-            return read_arc_record(&mut self.input, self.max_block, "unreadable");
-        }
-        let gzip = "gzip member unreadable";
-        let mut member = std::io::BufReader::with_capacity(
-            MEMBER_BUFFER_BYTES,
-            flate2::bufread::GzDecoder::new(&mut self.input),
-        );
-        let record = read_arc_record(&mut member, self.max_block, gzip)?;
-        // The rest of the member: the record's closing newline at most.
-        loop {
-            let rest = member.fill_buf().map_err(|e| format!("{gzip}: {e}"))?;
-            if rest.is_empty() {
-                return Ok(record);
-            }
-            if rest.iter().any(|b| !b.is_ascii_whitespace()) {
-                return Err("gzip member holds more than one ARC record".to_string());
-            }
-            let n = rest.len();
-            member.consume(n);
-        }
-    }
-}
-
-impl<R: BufRead> Iterator for ArcReader<R> {
-    type Item = Result<(u64, u64, Streamed)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        loop {
-            let offset = self.input.consumed;
-            match self.input.fill_buf() {
-                Ok([]) => {
-                    self.done = true;
-                    return None;
-                }
-                Ok(ahead) => {
-                    let blank = ahead
-                        .iter()
-                        .take_while(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
-                        .count();
-                    if blank == 0 {
-                        break;
-                    }
-                    self.input.consume(blank);
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(Error::corrupt(offset, format!("unreadable: {e}"))));
-                }
-            }
-        }
-        let offset = self.input.consumed;
-        match self.read_one() {
-            Ok(record) => Some(Ok((offset, self.input.consumed - offset, record))),
-            Err(reason) => {
-                self.done = true;
-                Some(Err(Error::corrupt(offset, reason)))
-            }
-        }
-    }
+    unreadable: &str,
+) -> std::result::Result<Streamed, String> {
+    let mut input = input;
+    read_arc_record(&mut input, max_block, unreadable)
 }
 
 /// The record stored at the start of `bytes` (one ARC record, gzipped or not), as
-/// [`ArcReader`] gives it.
+/// [`reader`] gives it.
 pub fn read_arc_at(bytes: &[u8]) -> Result<WarcRecord> {
-    match ArcReader::new(bytes).next() {
+    match reader(bytes).next() {
         Some(Ok((_, _, Streamed::Record(r)))) => Ok(r),
         Some(Ok((_, _, Streamed::Oversized(_)))) => {
             Err(Error::corrupt(0, "ARC record larger than a record may be"))
@@ -293,7 +208,7 @@ HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc\n\
     #[test]
     fn v1_records_read_as_warc_records() {
         assert!(is_arc(FILE));
-        let got = records(ArcReader::new(FILE));
+        let got = records(reader(FILE));
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].record_type(), Some("warcinfo"));
         assert_eq!(got[1].record_type(), Some("response"));
@@ -314,7 +229,7 @@ HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc\n\
             e.write_all(part).unwrap();
             gz.extend(e.finish().unwrap());
         }
-        let got = records(ArcReader::new(gz.as_slice()));
+        let got = records(reader(gz.as_slice()));
         assert_eq!(got.len(), 2);
         assert_eq!(got[1].target_uri(), Some("http://example.com/a"));
         assert_eq!(got[1].http_response().unwrap().status, 200);
@@ -324,7 +239,7 @@ HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc\n\
     fn a_bad_length_is_a_corrupt_record_at_its_offset() {
         let bad = b"filedesc://x.arc 0.0.0.0 20140216050221 text/plain 3\nabc\n\
 http://example.com/ 1.2.3.4 20140101000000 text/html abc\n\n";
-        let mut r = ArcReader::new(&bad[..]);
+        let mut r = reader(&bad[..]);
         assert!(matches!(r.next(), Some(Ok(_))));
         match r.next() {
             Some(Err(Error::CorruptRecord { offset, reason })) => {

@@ -119,7 +119,7 @@ const WARCINFO_FORMAT: &str = "format";
 const WARCINFO_CONFORMS_TO: &str = "conformsTo";
 const WARC_FORMAT_1_1: &str = "WARC File Format 1.1";
 const CRLF: &[u8] = b"\r\n";
-pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// Header of every member written: magic, deflate, no flags, no time, no extra flags, OS
 /// unknown.
 const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
@@ -1054,9 +1054,9 @@ impl Iterator for Resync<'_> {
 impl std::iter::FusedIterator for Resync<'_> {}
 
 /// A [`BufRead`](std::io::BufRead) that counts the bytes consumed from it.
-pub(crate) struct Counted<R> {
-    pub(crate) inner: R,
-    pub(crate) consumed: u64,
+struct Counted<R> {
+    inner: R,
+    consumed: u64,
 }
 
 impl<R: std::io::BufRead> Read for Counted<R> {
@@ -1118,7 +1118,7 @@ pub enum Streamed {
 }
 
 /// Size of the reading buffer over a gzip member's decompressed bytes.
-pub(crate) const MEMBER_BUFFER_BYTES: usize = 64 * 1024;
+const MEMBER_BUFFER_BYTES: usize = 64 * 1024;
 /// Longest header line of a streamed record.
 pub(crate) const MAX_HEADER_LINE_BYTES: u64 = 64 * 1024;
 /// Largest header block of a streamed record.
@@ -1139,12 +1139,34 @@ pub struct RecordReader<R> {
     input: Counted<R>,
     max_block: u64,
     done: bool,
+    /// Reads one uncompressed record of the file's format (WARC here, ARC in
+    /// [`crate::arc`]).
+    parse: ParseRecord,
+}
+
+/// Reads one uncompressed record from the front of a stream: `(input, max_block,
+/// unreadable)` as [`read_streamed_record`] takes them.
+pub(crate) type ParseRecord =
+    fn(&mut dyn std::io::BufRead, u64, &str) -> std::result::Result<Streamed, String>;
+
+fn parse_warc(
+    input: &mut dyn std::io::BufRead,
+    max_block: u64,
+    unreadable: &str,
+) -> std::result::Result<Streamed, String> {
+    let mut input = input;
+    read_streamed_record(&mut input, max_block, unreadable)
 }
 
 impl<R: std::io::BufRead> RecordReader<R> {
     /// Reads records from `input`, positioned at the first record; blocks of
     /// up to [`MAX_RECORD_BYTES`] are held.
     pub fn new(input: R) -> Self {
+        Self::with_parser(input, parse_warc)
+    }
+
+    /// Reads records of another format, each read by `parse`.
+    pub(crate) fn with_parser(input: R, parse: ParseRecord) -> Self {
         Self {
             input: Counted {
                 inner: input,
@@ -1152,6 +1174,7 @@ impl<R: std::io::BufRead> RecordReader<R> {
             },
             max_block: MAX_RECORD_BYTES,
             done: false,
+            parse,
         }
     }
 
@@ -1171,14 +1194,14 @@ impl<R: std::io::BufRead> RecordReader<R> {
         // The first byte tells (a buffer may hold only one): a plain record
         // starts with `W`.
         if ahead.first() != Some(&GZIP_MAGIC[0]) {
-            return read_streamed_record(&mut self.input, self.max_block, "unreadable");
+            return (self.parse)(&mut self.input, self.max_block, "unreadable");
         }
         let gzip = "gzip member unreadable";
         let mut member = std::io::BufReader::with_capacity(
             MEMBER_BUFFER_BYTES,
             flate2::bufread::GzDecoder::new(&mut self.input),
         );
-        let record = read_streamed_record(&mut member, self.max_block, gzip)?;
+        let record = (self.parse)(&mut member, self.max_block, gzip)?;
         // The rest of the member, a buffer at a time: blank lines at most.
         loop {
             let rest = member.fill_buf().map_err(|e| format!("{gzip}: {e}"))?;
