@@ -20,7 +20,9 @@
 use std::io::{BufRead, Read};
 
 use crate::error::{Error, Result};
-use crate::warc::{RecordHead, RecordReader, Streamed, WarcRecord, MAX_HEADER_LINE_BYTES};
+use crate::warc::{
+    read_block, RecordHead, RecordReader, Streamed, WarcRecord, MAX_HEADER_LINE_BYTES,
+};
 
 /// Whether `head` (the first bytes of a file, decompressed if it is gzipped) starts an ARC
 /// file: its version block's header line.
@@ -126,31 +128,15 @@ fn read_arc_record(
     }
     let head = parse_head(&line)?;
     let length = head.length;
-    let truncated =
-        |read: u64| format!("block truncated: ARC length {length}, {read} bytes present");
-    let streamed = if length > max_block {
-        let read =
-            std::io::copy(&mut input.by_ref().take(length), &mut std::io::sink()).map_err(io)?;
-        if read < length {
-            return Err(truncated(read));
-        }
-        Streamed::Oversized(RecordHead {
-            headers: warc_headers(&head, length),
-            block_len: length,
-        })
-    } else {
-        let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
-        let read = input
-            .by_ref()
-            .take(length)
-            .read_to_end(&mut block)
-            .map_err(io)?;
-        if (read as u64) < length {
-            return Err(truncated(read as u64));
-        }
-        Streamed::Record(to_warc(&head, block))
-    };
-    Ok(streamed)
+    Ok(
+        match read_block(input, length, max_block, "ARC length", unreadable)? {
+            None => Streamed::Oversized(RecordHead {
+                headers: warc_headers(&head, length),
+                block_len: length,
+            }),
+            Some(block) => Streamed::Record(to_warc(&head, block)),
+        },
+    )
 }
 
 /// The records of an ARC file (plain, or one gzip member per record), each with its offset

@@ -1217,6 +1217,40 @@ impl<R: std::io::BufRead> RecordReader<R> {
     }
 }
 
+/// A record's block of `length` bytes from `input`: held when at most `max_block` bytes,
+/// else read and dropped (`None`); an error when fewer bytes are there (`label` names the
+/// length's field, `unreadable` opens a read error's message).
+pub(crate) fn read_block(
+    input: &mut impl std::io::BufRead,
+    length: u64,
+    max_block: u64,
+    label: &str,
+    unreadable: &str,
+) -> std::result::Result<Option<Vec<u8>>, String> {
+    let io = |e: std::io::Error| format!("{unreadable}: {e}");
+    let truncated = |read: u64| format!("block truncated: {label} {length}, {read} bytes present");
+    if length > max_block {
+        let read =
+            std::io::copy(&mut input.by_ref().take(length), &mut std::io::sink()).map_err(io)?;
+        if read < length {
+            return Err(truncated(read));
+        }
+        return Ok(None);
+    }
+    // `length` is at most `max_block`, itself at most MAX_RECORD_BYTES; the vector grows
+    // with what is really there.
+    let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
+    let read = input
+        .by_ref()
+        .take(length)
+        .read_to_end(&mut block)
+        .map_err(io)?;
+    if (read as u64) < length {
+        return Err(truncated(read as u64));
+    }
+    Ok(Some(block))
+}
+
 /// One uncompressed record from `input`: its header lines up to the empty
 /// line, the block by its `Content-Length` (held when at most `max_block`
 /// bytes, else read and dropped), then the record's closing blank lines.
@@ -1257,31 +1291,12 @@ fn read_streamed_record(
         .ok_or_else(|| "missing Content-Length".to_string())?
         .parse::<u64>()
         .map_err(|_| "Content-Length is not a number".to_string())?;
-    let truncated =
-        |read: u64| format!("block truncated: Content-Length {length}, {read} bytes present");
-    let streamed = if length > max_block {
-        let read =
-            std::io::copy(&mut input.by_ref().take(length), &mut std::io::sink()).map_err(io)?;
-        if read < length {
-            return Err(truncated(read));
-        }
-        Streamed::Oversized(RecordHead {
+    let streamed = match read_block(input, length, max_block, "Content-Length", unreadable)? {
+        None => Streamed::Oversized(RecordHead {
             headers,
             block_len: length,
-        })
-    } else {
-        // `length` is at most `max_block`, itself at most MAX_RECORD_BYTES;
-        // the vector grows with what is really there.
-        let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
-        let read = input
-            .by_ref()
-            .take(length)
-            .read_to_end(&mut block)
-            .map_err(io)?;
-        if (read as u64) < length {
-            return Err(truncated(read as u64));
-        }
-        Streamed::Record(WarcRecord { headers, block })
+        }),
+        Some(block) => Streamed::Record(WarcRecord { headers, block }),
     };
     // The blank lines that close the record (CRLF CRLF as written; up to
     // four line-end bytes taken, one at a time across buffer ends).
