@@ -456,7 +456,7 @@ fn check_colours(page: &mut Page) -> CdpResult<usize> {
                 .sum::<f64>()
                 .sqrt();
             ensure!(
-                d >= MIN_COLOUR_DISTANCE,
+                d.total_cmp(&MIN_COLOUR_DISTANCE).is_ge(),
                 "series {a:?} {ca:?} and {b:?} {cb:?} look alike (ΔE {d:.1} < {MIN_COLOUR_DISTANCE})"
             );
         }
@@ -490,13 +490,11 @@ fn check_in_view(page: &mut Page) -> CdpResult<()> {
 /// all in view. Returns that answer.
 fn check_auto_chart(page: &mut Page) -> CdpResult<Value> {
     wait_chart(page, "interval=")?;
+    // The interval of the call drawn (`data-params`), checked before `data-auto`.
     let chart = page.eval(
-        "(c => ({auto: c.dataset.auto, interval: c.dataset.interval, params: c.dataset.params}))(document.getElementById('chart'))",
+        "(c => ({auto: c.dataset.auto, interval: new URLSearchParams(c.dataset.params).get('interval'), \
+                 shown: c.dataset.interval, params: c.dataset.params}))(document.getElementById('chart'))",
     )?;
-    ensure!(
-        chart["auto"] == "1",
-        "the chart's interval is not auto: {chart}"
-    );
     let params = chart["params"].as_str().unwrap_or_default().to_string();
     ensure!(
         !params.contains("from=") && !params.contains("to="),
@@ -515,6 +513,7 @@ fn check_auto_chart(page: &mut Page) -> CdpResult<Value> {
         stats["interval"] == interval.as_str(),
         "the chart says {interval}, /api/stats {stats}"
     );
+    check_in_view(page)?;
     let n = stats["buckets"].as_array().map_or(0, Vec::len);
     ensure!(
         (1..=UI_MAX_BUCKETS).contains(&n),
@@ -546,7 +545,10 @@ fn check_auto_chart(page: &mut Page) -> CdpResult<Value> {
         stats["buckets"]
     );
     check_chart(page, &stats)?;
-    check_in_view(page)?;
+    ensure!(
+        chart["auto"] == "1" && chart["shown"] == interval.as_str(),
+        "the chart's interval is not marked auto: {chart}"
+    );
     Ok(stats)
 }
 
@@ -818,6 +820,7 @@ fn drive_first_screen(page: &mut Page, base: &str, q: &Query) -> CdpResult<()> {
         "document.body.dataset.ready === '1'",
         UI_TIMEOUT,
     )?;
+    let stats = check_auto_chart(page)?;
     let defaults = page.eval(FORM_STATE_JS)?;
     ensure!(
         defaults["hash"] == "" && defaults["interval"] == "" && defaults["group_by"] == "",
@@ -825,7 +828,6 @@ fn drive_first_screen(page: &mut Page, base: &str, q: &Query) -> CdpResult<()> {
     );
     let first_ids = listed_ids(page)?;
     ensure!(!first_ids.is_empty(), "the first screen lists no pages");
-    let stats = check_auto_chart(page)?;
     let first_chart = page.eval("document.getElementById('chart').dataset.params")?;
     let errors = page.take_js_errors()?;
     ensure!(
