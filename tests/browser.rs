@@ -10,6 +10,11 @@
 //! panel, the finished run and its history, polling that stops when the panel
 //! is folded (`target/browser/harvest-jobs.png`).
 //!
+//! A third server, on a site of dated articles from more outlets than the
+//! chart stacks, checks the chart's first screen over two years of pages
+//! (auto interval, every bar in view) and its colours per media
+//! (`target/browser/harvest-chart.png`).
+//!
 //! Needs /usr/bin/chromium: `deploy/test-deps.sh` installs it (`deploy/test.sh` runs it).
 //! Without it the test fails; it never skips.
 
@@ -25,7 +30,8 @@ use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 use harvest::demo::{DEMO_DEPTH, DEMO_ENTRY, DEMO_SOURCE};
-use serde_json::Value;
+use harvest::newssite::{self, Article};
+use serde_json::{json, Value};
 
 use cdp::{CdpResult, Chromium, Page, CHROMIUM};
 use util::{Site, Workspace};
@@ -55,6 +61,25 @@ const JOB_DELAY_MS: u64 = 600;
 const UI_JOBS_POLL_MS: u64 = 3000;
 /// A job run of the demo site ends well within this.
 const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+/// Most buckets the chart's auto interval gives (web/app.js MAX_BUCKETS).
+const UI_MAX_BUCKETS: usize = 120;
+/// Most series the chart stacks (web/app.js MAX_SERIES); with more, all
+/// but `UI_MAX_SERIES - 1` are summed into one "other" series.
+const UI_MAX_SERIES: usize = 10;
+/// The API's intervals, finest first.
+const INTERVALS: [&str; 4] = ["day", "week", "month", "year"];
+/// Two series' colours must be at least this far apart (CIELAB ΔE*ab; about
+/// 2 is a just noticeable difference, the old palette's closest pair was 10.5).
+const MIN_COLOUR_DISTANCE: f64 = 20.0;
+/// The outlets of the many-media site: more than the chart stacks. Outlet
+/// `k` has `k + 1` articles, so no two have as many pages.
+const OUTLETS: usize = 14;
+/// Age of the newest article of the many-media site and days between two
+/// articles: its 105 articles span about two years, too long for day bars.
+const NEWEST_ARTICLE_DAYS: u64 = 30;
+const ARTICLE_EVERY_DAYS: u64 = 7;
+/// Link depth of the many-media site: root, outlet, day, article.
+const NEWS_DEPTH: u32 = 3;
 /// The tests of this file take turns: each crawls, serves and drives a
 /// Chromium, and two at once on a small machine make the timeouts flaky.
 static ONE_BROWSER_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -235,7 +260,72 @@ fn wait_chart(page: &mut Page, marker: &str) -> CdpResult<()> {
     Ok(())
 }
 
-/// The chart must draw exactly the buckets and non-zero cells of `stats`.
+/// One series as the chart draws it.
+struct Drawn {
+    name: String,
+    counts: Vec<u64>,
+    /// The sum of the series beyond the chart's `UI_MAX_SERIES`: their names.
+    folded: Option<Vec<String>>,
+}
+
+/// The series the chart draws for `stats`: all of them when there are at
+/// most `UI_MAX_SERIES`; else the `UI_MAX_SERIES - 1` with the most pages
+/// (ties: the API's order), in the API's order, then "other (N series)"
+/// summing the others.
+fn drawn_series(stats: &Value) -> CdpResult<Vec<Drawn>> {
+    let series = stats["series"]
+        .as_array()
+        .ok_or(format!("/api/stats: no series: {stats}"))?;
+    let all: Vec<Drawn> = series
+        .iter()
+        .map(|s| Drawn {
+            name: s["name"].as_str().unwrap_or_default().to_string(),
+            counts: s["counts"]
+                .as_array()
+                .map(|c| c.iter().map(|n| n.as_u64().unwrap_or(0)).collect())
+                .unwrap_or_default(),
+            folded: None,
+        })
+        .collect();
+    if all.len() <= UI_MAX_SERIES {
+        return Ok(all);
+    }
+    let mut by_pages: Vec<(usize, u64)> = all
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i, s.counts.iter().sum()))
+        .collect();
+    by_pages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let kept: std::collections::HashSet<usize> = by_pages
+        .iter()
+        .take(UI_MAX_SERIES - 1)
+        .map(|(i, _)| *i)
+        .collect();
+    let buckets = all.first().map_or(0, |s| s.counts.len());
+    let mut other = vec![0; buckets];
+    let mut folded = Vec::new();
+    let mut out = Vec::new();
+    for (i, s) in all.into_iter().enumerate() {
+        if kept.contains(&i) {
+            out.push(s);
+        } else {
+            for (o, c) in other.iter_mut().zip(&s.counts) {
+                *o += c;
+            }
+            folded.push(s.name);
+        }
+    }
+    out.push(Drawn {
+        name: format!("other ({} series)", folded.len()),
+        counts: other,
+        folded: Some(folded),
+    });
+    Ok(out)
+}
+
+/// The chart must draw exactly the buckets of `stats` and one bar per
+/// non-zero cell of its drawn series (bucket, series and count), and list
+/// the drawn series in the legend.
 fn check_chart(page: &mut Page, stats: &Value) -> CdpResult<u64> {
     let buckets: Vec<&str> = stats["buckets"]
         .as_array()
@@ -243,14 +333,16 @@ fn check_chart(page: &mut Page, stats: &Value) -> CdpResult<u64> {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    let series = stats["series"]
-        .as_array()
-        .ok_or(format!("/api/stats: no series: {stats}"))?;
-    let nonzero = series
-        .iter()
-        .flat_map(|s| s["counts"].as_array().cloned().unwrap_or_default())
-        .filter(|c| c.as_u64().unwrap_or(0) > 0)
-        .count() as u64;
+    let series = drawn_series(stats)?;
+    let mut cells = Vec::new();
+    for (b, bucket) in buckets.iter().enumerate() {
+        for s in &series {
+            let c = s.counts.get(b).copied().unwrap_or(0);
+            if c > 0 {
+                cells.push(json!([bucket, s.name, c, s.folded.is_some()]));
+            }
+        }
+    }
     let drawn = page
         .eval("[...document.querySelectorAll('#chart svg g.bucket')].map(g => g.dataset.bucket)")?;
     let drawn: Vec<&str> = drawn
@@ -261,19 +353,203 @@ fn check_chart(page: &mut Page, stats: &Value) -> CdpResult<u64> {
         drawn == buckets,
         "chart buckets {drawn:?} differ from /api/stats buckets {buckets:?}"
     );
-    let bars = count(page, "#chart svg rect.bar")?;
-    ensure!(bars > 0, "the chart has no bars");
+    let bars = page.eval(
+        "[...document.querySelectorAll('#chart svg rect.bar')].map(r => \
+           [r.parentNode.dataset.bucket, r.dataset.series, Number(r.dataset.count), r.dataset.other === '1'])",
+    )?;
+    let bars = bars.as_array().cloned().unwrap_or_default();
+    ensure!(!bars.is_empty(), "the chart has no bars");
     ensure!(
-        bars == nonzero,
-        "the chart has {bars} bars, /api/stats has {nonzero} non-zero bucket×series cells"
+        bars == cells,
+        "the chart's bars (bucket, series, count, other) {bars:?} differ from /api/stats's non-zero cells {cells:?}"
     );
-    let legend = count(page, "#legend li")?;
+    let legend = page.eval(
+        "[...document.querySelectorAll('#legend li')].map(li => [li.dataset.series, li.dataset.other === '1', li.title])",
+    )?;
+    let expected: Vec<Value> = series
+        .iter()
+        .map(|s| {
+            json!([
+                s.name,
+                s.folded.is_some(),
+                s.folded.as_ref().map(|f| f.join(", ")).unwrap_or_default()
+            ])
+        })
+        .collect();
     ensure!(
-        legend == series.len() as u64,
-        "legend has {legend} entries for {} series",
-        series.len()
+        legend.as_array() == Some(&expected),
+        "legend (series, other, title) {legend} differs from the drawn series {expected:?}"
     );
-    Ok(bars)
+    Ok(bars.len() as u64)
+}
+
+/// An sRGB colour as CIELAB (D65).
+fn lab(rgb: [u8; 3]) -> [f64; 3] {
+    let lin = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let [r, g, b] = rgb.map(lin);
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+    let f = |t: f64| {
+        if t > 0.008856 {
+            t.cbrt()
+        } else {
+            7.787 * t + 16.0 / 116.0
+        }
+    };
+    let (fx, fy, fz) = (f(x), f(y), f(z));
+    [116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)]
+}
+
+/// A computed CSS colour, `rgb(r, g, b)`.
+fn parse_rgb(css: &str) -> Option<[u8; 3]> {
+    let inner = css.strip_prefix("rgb(")?.strip_suffix(')')?;
+    let parts: Vec<u8> = inner
+        .split(',')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    parts.try_into().ok()
+}
+
+/// Each drawn series has one colour (all its bars and its legend swatch),
+/// and any two series' colours are at least `MIN_COLOUR_DISTANCE` apart.
+/// Returns the number of colours.
+fn check_colours(page: &mut Page) -> CdpResult<usize> {
+    let seen = page.eval(
+        "(() => { const out = {}; const add = (name, c) => (out[name] = out[name] || []).push(c); \
+           for (const r of document.querySelectorAll('#chart rect.bar')) add(r.dataset.series, getComputedStyle(r).fill); \
+           for (const li of document.querySelectorAll('#legend li')) \
+             add(li.dataset.series, getComputedStyle(li.querySelector('.swatch')).backgroundColor); \
+           return out; })()",
+    )?;
+    let seen = seen
+        .as_object()
+        .ok_or(format!("colours by series: {seen}"))?;
+    let mut colours: Vec<(String, [u8; 3])> = Vec::new();
+    for (name, list) in seen {
+        let list: Vec<&str> = list
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        ensure!(
+            list.windows(2).all(|w| w[0] == w[1]),
+            "series {name:?} is drawn in several colours: {list:?}"
+        );
+        let css = list.first().copied().unwrap_or_default();
+        let rgb = parse_rgb(css).ok_or(format!("series {name:?}: colour {css:?}"))?;
+        colours.push((name.clone(), rgb));
+    }
+    for (i, (a, ca)) in colours.iter().enumerate() {
+        for (b, cb) in &colours[i + 1..] {
+            let (la, lb) = (lab(*ca), lab(*cb));
+            let d = la
+                .iter()
+                .zip(&lb)
+                .map(|(p, q)| (p - q).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            ensure!(
+                d.total_cmp(&MIN_COLOUR_DISTANCE).is_ge(),
+                "series {a:?} {ca:?} and {b:?} {cb:?} look alike (ΔE {d:.1} < {MIN_COLOUR_DISTANCE})"
+            );
+        }
+    }
+    Ok(colours.len())
+}
+
+/// Every bar of the chart is in view: the drawing is no wider than its box
+/// (no horizontal scrolling) and each bar lies inside the box.
+fn check_in_view(page: &mut Page) -> CdpResult<()> {
+    let v = page.eval(
+        "(() => { const c = document.getElementById('chart'); const box = c.getBoundingClientRect(); \
+           const bars = [...c.querySelectorAll('rect.bar')].map(r => r.getBoundingClientRect()); \
+           return {scroll: c.scrollWidth, client: c.clientWidth, bars: bars.length, \
+                   outside: bars.filter(b => b.left < box.left - 0.5 || b.right > box.right + 0.5).length}; })()",
+    )?;
+    ensure!(
+        v["bars"].as_u64().unwrap_or(0) > 0,
+        "the chart has no bars: {v}"
+    );
+    ensure!(
+        v["outside"] == 0 && v["scroll"].as_u64() <= v["client"].as_u64(),
+        "bars of the chart are out of view (scrolled away): {v}"
+    );
+    Ok(())
+}
+
+/// The chart as it opens (interval on auto, no from/to): the buckets run
+/// from the first to the last one with pages, at the finest interval that
+/// has at most `UI_MAX_BUCKETS` of them, drawn as /api/stats answers and
+/// all in view. Returns that answer.
+fn check_auto_chart(page: &mut Page) -> CdpResult<Value> {
+    wait_chart(page, "interval=")?;
+    // The interval of the call drawn (`data-params`), checked before `data-auto`.
+    let chart = page.eval(
+        "(c => ({auto: c.dataset.auto, interval: new URLSearchParams(c.dataset.params).get('interval'), \
+                 shown: c.dataset.interval, params: c.dataset.params}))(document.getElementById('chart'))",
+    )?;
+    let params = chart["params"].as_str().unwrap_or_default().to_string();
+    ensure!(
+        !params.contains("from=") && !params.contains("to="),
+        "the first chart has dates: {chart}"
+    );
+    let interval = chart["interval"].as_str().unwrap_or_default().to_string();
+    let at = |i: &str| {
+        format!(
+            "(p => (p.set('interval', {}), p))(new URLSearchParams({}))",
+            js(i),
+            js(&params)
+        )
+    };
+    let stats = fetch_json(page, "/api/stats", &at(&interval))?;
+    ensure!(
+        stats["interval"] == interval.as_str(),
+        "the chart says {interval}, /api/stats {stats}"
+    );
+    check_in_view(page)?;
+    let n = stats["buckets"].as_array().map_or(0, Vec::len);
+    ensure!(
+        (1..=UI_MAX_BUCKETS).contains(&n),
+        "{n} {interval} buckets (at most {UI_MAX_BUCKETS} wanted)"
+    );
+    let pos = INTERVALS
+        .iter()
+        .position(|i| *i == interval)
+        .ok_or(format!("unknown interval {interval:?}"))?;
+    if pos > 0 {
+        let finer = fetch_json(page, "/api/stats", &at(INTERVALS[pos - 1]))?;
+        let m = finer["buckets"].as_array().map_or(0, Vec::len);
+        ensure!(
+            m > UI_MAX_BUCKETS,
+            "the chart opened on {n} {interval} buckets where {m} {} buckets fit",
+            INTERVALS[pos - 1]
+        );
+    }
+    let totals: Vec<u64> = (0..n)
+        .map(|b| {
+            stats["series"].as_array().map_or(0, |a| {
+                a.iter().map(|s| s["counts"][b].as_u64().unwrap_or(0)).sum()
+            })
+        })
+        .collect();
+    ensure!(
+        totals.first() > Some(&0) && totals.last() > Some(&0),
+        "the first or last {interval} bucket has no pages: the span is not the data's ({:?})",
+        stats["buckets"]
+    );
+    check_chart(page, &stats)?;
+    ensure!(
+        chart["auto"] == "1" && chart["shown"] == interval.as_str(),
+        "the chart's interval is not marked auto: {chart}"
+    );
+    Ok(stats)
 }
 
 /// Everything the test does in the browser; `Err` is a failure message.
@@ -517,6 +793,205 @@ fn drive_query(page: &mut Page, base: &str, q: &Query, shot: &Path) -> CdpResult
     ensure!(
         error.as_str().is_some_and(|e| e.contains("tz")),
         "the error does not name the parameter tz: {error}"
+    );
+    Ok(())
+}
+
+/// Every field the hash keeps, as the form shows it (selects with several
+/// values as the number selected), the hash and whether the URL has a `#`.
+const FORM_STATE_JS: &str = "(() => { const $ = id => document.getElementById(id); \
+    const out = {}; \
+    for (const id of ['from', 'to', 'tz', 'source', 'media', 'keyword', 'any', 'text', \
+                      'min_comments', 'max_comments', 'sort', 'interval', 'group_by']) out[id] = $(id).value; \
+    for (const id of ['collapse', 'revisits']) out[id] = $(id).checked; \
+    for (const id of ['topic', 'published_from']) out[id] = $(id).selectedOptions.length; \
+    out.hash = location.hash; out.fragment = location.href.includes('#'); return out; })()";
+
+/// The first screen of the demo archive, then Clear: the chart opens on
+/// the span of the pages at an interval that fits it, all bars in view.
+/// Clear after a search with every filter and chart setting changed brings
+/// that first screen back (form, URL, results, chart) without a JavaScript
+/// error (it used to throw `$(...).reset is not a function`: the button's id
+/// `reset` hid the form's `reset()`).
+fn drive_first_screen(page: &mut Page, base: &str, q: &Query) -> CdpResult<()> {
+    page.navigate(&format!("{base}/"), UI_TIMEOUT)?;
+    page.wait_for(
+        "the UI to start",
+        "document.body.dataset.ready === '1'",
+        UI_TIMEOUT,
+    )?;
+    let stats = check_auto_chart(page)?;
+    let defaults = page.eval(FORM_STATE_JS)?;
+    ensure!(
+        defaults["hash"] == "" && defaults["interval"] == "" && defaults["group_by"] == "",
+        "the first screen is not at its defaults: {defaults}"
+    );
+    let first_ids = listed_ids(page)?;
+    ensure!(!first_ids.is_empty(), "the first screen lists no pages");
+    let first_chart = page.eval("document.getElementById('chart').dataset.params")?;
+    let errors = page.take_js_errors()?;
+    ensure!(
+        errors.is_empty(),
+        "JavaScript errors on the first screen: {errors:?}"
+    );
+
+    // Every field away from its default, then Search.
+    page.eval(&format!(
+        "(() => {{ const $ = id => document.getElementById(id); \
+           $('from').value = {from}; $('to').value = {to}; $('tz').value = 'Asia/Shanghai'; \
+           $('source').value = {source}; $('topic').options[0].selected = true; $('media').value = '127.0.0.1'; \
+           $('keyword').value = {keyword}; $('any').value = {keyword}; $('text').value = {keyword}; \
+           $('min_comments').value = '0'; $('max_comments').value = '1000'; $('sort').value = 'time_asc'; \
+           $('collapse').checked = true; $('revisits').checked = true; $('published_from').options[0].selected = true; \
+           $('interval').value = 'week'; $('group_by').value = 'topic'; $('search').click(); }})()",
+        from = js(&q.from),
+        to = js(&q.to),
+        source = js(&q.source),
+        keyword = js(&q.keyword),
+    ))?;
+    page.wait_for(
+        "the search with every filter",
+        "(l => l.dataset.params.includes('published_from=') && l.dataset.status !== 'loading')(document.getElementById('list'))",
+        UI_TIMEOUT,
+    )?;
+    wait_chart(page, "group_by=topic")?;
+    let changed = page.eval(FORM_STATE_JS)?;
+    for (field, default) in defaults.as_object().into_iter().flatten() {
+        if field != "fragment" {
+            ensure!(
+                &changed[field] != default,
+                "{field} was not changed for the test: {changed}"
+            );
+        }
+    }
+
+    page.eval("document.getElementById('clear').click()")?;
+    page.wait_for(
+        "the results after Clear",
+        "(l => !l.dataset.params.includes('published_from=') && l.dataset.status === 'done')(document.getElementById('list'))",
+        UI_TIMEOUT,
+    )?;
+    page.wait_for(
+        "the chart after Clear",
+        "(c => c.dataset.auto === '1' && c.dataset.status === 'done')(document.getElementById('chart'))",
+        UI_TIMEOUT,
+    )?;
+    let errors = page.take_js_errors()?;
+    ensure!(errors.is_empty(), "JavaScript errors on Clear: {errors:?}");
+    let cleared = page.eval(FORM_STATE_JS)?;
+    ensure!(
+        cleared == defaults,
+        "Clear left the form at {cleared}, not at its defaults {defaults}"
+    );
+    ensure!(
+        listed_ids(page)? == first_ids,
+        "after Clear the list is not the first screen's"
+    );
+    ensure!(
+        page.eval("document.getElementById('chart').dataset.params")? == first_chart,
+        "after Clear the chart is not the first screen's {first_chart}"
+    );
+    ensure!(
+        page.eval("document.getElementById('form-error').hidden")? == Value::Bool(true),
+        "an error is shown after Clear: {}",
+        text_of(page, "#form-error")?
+    );
+    check_chart(page, &stats)?;
+    check_in_view(page)?;
+    Ok(())
+}
+
+/// The many-media site: outlet `k` (`Gazette-KK`, its `og:site_name`; not a
+/// host name, which the extractor does not take for a media name) has `k + 1` articles, one every `ARTICLE_EVERY_DAYS` days back from
+/// `NEWEST_ARTICLE_DAYS` before `today`, with index pages per outlet and day.
+fn many_media_site(today: chrono::NaiveDate) -> harvest::site::SiteFiles {
+    let mut articles = Vec::new();
+    for k in 0..OUTLETS {
+        for _ in 0..=k {
+            let id = articles.len() as u64 + 1;
+            let host = format!("Gazette-{k:02}");
+            let date = today - chrono::Days::new(NEWEST_ARTICLE_DAYS + id * ARTICLE_EVERY_DAYS);
+            articles.push(Article {
+                id,
+                date: Some(date),
+                source_url: format!("https://gazette-{k:02}.example/news/{id}.html"),
+                host,
+                section: None,
+                title: format!("Outlet {k} report number {id}"),
+                subtitle: String::new(),
+                text: format!(
+                    "Report {id} of outlet {k}, filed on {date}.\n\
+                     The council met on {date} and agreed on the budget for the harbour.\n\
+                     Outlet {k} will follow the story in its next report."
+                ),
+            });
+        }
+    }
+    newssite::news_site(&articles)
+}
+
+/// The chart over two years of pages of more outlets than it stacks: it
+/// opens on the span of the pages at a coarser interval than day, all bars
+/// in view; stacked by media it keeps `UI_MAX_SERIES` series in colours far
+/// apart, the smaller media summed into "other".
+fn drive_many_media(page: &mut Page, base: &str, shot: &Path) -> CdpResult<()> {
+    page.navigate(&format!("{base}/"), UI_TIMEOUT)?;
+    page.wait_for(
+        "the UI to start",
+        "document.body.dataset.ready === '1'",
+        UI_TIMEOUT,
+    )?;
+    let stats = check_auto_chart(page)?;
+    ensure!(
+        stats["interval"] != "day",
+        "two years of pages open on day buckets"
+    );
+    ensure!(
+        page.eval("document.getElementById('interval-auto').textContent")?
+            == format!("auto ({})", stats["interval"].as_str().unwrap_or_default()).as_str(),
+        "the auto option does not name the interval drawn"
+    );
+
+    page.eval(
+        "(s => { s.value = 'media'; s.dispatchEvent(new Event('change', {bubbles: true})); })(document.getElementById('group_by'))",
+    )?;
+    wait_chart(page, "group_by=media")?;
+    let params = page.eval("document.getElementById('chart').dataset.params")?;
+    let params = params.as_str().unwrap_or_default().to_string();
+    ensure!(
+        params.contains(&format!(
+            "interval={}",
+            stats["interval"].as_str().unwrap_or_default()
+        )),
+        "stacking changed the interval: {params}"
+    );
+    let grouped = fetch_json(
+        page,
+        "/api/stats",
+        &format!("new URLSearchParams({})", js(&params)),
+    )?;
+    let media = grouped["series"].as_array().map_or(0, Vec::len);
+    ensure!(
+        media > UI_MAX_SERIES,
+        "the site has {media} media, not more than the chart stacks ({UI_MAX_SERIES}): {grouped}"
+    );
+    ensure!(
+        grouped["total"] == stats["total"],
+        "stacking by media changed the total"
+    );
+    let bars = check_chart(page, &grouped)?;
+    let colours = check_colours(page)?;
+    ensure!(
+        colours == UI_MAX_SERIES,
+        "{colours} colours for {media} media (the chart stacks {UI_MAX_SERIES})"
+    );
+    check_in_view(page)?;
+    let errors = page.take_js_errors()?;
+    ensure!(errors.is_empty(), "JavaScript errors: {errors:?}");
+    page.screenshot(shot)?;
+    eprintln!(
+        "browser: {media} media in {colours} colours, {bars} bars, screenshot {}",
+        shot.display()
     );
     Ok(())
 }
@@ -886,6 +1361,13 @@ fn ui_queries_opens_a_page_and_charts_the_demo_crawl() {
     run_or_panic("harvest-ui", &mut page, &serve, &browser, |page| {
         drive_query(page, &serve.base, &q, &shot)
     });
+    run_or_panic(
+        "harvest-ui-first-screen",
+        &mut page,
+        &serve,
+        &browser,
+        |page| drive_first_screen(page, &serve.base, &q),
+    );
     drop(serve);
 
     // One server at a time: both would open the same index.
@@ -935,5 +1417,34 @@ fn jobs_panel_runs_a_job_and_shows_its_progress_and_last_runs() {
         .to_string();
     run_or_panic("harvest-jobs", &mut page, &serve, &browser, |page| {
         drive_jobs(page, &serve.base, &token, &shot)
+    });
+}
+
+#[test]
+fn chart_opens_on_years_of_pages_at_a_fitting_interval_and_keeps_many_media_apart() {
+    let _turn = ONE_BROWSER_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let chromium = PathBuf::from(CHROMIUM);
+    assert!(
+        chromium.exists(),
+        "{CHROMIUM} is missing: run deploy/test-deps.sh (installs Debian's chromium)"
+    );
+
+    let site = Site::serve(many_media_site(chrono::Utc::now().date_naive()));
+    let ws = Workspace::new(&site.url("/index.html"), "outlets", Some(NEWS_DEPTH));
+    let summary = ws.crawl();
+    let articles = (OUTLETS * (OUTLETS + 1) / 2) as u64;
+    assert!(
+        summary["pages"].as_u64().unwrap_or(0) > articles,
+        "{summary}"
+    );
+
+    let browser = Chromium::launch(&chromium, WINDOW.0, WINDOW.1).unwrap_or_else(|e| panic!("{e}"));
+    let mut page = browser.open_page().unwrap_or_else(|e| panic!("{e}"));
+    let shot = target_dir().join("browser").join("harvest-chart.png");
+    let serve = Serve::start(&ws, &[]);
+    run_or_panic("harvest-chart", &mut page, &serve, &browser, |page| {
+        drive_many_media(page, &serve.base, &shot)
     });
 }

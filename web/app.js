@@ -17,13 +17,23 @@
   const MAX_BAR_PX = 48;
   const DEFAULT_TZ = "UTC";
   const DEFAULT_SORT = "time";
-  const DEFAULT_INTERVAL = "day";
+  /** "" = auto: the finest interval that lays the matching pages out in at most MAX_BUCKETS bars. */
+  const DEFAULT_INTERVAL = "";
+  /** Most buckets the auto interval gives (a readable bar chart on a laptop screen). */
+  const MAX_BUCKETS = 120;
   /** Keyword and media inputs take several values separated by commas or spaces. */
   const LIST_SPLIT = /[,\uFF0C\u3001\s]+/;
+  /**
+   * One colour per drawn series, pairwise far apart (CIELAB distance above 24): Tableau's
+   * ten without its grey, plus navy. Grey is kept for the folded series.
+   */
   const PALETTE = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-    "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b",
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#2f3e9e",
   ];
+  /** Most series drawn: beyond it the smaller ones are summed into one grey "other" series. */
+  const MAX_SERIES = PALETTE.length;
+  const OTHER_COLOUR = "#c8c8c8";
 
   /** Filter fields shared by /api/search and /api/stats: element id = API parameter. */
   const FILTERS = [
@@ -48,6 +58,8 @@
     { param: "interval", kind: "select", fallback: DEFAULT_INTERVAL },
     { param: "group_by", kind: "select" },
   ];
+  /** Everything the hash keeps besides the open page; Clear sets all of it back to its default. */
+  const HASH_FIELDS = FILTERS.concat(SEARCH_ONLY, STATS_ONLY);
   /** Hash key of the page shown in the detail pane. */
   const HASH_PAGE = "page";
   /** Poll interval of /api/jobs while the jobs panel is open or a job runs. */
@@ -65,7 +77,6 @@
     back: [], // cursors of the pages before it, for Prev
     nextCursor: null,
     selected: null, // id of the page in the detail pane
-    lastHash: null, // the hash we wrote ourselves (its hashchange is ignored)
     seq: { search: 0, stats: 0, detail: 0 },
     frameUrl: null, // object URL shown in the iframe in token mode
     jobs: {
@@ -185,22 +196,29 @@
 
   /** The shareable state: non-default filters, sort, chart settings, open page. */
   function hashParams() {
-    const p = readFields(FILTERS.concat(SEARCH_ONLY, STATS_ONLY), new URLSearchParams(), false);
+    const p = readFields(HASH_FIELDS, new URLSearchParams(), false);
     if (state.selected) p.set(HASH_PAGE, state.selected);
     return p;
   }
 
+  /** The hash of what the page shows ("" when everything is at its default). */
+  function currentHash() {
+    const query = hashParams().toString();
+    return query ? "#" + query : "";
+  }
+
   function writeHash(push) {
-    const hash = "#" + hashParams().toString();
-    if (hash === location.hash || (hash === "#" && location.hash === "")) return;
-    state.lastHash = hash;
-    if (push) history.pushState(null, "", hash);
-    else history.replaceState(null, "", hash);
+    const hash = currentHash();
+    if (hash === location.hash) return;
+    // All defaults: no fragment at all (not a bare "#").
+    const url = hash || location.pathname + location.search;
+    if (push) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
   }
 
   function readHash() {
     const params = new URLSearchParams(location.hash.replace(/^#/, ""));
-    writeFields(FILTERS.concat(SEARCH_ONLY, STATS_ONLY), params);
+    writeFields(HASH_FIELDS, params);
     return params.get(HASH_PAGE);
   }
 
@@ -540,8 +558,38 @@
 
   // ---------------------------------------------------------------------- chart
 
-  function colour(i) {
-    return i < PALETTE.length ? PALETTE[i] : "hsl(" + ((i * 47) % 360) + ", 55%, 55%)";
+  function sum(counts) {
+    return counts.reduce((a, b) => a + (b || 0), 0);
+  }
+
+  /**
+   * The series to draw, each with its colour: all of them when there are at most
+   * MAX_SERIES, else the MAX_SERIES - 1 with the most pages (ties: the API's order)
+   * and one grey series summing the others, which names them in `folded`. The
+   * series keep the API's order, so a name has one colour wherever it is drawn.
+   */
+  function drawnSeries(series, n) {
+    if (series.length <= MAX_SERIES) {
+      return series.map((s, i) => ({ name: s.name, counts: s.counts, colour: PALETTE[i] }));
+    }
+    const kept = new Set(series
+      .map((s, i) => ({ i, pages: sum(s.counts) }))
+      .sort((a, b) => b.pages - a.pages || a.i - b.i)
+      .slice(0, MAX_SERIES - 1)
+      .map((r) => r.i));
+    const out = [];
+    const counts = new Array(n).fill(0);
+    const folded = [];
+    series.forEach((s, i) => {
+      if (kept.has(i)) {
+        out.push({ name: s.name, counts: s.counts, colour: PALETTE[out.length] });
+        return;
+      }
+      folded.push(s.name);
+      for (let b = 0; b < n; b++) counts[b] += s.counts[b] || 0;
+    });
+    out.push({ name: "other (" + folded.length + " series)", counts, colour: OTHER_COLOUR, folded });
+    return out;
   }
 
   /** Round tick values from 0 to at least `max`. */
@@ -558,8 +606,8 @@
   function drawChart(stats) {
     const box = $("chart");
     const buckets = stats.buckets || [];
-    const series = stats.series || [];
     const n = buckets.length;
+    const series = drawnSeries(stats.series || [], n);
     const totals = new Array(n).fill(0);
     for (const s of series) for (let i = 0; i < n; i++) totals[i] += s.counts[i] || 0;
     const max = totals.reduce((a, b) => Math.max(a, b), 0);
@@ -600,18 +648,18 @@
       const x = margin.left + i * slot;
       const g = svg("g", { class: "bucket", "data-bucket": label, "data-total": totals[i] });
       let acc = 0;
-      series.forEach((s, si) => {
+      for (const s of series) {
         const c = s.counts[i] || 0;
-        if (c <= 0) return;
+        if (c <= 0) continue;
         const rect = svg("rect", {
           class: "bar", x: x + (slot - barW) / 2, y: y(acc + c), width: barW,
-          height: Math.max(0.5, y(acc) - y(acc + c)), fill: colour(si),
-          "data-series": s.name, "data-count": c,
+          height: Math.max(0.5, y(acc) - y(acc + c)), fill: s.colour,
+          "data-series": s.name, "data-count": c, "data-other": s.folded ? "1" : null,
         });
         rect.append(svg("title", null, label + " · " + s.name + ": " + c));
         g.append(rect);
         acc += c;
-      });
+      }
       bars.append(g);
       if (i % labelEvery === 0) {
         const lx = x + slot / 2;
@@ -632,24 +680,68 @@
 
     const legend = $("legend");
     legend.replaceChildren();
-    series.forEach((s, si) => {
-      const sum = s.counts.reduce((a, b) => a + b, 0);
-      legend.append(el("li", { "data-series": s.name },
-        el("span", { class: "swatch", style: "background:" + colour(si) }), s.name + " (" + sum + ")"));
-    });
+    for (const s of series) {
+      legend.append(el("li", {
+        "data-series": s.name,
+        "data-other": s.folded ? "1" : null,
+        title: s.folded ? s.folded.join(", ") : null,
+      }, el("span", { class: "swatch", style: "background:" + s.colour }), s.name + " (" + sum(s.counts) + ")"));
+    }
     $("chart-info").textContent = n + " " + stats.interval + " buckets, " + stats.total + " pages";
+  }
+
+  /**
+   * Fewest buckets a span over `months` month buckets can have at a finer
+   * interval: the whole months between its first and last, plus a day of each.
+   */
+  function minBuckets(interval, months) {
+    const days = months <= 1 ? 1 : (months - 2) * 28 + 2;
+    return interval === "day" ? days : Math.ceil(days / 7);
+  }
+
+  /**
+   * The statistics of `params`; without an interval (auto), at the finest one
+   * that lays the pages out in at most MAX_BUCKETS buckets. Without from/to the
+   * API's buckets run from the first to the last one with pages, so this is the
+   * span of the data. The month answer gives that span; a finer interval is
+   * asked only when it can fit.
+   */
+  async function fetchStats(params) {
+    if (params.has("interval")) return api("/api/stats", params);
+    const at = (interval) => {
+      const p = new URLSearchParams(params);
+      p.set("interval", interval);
+      return p;
+    };
+    const months = await api("/api/stats", at("month"));
+    const n = (months.buckets || []).length;
+    if (n > MAX_BUCKETS) return api("/api/stats", at("year"));
+    for (const interval of ["day", "week"]) {
+      if (minBuckets(interval, n) > MAX_BUCKETS) continue;
+      const stats = await api("/api/stats", at(interval));
+      if ((stats.buckets || []).length <= MAX_BUCKETS) return stats;
+    }
+    return months;
   }
 
   async function runStats() {
     const seq = ++state.seq.stats;
     const params = statsParams();
+    const auto = !params.has("interval");
     const chart = $("chart");
     chart.dataset.status = "loading";
     chart.dataset.params = params.toString();
+    chart.dataset.auto = auto ? "1" : "0";
     $("csv").href = "/api/stats.csv?" + params.toString();
     try {
-      const stats = await api("/api/stats", params);
+      const stats = await fetchStats(params);
       if (seq !== state.seq.stats) return;
+      // The call that was drawn: the CSV link gives the same buckets.
+      params.set("interval", stats.interval);
+      chart.dataset.params = params.toString();
+      chart.dataset.interval = stats.interval;
+      $("csv").href = "/api/stats.csv?" + params.toString();
+      $("interval-auto").textContent = auto ? "auto (" + stats.interval + ")" : "auto";
       drawChart(stats);
       chart.dataset.status = "done";
     } catch (err) {
@@ -933,8 +1025,10 @@
       state.selected = null;
       runAll(true);
     });
-    $("reset").addEventListener("click", () => {
-      $("filters").reset();
+    // Every field the hash keeps, from the field table (the chart settings are
+    // outside the form, so the form's own reset() would not reach them).
+    $("clear").addEventListener("click", () => {
+      writeFields(HASH_FIELDS, new URLSearchParams());
       state.selected = null;
       runAll(true);
     });
@@ -989,7 +1083,8 @@
       loadJobs();
     });
     window.addEventListener("hashchange", () => {
-      if (location.hash === state.lastHash) return;
+      // Already shown (e.g. a hash typed again): nothing to load.
+      if (location.hash === currentHash()) return;
       state.selected = readHash();
       runAll(false).then(() => {
         if (state.selected) openDetail(state.selected);

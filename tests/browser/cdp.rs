@@ -1,6 +1,8 @@
 //! A small synchronous Chrome DevTools Protocol client: it launches Debian's
 //! headless Chromium, attaches to one page over the browser's websocket
-//! (flat sessions), and offers navigate / evaluate / poll / screenshot.
+//! (flat sessions), and offers navigate / evaluate / poll / screenshot. The
+//! page's uncaught exceptions and `console.error` calls are kept for
+//! [`Page::take_js_errors`].
 
 use std::io::Read;
 use std::net::TcpStream;
@@ -124,6 +126,7 @@ impl Chromium {
             ws,
             session: None,
             next_id: 0,
+            js_errors: Vec::new(),
         };
         let target = page.call("Target.createTarget", json!({ "url": "about:blank" }))?;
         let target_id = target["targetId"]
@@ -156,10 +159,13 @@ pub struct Page {
     ws: WebSocket<TcpStream>,
     session: Option<String>,
     next_id: u64,
+    /// Uncaught exceptions and console errors seen in the events so far.
+    js_errors: Vec<String>,
 }
 
 impl Page {
-    /// Send one command and wait for its answer (events in between are dropped).
+    /// Send one command and wait for its answer (events in between are dropped,
+    /// except JavaScript errors, which are kept).
     pub fn call(&mut self, method: &str, params: Value) -> CdpResult<Value> {
         self.next_id += 1;
         let id = self.next_id;
@@ -180,6 +186,10 @@ impl Page {
             };
             let answer: Value = serde_json::from_str(text.as_str())
                 .map_err(|e| format!("{method}: bad JSON from chromium: {e}"))?;
+            if let Some(error) = js_error(&answer) {
+                self.js_errors.push(error);
+                continue;
+            }
             if answer["id"].as_u64() == Some(id) {
                 if let Some(err) = answer.get("error") {
                     return Err(format!("{method}: {err}"));
@@ -190,6 +200,14 @@ impl Page {
                 return Err(format!("{method}: no answer within {CALL_TIMEOUT:?}"));
             }
         }
+    }
+
+    /// The page's uncaught exceptions (also unhandled rejections) and
+    /// `console.error` messages since the last call, oldest first. A round
+    /// trip first reads the events the browser sent before it.
+    pub fn take_js_errors(&mut self) -> CdpResult<Vec<String>> {
+        self.eval("0")?;
+        Ok(std::mem::take(&mut self.js_errors))
     }
 
     /// Load `url` and wait until its document has finished loading.
@@ -288,6 +306,42 @@ impl Page {
     }
 }
 
+/// The message of a `Runtime.exceptionThrown` event, or of a
+/// `Runtime.consoleAPICalled` event of type `error` / `assert`.
+fn js_error(event: &Value) -> Option<String> {
+    let params = &event["params"];
+    match event["method"].as_str()? {
+        "Runtime.exceptionThrown" => {
+            let ex = &params["exceptionDetails"];
+            let text = ex["exception"]["description"]
+                .as_str()
+                .or_else(|| ex["text"].as_str())
+                .unwrap_or("exception");
+            Some(format!("uncaught: {text}"))
+        }
+        "Runtime.consoleAPICalled"
+            if matches!(params["type"].as_str(), Some("error" | "assert")) =>
+        {
+            let args: Vec<String> = params["args"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|v| {
+                            v["value"]
+                                .as_str()
+                                .map(String::from)
+                                .or_else(|| v["description"].as_str().map(String::from))
+                                .unwrap_or_else(|| v["value"].to_string())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(format!("console.error: {}", args.join(" ")))
+        }
+        _ => None,
+    }
+}
+
 /// JavaScript truthiness of a JSON value.
 pub fn truthy(v: &Value) -> bool {
     match v {
@@ -301,8 +355,25 @@ pub fn truthy(v: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::truthy;
+    use super::{js_error, truthy};
     use serde_json::json;
+
+    #[test]
+    fn exceptions_and_console_errors_are_js_errors_other_events_not() {
+        let thrown = json!({"method": "Runtime.exceptionThrown", "params": {"exceptionDetails": {
+            "text": "Uncaught", "exception": {"description": "TypeError: $(...).reset is not a function"}}}});
+        assert_eq!(
+            js_error(&thrown).as_deref(),
+            Some("uncaught: TypeError: $(...).reset is not a function")
+        );
+        let logged = json!({"method": "Runtime.consoleAPICalled", "params": {"type": "error",
+            "args": [{"type": "string", "value": "bad"}, {"type": "number", "value": 3}]}});
+        assert_eq!(js_error(&logged).as_deref(), Some("console.error: bad 3"));
+        let info =
+            json!({"method": "Runtime.consoleAPICalled", "params": {"type": "log", "args": []}});
+        assert_eq!(js_error(&info), None);
+        assert_eq!(js_error(&json!({"id": 3, "result": {}})), None);
+    }
 
     #[test]
     fn truthiness_follows_javascript() {
