@@ -482,7 +482,7 @@ pub struct ReextractArgs {
     /// Count what would change; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Also print the summary as one JSON line.
+    /// Print the summary as one JSON line instead of the text line.
     #[arg(long)]
     pub json: bool,
 }

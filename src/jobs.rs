@@ -673,14 +673,14 @@ impl ActiveRun {
         Ok(self.runs.put(&self.record)?)
     }
 
-    /// Records the end of the run.
+    /// Records the end of the run at `now`.
     pub fn end(
         &mut self,
         status: RunStatus,
         summary: serde_json::Value,
         error: Option<String>,
+        now: DateTime<Utc>,
     ) -> Result<()> {
-        let now = Utc::now();
         self.record.heartbeat = now;
         self.record.ended = Some(now);
         self.record.status = status;

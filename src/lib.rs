@@ -12,7 +12,9 @@ pub mod demo;
 pub mod filters;
 pub mod fsck;
 pub mod import;
+pub mod job_metrics;
 pub mod jobs;
+pub mod logline;
 pub mod newssite;
 pub mod pipeline;
 pub mod plot;
@@ -36,6 +38,8 @@ use crate::config::Config;
 /// Log lines on stderr: `warn`, or `info`/`debug` with `-v`/`-vv`; the
 /// `HARVEST_LOG` filter overrides (`harvest` and `harvest-bench`).
 pub fn init_tracing(verbose: u8, format: LogFormat) {
+    // The lines written outside tracing follow the same format.
+    logline::set_format(format);
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -71,13 +75,13 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
 /// under `unclassified`): archiving never waits for a classifier.
 pub fn load_model_or_warn(path: &Path) -> Result<Option<classifier::Model>> {
     if !path.exists() {
-        eprintln!(
+        logline::say(&format!(
             "harvest: warning: no topic model at {}; pages are filed under `{}`. \
              Train one with `harvest model train --corpus SPEC --out {}`.",
             path.display(),
             pipeline::UNCLASSIFIED,
             path.display()
-        );
+        ));
         return Ok(None);
     }
     let model = classifier::Model::load(path)

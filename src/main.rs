@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, LogFormat, ModelCommand};
 use harvest::config::{self, Config};
-use harvest::{commands, demo, pipeline, remote, runtime, stores};
+use harvest::{commands, demo, logline, pipeline, remote, runtime, stores};
 
 /// jemalloc instead of glibc malloc: a crawl allocates and frees many small
 /// strings per page (the HTML tree, tendrils, URLs) from several threads, and
@@ -18,7 +18,10 @@ use harvest::{commands, demo, pipeline, remote, runtime, stores};
 static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     harvest::init_tracing(cli.verbose, cli.log_format);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -30,13 +33,34 @@ fn main() -> ExitCode {
             if let Some(commands::Exit(code)) = err.downcast_ref::<commands::Exit>() {
                 return ExitCode::from(*code);
             }
-            eprintln!("harvest: error: {err}");
-            for cause in err.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
-            }
-            ExitCode::from(1)
+            logline::error(&err);
+            ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// Exit code of a command that failed (README, "Exit codes").
+const EXIT_ERROR: u8 = 1;
+
+/// A command line that does not parse (exit code 2, clap's) or asks for
+/// `--help` / `--version` (exit code 0, printed on stdout). With
+/// `--log-format json` on the command line the usage error is one JSON log
+/// line, as every other line on stderr.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    let code = u8::try_from(e.exit_code()).unwrap_or(2);
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if e.use_stderr() && logline::json_requested(&args) {
+        let text = e.render().to_string();
+        let message = text
+            .trim()
+            .strip_prefix("error: ")
+            .unwrap_or(text.trim())
+            .to_string();
+        eprintln!("{}", logline::json_line("ERROR", &message, None));
+    } else {
+        let _ = e.print();
+    }
+    ExitCode::from(code)
 }
 
 /// The exit code of a crawl stopped by a signal (130 Ctrl-C, 143 SIGTERM),
@@ -75,7 +99,7 @@ async fn stop_on_signal(cancel: crawler::CancellationToken) {
             }
         };
         if round > 0 {
-            eprintln!("harvest: stopped at once; the next run takes the crawl up");
+            logline::say("harvest: stopped at once; the next run takes the crawl up");
             #[expect(
                 clippy::exit,
                 reason = "a second signal stops at once, as a kill would; the run is taken up"
@@ -83,9 +107,9 @@ async fn stop_on_signal(cancel: crawler::CancellationToken) {
             std::process::exit(i32::from(code));
         }
         STOPPED_BY.store(code, std::sync::atomic::Ordering::SeqCst);
-        eprintln!(
+        logline::say(
             "harvest: stopping: storing the pages in flight, the next run takes the crawl up \
-             (a second Ctrl-C stops at once)"
+             (a second Ctrl-C stops at once)",
         );
         cancel.cancel();
     }
@@ -162,9 +186,9 @@ fn run(cli: Cli) -> Result<()> {
                     Ok(0) => return Ok(()),
                     Ok(code) => return Err(anyhow::Error::new(commands::Exit(code))),
                     Err(e) => match e.downcast_ref::<remote::Unreachable>() {
-                        Some(gone) => {
-                            eprintln!("harvest: {gone}; opening the store here instead")
-                        }
+                        Some(gone) => logline::say(&format!(
+                            "harvest: {gone}; opening the store here instead"
+                        )),
                         None => return Err(e),
                     },
                 }
@@ -177,7 +201,7 @@ fn run(cli: Cli) -> Result<()> {
             let stores = stores::Stores::open_for(&cfg, access)?;
             let progress = pipeline::Progress::for_stderr(cli.command.quiet());
             let mut out = std::io::BufWriter::new(std::io::stdout());
-            let mut err = std::io::stderr();
+            let mut err = logline::StderrLines::new();
             let cancel = crawler::CancellationToken::new();
             let rt = runtime()?;
             let stopped = cli
@@ -254,7 +278,10 @@ fn run(cli: Cli) -> Result<()> {
                         ));
                         std::fs::rename(path, &aside)
                             .with_context(|| format!("cannot set {} aside", path.display()))?;
-                        eprintln!("harvest: the old index is kept at {}", aside.display());
+                        logline::say(&format!(
+                            "harvest: the old index is kept at {}",
+                            aside.display()
+                        ));
                     }
                 } else {
                     anyhow::bail!("--replace works on the embedded index; on HBase drop the archive's tables first");
@@ -262,7 +289,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             let stores = stores::Stores::open_for(&cfg, stores::Access::Write)?;
             let mut sink = std::io::sink();
-            let mut stderr = std::io::stderr();
+            let mut stderr = logline::StderrLines::new();
             let progress: &mut dyn std::io::Write =
                 if args.quiet { &mut sink } else { &mut stderr };
             let summary = harvest::replay::reindex(&cfg, &stores, progress)?;

@@ -2349,12 +2349,15 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                 Some(error) => format!("failed run (it stopped on: {error})"),
                 None => "interrupted run".to_string(),
             };
-            eprintln!(
+            crate::logline::say(&format!(
                 "harvest: taking up the {what} of job {} started {} ({} pages stored before{note})",
                 a.record.job, a.record.started, before.pages
-            );
+            ));
             ingest.resume_from(before);
         }
+    }
+    if let Some(a) = &active {
+        crate::job_metrics::started(&a.record.job, ingest.summary());
     }
     if let Some(mut a) = active.take() {
         // Before this run writes a pack: a crash of it is taken up so too.
@@ -2403,7 +2406,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         bar
     });
     let lines: Option<LineSink> = match &run.progress {
-        Progress::Lines => Some(LineSink::new(|line| eprintln!("{line}"))),
+        Progress::Lines => Some(LineSink::new(crate::logline::say)),
         Progress::To(sink) => Some(sink.clone()),
         Progress::Quiet | Progress::Bar => None,
     };
@@ -2556,7 +2559,18 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                 Some(format!("{e:#}")),
             ),
         };
-        if let Err(e) = a.end(status, summary, error) {
+        // The metrics first: a reader that sees the run ended in the
+        // `runs` table finds it counted.
+        let queued = table_queue.as_ref().map_or(0, |q| q.pending());
+        let at = chrono::Utc::now();
+        crate::job_metrics::ended(
+            &a.record.job,
+            status.label(),
+            outcome.as_ref().ok(),
+            queued,
+            at,
+        );
+        if let Err(e) = a.end(status, summary, error, at) {
             tracing::error!(error = %e, "cannot record the end of the run");
         }
     }
@@ -2603,7 +2617,11 @@ fn report(
     last: &mut Instant,
 ) {
     let s = ingest.summary();
-    let line = progress_line(s, queue.pending(), start.elapsed());
+    let queued = queue.pending();
+    if let Some(a) = active.as_ref() {
+        crate::job_metrics::progress(&a.record.job, s, queued);
+    }
+    let line = progress_line(s, queued, start.elapsed());
     if let Some(bar) = bar {
         bar.set_message(line.trim_start().to_string());
     }

@@ -104,7 +104,6 @@ pub fn run(
     cfg: &Config,
     spec: &FilterSpec,
     dry_run: bool,
-    out: &mut dyn Write,
 ) -> Result<ReextractSummary> {
     let (mut q, _) = spec
         .build(None, MAX_LIMIT)
@@ -139,21 +138,26 @@ pub fn run(
     }
     summary.moved += write(stores, &batch, &texts, dry_run)?;
     summary.text += if dry_run { 0 } else { texts.len() as u64 };
-    writeln!(
-        out,
-        "reextract{}: {} page(s), {} changed, {} under a new key (publish time moved), {} failed, {} written to the text index",
-        if dry_run {
-            " (dry run, nothing written)"
-        } else {
-            ""
-        },
-        summary.pages,
-        summary.changed,
-        summary.moved,
-        summary.failed,
-        summary.text
-    )?;
     Ok(summary)
+}
+
+impl ReextractSummary {
+    /// The summary line of `harvest reextract` without `--json`.
+    pub fn render(&self, dry_run: bool) -> String {
+        format!(
+            "reextract{}: {} page(s), {} changed, {} under a new key (publish time moved), {} failed, {} written to the text index\n",
+            if dry_run {
+                " (dry run, nothing written)"
+            } else {
+                ""
+            },
+            self.pages,
+            self.changed,
+            self.moved,
+            self.failed,
+            self.text
+        )
+    }
 }
 
 /// Writes the pages' words to the text index, then the changed pages' rows; returns how
@@ -210,7 +214,8 @@ fn write(
     Ok(moved.len() as u64)
 }
 
-/// `harvest reextract`.
+/// `harvest reextract`: the summary line, or with `--json` the summary as one
+/// JSON line and nothing else (stdout is then JSON only).
 pub fn run_command(
     stores: &Stores,
     cfg: &Config,
@@ -218,9 +223,11 @@ pub fn run_command(
     out: &mut dyn Write,
 ) -> Result<()> {
     let spec = FilterSpec::from(&args.filters);
-    let summary = run(stores, cfg, &spec, args.dry_run, out)?;
+    let summary = run(stores, cfg, &spec, args.dry_run)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&summary)?)?;
+    } else {
+        write!(out, "{}", summary.render(args.dry_run))?;
     }
     Ok(())
 }

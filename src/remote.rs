@@ -36,7 +36,8 @@ pub struct CliRequest {
 }
 
 /// One frame of the server's answer to a [`CliRequest`]: the answer is a
-/// stream of frames, one JSON object a line, sent as the command writes, so
+/// stream of frames, one JSON value a line (an object `{"stdout": …}`, or
+/// the string `"alive"`), sent as the command writes, so
 /// a long export or crawl shows its output as it goes instead of at the end
 /// (and the server holds a frame, not the whole output). The last frame is
 /// [`CliFrame::Code`].
@@ -51,9 +52,10 @@ pub enum CliFrame {
     /// base64: the calling process writes them to its file (the first,
     /// empty, frame creates it; it counts once the exit code is 0).
     File(String),
-    /// The exit code (0 success, 1 error, 2 usage); nothing follows.
+    /// The exit code (0 success, 1 error, 2 usage: the arguments do not
+    /// parse or name no archive command); nothing follows.
     Code(u8),
-    /// Nothing: sent every [`ALIVE_EVERY`] while a command runs, so that a
+    /// Nothing (the line `"alive"`): sent every [`ALIVE_EVERY`] while a command runs, so that a
     /// caller that went away is noticed (its connection fails the write) even
     /// when the command writes nothing, and the command is cancelled.
     Alive,
@@ -353,10 +355,10 @@ pub fn forward(
     (mut args, uploads): (Vec<String>, Vec<(usize, PathBuf)>),
     output: Option<&Path>,
 ) -> Result<u8> {
-    eprintln!(
+    crate::logline::say(&format!(
         "harvest: the store is open in `harvest serve` (pid {}); running this through {}",
         info.pid, info.url
-    );
+    ));
     let rt = crate::runtime()?;
     let url = format!("{}{CLI_ROUTE}", info.url.trim_end_matches('/'));
     rt.block_on(async {
@@ -414,6 +416,7 @@ pub fn forward(
         }
         let mut relay = Relay {
             pending: Vec::new(),
+            stderr: crate::logline::StderrLines::new(),
             output: output.map(Path::to_path_buf),
             writing: None,
         };
@@ -479,6 +482,8 @@ async fn upload(client: &reqwest::Client, info: &ServeInfo, path: &Path) -> Resu
 #[derive(Default)]
 struct Relay {
     pending: Vec<u8>,
+    /// The command's stderr, in this process's log format.
+    stderr: crate::logline::StderrLines,
     /// The output file the command line names.
     output: Option<PathBuf>,
     /// The output file being written: its temporary name and handle.
@@ -509,8 +514,9 @@ impl Relay {
                         .context("the server sent an undecodable file")?;
                     self.file_bytes(&bytes)?;
                 }
-                CliFrame::Stderr(text) => eprint!("{text}"),
+                CliFrame::Stderr(text) => self.stderr.write_all(text.as_bytes())?,
                 CliFrame::Code(code) => {
+                    self.stderr.flush()?;
                     self.finish_file(code == 0)?;
                     return Ok(Some(code));
                 }
@@ -586,6 +592,31 @@ mod tests {
         let code = CliFrame::Code(3).line();
         assert_eq!(relay.take(&code[..4]).expect("partial"), None);
         assert_eq!(relay.take(&code[4..]).expect("rest"), Some(3));
+    }
+
+    /// The lines README and the OpenAPI document describe (issue 42).
+    #[test]
+    fn frame_lines_are_as_documented() {
+        let lines: Vec<String> = [
+            CliFrame::stdout(b"a"),
+            CliFrame::Stderr("w\n".into()),
+            CliFrame::File(String::new()),
+            CliFrame::Alive,
+            CliFrame::Code(2),
+        ]
+        .iter()
+        .map(|f| String::from_utf8(f.line()).expect("utf-8"))
+        .collect();
+        assert_eq!(
+            lines,
+            [
+                "{\"stdout\":\"YQ==\"}\n",
+                "{\"stderr\":\"w\\n\"}\n",
+                "{\"file\":\"\"}\n",
+                "\"alive\"\n",
+                "{\"code\":2}\n"
+            ]
+        );
     }
 
     #[test]

@@ -175,12 +175,12 @@ impl Stores {
                     let bytes = copy_tree(path, copy.path()).with_context(|| {
                         format!("cannot copy the read-only index at {}", path.display())
                     })?;
-                    eprintln!(
+                    crate::logline::say(&format!(
                         "harvest: the archive at {} is on read-only media: its index ({:.1} MB) was copied to {} for this run; nothing is written to the archive",
                         path.display(),
                         bytes as f64 / 1e6,
                         copy.path().display()
-                    );
+                    ));
                     embedded_path = Some(copy.path().to_path_buf());
                     read_only_copy = Some(Arc::new(copy));
                 }
@@ -266,16 +266,16 @@ impl Stores {
                 .recover()
                 .context("cannot apply an interrupted index batch again")?;
             if recovered.batches > 0 {
-                eprintln!(
+                crate::logline::say(&format!(
                     "harvest: {} index batch(es) interrupted by a crash were applied again",
                     recovered.batches
-                );
+                ));
             }
             if recovered.text_removed > 0 {
-                eprintln!(
+                crate::logline::say(&format!(
                     "harvest: the words of {} page(s) a crash left without rows were removed from the text index",
                     recovered.text_removed
-                );
+                ));
             }
         }
         Ok(Stores {

@@ -139,16 +139,20 @@ fn publish_times_are_stored_with_their_source_and_reextract_repairs_old_rows() {
     assert!(text_hits(&ws).is_empty());
     assert!(ws.fsck_json(false).1["text_missing"].as_u64() >= Some(PAGES.len() as u64));
 
+    // Issue 42: `--json` prints the JSON alone (a text line came before it).
     let dry = ws.harvest(&["reextract", "--dry-run", "--json"]);
-    let dry: Value =
-        serde_json::from_str(String::from_utf8_lossy(&dry.stdout).lines().last().unwrap()).unwrap();
+    let dry: Value = serde_json::from_slice(&dry.stdout).unwrap_or_else(|e| {
+        panic!(
+            "reextract --dry-run --json: stdout is not JSON alone ({e}): {}",
+            String::from_utf8_lossy(&dry.stdout)
+        )
+    });
     assert_eq!(dry["moved"], PAGES.len() as u64, "{dry}");
     assert_eq!(query(&ws).len(), degraded.len(), "a dry run writes nothing");
     assert!(query(&ws).values().all(|p| p["published"].is_null()));
 
     let out = ws.harvest(&["reextract", "--json"]);
-    let summary: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
+    let summary: Value = serde_json::from_slice(&out.stdout).expect("reextract --json: JSON alone");
     assert_eq!(summary["moved"], PAGES.len() as u64, "{summary}");
     assert_eq!(summary["failed"], 0, "{summary}");
     assert_eq!(summary["text"], summary["pages"], "{summary}");
@@ -191,12 +195,6 @@ fn publish_times_are_stored_with_their_source_and_reextract_repairs_old_rows() {
     );
     // Nothing left to do.
     let again = ws.harvest(&["reextract", "--json"]);
-    let again: Value = serde_json::from_str(
-        String::from_utf8_lossy(&again.stdout)
-            .lines()
-            .last()
-            .unwrap(),
-    )
-    .unwrap();
+    let again: Value = serde_json::from_slice(&again.stdout).expect("reextract --json: JSON alone");
     assert_eq!(again["changed"], 0, "{again}");
 }

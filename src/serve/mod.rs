@@ -506,10 +506,10 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
             },
         )?;
         if opts.token.is_none() {
-            eprintln!(
-                "harvest serve: job runs and commands sent to this server need the token in {} (or start it with --token)",
+            crate::logline::say(&format!(
+                "harvest: job runs and commands sent to this server need the token in {} (or start it with --token)",
                 path.display()
-            );
+            ));
         }
     }
     // Files a forwarded import sent before a server stopped.
@@ -1034,9 +1034,17 @@ async fn cli_command(
         for dir in uploads {
             let _ = std::fs::remove_dir_all(dir);
         }
-        let code = match result {
-            Ok(()) => 0,
-            Err(e) => {
+        let chosen = result
+            .as_ref()
+            .err()
+            .and_then(|e| e.downcast_ref::<crate::commands::Exit>())
+            .map(|x| x.0);
+        let code = match (result, chosen) {
+            (Ok(()), _) => 0,
+            // An exit code the command chose (fsck finding damage): its
+            // report is its message ("harvest: error: exit code 1" was sent).
+            (Err(_), Some(code)) => code,
+            (Err(e), None) => {
                 let mut msg = format!("harvest: error: {e}\n");
                 for cause in e.chain().skip(1) {
                     msg.push_str(&format!("  caused by: {cause}\n"));
@@ -1758,6 +1766,47 @@ async fn openapi_doc(RawQuery(raw): RawQuery) -> ApiResult<Json<Value>> {
     Ok(Json(openapi::document()))
 }
 
+/// The figures of every configured job and of every job that ran in this
+/// process (a forwarded `harvest crawl` is the job `crawl`): the end of its
+/// last run from the `runs` table (runs before this process started too),
+/// the rest from [`crate::job_metrics`].
+async fn job_figures(state: &Arc<AppState>) -> Vec<metrics::JobFigures> {
+    let counters = crate::job_metrics::snapshot();
+    let mut names: std::collections::BTreeSet<String> = counters.keys().cloned().collect();
+    if let Some(live) = &state.config {
+        names.extend(live.current().jobs.into_iter().map(|j| j.name));
+    }
+    let st = state.clone();
+    let names: Vec<String> = names.into_iter().collect();
+    let lookup = names.clone();
+    // A runs table that cannot be read leaves the ends this process saw.
+    let ended: HashMap<String, chrono::DateTime<chrono::Utc>> = blocking(move || {
+        let mut ended = HashMap::new();
+        for name in &lookup {
+            let runs = crate::jobs::runs(&st.stores.index, Some(name), 5)?;
+            if let Some(t) = runs.iter().filter_map(|r| r.ended).max() {
+                ended.insert(name.clone(), t);
+            }
+        }
+        Ok(ended)
+    })
+    .await
+    .unwrap_or_default();
+    names
+        .into_iter()
+        .map(|job| {
+            let counters = counters.get(&job).cloned().unwrap_or_default();
+            let last_end = ended.get(&job).copied().max(counters.last_end);
+            metrics::JobFigures {
+                running: crate::jobs::running_here(&job),
+                last_end,
+                counters,
+                job,
+            }
+        })
+        .collect()
+}
+
 async fn metrics_text(State(state): State<Arc<AppState>>) -> ApiResult<Response> {
     let cached = state
         .page_count
@@ -1790,7 +1839,8 @@ async fn metrics_text(State(state): State<Arc<AppState>>) -> ApiResult<Response>
             n
         }
     };
-    let mut resp = state.metrics.render(pages).into_response();
+    let jobs = job_figures(&state).await;
+    let mut resp = state.metrics.render(pages, &jobs).into_response();
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),

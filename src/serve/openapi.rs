@@ -96,11 +96,128 @@ pub fn route_params(path: &str) -> Vec<&'static str> {
     out
 }
 
-fn error_response() -> Value {
+/// A response whose body is the `Error` schema.
+fn error(description: &str) -> Value {
     json!({
-        "description": "Bad request: the error names the parameter",
+        "description": description,
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     })
+}
+
+/// The answer of `POST /api/cli` (`cli_command` and [`crate::remote::CliFrame`]).
+fn cli_answer() -> Value {
+    json!({
+        "description": "The command was run (or refused as a usage error): its output streams as it is written, \
+            `application/x-ndjson`, one JSON value a line, each a `CliFrame`: `{\"stdout\": BASE64}` (bytes of standard output), \
+            `{\"stderr\": TEXT}` (messages and warnings), `{\"file\": BASE64}` (bytes of the file `--out` / `--plot` names, \
+            for the caller to write; the first, empty, one creates it), the string `\"alive\"` (every 2 s while the command runs: \
+            a caller that went away is noticed and the command cancelled), and last `{\"code\": N}`, the exit code \
+            (0 success, 1 error, 2 usage: the arguments do not parse or name no archive command); nothing follows it. \
+            The status is 200 whatever the exit code; an answer that ends without a `code` line was cut off (the server stopped).",
+        "content": {"application/x-ndjson": {"schema": {"type": "string"}}}
+    })
+}
+
+/// The routes that act on the server's host (`host_route` of the server):
+/// they need a token always.
+const HOST_ROUTES: [&str; 3] = ["/api/cli", "/api/uploads", "/api/jobs/{name}/run"];
+
+/// The routes whose handler reads the index or a pack on the blocking pool
+/// (or writes an upload): a failure there is a 500 with the `Error` body.
+const FALLIBLE_ROUTES: [&str; 12] = [
+    "/api/search",
+    "/api/stats",
+    "/api/stats.csv",
+    "/api/stats.json",
+    "/api/pages/{id}",
+    "/api/pages/{id}/copies",
+    "/api/pages/{id}/raw",
+    "/api/topics",
+    "/api/jobs",
+    "/api/runs",
+    "/api/sources",
+    "/api/uploads",
+];
+
+/// Every status a route answers, with its description: what the handler
+/// and the layers in front of it (`same_host` 403, `auth` 401, `admit` 503,
+/// the body limit 413) can return. `tests/contracts.rs` checks a running
+/// server's answers against this list.
+pub fn responses_of(method: &str, path: &str, ok: Value) -> Vec<(u16, Value)> {
+    let ok_status = match (method, path) {
+        ("post", "/api/jobs/{name}/run") => 202,
+        ("post", "/api/uploads") => 201,
+        _ => 200,
+    };
+    let mut out = vec![(ok_status, ok)];
+    if path == "/healthz" {
+        // Exempt from every check: load balancers' probes.
+        return out;
+    }
+    // Query parameters are checked (an unknown one is a 400 too) by every
+    // route but the job list, job runs and the metrics.
+    if !["/api/jobs", "/api/jobs/{name}/run", "/metrics", "/api/cli"].contains(&path) {
+        out.push((400, error("Bad request: the error names the parameter")));
+    }
+    if path == "/api/cli" {
+        out.push((
+            400,
+            json!({"description": "The body is not JSON (plain text naming the error)", "content": {"text/plain": {"schema": {"type": "string"}}}}),
+        ));
+        out.push((
+            413,
+            json!({"description": "The body is over 64 KiB", "content": {"text/plain": {"schema": {"type": "string"}}}}),
+        ));
+        out.push((
+            415,
+            json!({"description": "The body is not sent as `Content-Type: application/json`", "content": {"text/plain": {"schema": {"type": "string"}}}}),
+        ));
+        out.push((
+            422,
+            json!({"description": "The JSON body has no `args` list of strings", "content": {"text/plain": {"schema": {"type": "string"}}}}),
+        ));
+    }
+    if HOST_ROUTES.contains(&path) {
+        out.push((
+            401,
+            json!({"description": "Missing or wrong bearer token: this route acts on the server's host and needs a token always (`--token`, else the one the server keeps in the serve file of its data dir)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
+        ));
+    } else {
+        out.push((
+            401,
+            json!({"description": "Missing or wrong bearer token (only when the server was started with `--token`)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
+        ));
+    }
+    out.push((
+        403,
+        error("The request names a host this server does not answer for (Host), or comes from another site's page (Origin)"),
+    ));
+    if path.starts_with("/api/pages/") {
+        out.push((404, error("No such page")));
+    }
+    if path == "/api/jobs/{name}/run" {
+        out.push((404, error("No such job (the message lists the known ones)")));
+        out.push((409, error("The job is running in this server")));
+    }
+    if FALLIBLE_ROUTES.contains(&path) {
+        out.push((
+            500,
+            error("The index or a pack could not be read (or the upload written): the message says why"),
+        ));
+    }
+    if super::queued_route(path) {
+        out.push((
+            503,
+            json!({"description": "Busy: more requests than the server runs at once have waited their turn (`--max-queries`, `--queue-wait-ms`); try again after `Retry-After` seconds", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
+        ));
+    }
+    if HOST_ROUTES.contains(&path) {
+        out.push((
+            503,
+            error("The server was started without a configuration (no jobs, no data dir for commands and uploads)"),
+        ));
+    }
+    out
 }
 
 /// The whole document.
@@ -144,14 +261,12 @@ pub fn document() -> Value {
             "/api/pages/{id}/raw" => {
                 json!({"description": "The archived payload with its archived content type, sandboxed by CSP", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}})
             }
-            "/api/cli" => {
-                json!({"description": "The command's output as it runs: one JSON object a line (application/x-ndjson), each one of {\"stdout\": BASE64}, {\"stderr\": TEXT}, {\"file\": BASE64} (the output file the arguments name, for the caller to write), {\"alive\": null}, and last {\"code\": EXIT} (0 success, 1 error, 2 usage)", "content": {"application/x-ndjson": {"schema": {"type": "string"}}}})
-            }
+            "/api/cli" => cli_answer(),
             "/api/uploads" => {
                 json!({"description": "Kept (201): {\"upload\": \"upload:ID/NAME\", \"bytes\": N}; a forwarded import names the file by `upload`", "content": {"application/json": {"schema": {"type": "object", "required": ["upload", "bytes"]}}}})
             }
             "/api/jobs/{name}/run" => {
-                json!({"description": "The run was started (202)", "content": {"application/json": {"schema": {"type": "object"}}}})
+                json!({"description": "The run was started; it goes on in the server (`GET /api/jobs`, `/api/runs`)", "content": {"application/json": {"schema": {"type": "object", "required": ["job", "started"], "properties": {"job": {"type": "string"}, "started": {"type": "boolean", "enum": [true]}}}}}})
             }
             "/healthz" | "/metrics" => {
                 json!({"description": "Plain text", "content": {"text/plain": {"schema": {"type": "string"}}}})
@@ -161,44 +276,8 @@ pub fn document() -> Value {
             }
         };
         let mut responses = Map::new();
-        let ok_status = match *path {
-            "/api/jobs/{name}/run" => "202",
-            "/api/uploads" => "201",
-            _ => "200",
-        };
-        responses.insert(ok_status.into(), ok);
-        if *path == "/api/jobs/{name}/run" {
-            responses.insert("404".into(), json!({"description": "No such job", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}));
-            responses.insert("409".into(), json!({"description": "The job is running", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}));
-        }
-        if *path != "/healthz" {
-            responses.insert("400".into(), error_response());
-        }
-        if path.starts_with("/api/pages/") {
-            responses.insert("404".into(), json!({"description": "No such page", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}));
-        }
-        if ["/api/cli", "/api/uploads", "/api/jobs/{name}/run"].contains(path) {
-            responses.insert(
-                "401".into(),
-                json!({"description": "Missing or wrong bearer token: this route acts on the server's host and needs a token always (`--token`, else the one the server keeps in the serve file of its data dir)"}),
-            );
-        } else if path.starts_with("/api/") || *path == "/metrics" {
-            responses.insert(
-                "401".into(),
-                json!({"description": "Missing or wrong bearer token (when the server has one)"}),
-            );
-        }
-        if super::queued_route(path) {
-            responses.insert(
-                "503".into(),
-                json!({"description": "Busy: more requests than the server runs at once have waited their turn (`--max-queries`, `--queue-wait-ms`); try again after `Retry-After` seconds", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
-            );
-        }
-        if *path != "/healthz" {
-            responses.insert(
-                "403".into(),
-                json!({"description": "The request names a host this server does not answer for (Host), or comes from another site's page (Origin)"}),
-            );
+        for (status, response) in responses_of(method, path, ok) {
+            responses.insert(status.to_string(), response);
         }
         let mut op = json!({
             "summary": summary,
