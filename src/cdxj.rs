@@ -15,6 +15,16 @@
 //! merge sort: at most [`SORT_BUFFER_BYTES`] of lines in memory, sorted runs
 //! spilled to temporary files and merged.
 //!
+//! One deliberate difference, for replay: a 304 capture (a
+//! server-not-modified `revisit` record holds the 304 answer, which pywb
+//! and other replay tools serve as an empty 304) is listed at its own date
+//! as the capture it confirmed: the URL's latest earlier capture of the same
+//! payload, with its record's status, mime and location. So an unchanged
+//! page shows its content at every date it was fetched, and its capture
+//! history (`history` of `GET /api/pages/{id}`, the packs) still holds
+//! every 304.
+//! `--records` lists every record as it is, as `cdxj-indexer` does.
+//!
 //! Which captures: without filters, every capture the `captures` table
 //! records (one scan); with filters (the flags of `harvest query`), every
 //! capture of the pages they select (revisit rows included) and of their
@@ -246,8 +256,13 @@ fn content_type_in_pack(stores: &Stores, loc: &PackLocation) -> Result<Option<St
     Ok(http.header("content-type").map(str::to_string))
 }
 
-/// The line of one capture.
+/// The line of one capture, as its record is (what `cdxj-indexer` writes).
 fn capture_line(stores: &Stores, c: &Capture) -> Result<String> {
+    capture_line_at(stores, c, c.time)
+}
+
+/// The line of capture `c`'s record, dated `time`.
+fn capture_line_at(stores: &Stores, c: &Capture, time: DateTime<Utc>) -> Result<String> {
     let revisit = c.kind != CaptureKind::Response;
     let content_type = match (&c.content_type, revisit) {
         (_, true) => None,
@@ -262,13 +277,74 @@ fn capture_line(stores: &Stores, c: &Capture) -> Result<String> {
     };
     Ok(line(&Entry {
         url: &c.url,
-        time: c.time,
+        time,
         revisit,
         status: c.status,
         content_type: content_type.as_deref(),
         digest,
         location: &c.location,
     }))
+}
+
+/// The lines of captures in key order (URL hash, then time), as replay
+/// needs them: a 304 capture (a server-not-modified revisit, which holds
+/// the 304 answer: pywb would replay it as an empty 304) is listed at its
+/// own date as the capture it confirmed, the URL's latest earlier capture
+/// of the same payload (its record, status and mime). With `records`,
+/// every capture as its record is, as `cdxj-indexer` lists it.
+struct Lines {
+    records: bool,
+    /// URL hash of the captures seen last.
+    hash: [u8; 8],
+    /// (URL, payload digest) -> the latest capture holding it (a response,
+    /// or a revisit replay resolves), of the URLs with hash `hash`.
+    latest: std::collections::HashMap<(String, String), Capture>,
+    /// 304s listed as their records: no earlier capture of their payload.
+    unresolved: u64,
+    /// 304s listed as the capture they confirmed.
+    confirmed: u64,
+}
+
+impl Lines {
+    fn new(records: bool) -> Lines {
+        Lines {
+            records,
+            hash: [0; 8],
+            latest: std::collections::HashMap::new(),
+            unresolved: 0,
+            confirmed: 0,
+        }
+    }
+
+    /// The line of `c`, the next capture in key order.
+    fn line(&mut self, stores: &Stores, c: &Capture) -> Result<String> {
+        if self.records {
+            return capture_line(stores, c);
+        }
+        let hash = indexer::keys::url_hash(&c.url);
+        if hash != self.hash {
+            self.hash = hash;
+            self.latest.clear();
+        }
+        let Some(digest) = &c.digest else {
+            return capture_line(stores, c);
+        };
+        let key = (c.url.clone(), digest.clone());
+        if c.kind != CaptureKind::NotModified {
+            self.latest.insert(key, c.clone());
+            return capture_line(stores, c);
+        }
+        match self.latest.get(&key) {
+            Some(original) => {
+                self.confirmed += 1;
+                capture_line_at(stores, original, c.time)
+            }
+            None => {
+                self.unresolved += 1;
+                capture_line(stores, c)
+            }
+        }
+    }
 }
 
 /// The line of a page row without recorded captures.
@@ -291,13 +367,18 @@ fn page_line(stores: &Stores, p: &PageRecord) -> Result<String> {
 }
 
 /// Every line of the selection into `sorter`.
-fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Result<()> {
+fn collect(
+    stores: &Stores,
+    spec: &FilterSpec,
+    lines: &mut Lines,
+    sorter: &mut LineSorter,
+) -> Result<()> {
     if spec.selects_everything() {
         let mut failed = None;
         let mut seen = 0u64;
         stores.index.each_capture(&mut |c| {
             seen += 1;
-            match capture_line(stores, &c).and_then(|l| sorter.push(l)) {
+            match lines.line(stores, &c).and_then(|l| sorter.push(l)) {
                 Ok(()) => true,
                 Err(e) => {
                     failed = Some(e);
@@ -334,9 +415,9 @@ fn collect(stores: &Stores, spec: &FilterSpec, sorter: &mut LineSorter) -> Resul
                 sorter.push(page_line(stores, &hit.page)?)?;
             }
             for c in &captures {
-                sorter.push(capture_line(stores, c)?)?;
+                sorter.push(lines.line(stores, c)?)?;
             }
-            push_requisites(stores, embeds?, &mut requisites, sorter)?;
+            push_requisites(stores, embeds?, &mut requisites, lines, sorter)?;
         }
         match page.next_cursor {
             Some(c) => q.cursor = Some(indexer::Cursor::decode(&c)?),
@@ -362,6 +443,7 @@ fn push_requisites(
     stores: &Stores,
     embeds: Vec<crawler::extract::Embed>,
     done: &mut HashSet<[u8; 8]>,
+    lines: &mut Lines,
     sorter: &mut LineSorter,
 ) -> Result<()> {
     let mut todo: Vec<(crawler::extract::Embed, u32)> =
@@ -372,7 +454,7 @@ fn push_requisites(
         }
         let captures = stores.index.captures_of(&embed.url)?;
         for c in &captures {
-            sorter.push(capture_line(stores, c)?)?;
+            sorter.push(lines.line(stores, c)?)?;
         }
         if captures.is_empty() || !crawler::embeds::follow_style(embed.kind, depth) {
             continue;
@@ -388,13 +470,31 @@ fn push_requisites(
     Ok(())
 }
 
-/// Writes the CDXJ lines of the selection to `out`; returns how many.
-pub fn export(stores: &Stores, spec: &FilterSpec, out: &mut dyn Write) -> Result<u64> {
+/// Writes the CDXJ lines of the selection to `out` (with `records`, each
+/// capture as its record is, see [`Lines`]); returns how many.
+pub fn export(
+    stores: &Stores,
+    spec: &FilterSpec,
+    records: bool,
+    out: &mut dyn Write,
+) -> Result<u64> {
     let mut sorter = LineSorter::new(SORT_BUFFER_BYTES);
-    collect(stores, spec, &mut sorter)?;
+    let mut lines = Lines::new(records);
+    collect(stores, spec, &mut lines, &mut sorter)?;
     let runs = sorter.runs();
     let n = sorter.finish(out)?;
-    tracing::info!(lines = n, spilled_runs = runs, "exported CDXJ");
+    if lines.unresolved > 0 {
+        tracing::warn!(
+            captures = lines.unresolved,
+            "304 captures without an earlier capture of their payload are listed as their revisit records (replay tools answer them with an empty 304); `harvest fsck` names them"
+        );
+    }
+    tracing::info!(
+        lines = n,
+        spilled_runs = runs,
+        not_modified_as_content = lines.confirmed,
+        "exported CDXJ"
+    );
     Ok(n)
 }
 
@@ -411,12 +511,12 @@ pub fn run(
     let spec = FilterSpec::from(&args.filters);
     match &args.out {
         None => {
-            export(stores, &spec, out)?;
+            export(stores, &spec, args.records, out)?;
             out.flush()?;
         }
         Some(path) => {
             let mut file = files.create(path)?;
-            let n = export(stores, &spec, &mut file)?;
+            let n = export(stores, &spec, args.records, &mut file)?;
             file.commit()?;
             writeln!(err, "harvest: {n} CDXJ lines written to {}", path.display())?;
         }

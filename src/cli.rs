@@ -159,6 +159,12 @@ pub struct CdxjArgs {
     /// Write to this file (complete, or not at all) instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// One line per record as it is, as `cdxj-indexer` writes them. Without
+    /// it, a 304 capture (a server-not-modified revisit record, which replay
+    /// tools answer with an empty 304) is listed at its date as the capture
+    /// it confirmed, so that the page replays at every date.
+    #[arg(long)]
+    pub records: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -19,11 +19,21 @@
 //!   write and its index write (its page was fetched again by the next
 //!   run).
 //!
+//! - every revisit listed resolves for replay: the capture of its payload
+//!   (same digest) at its `WARC-Refers-To-Target-URI` (else its own URL) is
+//!   listed too, as a response or as a revisit that resolves; otherwise
+//!   pywb answers "Original for revisit record could not be loaded". A 304
+//!   without a recorded payload digest does not resolve either;
+//! - `export cdxj` would be complete: every response and revisit record
+//!   has a capture row (the export lists capture rows). A record only a page
+//!   row points at (written before harvest kept capture rows) is unlisted;
+//!   `--repair` records its capture.
+//!
 //! Packs are read whole, one at a time, so each record is read once; the
 //! references are held in memory (a few hundred bytes a capture).
 
 use std::collections::BTreeMap;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::time::Instant;
 
@@ -138,6 +148,16 @@ pub struct FsckReport {
     pub damaged_regions: Vec<DamagedRegion>,
     /// Response and revisit records no row points at.
     pub unindexed: u64,
+    /// Revisit captures checked for replay (their original listed).
+    pub revisits: u64,
+    /// Revisit captures whose original no listed capture holds: replay
+    /// tools cannot load their content.
+    pub unresolved_revisits: u64,
+    /// Response and revisit records that a page row points at but no
+    /// capture row: `export cdxj` does not list them.
+    pub unlisted: u64,
+    /// With `--repair`: capture rows recorded for the unlisted records.
+    pub listed_captures: u64,
     /// With `--repair`: torn packs cut back to their last whole record
     /// (the original kept as `PACK.torn-TIME`).
     pub repaired_torn: u64,
@@ -201,6 +221,8 @@ impl FsckReport {
             && self.damaged <= self.repaired_damaged
             && self.text_missing <= self.repaired_text
             && self.text_orphans <= self.removed_text_orphans
+            && self.unresolved_revisits == 0
+            && self.unlisted <= self.listed_captures
     }
 
     fn problem(&mut self, kind: &'static str, pack: &str, offset: u64, detail: String) {
@@ -208,6 +230,8 @@ impl FsckReport {
             "missing" => self.missing += 1,
             "torn" => self.torn += 1,
             "damaged" => self.damaged += 1,
+            "unresolved" => self.unresolved_revisits += 1,
+            "unlisted" => self.unlisted += 1,
             _ => self.mismatched += 1,
         }
         if self.problems.len() < LISTED {
@@ -276,6 +300,29 @@ impl FsckReport {
                 ));
             }
         }
+        s.push_str(&format!(
+            "replay: {} revisits, {} without a listed original; export cdxj lists {}\n",
+            self.revisits,
+            self.unresolved_revisits,
+            match (self.unlisted.saturating_sub(self.listed_captures), self.unindexed) {
+                (0, 0) => "every capture record".to_string(),
+                (0, u) => format!("every indexed capture record ({u} unindexed: `--repair` indexes them)"),
+                (n, _) => format!(
+                    "not {n} records with page rows but no capture rows (`--repair` records them){}",
+                    if self.unindexed > 0 {
+                        format!(" nor {} unindexed ones", self.unindexed)
+                    } else {
+                        String::new()
+                    }
+                ),
+            }
+        ));
+        if self.listed_captures > 0 {
+            s.push_str(&format!(
+                "repaired: {} capture rows recorded for records only page rows named\n",
+                self.listed_captures
+            ));
+        }
         if !self.fingerprints.is_empty() || self.fingerprints_unrecorded > 0 {
             s.push_str(&self.render_fingerprints());
         }
@@ -332,7 +379,9 @@ impl FsckReport {
             + self.torn
             + self.damaged
             + self.text_missing
-            + self.text_orphans;
+            + self.text_orphans
+            + self.unresolved_revisits
+            + self.unlisted;
         if total > listed {
             s.push_str(&format!("  ... and {} more\n", total - listed));
         }
@@ -408,10 +457,18 @@ pub fn check(
         })
         .context("reading the page rows")?;
     let mut captures = 0u64;
+    // (URL hash, payload digest) of every response capture: what revisits
+    // resolve to.
+    let mut originals: HashSet<([u8; 8], String)> = HashSet::new();
     stores
         .index
         .each_capture(&mut |c| {
             captures += 1;
+            if c.kind == indexer::CaptureKind::Response {
+                if let Some(d) = &c.digest {
+                    originals.insert((indexer::keys::url_hash(&c.url), d.clone()));
+                }
+            }
             add(
                 &c.location,
                 Expected {
@@ -443,6 +500,8 @@ pub fn check(
     packs.sort_by(|a, b| a.path.cmp(&b.path));
     let mut dangling: Vec<Expected> = Vec::new();
     let mut unindexed: Vec<Entry> = Vec::new();
+    let mut revisits: Vec<PendingRevisit> = Vec::new();
+    let mut unlisted: Vec<indexer::Capture> = Vec::new();
     let mut paths: Vec<String> = Vec::with_capacity(packs.len());
     // Damage files to write once the rows pointing into them are gone.
     let mut to_record: Vec<(String, DamageFile, u64)> = Vec::new();
@@ -546,6 +605,38 @@ pub fn check(
                     format!("{} ({} row of {})", why, exp.from, exp.url),
                 ),
             }
+            let Some(kind) = Kind::of(&record) else {
+                continue;
+            };
+            match &exp.capture {
+                None => {
+                    report.problem(
+                        "unlisted",
+                        &entry.path,
+                        offset,
+                        format!(
+                            "the record of {} has a page row but no capture row: `export cdxj` leaves it out",
+                            exp.url
+                        ),
+                    );
+                    if repair {
+                        unlisted.extend(capture_of(&record, kind, &exp));
+                    }
+                }
+                Some(c) if c.kind != indexer::CaptureKind::Response => {
+                    report.revisits += 1;
+                    revisits.push(PendingRevisit {
+                        pack: entry.path.clone(),
+                        offset,
+                        url: c.url.clone(),
+                        target: record
+                            .header(header::REFERS_TO_TARGET_URI)
+                            .map(str::to_string),
+                        digest: c.digest.clone(),
+                    });
+                }
+                Some(_) => {}
+            }
         }
         let mut left: Vec<(u64, Expected)> = wanted.into_iter().collect();
         left.sort_by_key(|(o, _)| *o);
@@ -593,9 +684,30 @@ pub fn check(
             dangling.push(exp);
         }
     }
+    for r in unresolved(originals, revisits) {
+        let detail = match (&r.digest, &r.target) {
+            (None, _) => format!(
+                "a revisit of {} without a payload digest: replay tools cannot find its content",
+                r.url
+            ),
+            (Some(d), target) => format!(
+                "a revisit of {}: no listed capture of {} holds its payload {d}; replay tools cannot load its content",
+                r.url,
+                target.as_deref().unwrap_or(&r.url)
+            ),
+        };
+        report.problem("unresolved", &r.pack, r.offset, detail);
+    }
     if repair && !dangling.is_empty() {
         drop_dangling(stores, &dangling)?;
         report.dropped_missing = dangling.len() as u64;
+    }
+    if repair && !unlisted.is_empty() {
+        stores
+            .index
+            .put_captures(&unlisted)
+            .context("recording the captures of records only page rows named")?;
+        report.listed_captures = unlisted.len() as u64;
     }
     // Only now that no row points into them: the regions are known.
     for (side, file, new) in to_record {
@@ -613,6 +725,74 @@ pub fn check(
     check_text(stores, &mut report, repair, progress)?;
     report.secs = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// A revisit capture whose original is to be found.
+struct PendingRevisit {
+    pack: String,
+    offset: u64,
+    url: String,
+    /// `WARC-Refers-To-Target-URI` of its record.
+    target: Option<String>,
+    digest: Option<String>,
+}
+
+/// The revisits of `pending` that resolve to none of `originals` ((URL
+/// hash, digest) of the response captures): pywb looks for a capture of the
+/// revisit's payload at its `WARC-Refers-To-Target-URI`, else at its own URL
+/// (where a revisit that resolves counts as one: a 304 after an
+/// identical-payload revisit).
+fn unresolved(
+    mut originals: HashSet<([u8; 8], String)>,
+    mut pending: Vec<PendingRevisit>,
+) -> Vec<PendingRevisit> {
+    loop {
+        let before = pending.len();
+        pending.retain(|r| {
+            let Some(d) = &r.digest else { return true };
+            let own = indexer::keys::url_hash(&r.url);
+            let found = r
+                .target
+                .as_deref()
+                .is_some_and(|t| originals.contains(&(indexer::keys::url_hash(t), d.clone())))
+                || originals.contains(&(own, d.clone()));
+            if found {
+                originals.insert((own, d.clone()));
+            }
+            !found
+        });
+        if pending.len() == before {
+            return pending;
+        }
+    }
+}
+
+/// The capture row of a record only a page row (`exp`) names.
+fn capture_of(
+    record: &packer::warc::WarcRecord,
+    kind: Kind,
+    exp: &Expected,
+) -> Option<indexer::Capture> {
+    let http = record.http_response().ok();
+    Some(indexer::Capture {
+        url: exp.url.clone(),
+        time: crate::replay::record_date(record)?,
+        kind: match kind {
+            Kind::Response => indexer::CaptureKind::Response,
+            Kind::Revisit => indexer::CaptureKind::Revisit,
+            Kind::NotModified => indexer::CaptureKind::NotModified,
+        },
+        status: http.as_ref().map_or(0, |h| h.status),
+        digest: record
+            .payload_digest()
+            .map(str::to_string)
+            .or_else(|| exp.digest.clone()),
+        record_id: exp.record_id.clone(),
+        location: exp.location.clone(),
+        content_type: http
+            .as_ref()
+            .map(|h| h.header("content-type").map(str::to_string)),
+    })
 }
 
 /// Replaces the pack at `path` by its readable prefix `whole`: written to
@@ -880,6 +1060,62 @@ fn check_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn revisit(url: &str, target: Option<&str>, digest: Option<&str>) -> PendingRevisit {
+        PendingRevisit {
+            pack: "p.warc.gz".into(),
+            offset: 0,
+            url: url.into(),
+            target: target.map(str::to_string),
+            digest: digest.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_revisit_resolves_to_a_listed_capture_of_its_payload_where_replay_looks() {
+        let h = indexer::keys::url_hash;
+        let originals: HashSet<([u8; 8], String)> = [(h("http://a/"), "sha1:A".to_string())].into();
+        let left = unresolved(
+            originals,
+            vec![
+                // Same URL, same payload: resolves.
+                revisit("http://a/", None, Some("sha1:A")),
+                // URL-agnostic, pointing at the original: resolves.
+                revisit("http://b/", Some("http://a/"), Some("sha1:A")),
+                // A 304 of b after b's resolved revisit: resolves through it.
+                revisit("http://b/", Some("http://b/"), Some("sha1:A")),
+                // Pointing at a URL that holds another payload.
+                revisit("http://c/", Some("http://c/"), Some("sha1:A")),
+                // No listed capture of the payload anywhere.
+                revisit("http://a/", None, Some("sha1:B")),
+                // No digest: nothing to look for.
+                revisit("http://a/", None, None),
+            ],
+        );
+        let left: Vec<(&str, Option<&str>)> = left
+            .iter()
+            .map(|r| (r.url.as_str(), r.digest.as_deref()))
+            .collect();
+        assert_eq!(
+            left,
+            [
+                ("http://c/", Some("sha1:A")),
+                ("http://a/", Some("sha1:B")),
+                ("http://a/", None)
+            ]
+        );
+        let report = FsckReport {
+            unresolved_revisits: 1,
+            ..Default::default()
+        };
+        assert!(!report.clean());
+        let report = FsckReport {
+            unlisted: 2,
+            listed_captures: 2,
+            ..Default::default()
+        };
+        assert!(report.clean());
+    }
 
     #[test]
     fn the_report_counts_fingerprints_by_recipe_and_says_what_to_do_about_older_ones() {

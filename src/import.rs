@@ -383,17 +383,46 @@ impl Payloads {
     }
 }
 
+/// Revisits whose original was not found where they were read (in their file or in the
+/// archive): tried again once every file is read, for an original in a later file (a
+/// collection's files in another order than their captures). Bounded: a revisit record
+/// holds no payload, a few hundred bytes; past [`DEFERRED_BYTES`] they are left out as
+/// before, counted.
+#[derive(Default)]
+struct Deferred {
+    records: Vec<(String, WarcRecord)>,
+    bytes: u64,
+}
+
+/// Bytes of revisit records held for the end of an import.
+const DEFERRED_BYTES: u64 = 256 << 20;
+/// Why a revisit is left out.
+const SKIP_NO_ORIGINAL: &str = "revisit of a payload not in the files or the archive";
+
+impl Deferred {
+    /// Keeps `record` (of `file`, `length` bytes) for the end; false when full.
+    fn keep(&mut self, file: &Path, record: WarcRecord, length: u64) -> bool {
+        if self.bytes + length > DEFERRED_BYTES {
+            return false;
+        }
+        self.bytes += length;
+        self.records.push((file.display().to_string(), record));
+        true
+    }
+}
+
 /// The answer a revisit refers to, in stored form (status, headers, body): in this file,
 /// else the archive's first capture of its digest.
 fn revisit_original(
     replay: &Replay<'_>,
     stores: &Stores,
-    records: &Records,
-    payloads: &Payloads,
+    file: Option<(&Records, &Payloads)>,
     record: &WarcRecord,
 ) -> Result<Option<packer::HttpResponse>> {
     let max = replay.max_body_bytes();
-    if let Some((offset, length)) = payloads.find(record) {
+    if let Some((records, (offset, length))) =
+        file.and_then(|(records, payloads)| Some((records, payloads.find(record)?)))
+    {
         let first = records.record_at(offset, length)?;
         let url = first.target_uri().unwrap_or_default().to_string();
         let (r, _) = archived_response(&first, &url)?.normalise_or_raw(max)?;
@@ -429,6 +458,7 @@ pub fn import(
     let mut replay = Replay::new(cfg, stores)?;
     let max_block = replay.max_body_bytes().saturating_add(BLOCK_HEAD_ROOM);
     let mut broken = Vec::new();
+    let mut deferred = Deferred::default();
     for (file, &(framing, format)) in files.iter().zip(&framings) {
         // A file that cannot be opened is reported with the cut ones, after
         // what the others held is stored.
@@ -440,10 +470,13 @@ pub fn import(
                 continue;
             }
         };
-        if let Some(stop) = import_file(&mut replay, stores, file, &records, progress)? {
+        if let Some(stop) =
+            import_file(&mut replay, stores, file, &records, &mut deferred, progress)?
+        {
             broken.push(stop);
         }
     }
+    import_deferred(&mut replay, stores, deferred, progress)?;
     let summary = replay.finish(started)?;
     if broken.is_empty() {
         return Ok(summary);
@@ -465,6 +498,7 @@ fn import_file(
     stores: &Stores,
     file: &Path,
     records: &Records,
+    deferred: &mut Deferred,
     progress: &mut dyn Write,
 ) -> Result<Option<String>> {
     replay.summary.files += 1;
@@ -524,15 +558,16 @@ fn import_file(
             read += 1;
             end = offset + length;
             replay.summary.records += 1;
-            import_record(
-                replay,
-                stores,
+            let place = Place {
                 records,
-                &mut payloads,
-                record,
                 offset,
                 length,
-            )?;
+            };
+            if let Some(record) = import_record(replay, stores, &mut payloads, record, &place)? {
+                if !deferred.keep(file, record, length) {
+                    replay.summary.skip(SKIP_NO_ORIGINAL);
+                }
+            }
             if last_report.elapsed().as_secs() >= 5 {
                 last_report = Instant::now();
                 let _ = writeln!(
@@ -642,35 +677,82 @@ fn describe(head: &RecordHead, offset: u64, decompressed: bool) -> String {
 }
 
 /// Hands one whole record to `replay` (or counts why it is left out).
+/// Where a record was read: its file's records, and where in them.
+struct Place<'a> {
+    records: &'a Records,
+    offset: u64,
+    length: u64,
+}
+
+/// The revisits of `deferred`, once every file is read and what they held is indexed: an
+/// original in a later file is found in the archive now; the others are left out, counted.
+fn import_deferred(
+    replay: &mut Replay<'_>,
+    stores: &Stores,
+    deferred: Deferred,
+    progress: &mut dyn Write,
+) -> Result<()> {
+    if deferred.records.is_empty() {
+        return Ok(());
+    }
+    replay.flush()?;
+    let n = deferred.records.len();
+    let mut found = 0;
+    for (file, record) in deferred.records {
+        let Some(original) = revisit_original(replay, stores, None, &record)? else {
+            replay.summary.skip(SKIP_NO_ORIGINAL);
+            continue;
+        };
+        found += 1;
+        let url = record
+            .target_uri()
+            .unwrap_or_default()
+            .trim_matches(|c| c == '<' || c == '>')
+            .to_string();
+        let date = record_date(&record).with_context(|| format!("a revisit of {url} in {file}"))?;
+        import_revisit(replay, record, url, date, original)?;
+    }
+    let _ = writeln!(
+        progress,
+        "import: {found} of {n} revisits whose original was in a later file imported"
+    );
+    Ok(())
+}
+
+/// Imports one record; returns a revisit whose original is not found (yet).
 fn import_record(
     replay: &mut Replay<'_>,
     stores: &Stores,
-    records: &Records,
     payloads: &mut Payloads,
     record: WarcRecord,
-    offset: u64,
-    length: u64,
-) -> Result<()> {
+    place: &Place<'_>,
+) -> Result<Option<WarcRecord>> {
+    let Place {
+        records,
+        offset,
+        length,
+        ..
+    } = *place;
     let Some(kind) = Kind::of(&record) else {
         let t = record
             .record_type()
             .unwrap_or("untyped")
             .to_ascii_lowercase();
         replay.summary.skip(format!("{t} records"));
-        return Ok(());
+        return Ok(None);
     };
     let (Some(url), Some(date)) = (record.target_uri(), record_date(&record)) else {
         replay.summary.skip("capture without target URI or date");
-        return Ok(());
+        return Ok(None);
     };
     let url = url.trim_matches(|c| c == '<' || c == '>').to_string();
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         replay.summary.skip("not an http(s) capture");
-        return Ok(());
+        return Ok(None);
     }
     if already_archived(stores, &url, date)? {
         replay.summary.skip(SKIP_ARCHIVED);
-        return Ok(());
+        return Ok(None);
     }
     match kind {
         Kind::Response => {
@@ -683,37 +765,47 @@ fn import_record(
             }
         }
         Kind::Revisit => {
-            let Some(original) = revisit_original(replay, stores, records, payloads, &record)?
+            let Some(original) =
+                revisit_original(replay, stores, Some((records, &*payloads)), &record)?
             else {
-                replay
-                    .summary
-                    .skip("revisit of a payload not in the file or the archive");
-                return Ok(());
+                return Ok(Some(record));
             };
-            let mut r = match archived_response(&record, &url) {
-                Ok(r) => r,
-                // A revisit without an HTTP head of its own (some tools write none): the
-                // original's, as pywb replays it.
-                Err(_) => crawler::archived::ArchivedResponse {
-                    url: url.clone(),
-                    fetched_at: date,
-                    status: original.status,
-                    status_line: original.status_line.clone(),
-                    headers: original.headers.clone(),
-                    body: Vec::new(),
-                    ip_address: record.header("WARC-IP-Address").map(str::to_string),
-                },
-            };
-            r.headers.retain(|(k, _)| {
-                !crawler::fetch::DROPPED_HEADERS.contains(&k.to_ascii_lowercase().as_str())
-            });
-            r.body = original.body;
-            replay.page(r, None, None)?;
+            import_revisit(replay, record, url, date, original)?;
         }
         Kind::NotModified => match record.http_response() {
             Ok(http) => replay.not_modified(url, date, http.status_line, http.headers, None)?,
             Err(_) => replay.summary.skip("304 revisit without an HTTP head"),
         },
     }
+    Ok(None)
+}
+
+/// Imports a revisit of `url` at `date` whose original answer is `original`.
+fn import_revisit(
+    replay: &mut Replay<'_>,
+    record: WarcRecord,
+    url: String,
+    date: DateTime<Utc>,
+    original: packer::HttpResponse,
+) -> Result<()> {
+    let mut r = match archived_response(&record, &url) {
+        Ok(r) => r,
+        // A revisit without an HTTP head of its own (some tools write none): the
+        // original's, as pywb replays it.
+        Err(_) => crawler::archived::ArchivedResponse {
+            url: url.clone(),
+            fetched_at: date,
+            status: original.status,
+            status_line: original.status_line.clone(),
+            headers: original.headers.clone(),
+            body: Vec::new(),
+            ip_address: record.header("WARC-IP-Address").map(str::to_string),
+        },
+    };
+    r.headers.retain(|(k, _)| {
+        !crawler::fetch::DROPPED_HEADERS.contains(&k.to_ascii_lowercase().as_str())
+    });
+    r.body = original.body;
+    replay.page(r, None, None)?;
     Ok(())
 }

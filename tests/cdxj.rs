@@ -10,91 +10,13 @@ mod util;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 
-use axum::body::Body;
-use axum::http::{header, HeaderMap, StatusCode, Uri};
-use axum::response::Response;
 use harvest::demo::{DEMO_DEPTH, DEMO_ENTRY};
 use harvest::site::{SiteFiles, DEMO_SITE};
-use util::{walk_packs, Workspace};
+use util::{serve_with_validators as serve, walk_packs, Workspace};
 
 /// The pinned peer.
 const CDXJ_INDEXER: &str = "cdxj-indexer==1.5.0";
-
-/// FNV-1a of the body: the ETag.
-fn fnv(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-        (h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// The demo site (real LibreOffice help pages), some extra pages, and
-/// validators on about half of the paths: a second crawl gets 304s there and
-/// unchanged 200s elsewhere.
-async fn answer(files: Arc<SiteFiles>, uri: Uri, headers: HeaderMap) -> Response {
-    let path = if uri.path().ends_with('/') {
-        format!("{}index.html", uri.path())
-    } else {
-        uri.path().to_string()
-    };
-    let Some(body) = files.get(&path) else {
-        return Response::builder()
-            .status(StatusCode::NOT_FOUND)
-            .header(header::CONTENT_TYPE, "text/plain")
-            .body(Body::from("not found\n"))
-            .unwrap();
-    };
-    let mut r = Response::builder().status(StatusCode::OK);
-    if fnv(path.as_bytes()).is_multiple_of(2) {
-        let tag = format!("\"{:016x}\"", fnv(body));
-        if headers
-            .get(header::IF_NONE_MATCH)
-            .is_some_and(|v| v.as_bytes() == tag.as_bytes())
-        {
-            return Response::builder()
-                .status(StatusCode::NOT_MODIFIED)
-                .header(header::ETAG, tag)
-                .body(Body::empty())
-                .unwrap();
-        }
-        r = r
-            .header(header::ETAG, tag)
-            .header(header::CONTENT_TYPE, "text/html; charset=utf-8");
-    } else if path.ends_with(".txt") {
-        r = r.header(header::CONTENT_TYPE, "text/plain");
-    } else {
-        r = r.header(header::CONTENT_TYPE, "text/html");
-    }
-    r.body(Body::from(body.to_vec())).unwrap()
-}
-
-struct Served {
-    base: String,
-    _rt: tokio::runtime::Runtime,
-}
-
-fn serve(files: SiteFiles) -> Served {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let files = Arc::new(files);
-    let base = rt.block_on(async move {
-        let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
-            let f = files.clone();
-            async move { answer(f, uri, headers).await }
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        format!("http://{addr}")
-    });
-    Served { base, _rt: rt }
-}
 
 /// Runs Python; a missing package is a failure that says how to install it.
 fn python(args: &[&str], stdin: Option<&str>) -> String {
@@ -210,7 +132,13 @@ fn cdxj_export_equals_pywb_cdxj_indexer_field_by_field() {
     assert!(second["not_modified"].as_u64().unwrap() > 50, "{second}");
 
     let out = ws.path().join("export.cdxj");
-    ws.harvest(&["export", "cdxj", "--out", out.to_str().unwrap()]);
+    ws.harvest(&[
+        "export",
+        "cdxj",
+        "--records",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let ours = std::fs::read_to_string(&out).unwrap();
     let theirs = cdxj_indexer(&ws.packs_dir());
 
@@ -247,6 +175,34 @@ fn cdxj_export_equals_pywb_cdxj_indexer_field_by_field() {
     }
     // Same bytes too (JSON spelling, sort order).
     assert_eq!(ours, theirs);
+    // Without --records, for replay: the same lines but each 304's, which
+    // lists at its date the capture it confirmed: an earlier line of its URL
+    // (cdxj-indexer's 304 line names no digest: the capture's is the one the
+    // 304 confirmed).
+    let replay = String::from_utf8(ws.harvest(&["export", "cdxj"]).stdout).unwrap();
+    let replay_lines: Vec<&str> = replay.lines().collect();
+    assert_eq!(replay_lines.len(), ours_lines.len());
+    let mut confirmed = 0;
+    for (r, o) in replay_lines.iter().zip(&ours_lines) {
+        if r == o {
+            continue;
+        }
+        let (fo, fr) = (fields(o), fields(r));
+        assert_eq!(fo["status"], "304", "only 304 lines differ:\n{o}\n{r}");
+        assert_eq!(key(r), key(o));
+        assert_ne!(fr["status"], "304", "{r}");
+        let original = ours_lines.iter().find(|l| {
+            let f = fields(l);
+            key(l) < key(o)
+                && f["url"] == fo["url"]
+                && ["digest", "offset", "filename", "length", "mime", "status"]
+                    .iter()
+                    .all(|k| f.get(*k) == fr.get(*k))
+        });
+        assert!(original.is_some(), "{r} lists no earlier capture of {o}");
+        confirmed += 1;
+    }
+    assert!(confirmed > 50, "{confirmed} 304 lines listed as content");
     // Mime variety and the revisit kinds made it into the comparison.
     let all: Vec<BTreeMap<String, String>> = theirs_lines.iter().map(|l| fields(l)).collect();
     let mimes: BTreeSet<&str> = all.iter().map(|f| f["mime"].as_str()).collect();
@@ -270,7 +226,7 @@ fn cdxj_export_equals_pywb_cdxj_indexer_field_by_field() {
 
     // Standard output gives the same; a filter selects a subset: every
     // capture of the pages `query` selects.
-    let stdout = ws.harvest(&["export", "cdxj"]).stdout;
+    let stdout = ws.harvest(&["export", "cdxj", "--records"]).stdout;
     assert_eq!(String::from_utf8(stdout).unwrap(), ours);
     let some_url = format!("{}/copy/Entry.html", served.base);
     let selected: BTreeSet<String> = String::from_utf8(
@@ -296,7 +252,7 @@ fn cdxj_export_equals_pywb_cdxj_indexer_field_by_field() {
     assert!(selected.contains(&some_url));
     let filtered =
         String::from_utf8(ws.harvest(&["export", "cdxj", "--to", "2100-01-01"]).stdout).unwrap();
-    let expected: Vec<&str> = ours_lines
+    let expected: Vec<&str> = replay_lines
         .iter()
         .copied()
         .filter(|l| selected.contains(fields(l)["url"].as_str()))

@@ -509,3 +509,87 @@ impl Drop for Mount {
         let _ = Command::new("umount").arg(&self.0).status();
     }
 }
+
+/// FNV-1a of the body: the ETag.
+fn fnv(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The demo site (real LibreOffice help pages), some extra pages, and
+/// validators on about half of the paths: a second crawl gets 304s there and
+/// unchanged 200s elsewhere.
+async fn answer(
+    files: std::sync::Arc<SiteFiles>,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    let path = if uri.path().ends_with('/') {
+        format!("{}index.html", uri.path())
+    } else {
+        uri.path().to_string()
+    };
+    let Some(body) = files.get(&path) else {
+        return axum::response::Response::builder()
+            .status(axum::http::StatusCode::NOT_FOUND)
+            .header(axum::http::header::CONTENT_TYPE, "text/plain")
+            .body(axum::body::Body::from("not found\n"))
+            .unwrap();
+    };
+    let mut r = axum::response::Response::builder().status(axum::http::StatusCode::OK);
+    if fnv(path.as_bytes()).is_multiple_of(2) {
+        let tag = format!("\"{:016x}\"", fnv(body));
+        if headers
+            .get(axum::http::header::IF_NONE_MATCH)
+            .is_some_and(|v| v.as_bytes() == tag.as_bytes())
+        {
+            return axum::response::Response::builder()
+                .status(axum::http::StatusCode::NOT_MODIFIED)
+                .header(axum::http::header::ETAG, tag)
+                .body(axum::body::Body::empty())
+                .unwrap();
+        }
+        r = r
+            .header(axum::http::header::ETAG, tag)
+            .header(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8");
+    } else if path.ends_with(".txt") {
+        r = r.header(axum::http::header::CONTENT_TYPE, "text/plain");
+    } else {
+        r = r.header(axum::http::header::CONTENT_TYPE, "text/html");
+    }
+    r.body(axum::body::Body::from(body.to_vec())).unwrap()
+}
+
+/// A site of [`serve_with_validators`].
+pub struct Served {
+    pub base: String,
+    _rt: tokio::runtime::Runtime,
+}
+
+/// `files` on 127.0.0.1 with validators (ETag, answered with 304) on about
+/// half of the paths: a second crawl gets 304s there and unchanged 200s
+/// elsewhere.
+pub fn serve_with_validators(files: SiteFiles) -> Served {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let files = std::sync::Arc::new(files);
+    let base = rt.block_on(async move {
+        let app = axum::Router::new().fallback(
+            move |uri: axum::http::Uri, headers: axum::http::HeaderMap| {
+                let f = files.clone();
+                async move { answer(f, uri, headers).await }
+            },
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        format!("http://{addr}")
+    });
+    Served { base, _rt: rt }
+}
