@@ -181,17 +181,24 @@ impl ArchivedResponse {
     ) -> Result<(ArchivedResponse, bool), ArchivedError> {
         let chunked = header(&self.headers, "transfer-encoding")
             .is_some_and(|te| te.to_ascii_lowercase().contains("chunked"));
-        if chunked
-            && matches!(
-                dechunk(&self.body, max_bytes),
-                Err(ArchivedError::Chunked(_))
-            )
-        {
-            self.headers
-                .retain(|(k, _)| !k.eq_ignore_ascii_case("transfer-encoding"));
-            return self.normalise(max_bytes).map(|r| (r, true));
+        if !chunked {
+            return self.normalise(max_bytes).map(|r| (r, false));
         }
-        self.normalise(max_bytes).map(|r| (r, false))
+        // De-chunked once, here; `normalise` then sees a plain body.
+        let raw = match dechunk(&self.body, max_bytes) {
+            Ok(body) => {
+                self.body = body;
+                // What a chunked answer's Content-Length says is not its body's length.
+                self.headers
+                    .retain(|(k, _)| !k.eq_ignore_ascii_case("content-length"));
+                false
+            }
+            Err(ArchivedError::Chunked(_)) => true,
+            Err(e) => return Err(e),
+        };
+        self.headers
+            .retain(|(k, _)| !k.eq_ignore_ascii_case("transfer-encoding"));
+        self.normalise(max_bytes).map(|r| (r, raw))
     }
 
     /// Body and headers as the crawler stores them (see

@@ -55,24 +55,21 @@ impl Index {
     /// The pages named by text marks ([`TextPage::key`]): read after a text search, they
     /// are the hits whose rows may not exist yet.
     pub fn marked_text_pages(&self) -> Result<HashSet<Vec<u8>>> {
-        let mut out = HashSet::new();
-        self.store
-            .scan_each(TEXT_MARKS_TABLE, &Scan::prefix(b""), &mut |row| {
-                out.extend(row.family(FAMILY_ATTRS).map(|c| c.qualifier.clone()));
-                true
-            })?;
-        Ok(out)
+        Ok(self.text_marks()?.1)
     }
 
-    /// Text marks present (writes of words whose rows are not yet durable).
-    pub fn text_marks(&self) -> Result<u64> {
-        let mut n = 0;
+    /// Text marks present (writes of words whose rows are not yet durable) and the pages
+    /// they name, in one scan.
+    pub fn text_marks(&self) -> Result<(u64, HashSet<Vec<u8>>)> {
+        let mut marks = 0;
+        let mut pages = HashSet::new();
         self.store
-            .scan_each(TEXT_MARKS_TABLE, &Scan::prefix(b""), &mut |_| {
-                n += 1;
+            .scan_each(TEXT_MARKS_TABLE, &Scan::prefix(b""), &mut |row| {
+                marks += 1;
+                pages.extend(row.family(FAMILY_ATTRS).map(|c| c.qualifier.clone()));
                 true
             })?;
-        Ok(n)
+        Ok((marks, pages))
     }
 
     /// The page table and row key a text page names.
