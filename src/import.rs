@@ -40,7 +40,7 @@
 //! last whole record, the other files are imported, and then the import fails
 //! (exit 1) naming each such file and the offset where it stops.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -383,15 +383,21 @@ impl Payloads {
     }
 }
 
-/// Revisits whose original was not found where they were read (in their file or in the
-/// archive): tried again once every file is read, for an original in a later file (a
-/// collection's files in another order than their captures). Bounded: a revisit record
-/// holds no payload, a few hundred bytes; past [`DEFERRED_BYTES`] they are left out as
-/// before, counted.
+/// What an import keeps across its files.
+/// - Revisits whose original was not found where they were read (in their file or in the
+///   archive): tried again once every file is read, for an original in a later file (a
+///   collection's files in another order than their captures). Bounded: a revisit record
+///   holds no payload, a few hundred bytes; past [`DEFERRED_BYTES`] they are left out as
+///   before, counted.
+/// - The captures it took, (URL hash, second) under each name of the URL: a file given twice
+///   adds nothing, and an archive that held no capture when the import began is never
+///   asked (no index round trip a record: on HBase, a scan each).
 #[derive(Default)]
-struct Deferred {
+struct Across {
     records: Vec<(String, WarcRecord)>,
     bytes: u64,
+    taken: HashSet<([u8; 8], i64)>,
+    archive_empty: bool,
 }
 
 /// Bytes of revisit records held for the end of an import.
@@ -399,7 +405,7 @@ const DEFERRED_BYTES: u64 = 256 << 20;
 /// Why a revisit is left out.
 const SKIP_NO_ORIGINAL: &str = "revisit of a payload not in the files or the archive";
 
-impl Deferred {
+impl Across {
     /// Keeps `record` (of `file`, `length` bytes) for the end; false when full.
     fn keep(&mut self, file: &Path, record: WarcRecord, length: u64) -> bool {
         if self.bytes + length > DEFERRED_BYTES {
@@ -458,7 +464,13 @@ pub fn import(
     let mut replay = Replay::new(cfg, stores)?;
     let max_block = replay.max_body_bytes().saturating_add(BLOCK_HEAD_ROOM);
     let mut broken = Vec::new();
-    let mut deferred = Deferred::default();
+    let mut across = Across::default();
+    let mut any = false;
+    stores.index.each_capture(&mut |_| {
+        any = true;
+        false
+    })?;
+    across.archive_empty = !any;
     for (file, &(framing, format)) in files.iter().zip(&framings) {
         // A file that cannot be opened is reported with the cut ones, after
         // what the others held is stored.
@@ -470,13 +482,12 @@ pub fn import(
                 continue;
             }
         };
-        if let Some(stop) =
-            import_file(&mut replay, stores, file, &records, &mut deferred, progress)?
+        if let Some(stop) = import_file(&mut replay, stores, file, &records, &mut across, progress)?
         {
             broken.push(stop);
         }
     }
-    import_deferred(&mut replay, stores, deferred, progress)?;
+    import_deferred(&mut replay, stores, across, progress)?;
     let summary = replay.finish(started)?;
     if broken.is_empty() {
         return Ok(summary);
@@ -498,7 +509,7 @@ fn import_file(
     stores: &Stores,
     file: &Path,
     records: &Records,
-    deferred: &mut Deferred,
+    across: &mut Across,
     progress: &mut dyn Write,
 ) -> Result<Option<String>> {
     replay.summary.files += 1;
@@ -563,8 +574,10 @@ fn import_file(
                 offset,
                 length,
             };
-            if let Some(record) = import_record(replay, stores, &mut payloads, record, &place)? {
-                if !deferred.keep(file, record, length) {
+            if let Some(record) =
+                import_record(replay, stores, across, &mut payloads, record, &place)?
+            {
+                if !across.keep(file, record, length) {
                     replay.summary.skip(SKIP_NO_ORIGINAL);
                 }
             }
@@ -640,9 +653,15 @@ fn import_file(
     Ok(stop)
 }
 
-/// Whether the archive holds a capture of `url` at `date` (to the second): a file imported
-/// again adds nothing (a capture of the same URL in the same second is taken for the same).
-fn already_archived(stores: &Stores, url: &str, date: DateTime<Utc>) -> Result<bool> {
+/// Whether the archive holds a capture of `url` at `date` (to the second), or this import
+/// took one: a file imported again adds nothing (a capture of the same URL in the same
+/// second is taken for the same). Notes the capture as taken when it is not.
+fn already_archived(
+    stores: &Stores,
+    across: &mut Across,
+    url: &str,
+    date: DateTime<Utc>,
+) -> Result<bool> {
     let mut names = vec![url.to_string()];
     if let Ok(u) = url::Url::parse(url) {
         names.push(u.to_string());
@@ -650,6 +669,18 @@ fn already_archived(stores: &Stores, url: &str, date: DateTime<Utc>) -> Result<b
     }
     names.sort();
     names.dedup();
+    let second = date.timestamp();
+    let keys: Vec<([u8; 8], i64)> = names
+        .iter()
+        .map(|n| (indexer::keys::url_hash(n), second))
+        .collect();
+    if keys.iter().any(|k| across.taken.contains(k)) {
+        return Ok(true);
+    }
+    across.taken.extend(keys);
+    if across.archive_empty {
+        return Ok(false);
+    }
     for name in names {
         if stores
             .index
@@ -689,7 +720,7 @@ struct Place<'a> {
 fn import_deferred(
     replay: &mut Replay<'_>,
     stores: &Stores,
-    deferred: Deferred,
+    deferred: Across,
     progress: &mut dyn Write,
 ) -> Result<()> {
     if deferred.records.is_empty() {
@@ -723,6 +754,7 @@ fn import_deferred(
 fn import_record(
     replay: &mut Replay<'_>,
     stores: &Stores,
+    across: &mut Across,
     payloads: &mut Payloads,
     record: WarcRecord,
     place: &Place<'_>,
@@ -750,7 +782,7 @@ fn import_record(
         replay.summary.skip("not an http(s) capture");
         return Ok(None);
     }
-    if already_archived(stores, &url, date)? {
+    if already_archived(stores, across, &url, date)? {
         replay.summary.skip(SKIP_ARCHIVED);
         return Ok(None);
     }
