@@ -14,22 +14,13 @@ work=${1:-$(mktemp -d /tmp/harvest-compact-bench.XXXXXX)}
 mkdir -p "$work"
 echo "work folder: $work"
 
-figures() { # label, compact --json report
-  python3 -c '
-import json, sys
-r = json.load(sys.stdin)
-def line(s):
-    return (f"{s[\"packs\"]:>6} packs  {s[\"bytes\"]/1e6:8.1f} MB  median {s[\"median_bytes\"]/1e3:9.1f} KB"
-            f"  p10 {s[\"p10_bytes\"]/1e3:9.1f} KB  >=64MiB {100*s[\"large_share\"]:5.1f}%")
-print(f"{sys.argv[1]:<22} before {line(r[\"before\"])}")
-print(f"{\"\":<22} after  {line(r[\"after\"])}")
-print(f"{\"\":<22} merged {r[\"merged\"]} packs into {r[\"written\"]}, rows moved: {r[\"rows\"][\"pages\"]} pages, {r[\"rows\"][\"captures\"]} captures, {r[\"rows\"][\"digests\"]} digests")
-' "$1"
+figures() { # label < compact --json report
+  python3 "$root/deploy/bench/compact_figures.py" "$1"
 }
 
 check() { # config
   "$bin" -c "$1" fsck --quiet --json > "$work/fsck.json" || { cat "$work/fsck.json"; echo "fsck NOT clean"; exit 1; }
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(f"{\"\":<22} fsck clean: {r[\"packs\"]} packs, {r[\"pages\"]} pages, {r[\"captures\"]} captures verified {r[\"verified\"]}")' "$work/fsck.json"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("{:<20} fsck clean: {} packs, {} pages, {} captures, {} verified".format("", r["packs"], r["pages"], r["captures"], r["verified"]))' "$work/fsck.json"
 }
 
 # 1. The news demo.
@@ -39,7 +30,7 @@ t0=$(date +%s.%N)
 "$bin" -c "$news/harvest.toml" compact --quiet --json > "$work/news-compact.json"
 t1=$(date +%s.%N)
 figures "news demo" < "$work/news-compact.json"
-echo "                       compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
+echo "                     compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
 check "$news/harvest.toml"
 
 # 2. A month of daily runs.
@@ -56,5 +47,5 @@ t0=$(date +%s.%N)
 "$bin" -c "$month/harvest.toml" compact --quiet --json > "$work/month-compact.json"
 t1=$(date +%s.%N)
 figures "month of daily runs" < "$work/month-compact.json"
-echo "                       compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
+echo "                     compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
 check "$month/harvest.toml"
