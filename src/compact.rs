@@ -210,7 +210,11 @@ impl CompactReport {
             if self.dry_run { "dry run: " } else { "" },
             self.groups,
             self.merged,
-            if self.dry_run { "would be merged" } else { "merged" },
+            if self.dry_run {
+                "would be merged"
+            } else {
+                "merged"
+            },
             self.written,
             self.bytes_copied as f64 / 1e6
         ));
@@ -285,7 +289,9 @@ fn delete_if_there(store: &dyn PackStore, path: &str) -> Result<bool> {
 /// Writes `bytes` as `path` whole or not at all (a temporary name, then a rename).
 fn put_file(store: &dyn PackStore, path: &str, tmp: &str, bytes: &[u8]) -> Result<()> {
     delete_if_there(store, tmp)?;
-    let mut w = store.create(tmp).with_context(|| format!("creating {tmp}"))?;
+    let mut w = store
+        .create(tmp)
+        .with_context(|| format!("creating {tmp}"))?;
     w.append(bytes).with_context(|| format!("writing {tmp}"))?;
     w.close().with_context(|| format!("closing {tmp}"))?;
     store
@@ -323,7 +329,13 @@ pub fn finish_interrupted(packs: &dyn PackStore, index: &Index) -> Result<u64> {
             );
         }
         tracing::warn!(journal = %entry.path, pack = %journal.pack, "finishing an interrupted compaction");
-        finish(packs, index, &entry.path, &journal, &mut Relocated::default())?;
+        finish(
+            packs,
+            index,
+            &entry.path,
+            &journal,
+            &mut Relocated::default(),
+        )?;
         done += 1;
     }
     Ok(done)
@@ -394,9 +406,9 @@ fn finish(
 }
 
 /// Whether `bytes` (a whole pack) reads record by record to its end with no damage.
-fn reads_whole(bytes: &[u8]) -> bool {
+fn reads_whole(path: &str, bytes: &[u8]) -> bool {
     let mut end = 0u64;
-    for item in packer::warc::Resync::new(bytes) {
+    for item in packer::warc::Resync::for_pack(path, bytes) {
         match item {
             Ok((offset, length, _)) => {
                 if offset != end {
@@ -577,7 +589,7 @@ fn merge(
                 continue;
             }
         };
-        if !reads_whole(&bytes) {
+        if !reads_whole(&p.path, &bytes) {
             tracing::warn!(pack = %p.path, "a pack does not read whole; left out of the compaction (see harvest fsck)");
             report.skipped_damaged += 1;
             continue;
@@ -611,7 +623,13 @@ fn merge(
         &serde_json::to_vec_pretty(&journal)?,
     )?;
     crash_point("journaled");
-    finish(packs, &stores.index, &journal_path, &journal, &mut report.rows)?;
+    finish(
+        packs,
+        &stores.index,
+        &journal_path,
+        &journal,
+        &mut report.rows,
+    )?;
     report.merged += journal.sources.len() as u64;
     report.written += 1;
     report.bytes_copied += journal.sources.iter().map(|s| s.length).sum::<u64>();

@@ -470,7 +470,7 @@ pub fn check(
         // This pack's damaged regions, as they are now.
         let mut regions: Vec<RecordedRegion> = Vec::new();
         let mut new_regions = 0u64;
-        for item in Resync::new(&bytes) {
+        for item in Resync::for_pack(&entry.path, &bytes) {
             let (offset, length, record) = match item {
                 Ok(r) => r,
                 Err(d) if d.to_end => {

@@ -575,7 +575,7 @@ pub fn list_captures(
             .read_range(&pack.path, 0, pack.len)
             .with_context(|| format!("reading {}", pack.path))?;
         summary.files += 1;
-        for item in Resync::new(&bytes) {
+        for item in Resync::for_pack(&pack.path, &bytes) {
             let (offset, length, record) = match item {
                 Ok(r) => r,
                 Err(d) if d.to_end => {

@@ -60,7 +60,13 @@ fn count(report: &serde_json::Value, key: &str) -> u64 {
 }
 
 fn compact_json(ws: &Workspace, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec!["compact", "--json", "--quiet", "--target-bytes", "100000000"];
+    let mut args = vec![
+        "compact",
+        "--json",
+        "--quiet",
+        "--target-bytes",
+        "100000000",
+    ];
     args.extend_from_slice(extra);
     let out = ws.harvest(&args);
     serde_json::from_slice(&out.stdout).expect("compact --json prints JSON")
@@ -137,8 +143,15 @@ fn compact_merges_small_packs_and_every_row_follows() {
     let report = compact_json(&ws, &[]);
     eprintln!("{}", serde_json::to_string_pretty(&report).unwrap());
     assert_eq!(count(&report, "merged"), count(&dry, "merged"), "{report}");
-    assert_eq!(count(&report, "written"), count(&dry, "written"), "{report}");
-    assert_eq!(report["after"], dry["after"], "the dry run foretold the figures");
+    assert_eq!(
+        count(&report, "written"),
+        count(&dry, "written"),
+        "{report}"
+    );
+    assert_eq!(
+        report["after"], dry["after"],
+        "the dry run foretold the figures"
+    );
     let packs_after = ws.packs().len() as u64;
     assert_eq!(
         packs_after,
@@ -173,7 +186,10 @@ fn compact_merges_small_packs_and_every_row_follows() {
         .iter()
         .filter(|(u, loc)| rows_before[*u] != **loc)
         .count();
-    assert!(moved > 0 && moved as u64 == count(&report["rows"], "pages"), "{report}");
+    assert!(
+        moved > 0 && moved as u64 == count(&report["rows"], "pages"),
+        "{report}"
+    );
     for (url, body) in sample.iter().zip(&bodies_before) {
         assert_eq!(&ws.harvest(&["get", url]).stdout, body, "{url}");
     }
@@ -222,7 +238,11 @@ fn a_compaction_killed_at_any_step_is_finished_by_fsck_and_the_next_compact() {
         let journal = left.iter().any(|f| f.ends_with(".json"));
         assert_eq!(journal, step != "written", "{step}: {left:?}");
         let part = left.iter().any(|f| f.ends_with(".part"));
-        assert_eq!(part, step == "written" || step == "journaled", "{step}: {left:?}");
+        assert_eq!(
+            part,
+            step == "written" || step == "journaled",
+            "{step}: {left:?}"
+        );
 
         // fsck finishes what the journal names, then finds the archive as it was.
         let (code, report) = ws.fsck_json(false);
@@ -233,7 +253,11 @@ fn a_compaction_killed_at_any_step_is_finished_by_fsck_and_the_next_compact() {
             "{step}: {report}"
         );
         for key in ["pages", "captures", "verified", "unindexed", "records"] {
-            assert_eq!(count(&report, key), count(&before, key), "{step} {key}: {report}");
+            assert_eq!(
+                count(&report, key),
+                count(&before, key),
+                "{step} {key}: {report}"
+            );
         }
         assert!(
             compact_files(&ws).iter().all(|f| f.ends_with(".part")),
@@ -253,7 +277,11 @@ fn a_compaction_killed_at_any_step_is_finished_by_fsck_and_the_next_compact() {
         let (code, report) = ws.fsck_json(false);
         assert_eq!(code, Some(0), "{step}: {report}");
         for key in ["pages", "captures", "verified", "unindexed", "records"] {
-            assert_eq!(count(&report, key), count(&before, key), "{step} {key}: {report}");
+            assert_eq!(
+                count(&report, key),
+                count(&before, key),
+                "{step} {key}: {report}"
+            );
         }
         assert_eq!(records(&ws), records_before, "{step}: every record once");
         let rows = page_rows(&ws);

@@ -1002,7 +1002,10 @@ mod tests {
         let day = "news/2024/05/01/news-20240501-c3-20240502101112-00000-k7q2mxa4.warc.gz";
         assert!(PackName::parse(day).is_some());
         assert_eq!(MonthPackName::parse(day), None);
-        assert_eq!(MonthPackName::parse("news/2024/13/news-202413-20240602101112-00003-k7q2mxa4.warc.gz"), None);
+        assert_eq!(
+            MonthPackName::parse("news/2024/13/news-202413-20240602101112-00003-k7q2mxa4.warc.gz"),
+            None
+        );
         assert_eq!(MonthPackName::parse(&format!("{path}.part")), None);
     }
 
