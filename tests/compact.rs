@@ -208,6 +208,40 @@ fn compact_merges_small_packs_and_every_row_follows() {
     let (code, reindexed) = ws.fsck_json(false);
     assert_eq!(code, Some(0), "{reindexed}");
     assert_eq!(count(&reindexed, "pages"), count(&before, "pages"));
+
+    // Damage in a month pack costs the damaged record, not the packs after it in the file:
+    // fsck reads on into the next original pack (its warcinfo is a name of the month).
+    let month_pack = ws
+        .packs()
+        .into_iter()
+        .find(|p| packer::MonthPackName::parse(&p.to_string_lossy()).is_some())
+        .expect("a month pack");
+    let mut bytes = std::fs::read(&month_pack).expect("read");
+    // A response a third of the way in (its warcinfo stays readable).
+    let responses: Vec<(u64, u64)> = packer::warc::RecordIter::new(&bytes)
+        .map(|r| r.expect("readable"))
+        .filter(|(_, _, rec)| rec.record_type() == Some("response"))
+        .map(|(o, l, _)| (o, l))
+        .collect();
+    let (at, len) = responses[responses.len() / 3];
+    let mid = (at + len / 2) as usize;
+    for b in &mut bytes[mid..mid + 8] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&month_pack, &bytes).expect("write");
+    let (code, damaged) = ws.fsck_json(false);
+    assert_eq!(code, Some(1), "{damaged}");
+    assert_eq!(count(&damaged, "torn"), 0, "{damaged}");
+    assert_eq!(count(&damaged, "damaged"), 1, "{damaged}");
+    assert_eq!(
+        count(&damaged, "records"),
+        count(&reindexed, "records") - 1,
+        "{damaged}"
+    );
+    assert!(
+        count(&damaged, "verified") + 1 >= count(&reindexed, "verified"),
+        "{damaged}"
+    );
 }
 
 #[test]
