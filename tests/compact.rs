@@ -210,20 +210,27 @@ fn compact_merges_small_packs_and_every_row_follows() {
     assert_eq!(count(&reindexed, "pages"), count(&before, "pages"));
 
     // Damage in a month pack costs the damaged record, not the packs after it in the file:
-    // fsck reads on into the next original pack (its warcinfo is a name of the month).
+    // fsck reads on into the next original pack (its warcinfo is a name of the month; a
+    // plain resync would take it for a WARC file inside a record and cut the rest as torn).
     let month_pack = ws
         .packs()
         .into_iter()
         .find(|p| packer::MonthPackName::parse(&p.to_string_lossy()).is_some())
         .expect("a month pack");
     let mut bytes = std::fs::read(&month_pack).expect("read");
-    // A response a third of the way in (its warcinfo stays readable).
-    let responses: Vec<(u64, u64)> = packer::warc::RecordIter::new(&bytes)
+    // The last record of the first original pack: the next record to read is the second
+    // original pack's warcinfo.
+    let records_in: Vec<(u64, u64, bool)> = packer::warc::RecordIter::new(&bytes)
         .map(|r| r.expect("readable"))
-        .filter(|(_, _, rec)| rec.record_type() == Some("response"))
-        .map(|(o, l, _)| (o, l))
+        .map(|(o, l, rec)| (o, l, rec.record_type() == Some("warcinfo")))
         .collect();
-    let (at, len) = responses[responses.len() / 3];
+    let second = records_in
+        .iter()
+        .skip(1)
+        .position(|r| r.2)
+        .expect("a second original pack")
+        + 1;
+    let (at, len, _) = records_in[second - 1];
     let mid = (at + len / 2) as usize;
     for b in &mut bytes[mid..mid + 8] {
         *b ^= 0x5a;

@@ -2019,10 +2019,10 @@ mod tests {
         format!("<p>page {i}</p>").repeat(20 + i * 7).into_bytes()
     }
 
-    /// A month pack holds whole packs one after the other (`harvest compact`): damage in
-    /// the first costs only the damaged record; the second pack's warcinfo (a name of the
-    /// month) and records are found again. A plain `Resync` of the same bytes stops at the
-    /// first pack's warcinfo.
+    /// A month pack holds whole packs one after the other (`harvest compact`): damage at
+    /// the end of the first costs only the damaged record; the second pack's warcinfo (a name
+    /// of the month) and records are found again. A plain `Resync` of the same bytes takes
+    /// them for another file's and ends in a torn tail.
     #[test]
     fn resync_in_a_month_pack_goes_on_into_the_next_pack() {
         let pack_named = |name: &str, n: usize| {
@@ -2041,8 +2041,9 @@ mod tests {
             .map(|r| r.map(|(o, l, _)| (o, l)).unwrap())
             .collect();
         assert_eq!(whole.len(), 9);
-        // Damage the second record of the first pack.
-        let (at, len) = whole[1];
+        // Damage the last record of the first pack: the next record to read is the second
+        // pack's warcinfo.
+        let (at, len) = whole[4];
         for b in &mut month[(at + len / 2) as usize..(at + len / 2 + 8) as usize] {
             *b ^= 0x5a;
         }
@@ -2053,8 +2054,9 @@ mod tests {
                 Err(d) => Err((d.offset, d.length, d.to_end)),
             })
             .collect();
-        let mut expected: Vec<Resynced> = vec![Ok(whole[0]), Err((at, len, false))];
-        expected.extend(whole[2..].iter().map(|&r| Ok(r)));
+        let mut expected: Vec<Resynced> = whole[..4].iter().map(|&r| Ok(r)).collect();
+        expected.push(Err((at, len, false)));
+        expected.extend(whole[5..].iter().map(|&r| Ok(r)));
         assert_eq!(read, expected);
         // Without the month pack's name the second pack's records are another file's.
         let plain = resynced(&month);
