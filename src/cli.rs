@@ -77,6 +77,12 @@ pub enum Command {
     /// dedup and near-duplicate linking. Needs an empty index (or
     /// --replace) and no running `harvest serve`.
     Reindex(ReindexArgs),
+    /// Merge a (topic, month)'s small packs into large ones (up to
+    /// [storage] max_pack_bytes or --target-bytes) and move their index rows
+    /// with them; the old packs are deleted once no row points at them. A
+    /// killed compaction is finished by the next writer, fsck or compact.
+    /// Packs of running crawls, damaged packs and large packs are left out.
+    Compact(CompactArgs),
     /// Bring WARC files written by other tools (wget --warc-file, Heritrix,
     /// warcio, Browsertrix) into the archive: each HTML response (and
     /// identical-payload revisit) is extracted, classified, deduplicated,
@@ -517,6 +523,29 @@ pub struct ReindexArgs {
     #[arg(long)]
     pub replace: bool,
     /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// Only this topic's packs (a topic label, as in the pack folders).
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Only this month's packs (YYYY-MM).
+    #[arg(long)]
+    pub month: Option<String>,
+    /// Print what would be merged; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Fill new packs up to this many bytes; packs this large are left
+    /// as they are (default: [storage] max_pack_bytes, 1 GiB).
+    #[arg(long)]
+    pub target_bytes: Option<u64>,
+    /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
     /// No progress lines on stderr.

@@ -205,6 +205,9 @@ pub struct FsckReport {
     pub text_files_unlisted: u64,
     /// With `--repair`: those files removed.
     pub removed_text_files: u64,
+    /// Compactions a killed `harvest compact` left half done, finished before the check
+    /// (`crate::compact::finish_interrupted`).
+    pub compactions_finished: u64,
     /// Wall time.
     pub secs: f64,
     /// The first problems found.
@@ -408,6 +411,11 @@ pub fn check(
 ) -> Result<FsckReport> {
     let started = Instant::now();
     let mut report = FsckReport::default();
+    if stores.read_only_copy.is_none() {
+        report.compactions_finished =
+            crate::compact::finish_interrupted(stores.packs.as_ref(), &stores.index)
+                .context("finishing an interrupted compaction")?;
+    }
     // pack path -> offset -> what should be there.
     let mut expected: HashMap<String, HashMap<u64, Expected>> = HashMap::new();
     let mut add = |loc: &indexer::PackLocation, e: Expected| {
@@ -521,7 +529,7 @@ pub fn check(
         // This pack's damaged regions, as they are now.
         let mut regions: Vec<RecordedRegion> = Vec::new();
         let mut new_regions = 0u64;
-        for item in Resync::new(&bytes) {
+        for item in Resync::for_pack(&entry.path, &bytes) {
             let (offset, length, record) = match item {
                 Ok(r) => r,
                 Err(d) if d.to_end => {

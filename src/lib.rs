@@ -6,6 +6,7 @@
 pub mod cdxj;
 pub mod cli;
 pub mod commands;
+pub mod compact;
 pub mod config;
 pub mod dedup;
 pub mod demo;

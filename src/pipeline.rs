@@ -310,7 +310,7 @@ pub const CRASH_AFTER_TEXT: &str = "HARVEST_CRASH_AFTER_TEXT";
 
 /// SIGKILL to this process (for [`CRASH_AFTER_PACKED`]).
 #[allow(unsafe_code)]
-fn kill_this_process() {
+pub(crate) fn kill_this_process() {
     // SAFETY: raise(3) with a valid signal number; SIGKILL ends the process
     // here, as `kill -9` from outside would.
     unsafe {

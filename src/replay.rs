@@ -193,10 +193,15 @@ impl ReplaySummary {
 }
 
 /// The topic label and cluster of a pack from its path: the first folder
-/// is the (sanitised) topic, the file name carries `c{cluster}`.
+/// is the (sanitised) topic, the file name carries `c{cluster}` (0 for a
+/// month pack of `harvest compact`).
 pub fn pack_place(path: &str, labels: &[String]) -> Option<(String, u32)> {
     let (folder, _) = path.split_once('/')?;
-    let cluster = packer::PackName::parse(path)?.cluster;
+    // A month pack (`harvest compact`) holds several days and clusters: cluster 0.
+    let cluster = match packer::PackName::parse(path) {
+        Some(n) => n.cluster,
+        None => packer::MonthPackName::parse(path).map(|_| 0)?,
+    };
     let topic = labels
         .iter()
         .find(|l| packer::sanitize_topic(l) == folder)
@@ -570,7 +575,7 @@ pub fn list_captures(
             .read_range(&pack.path, 0, pack.len)
             .with_context(|| format!("reading {}", pack.path))?;
         summary.files += 1;
-        for item in Resync::new(&bytes) {
+        for item in Resync::for_pack(&pack.path, &bytes) {
             let (offset, length, record) = match item {
                 Ok(r) => r,
                 Err(d) if d.to_end => {

@@ -271,6 +271,14 @@ impl Stores {
                     recovered.batches
                 ));
             }
+            // A compaction a killed process left half done (its journal in the pack store).
+            let compactions = crate::compact::finish_interrupted(packs.as_ref(), &index)
+                .context("cannot finish an interrupted compaction")?;
+            if compactions > 0 {
+                crate::logline::say(&format!(
+                    "harvest: {compactions} compaction(s) interrupted by a crash were finished"
+                ));
+            }
             if recovered.text_removed > 0 {
                 crate::logline::say(&format!(
                     "harvest: the words of {} page(s) a crash left without rows were removed from the text index",

@@ -24,6 +24,7 @@ pub mod overlay;
 pub mod pages;
 pub mod query;
 pub mod record;
+pub mod relocate;
 pub mod search;
 pub mod store;
 pub mod text;
@@ -52,6 +53,7 @@ pub use overlay::InFlight;
 pub use pages::{PageDetail, PageId};
 pub use query::{Bounds, GroupBy, Interval, PageHit, Query, Sort, StatsQuery, StatsRow};
 pub use record::{DigestEntry, PackLocation, PageRecord, UrlState, PUBLISHED_FROM_FETCH};
+pub use relocate::{Moved, Relocated};
 pub use search::{Cursor, SearchPage, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_SORTED_MATCHES};
 pub use store::{
     bucket_regions, create_tables, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan,

@@ -242,6 +242,98 @@ impl PackName {
     }
 }
 
+/// The name of a pack made by merging a (topic, month)'s packs (`harvest compact`):
+/// `{topic}/{yyyy}/{mm}/{topic}-{yyyymm}-{created}-{part}-{writer}.warc.gz`, in the month's
+/// folder beside its day folders. It holds whole packs of that month one after the other
+/// (each with its own warcinfo first), so it carries no single day or cluster; a `Packer`
+/// never writes to it (its families live in the day folders). [`PackName::parse`] does not
+/// read it (the month folder is no day folder); [`MonthPackName::parse`] does.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MonthPackName {
+    /// Sanitised topic (the first path segment).
+    pub topic: String,
+    /// Year of the month.
+    pub year: i32,
+    /// Month (1..=12).
+    pub month: u32,
+    /// Part: distinguishes the packs one writer makes for a month.
+    pub part: u32,
+    /// Creation time and writer token, as in [`PackOrigin`].
+    pub origin: PackOrigin,
+}
+
+impl MonthPackName {
+    /// Store-relative path: `{topic}/{yyyy}/{mm}/{file_name}`.
+    pub fn path(&self) -> String {
+        format!(
+            "{}/{:04}/{:02}/{}",
+            sanitize_topic(&self.topic),
+            self.year,
+            self.month,
+            self.file_name()
+        )
+    }
+
+    /// The file name alone (unique across folders: it repeats topic and month).
+    pub fn file_name(&self) -> String {
+        format!(
+            "{}-{:04}{:02}-{}-{:0width$}-{}{PACK_EXTENSION}",
+            sanitize_topic(&self.topic),
+            self.year,
+            self.month,
+            self.origin.created.format(CREATED_FORMAT),
+            self.part,
+            self.origin.writer,
+            width = PART_DIGITS
+        )
+    }
+
+    /// Reads a month pack path (only the last four segments are read, so a path below a
+    /// prefix parses too). `None` for anything else (day packs included).
+    pub fn parse(path: &str) -> Option<MonthPackName> {
+        let mut segments = path.rsplit('/');
+        let file = segments.next()?;
+        let month: u32 = digits(segments.next()?, 2)?;
+        let year: i32 = digits(segments.next()?, 4)?;
+        let topic = segments.next()?;
+        if topic.is_empty() || sanitize_topic(topic) != topic || !(1..=12).contains(&month) {
+            return None;
+        }
+        let stem = file.strip_suffix(PACK_EXTENSION)?;
+        let rest = stem.strip_prefix(&format!("{topic}-{year:04}{month:02}-"))?;
+        let mut fields = rest.split('-');
+        let created = fields.next()?;
+        if created.len() != 14 || !created.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let created = NaiveDateTime::parse_from_str(created, CREATED_FORMAT).ok()?;
+        let part_field = fields.next()?;
+        if part_field.len() < PART_DIGITS {
+            return None;
+        }
+        let part = digits(part_field, 0)?;
+        let writer = fields.next()?;
+        if writer.is_empty()
+            || !writer
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            || fields.next().is_some()
+        {
+            return None;
+        }
+        Some(MonthPackName {
+            topic: topic.to_string(),
+            year,
+            month,
+            part,
+            origin: PackOrigin {
+                created,
+                writer: writer.to_string(),
+            },
+        })
+    }
+}
+
 /// `text` as a number if it is all ASCII digits (and exactly `len` of them, unless 0).
 fn digits<T: std::str::FromStr>(text: &str, len: usize) -> Option<T> {
     if text.is_empty()
@@ -883,6 +975,40 @@ impl Drop for Packer {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn month_pack_names_round_trip_and_are_no_day_names() {
+        let name = MonthPackName {
+            topic: "news".into(),
+            year: 2024,
+            month: 5,
+            part: 3,
+            origin: PackOrigin {
+                created: NaiveDate::from_ymd_opt(2024, 6, 2)
+                    .unwrap()
+                    .and_hms_opt(10, 11, 12)
+                    .unwrap(),
+                writer: "k7q2mxa4".into(),
+            },
+        };
+        let path = name.path();
+        assert_eq!(
+            path,
+            "news/2024/05/news-202405-20240602101112-00003-k7q2mxa4.warc.gz"
+        );
+        assert_eq!(MonthPackName::parse(&path), Some(name.clone()));
+        assert_eq!(MonthPackName::parse(&format!("root/{path}")), Some(name));
+        assert_eq!(PackName::parse(&path), None);
+        let day = "news/2024/05/01/news-20240501-c3-20240502101112-00000-k7q2mxa4.warc.gz";
+        assert!(PackName::parse(day).is_some());
+        assert_eq!(MonthPackName::parse(day), None);
+        assert_eq!(
+            MonthPackName::parse("news/2024/13/news-202413-20240602101112-00003-k7q2mxa4.warc.gz"),
+            None
+        );
+        assert_eq!(MonthPackName::parse(&format!("{path}.part")), None);
+    }
+
     use super::*;
     use crate::local::LocalPackStore;
 

@@ -902,7 +902,11 @@ const RECORD_START: &[u8] = b"WARC/1.";
 /// `WARC/1.` (in an uncompressed pack: a line starting `WARC/1.` that parses as a record).
 /// When the pack's records name a warcinfo record (`WARC-Warcinfo-ID`, as every record of a
 /// harvest pack after the first does), a record found so must name the same one: a WARC file
-/// archived inside a record's block is not taken for the pack's own records.
+/// archived inside a record's block is not taken for the pack's own records. A month pack
+/// of `harvest compact` ([`Resync::for_pack`]) holds several packs one after the other, each
+/// starting with its own warcinfo: there a record may name any warcinfo the pack has shown,
+/// and a warcinfo record whose `WARC-Filename` is one of that (topic, month)'s pack names
+/// starts the next of them.
 ///
 /// Damage with no readable record after it is yielded with [`Damage::to_end`] set, and the
 /// iteration ends. Records are yielded as by [`RecordIter`] until the first damage.
@@ -914,8 +918,12 @@ pub struct Resync<'a> {
     found: Option<(WarcRecord, usize)>,
     /// Whether the pack's records are gzip members (known after the first readable one).
     gzipped: Option<bool>,
-    /// The warcinfo record the pack's records name.
-    warcinfo: Option<String>,
+    /// The warcinfo records the pack's records name.
+    named: Vec<String>,
+    /// The ids of the warcinfo records read.
+    infos: Vec<String>,
+    /// In a month pack: the start of the file names of the packs it holds.
+    segments: Option<String>,
     done: bool,
 }
 
@@ -927,9 +935,20 @@ impl<'a> Resync<'a> {
             offset: 0,
             found: None,
             gzipped: None,
-            warcinfo: None,
+            named: Vec::new(),
+            infos: Vec::new(),
+            segments: None,
             done: false,
         }
+    }
+
+    /// Iterates over `data`, the whole pack at `path`: as [`Resync::new`], and for a month
+    /// pack ([`crate::MonthPackName`]) past damage into the next pack it holds.
+    pub fn for_pack(path: &str, data: &'a [u8]) -> Self {
+        let mut it = Self::new(data);
+        it.segments = crate::MonthPackName::parse(path)
+            .map(|m| format!("{}-{:04}{:02}", m.topic, m.year, m.month));
+        it
     }
 
     /// Remembers what a readable record at `at` says about the pack.
@@ -937,8 +956,17 @@ impl<'a> Resync<'a> {
         if self.gzipped.is_none() {
             self.gzipped = Some(self.data[at..].starts_with(&GZIP_MAGIC));
         }
-        if self.warcinfo.is_none() {
-            self.warcinfo = record.header(header::WARCINFO_ID).map(str::to_string);
+        if let Some(id) = record.header(header::WARCINFO_ID) {
+            if !self.named.iter().any(|n| n == id) {
+                self.named.push(id.to_string());
+            }
+        }
+        if record.record_type() == Some(record_type::WARCINFO) {
+            if let Some(id) = record.record_id() {
+                if !self.infos.iter().any(|n| n == id) {
+                    self.infos.push(id.to_string());
+                }
+            }
         }
     }
 
@@ -988,11 +1016,21 @@ impl<'a> Resync<'a> {
             return None;
         }
         let (record, len) = record_at(data).ok()?;
-        let named = record.header(header::WARCINFO_ID);
-        match &self.warcinfo {
-            Some(id) if named != Some(id.as_str()) => None,
-            _ => Some((record, len)),
+        if self.named.is_empty() {
+            return Some((record, len));
         }
+        let known = |id: &str| self.named.iter().chain(&self.infos).any(|n| n == id);
+        if record.header(header::WARCINFO_ID).is_some_and(known) {
+            return Some((record, len));
+        }
+        // A month pack: the warcinfo that starts the next pack it holds.
+        let starts_segment = self.segments.as_deref().is_some_and(|prefix| {
+            record.record_type() == Some(record_type::WARCINFO)
+                && record
+                    .header(header::FILENAME)
+                    .is_some_and(|f| f.starts_with(prefix) && f.ends_with(".warc.gz"))
+        });
+        starts_segment.then_some((record, len))
     }
 }
 
@@ -1979,6 +2017,54 @@ mod tests {
 
     fn page(i: usize) -> Vec<u8> {
         format!("<p>page {i}</p>").repeat(20 + i * 7).into_bytes()
+    }
+
+    /// A month pack holds whole packs one after the other (`harvest compact`): damage at
+    /// the end of the first costs only the damaged record; the second pack's warcinfo (a name
+    /// of the month) and records are found again. A plain `Resync` of the same bytes takes
+    /// them for another file's and ends in a torn tail.
+    #[test]
+    fn resync_in_a_month_pack_goes_on_into_the_next_pack() {
+        let pack_named = |name: &str, n: usize| {
+            let info = encode_warcinfo(name, &[]);
+            let mut pack = info.member(None);
+            for i in 0..n {
+                pack.extend_from_slice(&response(&page(i)).member(Some(&info.record_id)));
+            }
+            pack
+        };
+        let first = pack_named("news-20240501-c0-20240502101112-00000-k7q2mxa4.warc.gz", 4);
+        let second = pack_named("news-20240503-c1-20240504101112-00000-abcdefgh.warc.gz", 3);
+        let mut month = first.clone();
+        month.extend_from_slice(&second);
+        let whole: Vec<(u64, u64)> = RecordIter::new(&month)
+            .map(|r| r.map(|(o, l, _)| (o, l)).unwrap())
+            .collect();
+        assert_eq!(whole.len(), 9);
+        // Damage the last record of the first pack: the next record to read is the second
+        // pack's warcinfo.
+        let (at, len) = whole[4];
+        for b in &mut month[(at + len / 2) as usize..(at + len / 2 + 8) as usize] {
+            *b ^= 0x5a;
+        }
+        let path = "news/2024/05/news-202405-20240601000000-00000-zzzzzzzz.warc.gz";
+        let read: Vec<Resynced> = Resync::for_pack(path, &month)
+            .map(|item| match item {
+                Ok((o, l, _)) => Ok((o, l)),
+                Err(d) => Err((d.offset, d.length, d.to_end)),
+            })
+            .collect();
+        let mut expected: Vec<Resynced> = whole[..4].iter().map(|&r| Ok(r)).collect();
+        expected.push(Err((at, len, false)));
+        expected.extend(whole[5..].iter().map(|&r| Ok(r)));
+        assert_eq!(read, expected);
+        // Without the month pack's name the second pack's records are another file's.
+        let plain = resynced(&month);
+        assert_eq!(plain.len(), 5, "{plain:?}");
+        assert!(matches!(plain[4], Err((_, _, true))), "{plain:?}");
+        // A warcinfo of another month does not start a pack of this one.
+        let other = "news/2024/06/news-202406-20240701000000-00000-zzzzzzzz.warc.gz";
+        assert_eq!(Resync::for_pack(other, &month).count(), 5);
     }
 
     /// Offsets and lengths of what [`Resync`] yields: records as `Ok`, damage as `Err`
