@@ -1752,6 +1752,14 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         }
         other => other,
     };
+    // `Source: Al Jazeera News` on a page whose `og:site_name` is `Al
+    // Jazeera`: the outlet as it names itself on all its pages.
+    let named_media = named_media.map(|m| {
+        meta_value(&metas, "og:site_name")
+            .and_then(media::name_value)
+            .filter(|s| *s != m && !media::domain_like(s) && media::same_outlet(&m, s))
+            .unwrap_or(m)
+    });
     let mut media_from_host = named_media.is_none() && url.host_str().is_some();
     // `三立新聞網 SETN.COM`, `端傳媒 Initium Media`: a Chinese name with its
     // Latin form after it is the Chinese name, as source labels give it.
