@@ -1055,9 +1055,8 @@ fn drive_news_media(
     )?;
     check_chart(page, &grouped)?;
     let shown = legend_names(page)?;
-    let allowed = |n: &str| {
-        outlets.iter().any(|o| o == n) || n == host || NEWS_AGENCIES.contains(&n)
-    };
+    let allowed =
+        |n: &str| outlets.iter().any(|o| o == n) || n == host || NEWS_AGENCIES.contains(&n);
     let strays: Vec<&String> = shown.iter().filter(|n| !allowed(n)).collect();
     ensure!(
         strays.is_empty(),
@@ -1080,7 +1079,10 @@ fn drive_news_media(
 
     // The media filter with each outlet whose name holds a space.
     let spaced: Vec<&String> = outlets.iter().filter(|o| o.contains(' ')).collect();
-    ensure!(!spaced.is_empty(), "no outlet name with a space: {outlets:?}");
+    ensure!(
+        !spaced.is_empty(),
+        "no outlet name with a space: {outlets:?}"
+    );
     for outlet in spaced {
         let expected = pages_of(&grouped, outlet);
         ensure!(expected > 0, "{outlet:?} has no pages: {grouped}");

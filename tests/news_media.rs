@@ -111,10 +111,7 @@ fn every_news_demo_page_is_named_by_its_outlet_or_its_host() {
         wrong.join("\n")
     );
     // Nine outlets, the host, and the agencies credited.
-    assert!(
-        by_media.len() <= 10 + AGENCIES.len(),
-        "media: {by_media:?}"
-    );
+    assert!(by_media.len() <= 10 + AGENCIES.len(), "media: {by_media:?}");
     eprintln!(
         "news demo: {} pages, {hubs} hub pages named by their host, {credited} credited to an agency; media {by_media:?}",
         pages.len()

@@ -2203,14 +2203,20 @@ mod tests {
             \"biggest prisons for journalists\", a ranking the government has rejected \
             in the past and rejects again this year.- Source:-Al Jazeera News";
         assert!(closing.chars().count() > MAX_CREDIT_LINE_CHARS);
-        assert_eq!(labelled_media([closing]).as_deref(), Some("Al Jazeera News"));
+        assert_eq!(
+            labelled_media([closing]).as_deref(),
+            Some("Al Jazeera News")
+        );
         let agency = "\"Even when we were 3-1 down we had lots of chances to score but we \
             didn't take them. We made unacceptable mistakes and handed the game to \
             them.\" Source:-AFP news agency";
         assert_eq!(labelled_media([agency]).as_deref(), Some("AFP"));
         // A long line that opens with its label.
         let opening = format!("Source: Reuters {}", "word ".repeat(40));
-        assert_eq!(labelled_media([opening.as_str()]).as_deref(), Some("Reuters"));
+        assert_eq!(
+            labelled_media([opening.as_str()]).as_deref(),
+            Some("Reuters")
+        );
         // Short lines are bylines and credit lines: read as before.
         assert_eq!(
             labelled_media(["Published 2:45 p.m. EDT, June 12, 2024 · Source: AP"]).as_deref(),
@@ -2252,7 +2258,10 @@ mod tests {
         );
         assert_eq!(labelled_media(["Source: t.co"]), None);
         assert_eq!(labelled_media(["Source: dw.com/en/x"]), None);
-        assert_eq!(labelled_media(["Source: dw.com"]).as_deref(), Some("dw.com"));
+        assert_eq!(
+            labelled_media(["Source: dw.com"]).as_deref(),
+            Some("dw.com")
+        );
         assert_eq!(
             labelled_media(["来源：《求是》2024/23"]).as_deref(),
             Some("求是")
