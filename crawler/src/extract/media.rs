@@ -586,12 +586,13 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
             let name = c.get(1)?;
             let after = &f[name.end()..];
             // `…, says an analyst. Source: Gov.UK However, Sir James added
-            // …`: in running prose a label credits the article only where
-            // it opens the line or its clause closes it (`… the game.
-            // Source: AFP news agency`); one inside the prose credits a
-            // figure or a list the text quotes.
+            // …`: in running prose (a long line with a sentence before the
+            // label; a portal's long toolbar line has none) a label credits
+            // the article only where its clause closes the line (`… the
+            // game. Source: AFP news agency`); one inside the prose credits
+            // a figure or a list the text quotes.
             if l.chars().count() > MAX_CREDIT_LINE_CHARS
-                && !before.is_empty()
+                && RE_SENTENCE_END.is_match(&f[..whole.start()])
                 && !closes_line(after)
             {
                 return None;
@@ -623,6 +624,10 @@ const MAX_CREDIT_LINE_CHARS: usize = 160;
 /// Most characters a credit's clause may run on after its name to the end of
 /// its line (`AFP news agency`, `Al Jazeera and news agencies`).
 const MAX_CREDIT_TAIL_CHARS: usize = 40;
+
+/// The end of a sentence inside a line: `. `, `! `, `? ` before more text,
+/// or a Chinese full stop.
+static RE_SENTENCE_END: LazyLock<Regex> = LazyLock::new(|| re(r#"[.!?]["'”’)]?\s+\S|[。！？]"#));
 
 /// Whether what follows a credit's name, `after`, ends its line within the
 /// credit's clause: a few words, no sentence after them.
@@ -2187,7 +2192,7 @@ mod tests {
     /// still credits the article.
     #[test]
     fn a_source_label_inside_running_prose_is_no_credit() {
-        let prose = "When you apply for a divorce you must prove your marriage has \
+        let prose = "A marriage must have irretrievably broken down. When you apply for a divorce you must prove your marriage has \
             broken down and give one of the following five reasons: Source: Gov.UK \
             However, Sir James added: \"Parliament has decreed that it is not a ground \
             for divorce that you find yourself in a wretchedly unhappy marriage.\"";
@@ -2216,6 +2221,16 @@ mod tests {
         assert_eq!(
             labelled_media([opening.as_str()]).as_deref(),
             Some("Reuters")
+        );
+        // A portal's long header line is no prose: its label counts.
+        let toolbar = format!(
+            "2024-03-08 10:25 来源：中国证券报 作者：王希 {}",
+            "分享到 微信 微博 QQ空间 ".repeat(12)
+        );
+        assert!(toolbar.chars().count() > MAX_CREDIT_LINE_CHARS);
+        assert_eq!(
+            labelled_media([toolbar.as_str()]).as_deref(),
+            Some("中国证券报")
         );
         // Short lines are bylines and credit lines: read as before.
         assert_eq!(
