@@ -15,6 +15,12 @@
 //! (auto interval, every bar in view) and its colours per media
 //! (`target/browser/harvest-chart.png`).
 //!
+//! A fourth server, on the news demo's site (3,824 real articles of nine
+//! outlets), checks that the chart stacked by media names only the outlets
+//! (one name each), the host of the hub pages and the agencies the articles
+//! credit, and that the media filter takes an outlet's name with its space
+//! (issue 42; `target/browser/harvest-news-media.png`).
+//!
 //! Needs /usr/bin/chromium: `deploy/test-deps.sh` installs it (`deploy/test.sh` runs it).
 //! Without it the test fails; it never skips.
 
@@ -996,6 +1002,151 @@ fn drive_many_media(page: &mut Page, base: &str, shot: &Path) -> CdpResult<()> {
     Ok(())
 }
 
+/// Wire agencies a news demo article may be credited to (its dateline or
+/// source line names them: the agency that filed the story is its media).
+const NEWS_AGENCIES: [&str; 2] = ["Reuters", "AFP"];
+
+/// The names the chart stacked by media shows: each legend entry's series,
+/// and the names an "other" entry sums (its title).
+fn legend_names(page: &mut Page) -> CdpResult<Vec<String>> {
+    let legend = page.eval(
+        "[...document.querySelectorAll('#legend li')].map(li => li.dataset.other === '1' ? li.title : li.dataset.series)",
+    )?;
+    Ok(legend
+        .as_array()
+        .ok_or(format!("legend: {legend}"))?
+        .iter()
+        .filter_map(Value::as_str)
+        .flat_map(|s| s.split(", "))
+        .map(String::from)
+        .collect())
+}
+
+/// Issue 42 item 5: the news demo's pages stacked by media are the nine
+/// outlets, each under one name, the host of the hub pages and the agencies
+/// the articles credit; nothing else (no `Al Jazeera News` beside `Al
+/// Jazeera`, no `Gov.UK However`, no person, no `bit.ly`). The media filter
+/// takes an outlet's name with its space (`Al Jazeera`, not `Al` and
+/// `Jazeera`) and gives that outlet's pages.
+fn drive_news_media(
+    page: &mut Page,
+    base: &str,
+    outlets: &[String],
+    host: &str,
+    shot: &Path,
+) -> CdpResult<()> {
+    page.navigate(&format!("{base}/"), UI_TIMEOUT)?;
+    page.wait_for(
+        "the UI to start",
+        "document.body.dataset.ready === '1'",
+        UI_TIMEOUT,
+    )?;
+    wait_chart(page, "interval=")?;
+    page.eval(
+        "(s => { s.value = 'media'; s.dispatchEvent(new Event('change', {bubbles: true})); })(document.getElementById('group_by'))",
+    )?;
+    wait_chart(page, "group_by=media")?;
+    let params = page.eval("document.getElementById('chart').dataset.params")?;
+    let params = params.as_str().unwrap_or_default().to_string();
+    let grouped = fetch_json(
+        page,
+        "/api/stats",
+        &format!("new URLSearchParams({})", js(&params)),
+    )?;
+    check_chart(page, &grouped)?;
+    let shown = legend_names(page)?;
+    let allowed =
+        |n: &str| outlets.iter().any(|o| o == n) || n == host || NEWS_AGENCIES.contains(&n);
+    let strays: Vec<&String> = shown.iter().filter(|n| !allowed(n)).collect();
+    ensure!(
+        strays.is_empty(),
+        "the chart by media shows names that are no outlet, host or credited agency: {strays:?} (all: {shown:?})"
+    );
+    let missing: Vec<&String> = outlets.iter().filter(|o| !shown.contains(o)).collect();
+    ensure!(
+        missing.is_empty() && shown.iter().any(|n| n == host),
+        "the chart by media lacks {missing:?} or the host {host} (all: {shown:?})"
+    );
+    let pages_of = |stats: &Value, name: &str| -> u64 {
+        stats["series"].as_array().map_or(0, |a| {
+            a.iter()
+                .filter(|s| s["name"] == name)
+                .flat_map(|s| s["counts"].as_array().cloned().unwrap_or_default())
+                .map(|c| c.as_u64().unwrap_or(0))
+                .sum()
+        })
+    };
+
+    // The media filter with each outlet whose name holds a space.
+    let spaced: Vec<&String> = outlets.iter().filter(|o| o.contains(' ')).collect();
+    ensure!(
+        !spaced.is_empty(),
+        "no outlet name with a space: {outlets:?}"
+    );
+    for outlet in spaced {
+        let expected = pages_of(&grouped, outlet);
+        ensure!(expected > 0, "{outlet:?} has no pages: {grouped}");
+        page.eval(&format!(
+            "(() => {{ const m = document.getElementById('media'); m.value = {}; \
+               m.dispatchEvent(new Event('input', {{bubbles: true}})); \
+               document.getElementById('search').click(); }})()",
+            js(outlet)
+        ))?;
+        let marker = page.eval(&format!(
+            "new URLSearchParams([['media', {}]]).toString()",
+            js(outlet)
+        ))?;
+        let marker = marker.as_str().unwrap_or_default().to_string();
+        let listed = wait_results(page, &marker)?;
+        wait_chart(page, &marker)?;
+        ensure!(listed > 0, "the media filter {outlet:?} lists no page");
+        let legend = legend_names(page)?;
+        ensure!(
+            legend == vec![outlet.clone()],
+            "filtered on {outlet:?}, the chart shows {legend:?}"
+        );
+        let list_params = page.eval("document.getElementById('list').dataset.params")?;
+        let hits = fetch_json(
+            page,
+            "/api/search",
+            &format!(
+                "new URLSearchParams({})",
+                js(list_params.as_str().unwrap_or_default())
+            ),
+        )?;
+        let media: Vec<&str> = hits["hits"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|h| h["media"].as_str()).collect())
+            .unwrap_or_default();
+        ensure!(
+            !media.is_empty() && media.iter().all(|m| m == outlet),
+            "the list filtered on {outlet:?} holds media {media:?}"
+        );
+        let chart_params = page.eval("document.getElementById('chart').dataset.params")?;
+        let filtered = fetch_json(
+            page,
+            "/api/stats",
+            &format!(
+                "new URLSearchParams({})",
+                js(chart_params.as_str().unwrap_or_default())
+            ),
+        )?;
+        ensure!(
+            filtered["total"] == expected,
+            "filtered on {outlet:?} the chart counts {} pages, the chart by media {expected}",
+            filtered["total"]
+        );
+    }
+    let errors = page.take_js_errors()?;
+    ensure!(errors.is_empty(), "JavaScript errors: {errors:?}");
+    page.screenshot(shot)?;
+    eprintln!(
+        "browser: news demo by media {shown:?}, screenshot {}",
+        shot.display()
+    );
+    Ok(())
+}
+
 /// Against a server started with `--token`: the UI asks for the token, keeps
 /// it, and sends it on every call, including the archived page in the iframe.
 fn drive_token(page: &mut Page, base: &str) -> CdpResult<()> {
@@ -1446,5 +1597,52 @@ fn chart_opens_on_years_of_pages_at_a_fitting_interval_and_keeps_many_media_apar
     let serve = Serve::start(&ws, &[]);
     run_or_panic("harvest-chart", &mut page, &serve, &browser, |page| {
         drive_many_media(page, &serve.base, &shot)
+    });
+}
+
+#[test]
+fn news_demo_media_are_its_outlets_its_host_and_credited_agencies() {
+    let _turn = ONE_BROWSER_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let chromium = PathBuf::from(CHROMIUM);
+    assert!(
+        chromium.exists(),
+        "{CHROMIUM} is missing: run deploy/test-deps.sh (installs Debian's chromium)"
+    );
+    let csv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/cache/NewsArticles.csv");
+    assert!(
+        csv.exists(),
+        "{} is missing: run indexer/tests/fetch-news.sh",
+        csv.display()
+    );
+    let articles = newssite::read_articles(&csv).expect("the news corpus");
+    let mut outlets: Vec<String> = articles
+        .iter()
+        .map(|a| newssite::outlet_name(&a.host).to_string())
+        .collect();
+    outlets.sort();
+    outlets.dedup();
+    assert_eq!(outlets.len(), 9, "{outlets:?}");
+
+    let site = Site::serve(newssite::news_site(&articles));
+    let ws = Workspace::new(&site.url("/index.html"), "news", Some(NEWS_DEPTH));
+    let summary = ws.crawl();
+    assert!(
+        summary["pages"].as_u64().unwrap_or(0) > articles.len() as u64,
+        "{summary}"
+    );
+    let seed = site.url("/index.html");
+    let host = crawler::Url::parse(&seed)
+        .ok()
+        .and_then(|u| u.host_str().map(String::from))
+        .expect("the site's host");
+
+    let browser = Chromium::launch(&chromium, WINDOW.0, WINDOW.1).unwrap_or_else(|e| panic!("{e}"));
+    let mut page = browser.open_page().unwrap_or_else(|e| panic!("{e}"));
+    let shot = target_dir().join("browser").join("harvest-news-media.png");
+    let serve = Serve::start(&ws, &[]);
+    run_or_panic("harvest-news-media", &mut page, &serve, &browser, |page| {
+        drive_news_media(page, &serve.base, &outlets, &host, &shot)
     });
 }

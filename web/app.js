@@ -21,8 +21,10 @@
   const DEFAULT_INTERVAL = "";
   /** Most buckets the auto interval gives (a readable bar chart on a laptop screen). */
   const MAX_BUCKETS = 120;
-  /** Keyword and media inputs take several values separated by commas or spaces. */
+  /** Keyword inputs take several values separated by commas or spaces. */
   const LIST_SPLIT = /[,\uFF0C\u3001\s]+/;
+  /** The media input takes several names separated by commas: a name holds spaces ("Al Jazeera"). */
+  const NAME_SPLIT = /[,\uFF0C\u3001]+/;
   /**
    * One colour per drawn series, pairwise far apart (CIELAB distance above 24): Tableau's
    * ten without its grey, plus navy. Grey is kept for the folded series.
@@ -42,7 +44,7 @@
     { param: "tz", kind: "select", fallback: DEFAULT_TZ },
     { param: "source", kind: "select" },
     { param: "topic", kind: "multi" },
-    { param: "media", kind: "list" },
+    { param: "media", kind: "list", split: NAME_SPLIT },
     { param: "keyword", kind: "list" },
     { param: "any", kind: "list" },
     { param: "text", kind: "text" },
@@ -128,8 +130,8 @@
 
   // --------------------------------------------------------------- form <-> params
 
-  function splitList(text) {
-    return text.split(LIST_SPLIT).map((s) => s.trim()).filter(Boolean);
+  function splitList(text, split) {
+    return text.split(split || LIST_SPLIT).map((s) => s.trim()).filter(Boolean);
   }
 
   /** Append the values of `fields` from the form to `params`, skipping defaults. */
@@ -141,7 +143,7 @@
       } else if (f.kind === "multi") {
         for (const o of node.selectedOptions) params.append(f.param, o.value);
       } else if (f.kind === "list") {
-        for (const v of splitList(node.value)) params.append(f.param, v);
+        for (const v of splitList(node.value, f.split)) params.append(f.param, v);
       } else {
         const v = node.value.trim();
         if (v !== "" && (keepDefaults || v !== f.fallback)) params.append(f.param, v);

@@ -164,15 +164,42 @@ static RE_WIRE_DATELINE: LazyLock<Regex> = LazyLock::new(|| {
 /// The agency of a [`RE_WIRE_DATELINE`]: an abbreviation (`AP`, `CNA`) or a
 /// name the dash after it marks (`(Reuters) -`), not a word of the page's
 /// own (`(UPDATED)`, `(VIDEO)`).
+///
+/// Without the dash the abbreviation must be a known agency's
+/// ([`WIRE_AGENCIES`]): a story's lead names bodies so too (`Germany's Social
+/// Democrats (SPD) have …`); nor is it one that spells the initials of the
+/// words before it (`International Olympic Committee (IOC) President …`).
 fn wire_dateline_agency(line: &str) -> Option<String> {
     let c = RE_WIRE_DATELINE.captures(line)?;
     let agency = c.get(1)?.as_str();
     let abbreviation =
         (2..=6).contains(&agency.len()) && agency.bytes().all(|b| b.is_ascii_uppercase());
     const NOT_AGENCIES: [&str; 6] = ["UPDATED", "UPDATE", "LIVE", "VIDEO", "PHOTOS", "WATCH"];
-    ((abbreviation || c.get(2).is_some())
+    let known = WIRE_AGENCIES.contains(&agency.to_lowercase().as_str());
+    let dashed = c.get(2).is_some();
+    let place = &line[..c.get(1)?.start()];
+    ((known || (dashed && !initials_of(agency, place)))
+        && (abbreviation || dashed)
         && !NOT_AGENCIES.contains(&agency.to_uppercase().as_str()))
     .then(|| name_value(agency))?
+}
+
+/// Whether `abbreviation` spells the initials of the last words of `before`
+/// (`International Olympic Committee (` for `IOC`): an acronym the text
+/// defines.
+fn initials_of(abbreviation: &str, before: &str) -> bool {
+    let words: Vec<&str> = before
+        .trim_end_matches(|c: char| c == '(' || c.is_whitespace())
+        .split_whitespace()
+        .collect();
+    let n = abbreviation.chars().count();
+    n >= 2
+        && words.len() >= n
+        && words[words.len() - n..]
+            .iter()
+            .filter_map(|w| w.chars().next())
+            .map(|c| c.to_ascii_uppercase())
+            .eq(abbreviation.chars().map(|c| c.to_ascii_uppercase()))
 }
 
 /// `三立新聞網 SETN.COM`, `報導者 The Reporter`, `澎湃新闻-The Paper`: the
@@ -207,6 +234,54 @@ const SOFTWARE_CREDITS: [&str; 9] = [
     "phpbb",
 ];
 
+/// Words an outlet adds to its name in some places and not in others (`Al
+/// Jazeera News` beside `Al Jazeera`, `BBC News` beside `BBC`): the name
+/// without them is the same outlet.
+const NAME_EXTENSIONS: [&str; 14] = [
+    "news",
+    "online",
+    "network",
+    "media",
+    "digital",
+    "english",
+    "international",
+    "tv",
+    "com",
+    "agency",
+    "news agency",
+    "news network",
+    "newspaper",
+    "group",
+];
+
+/// Whether `name` and the site's own name `site` (its `og:site_name`) are one
+/// outlet's name in two forms: the same but for the case, a `The` before it,
+/// or one of [`NAME_EXTENSIONS`] after it (`Al Jazeera News` for `Al
+/// Jazeera`). The site's form is the one to keep: the outlet names itself so
+/// on every page, where a credit line varies.
+pub fn same_outlet(name: &str, site: &str) -> bool {
+    let norm = |s: &str| {
+        let s = squash(s).to_lowercase();
+        let s = s.trim_matches(|c: char| c.is_whitespace() || c == '.');
+        let s = s.strip_prefix("the ").unwrap_or(s);
+        s.replace(['.', '-', '_'], " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (a, b) = (norm(name), norm(site));
+    if a.is_empty() || b.is_empty() || a.chars().chain(b.chars()).any(is_han) {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if short == long {
+        return true;
+    }
+    long.strip_prefix(&short)
+        .and_then(|rest| rest.strip_prefix(' '))
+        .is_some_and(|rest| NAME_EXTENSIONS.contains(&rest))
+}
+
 /// `dw.com`, `www.example.co.uk`: a host name, not an outlet's name.
 pub fn domain_like(name: &str) -> bool {
     let labels: Vec<&str> = name.split('.').collect();
@@ -221,7 +296,20 @@ pub fn domain_like(name: &str) -> bool {
 
 /// The news agencies that file stories other outlets run under their name:
 /// an author who is one of them is the story's source.
-const WIRE_AGENCIES: [&str; 40] = [
+const WIRE_AGENCIES: [&str; 53] = [
+    "aap",
+    "pa",
+    "press association",
+    "kuna",
+    "wam",
+    "irna",
+    "anadolu",
+    "anp",
+    "belga",
+    "ctk",
+    "mti",
+    "pap",
+    "interfax",
     "ap",
     "associated press",
     "the associated press",
@@ -495,18 +583,131 @@ pub fn labelled_media<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<St
             if whole.as_str().is_ascii() && before.ends_with(['.', '!', '?']) {
                 return None;
             }
-            let folded = c.get(1)?.as_str();
-            let v = &l[c.get(1)?.range()];
+            let name = c.get(1)?;
+            let after = &f[name.end()..];
+            // `…, says an analyst. Source: Gov.UK However, Sir James added
+            // …`: in running prose (a long line with a sentence before the
+            // label; a portal's long toolbar line has none) a label credits
+            // the article only where its clause closes the line (`… the
+            // game. Source: AFP news agency`); one inside the prose credits
+            // a figure or a list the text quotes.
+            if l.chars().count() > MAX_CREDIT_LINE_CHARS
+                && RE_SENTENCE_END.is_match(&f[..whole.start()])
+                && !closes_line(after)
+            {
+                return None;
+            }
+            // `SOURCE: bit.ly/2lLuWYN`: a link, not an outlet (`《求是》2024/23`
+            // is an issue's number).
+            if after.starts_with('/') && domain_like(name.as_str()) {
+                return None;
+            }
+            let folded = name.as_str();
+            let v = latin_name_end(&l[name.range()]);
             // `来源：2023-11-17`, `来源：网络` are not outlets.
             if v.chars().all(|c| c.is_ascii_digit() || c == '-')
                 || matches!(folded, "网络" | "互联网" | "网友" | "未知")
                 || GENERIC_SOURCES.contains(&v.to_lowercase().as_str())
+                || link_shortener(v)
             {
                 return None;
             }
             name_value(&periodical_name(v).unwrap_or_else(|| v.to_string()))
         })
     })
+}
+
+/// A line longer than this (characters) is running prose, not a byline or a
+/// credit line (as the publish time's byline limit, `time::MAX_BYLINE_CHARS`).
+const MAX_CREDIT_LINE_CHARS: usize = 160;
+
+/// Most characters a credit's clause may run on after its name to the end of
+/// its line (`AFP news agency`, `Al Jazeera and news agencies`).
+const MAX_CREDIT_TAIL_CHARS: usize = 40;
+
+/// The end of a sentence inside a line: `. `, `! `, `? ` before more text,
+/// or a Chinese full stop.
+static RE_SENTENCE_END: LazyLock<Regex> = LazyLock::new(|| re(r#"[.!?]["'”’)]?\s+\S|[。！？]"#));
+
+/// Whether what follows a credit's name, `after`, ends its line within the
+/// credit's clause: a few words, no sentence after them.
+fn closes_line(after: &str) -> bool {
+    let tail = after.trim();
+    let sentence_break = tail
+        .char_indices()
+        .any(|(i, c)| matches!(c, '.' | '!' | '?' | '。' | '！' | '？') && i + 1 < tail.len());
+    tail.chars().count() <= MAX_CREDIT_TAIL_CHARS && !sentence_break
+}
+
+/// Capitalised words that open a sentence, not words of an outlet's name:
+/// a Latin name ([`RE_MEDIA_LABEL`] runs over capitalised words) ends before
+/// one (`Source: Gov.UK However, Sir James added`).
+const SENTENCE_OPENERS: [&str; 24] = [
+    "However",
+    "But",
+    "And",
+    "Meanwhile",
+    "Moreover",
+    "The",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "It",
+    "He",
+    "She",
+    "They",
+    "We",
+    "I",
+    "In",
+    "On",
+    "At",
+    "As",
+    "After",
+    "According",
+    "When",
+    "While",
+];
+
+/// A labelled Latin name up to the first word of the next sentence (the
+/// name's first word is kept: `The Guardian`).
+fn latin_name_end(name: &str) -> &str {
+    let mut offset = 0;
+    for (k, w) in name.split([' ', '\t']).enumerate() {
+        if k > 0 && SENTENCE_OPENERS.contains(&w) {
+            return name[..offset].trim_end();
+        }
+        offset += w.len() + 1;
+    }
+    name
+}
+
+/// Link shorteners: a host of theirs in a credit is a link to follow, not the
+/// outlet (`Source: bit.ly`, `via t.co`).
+const LINK_SHORTENERS: [&str; 16] = [
+    "bit.ly",
+    "t.co",
+    "goo.gl",
+    "ow.ly",
+    "buff.ly",
+    "tinyurl.com",
+    "is.gd",
+    "dlvr.it",
+    "fb.me",
+    "wp.me",
+    "lnkd.in",
+    "trib.al",
+    "youtu.be",
+    "amzn.to",
+    "j.mp",
+    "t.cn",
+];
+
+/// Whether `name` is a link shortener's host ([`LINK_SHORTENERS`]).
+pub fn link_shortener(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase();
+    let n = n.strip_prefix("www.").unwrap_or(&n);
+    LINK_SHORTENERS.contains(&n)
 }
 
 /// `《求是》2024/23`, `《瞭望》2024年第47期`, `《人民日报》`: a periodical's name in
@@ -1950,5 +2151,167 @@ mod tests {
         );
         assert_eq!(one("The minister (Labour) said on Monday"), None);
         assert_eq!(one("Joe Biden (Democrat) said"), None);
+    }
+
+    /// Issue 42: a lead naming a body and its abbreviation in brackets is no
+    /// wire dateline (the news demo's `SPD`, `IOC`); an agency's dateline
+    /// still is, known by name or marked by its dash.
+    #[test]
+    fn a_bodys_abbreviation_in_a_lead_is_no_agency() {
+        let one = |l: &str| agency_dateline_media([l]);
+        assert_eq!(
+            one("Germany's Social Democrats (SPD) have formally endorsed Martin Schulz"),
+            None
+        );
+        assert_eq!(
+            one("International Olympic Committee (IOC) President Thomas Bach told reporters"),
+            None
+        );
+        assert_eq!(one("World Health Organization (WHO) - a statement"), None);
+        assert_eq!(one("Brussels (EU) The commission said"), None);
+        assert_eq!(
+            one("SYDNEY (AAP) Police have charged a man").as_deref(),
+            Some("AAP")
+        );
+        assert_eq!(
+            one("KUALA LUMPUR (Bernama) -- The government").as_deref(),
+            Some("Bernama")
+        );
+        assert_eq!(
+            one("BRUSSELS (Reuters) - Prime Minister Theresa May").as_deref(),
+            Some("Reuters")
+        );
+        assert!(initials_of("IOC", "International Olympic Committee ("));
+        assert!(!initials_of("SPD", "Germany's Social Democrats ("));
+        assert!(!initials_of("AP", "MEMPHIS, Tenn. ("));
+    }
+
+    /// Issue 42: a `Source:` label inside running prose credits a figure or a
+    /// list the text quotes, not the article (the news demo's `Gov.UK
+    /// However`, `Mathew Nyaungwa`); one opening the line or closing it
+    /// still credits the article.
+    #[test]
+    fn a_source_label_inside_running_prose_is_no_credit() {
+        let prose = "A marriage must have irretrievably broken down. When you apply for a divorce you must prove your marriage has \
+            broken down and give one of the following five reasons: Source: Gov.UK \
+            However, Sir James added: \"Parliament has decreed that it is not a ground \
+            for divorce that you find yourself in a wretchedly unhappy marriage.\"";
+        assert!(prose.chars().count() > MAX_CREDIT_LINE_CHARS);
+        assert_eq!(labelled_media([prose]), None);
+        let list = "4. Star of Sierra Leone, found in Sierra Leone in 1972, weighed 969 \
+            carats 5. Incomparable Diamond, found in DR Congo in 1984, weighed 890 carats \
+            Source: Mathew Nyaungwa, Rough and Polished Sierra Leone is well known for \
+            its diamond industry but it has had a chequered history.";
+        assert_eq!(labelled_media([list]), None);
+        // The credit closing the article's last paragraph.
+        let closing = "The country is considered by the organisation as one of the \
+            \"biggest prisons for journalists\", a ranking the government has rejected \
+            in the past and rejects again this year.- Source:-Al Jazeera News";
+        assert!(closing.chars().count() > MAX_CREDIT_LINE_CHARS);
+        assert_eq!(
+            labelled_media([closing]).as_deref(),
+            Some("Al Jazeera News")
+        );
+        let agency = "\"Even when we were 3-1 down we had lots of chances to score but we \
+            didn't take them. We made unacceptable mistakes and handed the game to \
+            them.\" Source:-AFP news agency";
+        assert_eq!(labelled_media([agency]).as_deref(), Some("AFP"));
+        // A long line that opens with its label.
+        let opening = format!("Source: Reuters {}", "word ".repeat(40));
+        assert_eq!(
+            labelled_media([opening.as_str()]).as_deref(),
+            Some("Reuters")
+        );
+        // A portal's long header line is no prose: its label counts.
+        let toolbar = format!(
+            "2024-03-08 10:25 来源：中国证券报 作者：王希 {}",
+            "分享到 微信 微博 QQ空间 ".repeat(12)
+        );
+        assert!(toolbar.chars().count() > MAX_CREDIT_LINE_CHARS);
+        assert_eq!(
+            labelled_media([toolbar.as_str()]).as_deref(),
+            Some("中国证券报")
+        );
+        // Short lines are bylines and credit lines: read as before.
+        assert_eq!(
+            labelled_media(["Published 2:45 p.m. EDT, June 12, 2024 · Source: AP"]).as_deref(),
+            Some("AP")
+        );
+    }
+
+    /// Issue 42: a Latin name ends before the word that opens the next
+    /// sentence (`Source: Gov.UK However, …` on a short line).
+    #[test]
+    fn a_labelled_name_ends_where_the_next_sentence_starts() {
+        assert_eq!(
+            labelled_media(["Source: Gov.UK However, he said"]).as_deref(),
+            Some("Gov.UK")
+        );
+        assert_eq!(
+            labelled_media(["Source: Reuters The company declined"]).as_deref(),
+            Some("Reuters")
+        );
+        assert_eq!(
+            labelled_media(["Source: The Associated Press"]).as_deref(),
+            Some("The Associated Press")
+        );
+        assert_eq!(
+            labelled_media(["Source: Bank of England"]).as_deref(),
+            Some("Bank of England")
+        );
+        assert_eq!(latin_name_end("Gov.UK However"), "Gov.UK");
+        assert_eq!(latin_name_end("The Guardian"), "The Guardian");
+    }
+
+    /// Issue 42: a link shortener's host is a link, not an outlet (the news
+    /// demo's `bit.ly`); a periodical's issue after a slash is kept.
+    #[test]
+    fn a_shortened_link_is_no_outlet() {
+        assert_eq!(
+            labelled_media(["SOURCE: bit.ly/2lLuWYN Journal of Adolescent Health"]),
+            None
+        );
+        assert_eq!(labelled_media(["Source: t.co"]), None);
+        assert_eq!(labelled_media(["Source: dw.com/en/x"]), None);
+        assert_eq!(
+            labelled_media(["Source: dw.com"]).as_deref(),
+            Some("dw.com")
+        );
+        assert_eq!(
+            labelled_media(["来源：《求是》2024/23"]).as_deref(),
+            Some("求是")
+        );
+        assert!(link_shortener("bit.ly"));
+        assert!(link_shortener("www.tinyurl.com"));
+        assert!(!link_shortener("bbc.co.uk"));
+    }
+
+    /// Issue 42: one outlet's name in two forms (`Al Jazeera News` in a
+    /// credit line, `Al Jazeera` in `og:site_name`); other outlets, and
+    /// Chinese names, are not folded together.
+    #[test]
+    fn one_outlets_name_in_two_forms() {
+        for (name, site) in [
+            ("Al Jazeera News", "Al Jazeera"),
+            ("BBC", "BBC News"),
+            ("the Guardian", "The Guardian"),
+            ("TMZ.COM", "TMZ"),
+            ("RTÉ News", "RTÉ"),
+            ("CNN International", "CNN"),
+            ("Yonhap News Agency", "Yonhap"),
+        ] {
+            assert!(same_outlet(name, site), "{name} / {site}");
+        }
+        for (name, site) in [
+            ("Al Jazeera", "Al Arabiya"),
+            ("AFP", "Al Jazeera"),
+            ("CNN Money", "CNN"),
+            ("Times of India", "The Times"),
+            ("New York Times", "New York Post"),
+            ("人民网", "人民网-人民日报"),
+            ("", "CNN"),
+        ] {
+            assert!(!same_outlet(name, site), "{name} / {site}");
+        }
     }
 }

@@ -1752,6 +1752,16 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         }
         other => other,
     };
+    // `Source: Al Jazeera News` on a page whose `og:site_name` is `Al
+    // Jazeera`: the outlet as it names itself on all its pages.
+    // `<meta name="source" content="bit.ly">`: a link, not an outlet.
+    let named_media = named_media.filter(|m| !media::link_shortener(m));
+    let named_media = named_media.map(|m| {
+        meta_value(&metas, "og:site_name")
+            .and_then(media::name_value)
+            .filter(|s| *s != m && !media::domain_like(s) && media::same_outlet(&m, s))
+            .unwrap_or(m)
+    });
     let mut media_from_host = named_media.is_none() && url.host_str().is_some();
     // `三立新聞網 SETN.COM`, `端傳媒 Initium Media`: a Chinese name with its
     // Latin form after it is the Chinese name, as source labels give it.
@@ -2467,6 +2477,37 @@ mod tests {
         assert_eq!(
             extract("<p>x</p>", &u).media.as_deref(),
             Some("news.example.com")
+        );
+    }
+
+    /// Issue 42: the outlet's credit line in another form than its
+    /// `og:site_name` (`Source:-Al Jazeera News` under Al Jazeera's
+    /// articles) gives the site's name, so the outlet is one media; a
+    /// shortener's host is none, and the page falls back to the site.
+    #[test]
+    fn a_credit_naming_the_site_takes_the_sites_name() {
+        let u = url("https://www.aljazeera.com/news/2017/03/x.html");
+        let page = |credit: &str| {
+            format!(
+                r#"<meta property="og:site_name" content="Al Jazeera"><h1>Egypt</h1>
+                <article><p>One paragraph of the story, long enough to be the article's text here.</p>
+                <p>{credit}</p></article>"#
+            )
+        };
+        let media = |credit: &str| extract(&page(credit), &u).media;
+        assert_eq!(
+            media("Source:-Al Jazeera News").as_deref(),
+            Some("Al Jazeera")
+        );
+        assert_eq!(media("Source: AFP news agency").as_deref(), Some("AFP"));
+        assert_eq!(media("Source: bit.ly").as_deref(), Some("Al Jazeera"));
+        let x = extract(
+            r#"<meta name="source" content="bit.ly"><p>x</p>"#,
+            &url("http://news.example.com/a"),
+        );
+        assert_eq!(
+            (x.media.as_deref(), x.media_from_host),
+            (Some("news.example.com"), true)
         );
     }
 
