@@ -149,6 +149,7 @@ impl Command {
                 command: JobsCommand::Run { quiet, .. },
             } => *quiet,
             Command::Import(a) => a.quiet,
+            Command::Compact(a) => a.quiet,
             _ => false,
         }
     }
@@ -162,6 +163,7 @@ impl Command {
             Command::Reextract(a) => !a.dry_run,
             Command::Fsck(a) => a.repair,
             Command::Import(_) => true,
+            Command::Compact(a) => !a.dry_run,
             _ => false,
         }
     }
@@ -192,6 +194,7 @@ impl Command {
                 | Command::Fsck(_)
                 | Command::Dedup(_)
                 | Command::Import(_)
+                | Command::Compact(_)
                 | Command::Export { .. }
         )
     }
@@ -284,6 +287,31 @@ pub async fn run(
             } else {
                 Err(anyhow::Error::new(Exit(1)))
             }
+        }
+        Command::Compact(args) => {
+            let options = crate::compact::CompactOptions {
+                topic: args.topic.clone(),
+                month: args
+                    .month
+                    .as_deref()
+                    .map(crate::compact::parse_month)
+                    .transpose()?,
+                dry_run: args.dry_run,
+                target_bytes: args.target_bytes.unwrap_or(cfg.max_pack_bytes).max(1),
+            };
+            let report = jobs::off_runtime(|| {
+                let _alone = jobs::compaction()?;
+                let mut sink = std::io::sink();
+                let progress: &mut dyn Write = if args.quiet { &mut sink } else { err };
+                crate::compact::compact(stores, &options, progress)
+            })?;
+            if args.json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                write!(out, "{}", report.render())?;
+            }
+            out.flush()?;
+            Ok(())
         }
         Command::Import(args) => {
             let summary = jobs::off_runtime(|| {

@@ -32,7 +32,7 @@
 //! whole (fsck's business first), a pack already at least the target size, and a pack
 //! written by a run the `runs` table has as still running (on the cluster a crawl may be
 //! writing it: its writer token is in the run's record; on the embedded store the store
-//! lock keeps crawls and compaction apart anyway). A crawl never appends to a pack it did not
+//! lock and, inside `harvest serve`, [`crate::jobs::compaction`] keep crawls and compaction apart). A crawl never appends to a pack it did not
 //! create in the same process, so every other pack is closed for good.
 
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -527,6 +527,36 @@ impl Drop for ActiveRun {
 /// Jobs running in this process (a server runs several; one run per job).
 static RUNNING: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
+/// The name a compaction holds in [`RUNNING`] while it runs: no job run starts beside it.
+const COMPACTION: &str = "(compaction)";
+
+/// This process's compaction, while it runs ([`compaction`]).
+pub struct Compaction(());
+
+impl Drop for Compaction {
+    fn drop(&mut self) {
+        RUNNING
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|j| j != COMPACTION);
+    }
+}
+
+/// Starts a compaction in this process (`harvest compact`, forwarded to `harvest serve`):
+/// refused while a job or crawl runs here, and no run starts until it ends (a run revisiting a
+/// payload would write back the `digests` location the compaction moves).
+pub fn compaction() -> Result<Compaction> {
+    let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+    if !running.is_empty() {
+        bail!(
+            "cannot compact while {} runs in this process; try again when it ends",
+            running.join(", ")
+        );
+    }
+    running.push(COMPACTION.to_owned());
+    Ok(Compaction(()))
+}
+
 /// Whether this process is running `job` now.
 pub fn running_here(job: &str) -> bool {
     RUNNING
@@ -561,6 +591,9 @@ impl ActiveRun {
             let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
             if running.iter().any(|j| j == job) {
                 bail!("job {job} is already running in this process");
+            }
+            if running.iter().any(|j| j == COMPACTION) {
+                bail!("job {job} cannot start while `harvest compact` runs in this process; it runs again at its next time or with `jobs run` once the compaction ends");
             }
             running.push(job.to_owned());
         }
@@ -719,6 +752,25 @@ pub fn status_label(run: &RunRecord, now: DateTime<Utc>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No lib test but this one starts runs in this process (RUNNING is process-wide).
+    #[test]
+    fn a_compaction_and_the_runs_of_a_process_keep_apart() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let store = Arc::new(indexer::EmbeddedStore::open(dir.path().join("index"))?);
+        let index = Arc::new(Index::new(store, indexer::IndexOptions::default())?);
+        let alone = compaction()?;
+        let refused = ActiveRun::start(&index, "news").err().expect("refused");
+        assert!(refused.to_string().contains("compact"), "{refused}");
+        assert!(compaction().is_err(), "one compaction at a time");
+        drop(alone);
+        let run = ActiveRun::start(&index, "news")?;
+        let refused = compaction().err().expect("refused");
+        assert!(refused.to_string().contains("news"), "{refused}");
+        drop(run);
+        drop(compaction()?);
+        Ok(())
+    }
 
     fn at(s: &str) -> DateTime<Utc> {
         s.parse().unwrap_or_default()

@@ -175,6 +175,7 @@ fn run(cli: Cli) -> Result<()> {
         | Command::Export { .. }
         | Command::Reextract(_)
         | Command::Fsck(_)
+        | Command::Compact(_)
         | Command::Import(_) => {
             let cfg = Config::load(config_path)?;
             // One process owns the embedded store: with `harvest serve`
@@ -259,31 +260,6 @@ fn run(cli: Cli) -> Result<()> {
                     },
                 },
             ))
-        }
-        Command::Compact(args) => {
-            let cfg = Config::load(config_path)?;
-            let options = harvest::compact::CompactOptions {
-                topic: args.topic.clone(),
-                month: args
-                    .month
-                    .as_deref()
-                    .map(harvest::compact::parse_month)
-                    .transpose()?,
-                dry_run: args.dry_run,
-                target_bytes: args.target_bytes.unwrap_or(cfg.max_pack_bytes).max(1),
-            };
-            let stores = stores::Stores::open_for(&cfg, stores::Access::Write)?;
-            let mut sink = std::io::sink();
-            let mut stderr = logline::StderrLines::new();
-            let progress: &mut dyn std::io::Write =
-                if args.quiet { &mut sink } else { &mut stderr };
-            let report = harvest::compact::compact(&stores, &options, progress)?;
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", report.render());
-            }
-            Ok(())
         }
         Command::Reindex(args) => {
             let cfg = Config::load(config_path)?;

@@ -338,3 +338,38 @@ fn a_compaction_killed_at_any_step_is_finished_by_fsck_and_the_next_compact() {
         );
     }
 }
+
+/// With `harvest serve` owning the embedded store (the continuous archive), `harvest compact`
+/// runs inside the server as other archive commands do: same report, the archive consistent
+/// and its pages read back through the server.
+#[test]
+fn compact_runs_inside_a_running_server() {
+    let site = Site::demo();
+    let ws = crawled(&site);
+    let packs_before = ws.packs().len();
+    let dry = compact_json(&ws, &["--dry-run"]);
+    let pages = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "5"]));
+    assert_eq!(pages.len(), 5);
+    let bodies: Vec<Vec<u8>> = pages
+        .iter()
+        .map(|p| ws.harvest(&["get", p["url"].as_str().expect("url")]).stdout)
+        .collect();
+    let (server, base) = util::start_serve(&ws.config, &[]);
+    let _server = util::KillOnDrop(server);
+    assert!(ws.path().join("serve.json").exists(), "serve.json");
+    let report = compact_json(&ws, &[]);
+    assert_eq!(report["after"], dry["after"], "{report}");
+    assert!(count(&report, "merged") > 1, "{report}");
+    assert!(ws.packs().len() < packs_before / 4, "{report}");
+    let (code, fsck) = ws.fsck_json(false);
+    assert_eq!(code, Some(0), "{fsck}");
+    // The server reads the pages at their new places.
+    for (p, before) in pages.iter().zip(&bodies) {
+        let id = p["id"].as_str().expect("id");
+        let raw = util::http_get(&base, &format!("/api/pages/{id}/raw"));
+        assert!(
+            raw.as_bytes() == before.as_slice(),
+            "{id}: other bytes after compaction"
+        );
+    }
+}

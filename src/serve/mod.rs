@@ -953,7 +953,7 @@ async fn cli_command(
     };
     if !parsed.command.uses_archive() {
         return refused(
-            "harvest: error: only crawl, jobs, query, stats, get, reextract, fsck, dedup, import and export run through the server\n"
+            "harvest: error: only crawl, jobs, query, stats, get, reextract, fsck, dedup, import, compact and export run through the server\n"
                 .into(),
         );
     }
