@@ -200,6 +200,22 @@ impl Command {
     }
 }
 
+/// A command's report: pretty JSON with `json`, else its text.
+fn print_report<T: serde::Serialize>(
+    out: &mut (dyn Write + Send),
+    json: bool,
+    report: &T,
+    text: impl FnOnce() -> String,
+) -> Result<()> {
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(report)?)?;
+    } else {
+        write!(out, "{}", text())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
 /// Runs an archive command on `stores`, printing its answer to `out` and
 /// its warnings to `err`; a file its arguments name goes to `files`.
 #[allow(clippy::too_many_arguments)]
@@ -276,12 +292,7 @@ pub async fn run(
                 let progress: &mut dyn Write = if args.quiet { &mut sink } else { err };
                 crate::fsck::check(cfg, stores, progress, args.repair)
             })?;
-            if args.json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
-            } else {
-                write!(out, "{}", report.render())?;
-            }
-            out.flush()?;
+            print_report(out, args.json, &report, || report.render())?;
             if report.clean() {
                 Ok(())
             } else {
@@ -305,12 +316,7 @@ pub async fn run(
                 let progress: &mut dyn Write = if args.quiet { &mut sink } else { err };
                 crate::compact::compact(stores, &options, progress)
             })?;
-            if args.json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
-            } else {
-                write!(out, "{}", report.render())?;
-            }
-            out.flush()?;
+            print_report(out, args.json, &report, || report.render())?;
             Ok(())
         }
         Command::Import(args) => {
@@ -319,12 +325,7 @@ pub async fn run(
                 let progress: &mut dyn Write = if args.quiet { &mut sink } else { err };
                 crate::import::import(cfg, stores, &args.files, progress)
             })?;
-            if args.json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
-            } else {
-                write!(out, "{}", summary.render("import"))?;
-            }
-            out.flush()?;
+            print_report(out, args.json, &summary, || summary.render("import"))?;
             Ok(())
         }
         other => anyhow::bail!("{other:?} is not an archive command"),

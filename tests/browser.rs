@@ -192,6 +192,18 @@ impl Query {
     }
 }
 
+/// What the UI's `element` (`list` or `chart`) shows, fetched again from `path` with the
+/// parameters it was drawn with: (those parameters, the answer).
+fn fetch_shown(page: &mut Page, element: &str, path: &str) -> CdpResult<(String, Value)> {
+    let params = page.eval(&format!(
+        "document.getElementById({}).dataset.params",
+        js(element)
+    ))?;
+    let params = params.as_str().unwrap_or_default().to_string();
+    let answer = fetch_json(page, path, &format!("new URLSearchParams({})", js(&params)))?;
+    Ok((params, answer))
+}
+
 /// GET `path?params` from inside the page (same origin, same headers as the UI).
 fn fetch_json(page: &mut Page, path: &str, params_js: &str) -> CdpResult<Value> {
     page.eval(&format!(
@@ -962,8 +974,7 @@ fn drive_many_media(page: &mut Page, base: &str, shot: &Path) -> CdpResult<()> {
         "(s => { s.value = 'media'; s.dispatchEvent(new Event('change', {bubbles: true})); })(document.getElementById('group_by'))",
     )?;
     wait_chart(page, "group_by=media")?;
-    let params = page.eval("document.getElementById('chart').dataset.params")?;
-    let params = params.as_str().unwrap_or_default().to_string();
+    let (params, grouped) = fetch_shown(page, "chart", "/api/stats")?;
     ensure!(
         params.contains(&format!(
             "interval={}",
@@ -971,11 +982,6 @@ fn drive_many_media(page: &mut Page, base: &str, shot: &Path) -> CdpResult<()> {
         )),
         "stacking changed the interval: {params}"
     );
-    let grouped = fetch_json(
-        page,
-        "/api/stats",
-        &format!("new URLSearchParams({})", js(&params)),
-    )?;
     let media = grouped["series"].as_array().map_or(0, Vec::len);
     ensure!(
         media > UI_MAX_SERIES,
@@ -1046,13 +1052,7 @@ fn drive_news_media(
         "(s => { s.value = 'media'; s.dispatchEvent(new Event('change', {bubbles: true})); })(document.getElementById('group_by'))",
     )?;
     wait_chart(page, "group_by=media")?;
-    let params = page.eval("document.getElementById('chart').dataset.params")?;
-    let params = params.as_str().unwrap_or_default().to_string();
-    let grouped = fetch_json(
-        page,
-        "/api/stats",
-        &format!("new URLSearchParams({})", js(&params)),
-    )?;
+    let (_, grouped) = fetch_shown(page, "chart", "/api/stats")?;
     check_chart(page, &grouped)?;
     let shown = legend_names(page)?;
     let allowed =
@@ -1105,15 +1105,7 @@ fn drive_news_media(
             legend == vec![outlet.clone()],
             "filtered on {outlet:?}, the chart shows {legend:?}"
         );
-        let list_params = page.eval("document.getElementById('list').dataset.params")?;
-        let hits = fetch_json(
-            page,
-            "/api/search",
-            &format!(
-                "new URLSearchParams({})",
-                js(list_params.as_str().unwrap_or_default())
-            ),
-        )?;
+        let (_, hits) = fetch_shown(page, "list", "/api/search")?;
         let media: Vec<&str> = hits["hits"]
             .as_array()
             .map(|a| a.iter().filter_map(|h| h["media"].as_str()).collect())
@@ -1122,15 +1114,7 @@ fn drive_news_media(
             !media.is_empty() && media.iter().all(|m| m == outlet),
             "the list filtered on {outlet:?} holds media {media:?}"
         );
-        let chart_params = page.eval("document.getElementById('chart').dataset.params")?;
-        let filtered = fetch_json(
-            page,
-            "/api/stats",
-            &format!(
-                "new URLSearchParams({})",
-                js(chart_params.as_str().unwrap_or_default())
-            ),
-        )?;
+        let (_, filtered) = fetch_shown(page, "chart", "/api/stats")?;
         ensure!(
             filtered["total"] == expected,
             "filtered on {outlet:?} the chart counts {} pages, the chart by media {expected}",

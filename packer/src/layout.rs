@@ -207,35 +207,10 @@ impl PackName {
             origin,
         };
         if let Some(rest) = stem.strip_prefix(&format!("{topic}-{}-c", date.format("%Y%m%d"))) {
-            let mut fields = rest.split('-');
-            let cluster = digits(fields.next()?, 0)?;
-            let created = fields.next()?;
-            if created.len() != 14 || !created.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            let created = NaiveDateTime::parse_from_str(created, CREATED_FORMAT).ok()?;
-            let part_field = fields.next()?;
-            if part_field.len() < PART_DIGITS {
-                return None;
-            }
-            let part = digits(part_field, 0)?;
-            let writer = fields.next()?;
-            if writer.is_empty()
-                || !writer
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-                || fields.next().is_some()
-            {
-                return None;
-            }
-            return Some(name(
-                cluster,
-                part,
-                Some(PackOrigin {
-                    created,
-                    writer: writer.to_string(),
-                }),
-            ));
+            let (cluster, rest) = rest.split_once('-')?;
+            let cluster = digits(cluster, 0)?;
+            let (part, origin) = origin_fields(rest)?;
+            return Some(name(cluster, part, Some(origin)));
         }
         let (cluster, part) = stem.strip_prefix('c')?.split_once('-')?;
         Some(name(digits(cluster, 0)?, digits(part, 0)?, None))
@@ -301,37 +276,46 @@ impl MonthPackName {
         }
         let stem = file.strip_suffix(PACK_EXTENSION)?;
         let rest = stem.strip_prefix(&format!("{topic}-{year:04}{month:02}-"))?;
-        let mut fields = rest.split('-');
-        let created = fields.next()?;
-        if created.len() != 14 || !created.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let created = NaiveDateTime::parse_from_str(created, CREATED_FORMAT).ok()?;
-        let part_field = fields.next()?;
-        if part_field.len() < PART_DIGITS {
-            return None;
-        }
-        let part = digits(part_field, 0)?;
-        let writer = fields.next()?;
-        if writer.is_empty()
-            || !writer
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-            || fields.next().is_some()
-        {
-            return None;
-        }
+        let (part, origin) = origin_fields(rest)?;
         Some(MonthPackName {
             topic: topic.to_string(),
             year,
             month,
             part,
-            origin: PackOrigin {
-                created,
-                writer: writer.to_string(),
-            },
+            origin,
         })
     }
+}
+
+/// The last fields of a pack name, `{created}-{part}-{writer}`: the part and the origin.
+fn origin_fields(rest: &str) -> Option<(u32, PackOrigin)> {
+    let mut fields = rest.split('-');
+    let created = fields.next()?;
+    if created.len() != 14 || !created.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let created = NaiveDateTime::parse_from_str(created, CREATED_FORMAT).ok()?;
+    let part_field = fields.next()?;
+    if part_field.len() < PART_DIGITS {
+        return None;
+    }
+    let part = digits(part_field, 0)?;
+    let writer = fields.next()?;
+    if writer.is_empty()
+        || !writer
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        || fields.next().is_some()
+    {
+        return None;
+    }
+    Some((
+        part,
+        PackOrigin {
+            created,
+            writer: writer.to_string(),
+        },
+    ))
 }
 
 /// `text` as a number if it is all ASCII digits (and exactly `len` of them, unless 0).
