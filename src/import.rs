@@ -64,7 +64,7 @@ const MAX_WHOLE_GZIP_BYTES: u64 = 64 << 30;
 const BLOCK_HEAD_ROOM: u64 = 1 << 20;
 
 /// Reason in the summary of a capture the archive holds already (a file imported again).
-const SKIP_ARCHIVED: &str = "captures already in the archive (same URL and second)";
+const SKIP_ARCHIVED: &str = "captures already in the archive (same URL and WARC-Date)";
 
 /// Reason in the summary of a record left out for its size.
 const SKIP_OVERSIZED: &str = "records larger than max_body_bytes (block read past, not held)";
@@ -406,6 +406,14 @@ const DEFERRED_BYTES: u64 = 256 << 20;
 const SKIP_NO_ORIGINAL: &str = "revisit of a payload not in the files or the archive";
 
 impl Across {
+    /// Notes a capture of `url` at `date` as taken by this import.
+    fn took(&mut self, url: &str, date: DateTime<Utc>) {
+        let at = date.timestamp_micros();
+        for n in capture_names(url) {
+            self.taken.insert((indexer::keys::url_hash(&n), at));
+        }
+    }
+
     /// Keeps `record` (of `file`, `length` bytes) for the end; false when full.
     fn keep(&mut self, file: &Path, record: WarcRecord, length: u64) -> bool {
         if self.bytes + length > DEFERRED_BYTES {
@@ -653,15 +661,8 @@ fn import_file(
     Ok(stop)
 }
 
-/// Whether the archive holds a capture of `url` at `date` (to the second), or this import
-/// took one: a file imported again adds nothing (a capture of the same URL in the same
-/// second is taken for the same). Notes the capture as taken when it is not.
-fn already_archived(
-    stores: &Stores,
-    across: &mut Across,
-    url: &str,
-    date: DateTime<Utc>,
-) -> Result<bool> {
+/// The names a capture of `url` may be recorded under.
+fn capture_names(url: &str) -> Vec<String> {
     let mut names = vec![url.to_string()];
     if let Ok(u) = url::Url::parse(url) {
         names.push(u.to_string());
@@ -669,15 +670,25 @@ fn already_archived(
     }
     names.sort();
     names.dedup();
-    let second = date.timestamp();
-    let keys: Vec<([u8; 8], i64)> = names
+    names
+}
+
+/// Whether the archive holds a capture of `url` at `date` (to the microsecond, the precision
+/// of a WARC-Date), or this import took one: a file imported again adds nothing.
+fn already_archived(
+    stores: &Stores,
+    across: &Across,
+    url: &str,
+    date: DateTime<Utc>,
+) -> Result<bool> {
+    let names = capture_names(url);
+    let at = date.timestamp_micros();
+    if names
         .iter()
-        .map(|n| (indexer::keys::url_hash(n), second))
-        .collect();
-    if keys.iter().any(|k| across.taken.contains(k)) {
+        .any(|n| across.taken.contains(&(indexer::keys::url_hash(n), at)))
+    {
         return Ok(true);
     }
-    across.taken.extend(keys);
     if across.archive_empty {
         return Ok(false);
     }
@@ -686,7 +697,7 @@ fn already_archived(
             .index
             .captures_of(&name)?
             .iter()
-            .any(|c| c.time.timestamp() == date.timestamp())
+            .any(|c| c.time.timestamp_micros() == at)
         {
             return Ok(true);
         }
@@ -727,20 +738,28 @@ fn import_deferred(
         return Ok(());
     }
     replay.flush()?;
-    let n = deferred.records.len();
+    let mut deferred = deferred;
+    let records = std::mem::take(&mut deferred.records);
+    let n = records.len();
     let mut found = 0;
-    for (file, record) in deferred.records {
-        let Some(original) = revisit_original(replay, stores, None, &record)? else {
-            replay.summary.skip(SKIP_NO_ORIGINAL);
-            continue;
-        };
-        found += 1;
+    for (file, record) in records {
         let url = record
             .target_uri()
             .unwrap_or_default()
             .trim_matches(|c| c == '<' || c == '>')
             .to_string();
         let date = record_date(&record).with_context(|| format!("a revisit of {url} in {file}"))?;
+        // The same capture taken from another file meanwhile.
+        if already_archived(stores, &deferred, &url, date)? {
+            replay.summary.skip(SKIP_ARCHIVED);
+            continue;
+        }
+        let Some(original) = revisit_original(replay, stores, None, &record)? else {
+            replay.summary.skip(SKIP_NO_ORIGINAL);
+            continue;
+        };
+        found += 1;
+        deferred.took(&url, date);
         import_revisit(replay, record, url, date, original)?;
     }
     let _ = writeln!(
@@ -788,6 +807,7 @@ fn import_record(
     }
     match kind {
         Kind::Response => {
+            across.took(&url, date);
             payloads.note(&record, offset, length);
             match archived_response(&record, &url) {
                 Ok(r) => {
@@ -802,10 +822,14 @@ fn import_record(
             else {
                 return Ok(Some(record));
             };
+            across.took(&url, date);
             import_revisit(replay, record, url, date, original)?;
         }
         Kind::NotModified => match record.http_response() {
-            Ok(http) => replay.not_modified(url, date, http.status_line, http.headers, None)?,
+            Ok(http) => {
+                across.took(&url, date);
+                replay.not_modified(url, date, http.status_line, http.headers, None)?
+            }
             Err(_) => replay.summary.skip("304 revisit without an HTTP head"),
         },
     }

@@ -67,7 +67,7 @@ fn import(ws: &Workspace, files: &[&Path]) -> (Option<i32>, serde_json::Value, S
 }
 
 /// The skip reason of a capture the archive or the import holds already.
-const SKIP_SAME_CAPTURE: &str = "captures already in the archive (same URL and second)";
+const SKIP_SAME_CAPTURE: &str = "captures already in the archive (same URL and WARC-Date)";
 
 fn n(v: &serde_json::Value, key: &str) -> u64 {
     v[key].as_u64().unwrap_or(0)

@@ -280,7 +280,7 @@ fn import_of_a_wget_warc_answers_like_a_crawl_of_the_same_site() {
     assert_eq!(again["replayed"].as_u64(), Some(0), "{again}");
     assert_eq!(again["ingest"]["new"].as_u64(), Some(0), "{again}");
     assert!(
-        again["skipped"]["captures already in the archive (same URL and second)"].as_u64()
+        again["skipped"]["captures already in the archive (same URL and WARC-Date)"].as_u64()
             >= Some(pages),
         "{again}"
     );
