@@ -995,13 +995,15 @@ async fn cli_command(
     // it up). Alive frames find a lost caller of a command that writes nothing.
     let cancel = crawler::CancellationToken::new();
     let finished = crawler::CancellationToken::new();
-    {
+    // Ended (and awaited) before the exit code is sent: nothing follows the code.
+    let alive_frames = {
         let (tx, cancel, finished) = (tx.clone(), cancel.clone(), finished.clone());
         tokio::spawn(async move {
             let mut alive = tokio::time::interval(crate::remote::ALIVE_EVERY);
             alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
+                    biased;
                     _ = finished.cancelled() => return,
                     _ = tx.closed() => {
                         tracing::info!("the caller of a forwarded command went away: cancelling it");
@@ -1013,8 +1015,8 @@ async fn cli_command(
                     }
                 }
             }
-        });
-    }
+        })
+    };
     tokio::spawn(async move {
         let mut out = FrameWriter::stdout(tx.clone());
         let mut err = FrameWriter::stderr(tx.clone());
@@ -1053,8 +1055,9 @@ async fn cli_command(
                 1
             }
         };
-        let _ = tx.send(CliFrame::Code(code)).await;
         finished.cancel();
+        let _ = alive_frames.await;
+        let _ = tx.send(CliFrame::Code(code)).await;
     });
     let frames = futures_util::stream::unfold(rx, |mut rx| async move {
         let frame = rx.recv().await?;
