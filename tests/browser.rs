@@ -1594,12 +1594,7 @@ fn news_demo_media_are_its_outlets_its_host_and_credited_agencies() {
         chromium.exists(),
         "{CHROMIUM} is missing: run deploy/test-deps.sh (installs Debian's chromium)"
     );
-    let csv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/cache/NewsArticles.csv");
-    assert!(
-        csv.exists(),
-        "{} is missing: run indexer/tests/fetch-news.sh",
-        csv.display()
-    );
+    let csv = util::news_csv();
     let articles = newssite::read_articles(&csv).expect("the news corpus");
     let mut outlets: Vec<String> = articles
         .iter()

@@ -6,7 +6,7 @@
 mod util;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use util::run_harvest as harvest;
@@ -68,12 +68,7 @@ fn the_libreoffice_demo_archives_its_pages_and_prints_commands_that_work() {
 
 #[test]
 fn the_news_demo_shows_topics_and_media_over_months() {
-    let csv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/cache/NewsArticles.csv");
-    assert!(
-        csv.exists(),
-        "{} is missing: run indexer/tests/fetch-news.sh",
-        csv.display()
-    );
+    let csv = util::news_csv();
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("news");
     let out = text(&harvest(&[

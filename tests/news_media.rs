@@ -12,7 +12,6 @@
 mod util;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 
 use harvest::newssite;
 
@@ -31,12 +30,7 @@ fn credits(text: &str, agency: &str) -> bool {
 
 #[test]
 fn every_news_demo_page_is_named_by_its_outlet_or_its_host() {
-    let csv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/cache/NewsArticles.csv");
-    assert!(
-        csv.exists(),
-        "{} is missing: run indexer/tests/fetch-news.sh",
-        csv.display()
-    );
+    let csv = util::news_csv();
     let articles = newssite::read_articles(&csv).expect("the news corpus");
     let by_path: HashMap<String, &newssite::Article> = articles
         .iter()

@@ -593,3 +593,15 @@ pub fn serve_with_validators(files: SiteFiles) -> Served {
     });
     Served { base, _rt: rt }
 }
+
+/// The real news corpus of the news demo (`deploy/cache/NewsArticles.csv`); fails, naming
+/// the script that fetches it, when it is missing.
+pub fn news_csv() -> PathBuf {
+    let csv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/cache/NewsArticles.csv");
+    assert!(
+        csv.exists(),
+        "{} is missing: run indexer/tests/fetch-news.sh",
+        csv.display()
+    );
+    csv
+}
