@@ -785,11 +785,7 @@ fn capture_of(
     Some(indexer::Capture {
         url: exp.url.clone(),
         time: crate::replay::record_date(record)?,
-        kind: match kind {
-            Kind::Response => indexer::CaptureKind::Response,
-            Kind::Revisit => indexer::CaptureKind::Revisit,
-            Kind::NotModified => indexer::CaptureKind::NotModified,
-        },
+        kind: kind.capture_kind(),
         status: http.as_ref().map_or(0, |h| h.status),
         digest: record
             .payload_digest()

@@ -45,6 +45,15 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind of a capture row of this record.
+    pub fn capture_kind(self) -> indexer::CaptureKind {
+        match self {
+            Kind::Response => indexer::CaptureKind::Response,
+            Kind::Revisit => indexer::CaptureKind::Revisit,
+            Kind::NotModified => indexer::CaptureKind::NotModified,
+        }
+    }
+
     /// The kind of a record, or `None` for records that are not captures
     /// (warcinfo, request, metadata, resource, conversion).
     pub fn of(record: &WarcRecord) -> Option<Kind> {
@@ -771,11 +780,7 @@ pub fn index_unindexed(
             content_type,
             url: e.url.clone(),
             time: e.date,
-            kind: match e.kind {
-                Kind::Response => indexer::CaptureKind::Response,
-                Kind::Revisit => indexer::CaptureKind::Revisit,
-                Kind::NotModified => indexer::CaptureKind::NotModified,
-            },
+            kind: e.kind.capture_kind(),
             status,
             digest: e.digest.clone(),
             record_id: e.record_id.clone(),
