@@ -32,8 +32,10 @@
 //! whole (fsck's business first), a pack already at least the target size, and a pack
 //! written by a run the `runs` table has as still running (on the cluster a crawl may be
 //! writing it: its writer token is in the run's record; on the embedded store the store
-//! lock and, inside `harvest serve`, [`crate::jobs::compaction`] keep crawls and compaction apart). A crawl never appends to a pack it did not
-//! create in the same process, so every other pack is closed for good.
+//! lock and, inside `harvest serve`, [`crate::jobs::compaction`] keep crawls and compaction apart). A crawl
+//! appends to a day's last pack only through [`packer::PackStore::append`], which also
+//! claims: compaction claims every pack before reading it and holds it until it is deleted,
+//! so a crawl finds it busy and starts a new part, and a pack a crawl holds is left out.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -368,6 +370,19 @@ fn finish(
         );
     }
     crash_point("renamed");
+    // Its rows move by offset: an old pack that grew since it was copied (a crawl appended to
+    // it after a compaction died holding it) would have rows past the copy.
+    for src in &journal.sources {
+        match packs.len(&src.path) {
+            Ok(len) if len != src.length => bail!(
+                "compaction journal {journal_path}: {} grew from {} to {len} bytes since it was copied;                  its new records are not in {}. Move {journal_path} aside and run harvest fsck",
+                src.path,
+                src.length,
+                journal.pack
+            ),
+            _ => {}
+        }
+    }
     let moves: HashMap<String, Moved> = journal
         .sources
         .iter()
@@ -458,11 +473,19 @@ pub fn compact(
         .iter()
         .filter_map(|p| p.path.strip_suffix(DAMAGE_SUFFIX))
         .collect();
-    let running: HashSet<String> = indexer::RunsTable::open(stores.index.store().clone())?
-        .list(None, usize::MAX)?
-        .into_iter()
-        .filter(|r| r.status == indexer::RunStatus::Running)
-        .flat_map(|r| r.writers)
+    let running_runs: Vec<indexer::RunRecord> =
+        indexer::RunsTable::open(stores.index.store().clone())?
+            .list(None, usize::MAX)?
+            .into_iter()
+            .filter(|r| r.status == indexer::RunStatus::Running)
+            .collect();
+    let running: HashSet<String> = running_runs
+        .iter()
+        .flat_map(|r| r.writers.iter().cloned())
+        .collect();
+    let appended_to: HashSet<String> = running_runs
+        .iter()
+        .flat_map(|r| r.appended.iter().map(|(path, _)| path.clone()))
         .collect();
     let topic = options.topic.as_deref().map(packer::sanitize_topic);
     let mut groups: BTreeMap<(String, i32, u32), Vec<PackEntry>> = BTreeMap::new();
@@ -485,7 +508,7 @@ pub fn compact(
             report.skipped_damaged += 1;
             continue;
         }
-        if writer.is_some_and(|w| running.contains(&w)) {
+        if writer.is_some_and(|w| running.contains(&w)) || appended_to.contains(&p.path) {
             report.skipped_running += 1;
             continue;
         }
@@ -580,8 +603,29 @@ fn merge(
         .create(&part)
         .with_context(|| format!("creating {part}"))?;
     let mut sources = Vec::with_capacity(bin.len());
+    // Each pack is claimed before it is read and held until it is deleted: a crawl that
+    // would append to it ([`PackStore::append`]) finds it busy and starts a new part.
+    let mut claims: Vec<Box<dyn packer::PackWriter>> = Vec::with_capacity(bin.len());
     for p in bin {
-        let bytes = match packs.read_range(&p.path, 0, p.len) {
+        let len = match packs.append(&p.path) {
+            Ok(claim) => {
+                let len = claim.position();
+                claims.push(claim);
+                len
+            }
+            Err(packer::Error::AppendUnsupported { .. }) => p.len,
+            Err(packer::Error::Busy { .. }) => {
+                tracing::info!(pack = %p.path, "a pack is being written; left out of the compaction");
+                report.skipped_running += 1;
+                continue;
+            }
+            Err(e) => {
+                tracing::warn!(pack = %p.path, error = %e, "cannot claim a pack; left out of the compaction");
+                report.skipped_unreadable += 1;
+                continue;
+            }
+        };
+        let bytes = match packs.read_range(&p.path, 0, len) {
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(pack = %p.path, error = %e, "cannot read a pack; left out of the compaction");
@@ -600,12 +644,13 @@ fn merge(
         sources.push(Source {
             path: p.path.clone(),
             base,
-            length: p.len,
+            length: len,
         });
     }
     if sources.len() < 2 {
         w.close().with_context(|| format!("closing {part}"))?;
         delete_if_there(packs, &part)?;
+        release(claims);
         return Ok(None);
     }
     w.close().with_context(|| format!("closing {part}"))?;
@@ -623,13 +668,15 @@ fn merge(
         &serde_json::to_vec_pretty(&journal)?,
     )?;
     crash_point("journaled");
-    finish(
+    let finished = finish(
         packs,
         &stores.index,
         &journal_path,
         &journal,
         &mut report.rows,
-    )?;
+    );
+    release(claims);
+    finished?;
     report.merged += journal.sources.len() as u64;
     report.written += 1;
     report.bytes_copied += journal.sources.iter().map(|s| s.length).sum::<u64>();
@@ -640,6 +687,14 @@ fn merge(
         journal.sources.iter().map(|s| s.length).sum::<u64>() as f64 / 1e6
     );
     Ok(Some(pack))
+}
+
+/// Lets go of the claims on merged packs (deleted by now, or left as they were).
+fn release(claims: Vec<Box<dyn packer::PackWriter>>) {
+    for claim in claims {
+        // A deleted pack's close may fail (HDFS: no file to complete): nothing was written.
+        let _ = claim.close();
+    }
 }
 
 /// `YYYY-MM` as (year, month).

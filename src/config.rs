@@ -98,6 +98,10 @@ pub struct RawStorage {
     /// written pack durably; a later page of its (topic, day, cluster) starts
     /// the next part. At least 1. Default 64.
     pub max_open_packs: Option<usize>,
+    /// A run's first page of a (topic, day, cluster) appends to that family's
+    /// last pack (below `max_pack_bytes`, whole at its end, written by no one
+    /// else) instead of starting a pack of its own. Default true.
+    pub append_packs: Option<bool>,
     /// The NameNode's web server `host:port`, read by `harvest cluster check`
     /// for the Hadoop version and the capacity (its `/jmx`). Default: the
     /// NameNode host of `packs` on port 9870 (Hadoop 3's default).
@@ -253,6 +257,8 @@ pub struct Config {
     pub max_pack_bytes: u64,
     /// Pack writers open at once at most (`[storage] max_open_packs`).
     pub max_open_packs: usize,
+    /// Runs append to a day's last packs (`[storage] append_packs`).
+    pub append_packs: bool,
     /// `[storage] operator`: the warcinfo `operator` field (none when unset or blank).
     pub operator: Option<String>,
     pub index: IndexBackend,
@@ -634,6 +640,7 @@ impl Config {
             dedup,
             max_pack_bytes,
             max_open_packs,
+            append_packs: raw.storage.append_packs.unwrap_or(true),
             index,
             buckets,
             text_index: raw.index.text.unwrap_or(true),

@@ -674,6 +674,7 @@ impl ActiveRun {
             error: None,
             summary: serde_json::Value::Null,
             writers: Vec::new(),
+            appended: Vec::new(),
         };
         runs.put(&record)?;
         Ok(ActiveRun {
@@ -682,6 +683,11 @@ impl ActiveRun {
             crashed: false,
             failed_on: None,
         })
+    }
+
+    /// The `runs` table this run is recorded in.
+    pub fn runs_table(&self) -> indexer::RunsTable {
+        self.runs.clone()
     }
 
     /// True when this run takes up an interrupted one.

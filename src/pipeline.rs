@@ -827,6 +827,7 @@ impl Ingest {
                 max_pack_bytes: cfg.max_pack_bytes,
                 max_open_packs: cfg.max_open_packs,
                 warcinfo_fields: warcinfo_fields(cfg, part_of),
+                append_to_existing: cfg.append_packs,
             },
         );
         Ok(Ingest {
@@ -946,6 +947,26 @@ impl Ingest {
     /// The writer token in the names of the packs this ingest writes.
     pub fn pack_writer(&self) -> &str {
         self.packer.writer()
+    }
+
+    /// Records in the `runs` table, before this run's first byte goes into a
+    /// pack an earlier run wrote, where in it this run's records start: a
+    /// crash of the run takes them up with those of its own packs.
+    pub fn note_appends_of(
+        &mut self,
+        runs: indexer::RunsTable,
+        job: String,
+        started: chrono::DateTime<chrono::Utc>,
+    ) {
+        self.packer.set_append_note(Arc::new(move |path, from| {
+            runs.note_appended(&job, started, path, from)
+                .map_err(|e| packer::Error::Io {
+                    path: path.to_string(),
+                    source: std::io::Error::other(format!(
+                        "cannot record in the run's record that it appends to this pack: {e}"
+                    )),
+                })
+        }));
     }
 
     /// Counters carried over from an interrupted run being resumed.
@@ -2328,7 +2349,8 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
             if a.crashed && !a.record.writers.is_empty() {
                 // What the dead process packed and did not index is indexed
                 // now, and nothing it archived is fetched again.
-                let taken = take_up_packs(cfg, stores, &a.record.writers).await?;
+                let taken =
+                    take_up_packs(cfg, stores, &a.record.writers, &a.record.appended).await?;
                 before.taken_up_indexed += taken.indexed;
                 // Its last heartbeat may be seconds older than its last batch.
                 before.pages = before.pages.max(taken.pages);
@@ -2361,6 +2383,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     }
     if let Some(mut a) = active.take() {
         // Before this run writes a pack: a crash of it is taken up so too.
+        ingest.note_appends_of(a.runs_table(), a.record.job.clone(), a.record.started);
         let writer = ingest.pack_writer().to_owned();
         let recorded = tokio::task::spawn_blocking(move || a.add_writer(&writer).map(|()| a))
             .await
@@ -2591,12 +2614,20 @@ async fn take_up_packs(
     cfg: &Config,
     stores: &Stores,
     writers: &[String],
+    appended: &[(String, u64)],
 ) -> Result<crate::replay::TakenUp> {
-    let (cfg, stores, writers) = (cfg.clone(), stores.clone(), writers.to_vec());
+    let (cfg, stores) = (cfg.clone(), stores.clone());
+    let (writers, appended) = (writers.to_vec(), appended.to_vec());
     let thread = std::thread::Builder::new()
         .name("harvest-take-up".into())
         .spawn(move || {
-            crate::replay::take_up_crashed_run(&cfg, &stores, &writers, &mut std::io::sink())
+            crate::replay::take_up_crashed_run(
+                &cfg,
+                &stores,
+                &writers,
+                &appended,
+                &mut std::io::sink(),
+            )
         })
         .context("cannot start the take-up thread")?;
     tokio::task::spawn_blocking(move || thread.join())

@@ -823,7 +823,9 @@ pub struct TakenUp {
 }
 
 /// Taking up a run whose process died: the packs its packers wrote
-/// (`writers`, [`indexer::RunRecord::writers`]) are read; their records the
+/// (`writers`, [`indexer::RunRecord::writers`]) and the parts of earlier
+/// packs it appended to (`appended`, [`indexer::RunRecord::appended`]: each
+/// from the offset its records start at) are read; their records the
 /// index does not hold (the batch that was packed when the process died,
 /// before its index write) are indexed where they lie, as `fsck --repair`
 /// does; and every URL the run archived is returned, so that the run does
@@ -832,32 +834,46 @@ pub fn take_up_crashed_run(
     cfg: &Config,
     stores: &Stores,
     writers: &[String],
+    appended: &[(String, u64)],
     progress: &mut dyn Write,
 ) -> Result<TakenUp> {
     let mut out = TakenUp::default();
-    if writers.is_empty() {
+    if writers.is_empty() && appended.is_empty() {
         return Ok(out);
     }
-    let mut packs = stores.packs.list("").context("listing the packs")?;
-    packs.retain(|p| {
-        packer::PackName::parse(&p.path)
-            .and_then(|n| n.origin)
-            .is_some_and(|o| writers.contains(&o.writer))
-    });
+    let mut packs: Vec<(String, u64)> = stores
+        .packs
+        .list("")
+        .context("listing the packs")?
+        .into_iter()
+        .filter(|p| {
+            packer::PackName::parse(&p.path)
+                .and_then(|n| n.origin)
+                .is_some_and(|o| writers.contains(&o.writer))
+        })
+        .map(|p| (p.path, 0))
+        .collect();
+    packs.extend(appended.iter().cloned());
+    // A pack of one of the run's writers that a later writer of the run (a
+    // take-up before this one) appended to is read once, whole.
+    packs.sort();
+    packs.dedup_by(|later, first| later.0 == first.0);
     let allowed = crate::crawl_config(cfg)?.allowed_content_types;
     let mut entries: Vec<Entry> = Vec::new();
     let mut paths: Vec<String> = Vec::with_capacity(packs.len());
-    for pack in &packs {
+    for (path, from) in &packs {
         // The dead writer's file is closed (HDFS: its lease recovered) and
         // synced: what is read from it now is durable.
-        let read = stores.packs.recover_lease(&pack.path).and_then(|_| {
-            let len = stores.packs.len(&pack.path)?;
-            stores.packs.read_range(&pack.path, 0, len)
+        let read = stores.packs.recover_lease(path).and_then(|_| {
+            let len = stores.packs.len(path)?;
+            stores
+                .packs
+                .read_range(path, *from, len.saturating_sub(*from))
         });
         let bytes = match read {
             Ok(b) => b,
             Err(e) => {
-                tracing::warn!(path = %pack.path, error = %e, "cannot read a pack of the interrupted run; its unindexed pages are fetched again");
+                tracing::warn!(path = %path, error = %e, "cannot read a pack of the interrupted run; its unindexed pages are fetched again");
                 out.unreadable += 1;
                 continue;
             }
@@ -866,6 +882,7 @@ pub fn take_up_crashed_run(
         // A torn last record (the process died writing it) ends the pack;
         // damage before it is read past, as reindex does.
         for (offset, length, record) in Resync::new(&bytes).filter_map(|r| r.ok()) {
+            let offset = offset + from;
             let Some(entry) = Entry::of(&record, paths.len() as u32, offset, length) else {
                 continue;
             };
@@ -876,7 +893,7 @@ pub fn take_up_crashed_run(
             }
             entries.push(entry);
         }
-        paths.push(pack.path.clone());
+        paths.push(path.clone());
     }
     out.records = entries.len() as u64;
     let keys: Vec<(&str, DateTime<Utc>)> =

@@ -517,6 +517,150 @@ fn a_crash_between_packing_and_indexing_is_taken_up_from_the_packs() {
     }
 }
 
+/// Runs of a day fill its packs: a second run of the job appends to the
+/// packs the first wrote (each pack then holds a warcinfo record per run)
+/// instead of adding packs; a crash of that run between packing and indexing
+/// is taken up from the appended parts (the run's record names them), so
+/// nothing it archived is lost or fetched again, and fsck finds the archive
+/// whole. With `[storage] append_packs = false` each run writes its own.
+#[test]
+fn a_second_run_appends_to_the_days_packs_and_its_crash_is_taken_up_from_them() {
+    const PAGES: u32 = 60;
+    let served = index_site(PAGES, "first version.", Duration::ZERO);
+    let site = &served.site;
+    let seed = format!("{}/index.html", served.base);
+    let ws = Workspace::new(&seed, "append", None);
+    ws.configure(|raw| {
+        raw.packing.batch_pages = Some(8);
+        raw.crawl.concurrency = Some(2);
+        // One pack family for the day: every batch joins the stored cluster
+        // (pages that changed may otherwise start a cluster of their own).
+        raw.packing.kmeans.k = Some(1);
+        raw.packing.kmeans.t1 = 1000.0;
+    });
+    ws.harvest(&["crawl", "--quiet"]);
+    let first: BTreeSet<std::path::PathBuf> = ws.packs().into_iter().collect();
+    assert!(!first.is_empty());
+    // Every page changes: the second run stores them all again.
+    for n in 0..PAGES {
+        site.set(
+            &format!("/p{n}.html"),
+            format!("<html><head><title>page {n}</title></head><body><p>Page {n} second version, longer than the first one.</p></body></html>"),
+        );
+    }
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&ws.config)
+        .args(["crawl", "--quiet"])
+        .env("HARVEST_CRASH_AFTER_PACKED", "3")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("run harvest");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(9), "killed itself: {status:?}");
+    let hits_at_crash = site.hits();
+    let second_version = |r: &util::PackedRecord| {
+        r.kind == "response"
+            && r.is_page_answer()
+            && String::from_utf8_lossy(&r.body).contains("second version")
+    };
+    let records = walk_packs(&ws);
+    let packed: BTreeSet<String> = records
+        .iter()
+        .filter(|r| second_version(r))
+        .map(|r| r.uri.clone())
+        .collect();
+    assert!(
+        packed.len() >= 16,
+        "{} pages of the second run packed",
+        packed.len()
+    );
+    let appended: BTreeSet<&std::path::PathBuf> = records
+        .iter()
+        .filter(|r| second_version(r) && first.contains(&r.pack))
+        .map(|r| &r.pack)
+        .collect();
+    assert!(
+        !appended.is_empty(),
+        "the second run appended to none of the first run's {} packs",
+        first.len()
+    );
+
+    let out = ws.harvest(&["crawl", "--quiet", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["resumed"].as_u64(), Some(1), "{report}");
+    assert!(
+        report["taken_up_indexed"].as_u64().unwrap_or(0) >= 1,
+        "the packed batch is indexed from the appended packs: {report}"
+    );
+    let hits = site.hits();
+    for url in &packed {
+        let path = url.trim_start_matches(&served.base);
+        assert_eq!(
+            hits.get(path),
+            hits_at_crash.get(path),
+            "{path} was archived before the crash and fetched again"
+        );
+    }
+    let records = walk_packs(&ws);
+    let mut second: BTreeMap<String, usize> = BTreeMap::new();
+    for r in records.iter().filter(|r| second_version(r)) {
+        *second.entry(r.uri.clone()).or_default() += 1;
+    }
+    assert_eq!(second.len(), PAGES as usize, "every changed page stored");
+    assert!(second.values().all(|n| *n == 1), "stored twice: {second:?}");
+    let packs_now = ws.packs();
+    let grown = packs_now.iter().filter(|p| first.contains(*p)).count();
+    assert_eq!(
+        grown,
+        first.len(),
+        "the first run's packs are all still there"
+    );
+    assert!(
+        packs_now.len() < 2 * first.len(),
+        "{} packs after two runs, {} after the first: the second added a pack per family",
+        packs_now.len(),
+        first.len()
+    );
+    for pack in &appended {
+        let bytes = std::fs::read(pack).unwrap();
+        let infos = packer::warc::RecordIter::new(&bytes)
+            .filter(|r| r.as_ref().unwrap().2.record_type() == Some("warcinfo"))
+            .count();
+        assert!(infos >= 2, "{}: {infos} warcinfo records", pack.display());
+    }
+    for pack in &appended {
+        assert_warcio_accepts(pack);
+    }
+    let rows = jsonl(&ws.harvest(&["query", "--format", "jsonl", "--limit", "1000"]));
+    assert_eq!(rows.len(), PAGES as usize + 1, "one row a page");
+    let fsck = ws.harvest_raw(&["fsck", "--json", "--quiet"]);
+    let check: serde_json::Value = serde_json::from_slice(&fsck.stdout).expect("fsck json");
+    for field in ["unindexed", "missing", "mismatched", "torn", "damaged"] {
+        assert_eq!(check[field].as_u64().unwrap_or(0), 0, "{field}: {check}");
+    }
+
+    // Without appending, a run writes packs of its own.
+    ws.configure(|raw| raw.storage.append_packs = Some(false));
+    for n in 0..PAGES {
+        site.set(
+            &format!("/p{n}.html"),
+            format!("<html><head><title>page {n}</title></head><body><p>Page {n} third.</p></body></html>"),
+        );
+    }
+    let before: BTreeSet<std::path::PathBuf> = ws.packs().into_iter().collect();
+    let sizes = |ps: &BTreeSet<std::path::PathBuf>| -> Vec<u64> {
+        ps.iter()
+            .map(|p| std::fs::metadata(p).unwrap().len())
+            .collect()
+    };
+    let sizes_before = sizes(&before);
+    ws.harvest(&["crawl", "--quiet"]);
+    assert_eq!(sizes(&before), sizes_before, "no earlier pack grew");
+    assert!(ws.packs().len() > before.len());
+}
+
 /// A crawl forwarded to `harvest serve` whose caller is killed stops in the
 /// server (it used to run on to the end with nobody to report to): the run is
 /// recorded `cancelled`, what was fetched is stored, and the next crawl takes

@@ -552,8 +552,16 @@ pub fn crawl_state(store: std::sync::Arc<dyn TableStore>, job: &str) -> Result<(
             } else {
                 vec!["abcd2345".into(), "efgh6712".into()]
             },
+            appended: Vec::new(),
         })?;
     }
+    let running = t0 + chrono::Duration::seconds(60);
+    runs.note_appended(job, running, "news/2024/05/01/a.warc.gz", 4096)?;
+    // A later put of the record (a heartbeat) keeps what was noted beside it.
+    let mut again = runs.list(Some(job), 1)?.remove(0);
+    again.appended.clear();
+    again.heartbeat = running;
+    runs.put(&again)?;
     let listed = runs.list(Some(job), 10)?;
     check(
         listed.len() == 2 && listed[0].status == RunStatus::Running,
@@ -562,6 +570,11 @@ pub fn crawl_state(store: std::sync::Arc<dyn TableStore>, job: &str) -> Result<(
     check(
         listed[0].writers == ["abcd2345", "efgh6712"] && listed[1].writers.is_empty(),
         "a run's pack writers are kept",
+    )?;
+    check(
+        listed[0].appended == [("news/2024/05/01/a.warc.gz".to_string(), 4096)]
+            && listed[1].appended.is_empty(),
+        "a run's appended packs are kept beside its record",
     )?;
     Ok(())
 }

@@ -44,6 +44,9 @@ const Q_URL: &[u8] = b"url";
 /// was queued ([`FrontierEntry::uncaptured`]; empty value).
 const Q_UNCAPTURED: &[u8] = b"new";
 const Q_RUN: &[u8] = b"run";
+/// Qualifier prefix of a run's appended packs: `ap:{path}` -> the offset
+/// (u64, big-endian) its records start at in that pack.
+const Q_APPENDED: &[u8] = b"ap:";
 const SEEN_TAG: u8 = b's';
 const QUEUE_TAG: u8 = b'q';
 /// Rows deleted or written per store call.
@@ -484,6 +487,11 @@ pub struct RunRecord {
     /// binary indexes what those packs hold beyond the index.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub writers: Vec<String>,
+    /// Packs of earlier runs this run appends to, each with the offset its
+    /// records start at ([`RunsTable::note_appended`]; kept beside the
+    /// record, so a `put` of the record neither writes nor drops them).
+    #[serde(skip)]
+    pub appended: Vec<(String, u64)>,
 }
 
 fn run_key(job: &str, started: DateTime<Utc>) -> Vec<u8> {
@@ -525,6 +533,33 @@ impl RunsTable {
         )
     }
 
+    /// Records, before its first byte is written, that the run of `job`
+    /// started at `started` appends its records to the pack at `path` from
+    /// `from` on. A crashed run's records there are taken up with those of
+    /// its own packs.
+    pub fn note_appended(
+        &self,
+        job: &str,
+        started: DateTime<Utc>,
+        path: &str,
+        from: u64,
+    ) -> Result<()> {
+        check_job(job)?;
+        let mut qualifier = Q_APPENDED.to_vec();
+        qualifier.extend_from_slice(path.as_bytes());
+        self.store.put(
+            RUNS_TABLE,
+            &[Row {
+                key: run_key(job, started),
+                cells: vec![Cell::new(
+                    FAMILY_ATTRS,
+                    qualifier,
+                    from.to_be_bytes().to_vec(),
+                )],
+            }],
+        )
+    }
+
     /// Runs of `job` (or of every job), newest first per job, at most
     /// `limit` per job.
     pub fn list(&self, job: Option<&str>, limit: usize) -> Result<Vec<RunRecord>> {
@@ -544,7 +579,17 @@ impl RunsTable {
                 return true;
             };
             match serde_json::from_slice::<RunRecord>(v) {
-                Ok(r) => {
+                Ok(mut r) => {
+                    r.appended = row
+                        .cells
+                        .iter()
+                        .filter(|c| c.family == FAMILY_ATTRS)
+                        .filter_map(|c| {
+                            let path = c.qualifier.strip_prefix(Q_APPENDED)?;
+                            let from = u64::from_be_bytes(c.value.as_slice().try_into().ok()?);
+                            Some((String::from_utf8_lossy(path).into_owned(), from))
+                        })
+                        .collect();
                     let n = per_job.entry(r.job.clone()).or_default();
                     if *n < limit {
                         *n += 1;
@@ -808,6 +853,7 @@ mod tests {
                 error: None,
                 summary: serde_json::json!({"pages": secs}),
                 writers: Vec::new(),
+                appended: Vec::new(),
             })?;
         }
         let a: Vec<i64> = runs

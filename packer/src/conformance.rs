@@ -49,6 +49,7 @@ pub fn run_all(store: &dyn PackStore) {
     delete_removes_file(store);
     rename_moves_and_never_overwrites(store);
     sync_then_read(store);
+    reopen_for_append(store);
     missing_file_errors(store);
     out_of_range_read_errors(store);
     invalid_paths_are_rejected(store);
@@ -249,6 +250,52 @@ pub fn sync_then_read(store: &dyn PackStore) {
     );
     w.close().expect("close");
     assert_eq!(store.len(&path).expect("len"), 30);
+}
+
+/// `append` reopens a closed file at its end (or says the store cannot): what was in it and
+/// what is appended read back in one range, before and after close. While a writer holds the
+/// file, a second `append` is `Busy`, from a created writer or an appending one; after it
+/// closes, the file can be appended to again. A missing file is `NotFound`.
+pub fn reopen_for_append(store: &dyn PackStore) {
+    let ns = namespace("append");
+    let path = format!("{ns}/grown");
+    write_file(store, &path, &[&SAMPLE[..10]]);
+    let mut w = match store.append(&path) {
+        Ok(w) => w,
+        Err(Error::AppendUnsupported { .. }) => return,
+        Err(e) => panic!("append to a closed file: {e}"),
+    };
+    assert_eq!(w.position(), 10);
+    assert!(
+        matches!(store.append(&path), Err(Error::Busy { .. })),
+        "a second writer of a held file"
+    );
+    assert_eq!(w.append(&SAMPLE[10..25]).expect("append"), 10);
+    w.sync().expect("sync");
+    assert_eq!(store.len(&path).expect("len"), 25);
+    assert_eq!(store.read_range(&path, 0, 25).expect("read"), &SAMPLE[..25]);
+    assert_eq!(store.read_range(&path, 8, 4).expect("read"), &SAMPLE[8..12]);
+    w.close().expect("close");
+    assert_eq!(store.read_range(&path, 0, 25).expect("read"), &SAMPLE[..25]);
+
+    let mut again = store.append(&path).expect("append after close");
+    assert_eq!(again.append(&SAMPLE[25..30]).expect("append"), 25);
+    again.close().expect("close");
+    assert_eq!(store.read_range(&path, 0, 30).expect("read"), &SAMPLE[..30]);
+
+    let open = format!("{ns}/open");
+    let mut created = store.create(&open).expect("create");
+    created.append(&SAMPLE[..3]).expect("append");
+    created.sync().expect("sync");
+    assert!(
+        matches!(store.append(&open), Err(Error::Busy { .. })),
+        "append of a file its creator still writes"
+    );
+    created.close().expect("close");
+    assert!(matches!(
+        store.append(&format!("{ns}/missing")),
+        Err(Error::NotFound { .. })
+    ));
 }
 
 /// Operations on a missing file fail with `NotFound`.

@@ -132,6 +132,21 @@ pub enum Error {
         reason: String,
     },
 
+    /// `append` on a file another writer holds (this process or another: a crawl appending
+    /// to it, a compaction claiming it).
+    #[error("pack {path} is being written by another writer")]
+    Busy {
+        /// Store-relative path.
+        path: String,
+    },
+
+    /// The store cannot append to an existing file.
+    #[error("this pack store cannot append to the existing pack {path}")]
+    AppendUnsupported {
+        /// Store-relative path.
+        path: String,
+    },
+
     /// A storage call did not finish within its deadline.
     #[error("{op} on {path} timed out after {after:?}")]
     Timeout {

@@ -84,6 +84,9 @@ const LEASE_POLL_PAUSE: Duration = Duration::from_millis(500);
 /// Java exception classes the NameNode uses for missing / existing files.
 const FILE_NOT_FOUND_EXCEPTION: &str = "java.io.FileNotFoundException";
 const FILE_EXISTS_EXCEPTION: &str = "org.apache.hadoop.fs.FileAlreadyExistsException";
+/// The NameNode's answer to an append while a dead writer's lease is being recovered.
+const RECOVERY_IN_PROGRESS_EXCEPTION: &str =
+    "org.apache.hadoop.hdfs.protocol.RecoveryInProgressException";
 
 /// Settings of an [`HdfsPackStore`]. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -758,6 +761,56 @@ impl PackStore for HdfsPackStore {
             tail,
             failed: None,
         }))
+    }
+
+    /// The file's lease is the claim: the NameNode refuses a second append of a file under
+    /// construction (`AlreadyBeingCreatedException`, or `RecoveryInProgressException` while
+    /// a dead writer's lease is recovered): [`Error::Busy`]. The bytes of the file's last
+    /// block are read first and kept as this writer's tail: hdfs-native does not read a block
+    /// under construction, and appending reopens the last block.
+    fn append(&self, path: &str) -> Result<Box<dyn PackWriter>> {
+        let inner = &self.inner;
+        let full = inner.full(path)?;
+        let len = inner.file_len(path, &full)?;
+        let block = inner.options.block_size.max(1);
+        let start = (len / block) * block;
+        let head = if len > start {
+            self.read_range(path, start, len - start)?
+        } else {
+            Vec::new()
+        };
+        let busy = || Error::Busy {
+            path: path.to_string(),
+        };
+        let writer = match inner.call("append", path, inner.client.append(&full)) {
+            Ok(w) => w,
+            Err(Error::AlreadyExists { .. }) => return Err(busy()),
+            Err(Error::Hdfs {
+                source: HdfsError::RPCError(ref class, _),
+                ..
+            }) if class == RECOVERY_IN_PROGRESS_EXCEPTION => return Err(busy()),
+            Err(e) => return Err(e),
+        };
+        inner.forget_reader(&full);
+        let tail: SharedTail = Arc::new(Mutex::new(Tail { start, bytes: head }));
+        lock(&inner.tails).insert(full.clone(), Arc::clone(&tail));
+        let out = Box::new(HdfsPackWriter {
+            inner: Arc::clone(inner),
+            path: path.to_string(),
+            full: full.clone(),
+            writer: Some(writer),
+            buffer: Vec::new(),
+            position: len,
+            handed: len,
+            tail,
+            failed: None,
+        });
+        // Another writer appended between the read of the last block and the lease.
+        if inner.file_len(path, &full)? != len {
+            let _ = out.close();
+            return Err(busy());
+        }
+        Ok(out)
     }
 
     fn read_range(&self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>> {

@@ -73,6 +73,12 @@ pub struct PackerOptions {
     /// Extra `name: value` fields for the warcinfo record at the start of every pack
     /// (after `software`, `format` and `conformsTo`). Default: none.
     pub warcinfo_fields: Vec<(String, String)>,
+    /// The first write of a family in this packer appends to the family's highest part in
+    /// the store instead of starting a new one, when that part is smaller than
+    /// `max_pack_bytes`, ends with a whole record and the store lets this packer own it
+    /// ([`PackStore::append`]); its records follow a warcinfo record of their own. So the
+    /// runs of a day fill its packs instead of adding small ones. Default: false.
+    pub append_to_existing: bool,
 }
 
 impl Default for PackerOptions {
@@ -81,9 +87,20 @@ impl Default for PackerOptions {
             max_pack_bytes: DEFAULT_MAX_PACK_BYTES,
             max_open_packs: DEFAULT_MAX_OPEN_PACKS,
             warcinfo_fields: Vec::new(),
+            append_to_existing: false,
         }
     }
 }
+
+/// Told `(path, offset)` before a [`Packer`] appends the first byte to a pack it did not
+/// create: from `offset` on, the pack holds this packer's records. A run records it so that
+/// taking up a crashed run reads those records too (its own packs are found by the writer
+/// token in their names). An error stops the append (the pack is not written to).
+pub type AppendNote = Arc<dyn Fn(&str, u64) -> Result<()> + Send + Sync>;
+
+/// Bytes at the end of a pack read to check that it ends with a whole record before it is
+/// appended to. A last record longer than this is not checked: a new part is started.
+const TAIL_CHECK_BYTES: u64 = 4 << 20;
 
 /// Which pack family a record goes to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -400,6 +417,8 @@ struct OpenPack {
     dirty: bool,
     /// [`Packer::clock`] at the last write: the smallest is closed first for room.
     last_used: u64,
+    /// An earlier writer's pack this packer appends to.
+    appended: bool,
 }
 
 /// Counters of a [`Packer`] since it was made.
@@ -413,6 +432,8 @@ pub struct PackerStats {
     pub closed_for_room: u64,
     /// Most packs open at once.
     pub peak_open: usize,
+    /// Packs of earlier writers appended to ([`PackerOptions::append_to_existing`]).
+    pub appended: u64,
 }
 
 /// Writes records into packs: layout, lazy opening, rollover and syncing.
@@ -453,6 +474,8 @@ pub struct Packer {
     stats: PackerStats,
     /// A writer failed with unsynced records; reported by the next `sync_all`.
     lost: Option<Error>,
+    /// Told before a pack of an earlier writer is appended to.
+    append_note: Option<AppendNote>,
 }
 
 impl std::fmt::Debug for Packer {
@@ -478,7 +501,14 @@ impl Packer {
             clock: 0,
             stats: PackerStats::default(),
             lost: None,
+            append_note: None,
         }
+    }
+
+    /// Sets what is told before this packer appends to a pack it did not create
+    /// ([`AppendNote`]).
+    pub fn set_append_note(&mut self, note: AppendNote) {
+        self.append_note = Some(note);
     }
 
     /// The store the packs live in.
@@ -540,8 +570,8 @@ impl Packer {
         if !self.open.contains_key(&family) {
             self.make_room()?;
             let pack = self.open_next(key, &family)?;
+            self.count_open(&pack);
             self.open.insert(family.clone(), pack);
-            self.stats.opened += 1;
             self.stats.peak_open = self.stats.peak_open.max(self.open.len());
         }
         self.clock += 1;
@@ -685,6 +715,7 @@ impl Packer {
             options: &self.options,
             writer: &self.writer,
             clock: self.clock,
+            append_note: self.append_note.as_ref(),
         }
     }
 
@@ -755,8 +786,8 @@ impl Packer {
             match pack {
                 Ok(pack) => {
                     self.remember_part(&family, pack.part);
+                    self.count_open(&pack);
                     self.open.insert(family, pack);
-                    self.stats.opened += 1;
                 }
                 Err(e) => {
                     first_err.get_or_insert(e);
@@ -765,6 +796,15 @@ impl Packer {
         }
         self.stats.peak_open = self.stats.peak_open.max(self.open.len());
         first_err.map_or(Ok(()), Err)
+    }
+
+    /// Counts a pack opened: created, or appended to.
+    fn count_open(&mut self, pack: &OpenPack) {
+        if pack.appended {
+            self.stats.appended += 1;
+        } else {
+            self.stats.opened += 1;
+        }
     }
 
     /// Records the highest part of a family. Past `remembered_limit` families, the closed ones
@@ -811,15 +851,29 @@ struct Opener<'a> {
     options: &'a PackerOptions,
     writer: &'a str,
     clock: u64,
+    append_note: Option<&'a AppendNote>,
 }
 
 impl Opener<'_> {
     /// Creates the next part of a family (after `known`, the highest part this process used,
-    /// else after the highest in the store) and writes its warcinfo record.
+    /// else after the highest in the store) and writes its warcinfo record. With
+    /// [`PackerOptions::append_to_existing`], the highest part in the store is appended to
+    /// instead where it can be ([`Opener::append`]).
     fn open(&self, key: &PackKey, family: &FamilyKey, known: Option<u32>) -> Result<OpenPack> {
         let mut part = match known {
             Some(last) => last.saturating_add(1),
-            None => self.next_part_in_store(family)?,
+            None => {
+                let highest = self.highest_part_in_store(family)?;
+                if let Some(found) = &highest {
+                    match self.append(found)? {
+                        Appended::Open(pack) => return Ok(pack),
+                        // Another writer holds it: it is not fenced.
+                        Appended::Busy => {}
+                        Appended::No => self.recover(&found.path),
+                    }
+                }
+                highest.map_or(0, |h| h.part.saturating_add(1))
+            }
         };
         let origin = PackOrigin {
             created: Utc::now()
@@ -833,14 +887,7 @@ impl Opener<'_> {
             path = pack_path(&key.topic, key.date, key.cluster, part, origin.clone());
             match self.store.create(&path) {
                 Ok(mut writer) => {
-                    let file_name = path.rsplit('/').next().unwrap_or(&path);
-                    let fields: Vec<(&str, &str)> = self
-                        .options
-                        .warcinfo_fields
-                        .iter()
-                        .map(|(n, v)| (n.as_str(), v.as_str()))
-                        .collect();
-                    let info = warc::encode_warcinfo(file_name, &fields);
+                    let info = self.warcinfo(&path);
                     if let Err(e) = writer.append(&info.member(None)) {
                         // Nothing of value in it yet; close quietly and report.
                         let _ = writer.close();
@@ -855,6 +902,7 @@ impl Opener<'_> {
                         records: 0,
                         dirty: true,
                         last_used: self.clock,
+                        appended: false,
                     });
                 }
                 Err(Error::AlreadyExists { .. }) => {
@@ -866,13 +914,95 @@ impl Opener<'_> {
         Err(Error::AlreadyExists { path })
     }
 
-    /// One more than the highest part of this family already in the store, named either way
-    /// (0 if none). The highest part may have been left open by a writer that died: its lease
-    /// is recovered ([`PackStore::recover_lease`]) so its synced records become readable; a
-    /// failed recovery is logged, not fatal (the new part does not need it).
-    fn next_part_in_store(&self, family: &FamilyKey) -> Result<u32> {
+    /// This packer's warcinfo record for the pack at `path`.
+    fn warcinfo(&self, path: &str) -> EncodedRecord {
+        let file_name = path.rsplit('/').next().unwrap_or(path);
+        let fields: Vec<(&str, &str)> = self
+            .options
+            .warcinfo_fields
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        warc::encode_warcinfo(file_name, &fields)
+    }
+
+    /// Opens `found`, the highest part of a family in the store, for appending, if it is
+    /// named the current way, smaller than [`PackerOptions::max_pack_bytes`], ends with a
+    /// whole record (a crash may have torn its tail) and the store lets this packer own it
+    /// ([`PackStore::append`]: not another writer's open pack, not claimed by a compaction).
+    /// The [`AppendNote`] is told, then this packer's warcinfo record is appended. Otherwise
+    /// a new part is started.
+    fn append(&self, found: &HighestPart) -> Result<Appended> {
+        let path = &found.path;
+        if !self.options.append_to_existing
+            || !found.current_name
+            || found.len == 0
+            || found.len >= self.options.max_pack_bytes
+        {
+            return Ok(Appended::No);
+        }
+        let mut writer = match self.store.append(path) {
+            Ok(w) => w,
+            Err(Error::Busy { .. }) => {
+                tracing::debug!(path = %path, "the last part is held by another writer");
+                return Ok(Appended::Busy);
+            }
+            Err(e) => {
+                tracing::debug!(path = %path, error = %e, "not appending to the last part");
+                return Ok(Appended::No);
+            }
+        };
+        let len = writer.position();
+        let window = len.min(TAIL_CHECK_BYTES);
+        let whole = self
+            .store
+            .read_range(path, len - window, window)
+            .map(|tail| warc::ends_with_whole_record(&tail));
+        match whole {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::info!(path = %path, bytes = len, "the last part does not end with a whole record; starting a new part");
+                let _ = writer.close();
+                return Ok(Appended::No);
+            }
+            Err(e) => {
+                tracing::debug!(path = %path, error = %e, "cannot check the tail of the last part");
+                let _ = writer.close();
+                return Ok(Appended::No);
+            }
+        }
+        if let Some(note) = self.append_note {
+            if let Err(e) = note(path, len) {
+                let _ = writer.close();
+                return Err(e);
+            }
+        }
+        let info = self.warcinfo(path);
+        if let Err(e) = writer.append(&info.member(None)) {
+            let _ = writer.close();
+            return Err(e);
+        }
+        tracing::debug!(path = %path, from = len, "appending to the last part");
+        Ok(Appended::Open(OpenPack {
+            path: path.clone(),
+            part: found.part,
+            warcinfo_id: info.record_id,
+            writer,
+            records: 0,
+            dirty: true,
+            last_used: self.clock,
+            appended: true,
+        }))
+    }
+
+    /// The highest part of this family already in the store, named either way. It may have
+    /// been left open by a writer that died: its lease is recovered
+    /// ([`PackStore::recover_lease`]) so its synced records become readable; a failed
+    /// recovery is logged, not fatal (a new part does not need it; the part is then not
+    /// appended to).
+    fn highest_part_in_store(&self, family: &FamilyKey) -> Result<Option<HighestPart>> {
         let dir = day_dir(&family.topic, family.date);
-        let mut highest: Option<(u32, String)> = None;
+        let mut highest: Option<HighestPart> = None;
         for entry in self.store.list(&format!("{dir}/"))? {
             let Some(name) = PackName::parse(&entry.path) else {
                 continue;
@@ -884,23 +1014,52 @@ impl Opener<'_> {
             {
                 continue;
             }
-            if highest.as_ref().is_none_or(|(part, _)| name.part >= *part) {
-                highest = Some((name.part, entry.path));
+            if highest.as_ref().is_none_or(|h| name.part >= h.part) {
+                highest = Some(HighestPart {
+                    part: name.part,
+                    path: entry.path,
+                    len: entry.len,
+                    current_name: name.origin.is_some(),
+                });
             }
         }
-        if let Some((_, path)) = &highest {
-            match self.store.recover_lease(path) {
-                Ok(true) => {}
-                Ok(false) => {
-                    tracing::info!(path = %path, "recovered the lease of a pack left open by an earlier writer")
-                }
-                Err(e) => {
-                    tracing::warn!(path = %path, error = %e, "could not recover the lease of the previous part")
-                }
-            }
-        }
-        Ok(highest.map_or(0, |(h, _)| h.saturating_add(1)))
+        Ok(highest)
     }
+
+    /// Recovers the lease of `path`, the highest part of a family, which a writer that died
+    /// may have left open ([`PackStore::recover_lease`]), so its synced records become
+    /// readable; a failed recovery is logged, not fatal (a new part does not need it).
+    fn recover(&self, path: &str) {
+        match self.store.recover_lease(path) {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::info!(path = %path, "recovered the lease of a pack left open by an earlier writer")
+            }
+            Err(e) => {
+                tracing::warn!(path = %path, error = %e, "could not recover the lease of the previous part")
+            }
+        }
+    }
+}
+
+/// What [`Opener::append`] made of a family's highest part.
+enum Appended {
+    /// Open for appending.
+    Open(OpenPack),
+    /// Held by another writer (left alone: not fenced by a lease recovery).
+    Busy,
+    /// Not appended to (off, full, old name, torn tail, a store that cannot append).
+    No,
+}
+
+/// The highest part of a family found in the store.
+struct HighestPart {
+    part: u32,
+    path: String,
+    /// Its length when listed.
+    len: u64,
+    /// Named with its creation time and writer (not the old `c{cluster}-{part}` way).
+    current_name: bool,
 }
 
 /// Runs `work` on each item on up to [`SYNC_THREADS`] threads side by side (a run of
@@ -1174,6 +1333,182 @@ mod tests {
             let request = packer.read(&locs[1]).unwrap();
             assert_eq!(request.header("WARC-Concurrent-To"), Some(id.as_str()));
         }
+    }
+
+    fn page(i: usize) -> EncodedRecord {
+        let body = format!("<p>page {i} {}</p>", "y".repeat(i * 11));
+        warc::encode_response(&warc::ResponseInput {
+            target_uri: "http://example.com/",
+            date: Utc::now(),
+            ip_address: None,
+            concurrent_to: None,
+            status_line: "HTTP/1.1 200 OK",
+            headers: &[],
+            payload: body.as_bytes(),
+        })
+    }
+
+    fn appending(store: &Arc<dyn PackStore>, max_pack_bytes: u64) -> Packer {
+        Packer::new(
+            store.clone(),
+            PackerOptions {
+                max_pack_bytes,
+                append_to_existing: true,
+                ..PackerOptions::default()
+            },
+        )
+    }
+
+    /// Runs of a day fill its pack: a later packer appends to the family's last part after a
+    /// warcinfo record of its own, is told where (the note), and every record reads back,
+    /// each naming its run's warcinfo.
+    #[test]
+    fn a_later_packer_appends_to_the_last_part_after_its_own_warcinfo() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn PackStore> = Arc::new(LocalPackStore::open(dir.path()).unwrap());
+        let key = PackKey {
+            topic: "news".into(),
+            date: date(),
+            cluster: 0,
+        };
+        let mut locations = Vec::new();
+        let noted: Arc<std::sync::Mutex<Vec<(String, u64)>>> = Arc::default();
+        for run in 0..3 {
+            let mut packer = appending(&store, 1 << 20);
+            let seen = noted.clone();
+            packer.set_append_note(Arc::new(move |path, from| {
+                seen.lock().unwrap().push((path.to_string(), from));
+                Ok(())
+            }));
+            for i in 0..5 {
+                locations.push(packer.write(&key, &page(run * 10 + i)).unwrap());
+            }
+            packer.close_all().unwrap();
+            let stats = packer.stats();
+            assert_eq!(
+                (stats.opened, stats.appended),
+                (u64::from(run == 0), u64::from(run > 0))
+            );
+        }
+        let listed = store.list("").unwrap();
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        let path = &listed[0].path;
+        let noted = noted.lock().unwrap().clone();
+        assert_eq!(noted.len(), 2);
+        // Each note names where the earlier runs ended: the next run's warcinfo.
+        for (p, from) in &noted {
+            assert_eq!(p, path);
+            let info = store.read_range(path, *from, 2).unwrap();
+            assert_eq!(info, [0x1f, 0x8b]);
+        }
+        let bytes = store.read_range(path, 0, listed[0].len).unwrap();
+        let mut infos = Vec::new();
+        let mut current = None;
+        let mut records = 0;
+        for (offset, _, rec) in warc::RecordIter::new(&bytes).map(|r| r.unwrap()) {
+            if rec.record_type() == Some("warcinfo") {
+                assert_eq!(
+                    rec.header("WARC-Filename"),
+                    path.rsplit('/').next(),
+                    "each run's warcinfo names the pack"
+                );
+                current = rec.record_id().map(str::to_string);
+                infos.push(offset);
+                continue;
+            }
+            assert_eq!(rec.header("WARC-Warcinfo-ID"), current.as_deref());
+            records += 1;
+        }
+        assert_eq!(records, 15);
+        assert_eq!(infos.len(), 3);
+        assert_eq!(
+            &infos[1..],
+            &noted.iter().map(|n| n.1).collect::<Vec<_>>()[..]
+        );
+        let reader = Packer::new(store.clone(), PackerOptions::default());
+        for loc in &locations {
+            assert_eq!(reader.read(loc).unwrap().record_type(), Some("response"));
+        }
+        assert!(warc::Resync::for_pack(path, &bytes).all(|r| r.is_ok()));
+    }
+
+    /// A last part that is full, torn by a crash, or held by a live writer is not appended
+    /// to: a new part follows it. Without the option nothing is appended to.
+    #[test]
+    fn full_torn_held_or_unasked_last_parts_get_a_new_part() {
+        let key = PackKey {
+            topic: "news".into(),
+            date: date(),
+            cluster: 0,
+        };
+        let parts = |store: &Arc<dyn PackStore>| store.list("").unwrap().len();
+        let fresh = || {
+            let dir = tempfile::tempdir().unwrap();
+            let store: Arc<dyn PackStore> = Arc::new(LocalPackStore::open(dir.path()).unwrap());
+            let mut first = appending(&store, 1 << 20);
+            first.write(&key, &page(1)).unwrap();
+            first.close_all().unwrap();
+            (dir, store)
+        };
+
+        // Full: as large as the limit allows.
+        let (_d, store) = fresh();
+        let len = store.list("").unwrap()[0].len;
+        let mut p = appending(&store, len);
+        p.write(&key, &page(2)).unwrap();
+        p.close_all().unwrap();
+        assert_eq!((parts(&store), p.stats().appended), (2, 0), "full");
+
+        // Torn: a record cut in half at the end.
+        let (d, store) = fresh();
+        let path = store.list("").unwrap()[0].path.clone();
+        let half = page(3).member(None);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(d.path().join(&path))
+            .unwrap();
+        std::io::Write::write_all(&mut f, &half[..half.len() / 2]).unwrap();
+        drop(f);
+        let torn_len = store.len(&path).unwrap();
+        let mut p = appending(&store, 1 << 20);
+        p.write(&key, &page(4)).unwrap();
+        p.close_all().unwrap();
+        assert_eq!((parts(&store), p.stats().appended), (2, 0), "torn");
+        assert_eq!(
+            store.len(&path).unwrap(),
+            torn_len,
+            "the torn pack is left as it is"
+        );
+
+        // Held: another writer still has it open.
+        let (_d, store) = fresh();
+        let path = store.list("").unwrap()[0].path.clone();
+        let held = store.append(&path).unwrap();
+        let mut p = appending(&store, 1 << 20);
+        p.write(&key, &page(5)).unwrap();
+        p.close_all().unwrap();
+        held.close().unwrap();
+        assert_eq!((parts(&store), p.stats().appended), (2, 0), "held");
+
+        // Not asked for.
+        let (_d, store) = fresh();
+        let mut p = Packer::new(store.clone(), PackerOptions::default());
+        p.write(&key, &page(6)).unwrap();
+        p.close_all().unwrap();
+        assert_eq!((parts(&store), p.stats().appended), (2, 0), "off");
+
+        // A note that fails stops the write; nothing is appended.
+        let (_d, store) = fresh();
+        let before = store.list("").unwrap()[0].len;
+        let mut p = appending(&store, 1 << 20);
+        p.set_append_note(Arc::new(|path, _| {
+            Err(Error::Busy {
+                path: path.to_string(),
+            })
+        }));
+        assert!(p.write(&key, &page(7)).is_err());
+        p.close_all().unwrap();
+        assert_eq!(store.list("").unwrap()[0].len, before);
     }
 
     /// Issue 14: pack file names repeated across folders (`c0-0.warc.gz` in many days), so

@@ -28,9 +28,9 @@ pub use error::{Error, Result};
 #[cfg(feature = "hdfs")]
 pub use hdfs::{HdfsOptions, HdfsPackStore, HdfsPackWriter};
 pub use layout::{
-    legacy_pack_path, new_writer_token, pack_path, sanitize_topic, Location, MonthPackName,
-    PackKey, PackName, PackOrigin, Packer, PackerOptions, PackerStats, DEFAULT_MAX_OPEN_PACKS,
-    DEFAULT_MAX_PACK_BYTES, PACK_EXTENSION,
+    legacy_pack_path, new_writer_token, pack_path, sanitize_topic, AppendNote, Location,
+    MonthPackName, PackKey, PackName, PackOrigin, Packer, PackerOptions, PackerStats,
+    DEFAULT_MAX_OPEN_PACKS, DEFAULT_MAX_PACK_BYTES, PACK_EXTENSION,
 };
 pub use local::{LocalPackStore, LocalPackWriter};
 pub use placement::{

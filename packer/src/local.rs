@@ -83,6 +83,10 @@ impl PackStore for LocalPackStore {
             .create_new(true)
             .open(&full)
             .map_err(|e| disk_error(path, &full, e))?;
+        // Held until the writer closes: an `append` of this pack elsewhere finds it busy.
+        if let Err(e) = file.try_lock() {
+            tracing::debug!(path, error = %e, "cannot lock a new pack");
+        }
         dirs_to_sync.push(parent);
         dirs_to_sync.dedup();
         Ok(Box::new(LocalPackWriter {
@@ -90,7 +94,48 @@ impl PackStore for LocalPackStore {
             full,
             file: Some(file),
             position: 0,
+            created: true,
             dirs_to_sync,
+        }))
+    }
+
+    /// The file is opened for writing and locked (`flock`, exclusive, not waiting); a lock
+    /// held elsewhere is [`Error::Busy`]. A file deleted or replaced between the open and the
+    /// lock (a compaction that held it and removed it) is [`Error::NotFound`]: what is locked
+    /// must still be the file at `path`.
+    fn append(&self, path: &str) -> Result<Box<dyn PackWriter>> {
+        let full = self.full_path(path)?;
+        let file = OpenOptions::new()
+            .write(true)
+            .open(&full)
+            .map_err(|e| Error::io(path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(Error::Busy {
+                    path: path.to_string(),
+                })
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(self.error(path, e)),
+        }
+        let held = file.metadata().map_err(|e| self.error(path, e))?;
+        let still_there = fs::metadata(&full).is_ok_and(|now| same_file(&held, &now));
+        if !still_there || !held.is_file() {
+            return Err(Error::NotFound {
+                path: path.to_string(),
+            });
+        }
+        let mut file = file;
+        let position = file
+            .seek(SeekFrom::End(0))
+            .map_err(|e| self.error(path, e))?;
+        Ok(Box::new(LocalPackWriter {
+            path: path.to_string(),
+            full,
+            file: Some(file),
+            position,
+            created: false,
+            dirs_to_sync: Vec::new(),
         }))
     }
 
@@ -189,6 +234,19 @@ impl PackStore for LocalPackStore {
     }
 }
 
+/// Whether two metadata describe the same file (device and inode).
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Whether two metadata describe the same file (no inode to compare: length and time).
+#[cfg(not(unix))]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
 /// An I/O error on the store path `rel` (on disk: `file`): a disk that refuses the write
 /// (full, read-only, over quota) is [`Error::Disk`], naming the file; others as
 /// [`Error::io`] maps them.
@@ -238,6 +296,8 @@ pub struct LocalPackWriter {
     /// `None` once closed.
     file: Option<File>,
     position: u64,
+    /// Made by `create` (not `append`): removed again if its first append fails.
+    created: bool,
     /// Folders to fsync on the next sync (emptied after the first successful one).
     dirs_to_sync: Vec<PathBuf>,
 }
@@ -271,8 +331,8 @@ impl LocalPackWriter {
 impl PackWriter for LocalPackWriter {
     /// A failed append is cut off again: whatever part of `bytes` reached the file is
     /// truncated away, so the pack still ends with its last whole record (a full disk leaves
-    /// no torn tail, and the cut gives back the room the part took). A pack whose first
-    /// append failed holds nothing and is removed.
+    /// no torn tail, and the cut gives back the room the part took). A pack created whose
+    /// first append failed holds nothing and is removed.
     fn append(&mut self, bytes: &[u8]) -> Result<u64> {
         let offset = self.position;
         let file = self.file()?;
@@ -290,7 +350,7 @@ impl PackWriter for LocalPackWriter {
                 error = %cut,
                 "cannot cut a failed append off the pack; its tail is torn"
             ),
-            Ok(()) if offset == 0 => {
+            Ok(()) if offset == 0 && self.created => {
                 if let Err(rm) = fs::remove_file(&self.full) {
                     tracing::debug!(path = %self.path, error = %rm, "cannot remove an empty pack");
                 }

@@ -38,8 +38,8 @@ pub struct PackEntry {
 ///
 /// # Concurrency
 /// Implementations are `Send + Sync`; any method may be called from several threads.
-/// A file must have at most one writer; the store does not lock files, but `create`
-/// fails when the file already exists, which stops two writers from racing on one path.
+/// A file must have at most one writer: `create` fails when the file already exists and
+/// `append` when another writer holds it, which stops two writers from racing on one path.
 ///
 /// # Errors
 /// Backends map failures onto the shared [`Error`] variants: missing file ->
@@ -78,6 +78,21 @@ pub trait PackStore: Send + Sync {
     fn recover_lease(&self, path: &str) -> Result<bool> {
         validate_path(path)?;
         Ok(true)
+    }
+
+    /// Opens an existing, closed file for appending and returns its writer, positioned at the
+    /// file's end. The writer owns the file until it is closed or dropped: while it lives,
+    /// another `append` of the same file, from this process or another, fails with
+    /// [`Error::Busy`] (a local folder: an exclusive lock on the file; HDFS: the file's lease).
+    /// So `append` doubles as a claim: a caller that must keep writers out of a file while it
+    /// reads and deletes it (compaction) holds one without appending. Fails with
+    /// [`Error::NotFound`] if the file does not exist. Default, for a store that cannot
+    /// append: [`Error::AppendUnsupported`].
+    fn append(&self, path: &str) -> Result<Box<dyn PackWriter>> {
+        validate_path(path)?;
+        Err(Error::AppendUnsupported {
+            path: path.to_string(),
+        })
     }
 }
 

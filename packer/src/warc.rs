@@ -922,7 +922,9 @@ pub struct Resync<'a> {
     named: Vec<String>,
     /// The ids of the warcinfo records read.
     infos: Vec<String>,
-    /// In a month pack: the start of the file names of the packs it holds.
+    /// The start of the file names a warcinfo record that starts a further segment of the
+    /// pack names: in a month pack, of the packs it holds; in a day pack, its own name (a
+    /// later run's records appended to it).
     segments: Option<String>,
     done: bool,
 }
@@ -942,12 +944,17 @@ impl<'a> Resync<'a> {
         }
     }
 
-    /// Iterates over `data`, the whole pack at `path`: as [`Resync::new`], and for a month
-    /// pack ([`crate::MonthPackName`]) past damage into the next pack it holds.
+    /// Iterates over `data`, the whole pack at `path`: as [`Resync::new`], and past damage
+    /// into the next segment the pack holds: for a month pack ([`crate::MonthPackName`]) the
+    /// next pack, for a day pack the next run's records appended to it.
     pub fn for_pack(path: &str, data: &'a [u8]) -> Self {
         let mut it = Self::new(data);
-        it.segments = crate::MonthPackName::parse(path)
-            .map(|m| format!("{}-{:04}{:02}", m.topic, m.year, m.month));
+        // A day pack appended to by later runs: each run's records follow a warcinfo record
+        // of its own that names this pack.
+        it.segments = match crate::MonthPackName::parse(path) {
+            Some(m) => Some(format!("{}-{:04}{:02}", m.topic, m.year, m.month)),
+            None => path.rsplit('/').next().map(str::to_string),
+        };
         it
     }
 
@@ -1090,6 +1097,21 @@ impl Iterator for Resync<'_> {
 }
 
 impl std::iter::FusedIterator for Resync<'_> {}
+
+/// Whether `tail`, the last bytes of a pack (or all of it), ends exactly where a whole
+/// record ends: no torn record after the last readable one. `tail` may start inside a
+/// record; the records after that are found as [`Resync`] finds them past damage.
+pub fn ends_with_whole_record(tail: &[u8]) -> bool {
+    let mut end = None;
+    for item in Resync::new(tail) {
+        match item {
+            Ok((offset, length, _)) => end = Some(offset + length),
+            Err(damage) if damage.to_end => return false,
+            Err(_) => {}
+        }
+    }
+    end == Some(tail.len() as u64)
+}
 
 /// A [`BufRead`](std::io::BufRead) that counts the bytes consumed from it.
 struct Counted<R> {
@@ -1394,6 +1416,41 @@ impl<R: std::io::BufRead> Iterator for RecordReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tail check before an append: any window that starts inside a record and ends
+    /// at a record's end is whole; one that ends inside a record is not.
+    #[test]
+    fn a_tail_window_ends_whole_only_at_a_records_end() {
+        let info = encode_warcinfo("p.warc.gz", &[]);
+        let mut pack = info.member(None);
+        let mut last = 0;
+        for i in 0..3 {
+            let body = format!("<p>{}</p>", "z".repeat(500 * (i + 1)));
+            let r = encode_response(&ResponseInput {
+                target_uri: "http://example.com/",
+                date: chrono::Utc::now(),
+                ip_address: None,
+                concurrent_to: None,
+                status_line: "HTTP/1.1 200 OK",
+                headers: &[],
+                payload: body.as_bytes(),
+            });
+            last = pack.len();
+            pack.extend(r.member(Some(&info.record_id)));
+        }
+        for start in [0, 1, 17, last / 2, last - 1, last] {
+            assert!(ends_with_whole_record(&pack[start..]), "from {start}");
+        }
+        // No record starts in the window: its end cannot be checked.
+        assert!(!ends_with_whole_record(&pack[last + 1..]));
+        for cut in [1, 10, 100] {
+            assert!(
+                !ends_with_whole_record(&pack[..pack.len() - cut]),
+                "cut {cut}"
+            );
+        }
+        assert!(!ends_with_whole_record(&[]));
+    }
     use chrono::TimeZone;
 
     fn headers() -> Vec<(String, String)> {
