@@ -373,3 +373,34 @@ fn compact_runs_inside_a_running_server() {
         );
     }
 }
+
+/// A pack someone is appending to (a crawl of the day on another machine holds it through
+/// `PackStore::append`) is left out of a compaction, and kept with every record; once it is
+/// let go the next compaction takes it.
+#[test]
+fn a_pack_being_appended_to_is_left_out_of_the_compaction() {
+    use packer::PackStore;
+    let site = Site::demo();
+    let ws = crawled(&site);
+    let store = packer::LocalPackStore::open(ws.packs_dir()).expect("pack store");
+    let held = ws.packs()[0]
+        .strip_prefix(ws.packs_dir())
+        .expect("below the store")
+        .to_string_lossy()
+        .into_owned();
+    let claim = store.append(&held).expect("append claim");
+    let records_before = records(&ws);
+    let report = compact_json(&ws, &[]);
+    assert_eq!(count(&report, "skipped_running"), 1, "{report}");
+    assert!(count(&report, "merged") >= 2, "{report}");
+    assert!(ws.packs_dir().join(&held).exists(), "the held pack stays");
+    claim.close().expect("release");
+    assert_eq!(records(&ws), records_before, "every record kept, once");
+    let (code, check) = ws.fsck_json(false);
+    assert_eq!(code, Some(0), "{check}");
+
+    let report = compact_json(&ws, &[]);
+    assert_eq!(count(&report, "skipped_running"), 0, "{report}");
+    assert!(!ws.packs_dir().join(&held).exists(), "taken once let go");
+    assert_eq!(records(&ws), records_before);
+}

@@ -3,7 +3,9 @@
 # share of the bytes in packs >= 64 MiB), for
 #   1. the news demo (`harvest demo --news`: NewsArticles.csv as a site, one crawl), and
 #   2. a month of daily runs: 30 `harvest import` runs of deploy/bench/compact_month.py's
-#      generated days (250 pages a day, each run its own process and writer),
+#      generated days (250 pages a day, each run its own process and writer; a run also
+#      revisits the days before, whose packs it appends to), once with each run writing
+#      packs of its own (`[storage] append_packs = false`) and once appending (the default),
 # each checked by `harvest fsck` after the compaction.
 # Usage: deploy/bench/compact.sh [WORKDIR]   (needs target/release/harvest; the news
 # corpus from indexer/tests/fetch-news.sh at deploy/cache/NewsArticles.csv)
@@ -33,19 +35,28 @@ figures "news demo" < "$work/news-compact.json"
 echo "                     compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
 check "$news/harvest.toml"
 
-# 2. A month of daily runs.
-month=$work/month
-mkdir -p "$month/warc"
-python3 "$root/deploy/bench/compact_month.py" "$month/warc"
-cat > "$month/harvest.toml" <<TOML
+# 2. A month of daily runs, each run appending to the packs of the days it writes
+#    (`[storage] append_packs`, the default) and each writing packs of its own.
+month_runs() { # folder append_packs label
+  local month=$1
+  mkdir -p "$month"
+  cat > "$month/harvest.toml" <<TOML
 data_dir = "$month"
+[storage]
+append_packs = $2
 TOML
-for f in "$month"/warc/day-*.warc.gz; do
-  "$bin" -c "$month/harvest.toml" import --quiet "$f" > /dev/null
-done
-t0=$(date +%s.%N)
-"$bin" -c "$month/harvest.toml" compact --quiet --json > "$work/month-compact.json"
-t1=$(date +%s.%N)
-figures "month of daily runs" < "$work/month-compact.json"
-echo "                     compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
-check "$month/harvest.toml"
+  for f in "$work"/warc/day-*.warc.gz; do
+    "$bin" -c "$month/harvest.toml" import --quiet "$f" > /dev/null
+  done
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$bin" -c "$month/harvest.toml" compact --quiet --json > "$month/compact.json"
+  t1=$(date +%s.%N)
+  figures "$3" < "$month/compact.json"
+  echo "                     compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
+  check "$month/harvest.toml"
+}
+mkdir -p "$work/warc"
+python3 "$root/deploy/bench/compact_month.py" "$work/warc"
+month_runs "$work/month-own" false "month, own packs"
+month_runs "$work/month" true "month, appending"
