@@ -746,7 +746,9 @@ impl PackStore for HdfsPackStore {
         if let Some(r) = inner.options.replication {
             opts = opts.replication(r);
         }
-        let writer = inner.call("create", path, inner.client.create(&full, opts))?;
+        let writer = inner
+            .call("create", path, inner.client.create(&full, opts))
+            .map_err(|e| inner.name_dead_namenode(e))?;
         inner.forget_reader(&full);
         let tail: SharedTail = Arc::default();
         lock(&inner.tails).insert(full.clone(), Arc::clone(&tail));
@@ -758,6 +760,7 @@ impl PackStore for HdfsPackStore {
             buffer: Vec::new(),
             position: 0,
             handed: 0,
+            blocks_from: 0,
             tail,
             failed: None,
         }))
@@ -765,34 +768,32 @@ impl PackStore for HdfsPackStore {
 
     /// The file's lease is the claim: the NameNode refuses a second append of a file under
     /// construction (`AlreadyBeingCreatedException`, or `RecoveryInProgressException` while
-    /// a dead writer's lease is recovered): [`Error::Busy`]. The bytes of the file's last
-    /// block are read first and kept as this writer's tail: hdfs-native does not read a block
-    /// under construction, and appending reopens the last block.
+    /// a dead writer's lease is recovered): [`Error::Busy`]. Appended bytes go into new
+    /// blocks (`APPEND | NEW_BLOCK`, vendor patch (e)): the file's last block stays complete
+    /// and readable, and a new block's write pipeline is placed again past a dead DataNode as
+    /// for a created pack.
     fn append(&self, path: &str) -> Result<Box<dyn PackWriter>> {
         let inner = &self.inner;
         let full = inner.full(path)?;
         let len = inner.file_len(path, &full)?;
-        let block = inner.options.block_size.max(1);
-        let start = (len / block) * block;
-        let head = if len > start {
-            self.read_range(path, start, len - start)?
-        } else {
-            Vec::new()
-        };
         let busy = || Error::Busy {
             path: path.to_string(),
         };
-        let writer = match inner.call("append", path, inner.client.append(&full)) {
+        let appended = inner.client.append_to_new_block(&full);
+        let writer = match inner.call("append", path, appended) {
             Ok(w) => w,
             Err(Error::AlreadyExists { .. }) => return Err(busy()),
             Err(Error::Hdfs {
                 source: HdfsError::RPCError(ref class, _),
                 ..
             }) if class == RECOVERY_IN_PROGRESS_EXCEPTION => return Err(busy()),
-            Err(e) => return Err(e),
+            Err(e) => return Err(inner.name_dead_namenode(e)),
         };
         inner.forget_reader(&full);
-        let tail: SharedTail = Arc::new(Mutex::new(Tail { start, bytes: head }));
+        let tail: SharedTail = Arc::new(Mutex::new(Tail {
+            start: len,
+            bytes: Vec::new(),
+        }));
         lock(&inner.tails).insert(full.clone(), Arc::clone(&tail));
         let out = Box::new(HdfsPackWriter {
             inner: Arc::clone(inner),
@@ -802,6 +803,7 @@ impl PackStore for HdfsPackStore {
             buffer: Vec::new(),
             position: len,
             handed: len,
+            blocks_from: len,
             tail,
             failed: None,
         });
@@ -841,7 +843,7 @@ impl PackStore for HdfsPackStore {
         let statuses = match inner.call("list", prefix, inner.client.list_status(&base, true)) {
             Ok(s) => s,
             Err(Error::NotFound { .. }) => return Ok(Vec::new()),
-            Err(e) => return Err(e),
+            Err(e) => return Err(inner.name_dead_namenode(e)),
         };
         let root_prefix = format!("{}/", inner.root);
         let mut out: Vec<PackEntry> = statuses
@@ -931,6 +933,9 @@ pub struct HdfsPackWriter {
     position: u64,
     /// Bytes handed to HDFS so far.
     handed: u64,
+    /// Where this writer's first block starts: 0 for a created pack, its length before an
+    /// append (whose bytes go into new blocks).
+    blocks_from: u64,
     tail: SharedTail,
     /// Set when an HDFS call failed or timed out; the writer refuses further work.
     failed: Option<String>,
@@ -999,7 +1004,11 @@ impl HdfsPackWriter {
         // Blocks before the one holding the last handed byte are committed at the NameNode
         // (hdfs-native closes a block before starting the next), so HDFS serves them.
         let block = self.inner.options.block_size.max(1);
-        let keep_from = (self.handed.saturating_sub(1) / block) * block;
+        let written = self
+            .handed
+            .saturating_sub(1)
+            .saturating_sub(self.blocks_from);
+        let keep_from = self.blocks_from + (written / block) * block;
         let mut tail = lock(&self.tail);
         if keep_from > tail.start {
             let drop = usize::try_from(keep_from - tail.start)

@@ -367,3 +367,70 @@ fn reads_across_block_boundaries_of_an_open_pack() {
         assert_eq!(&all[start..start + pages[*i].len()], &pages[*i][..]);
     }
 }
+
+/// A pack appended to by a later writer (a second run of the day): the new bytes go into new
+/// blocks after the old last one, which was half full. The appending writer reads what it
+/// wrote while it writes (across its own block boundaries, which no longer fall on multiples
+/// of the block size), the old bytes stay readable by everyone throughout, and after close
+/// the whole file reads back. A second writer's append meanwhile is `Busy`.
+#[test]
+fn appending_writer_writes_new_blocks_after_a_partial_one() {
+    let url = fresh_url("append-blocks");
+    let options = HdfsOptions {
+        block_size: 1 << 20,
+        write_buffer_bytes: 64 << 10,
+        ..HdfsOptions::default()
+    };
+    let store = HdfsPackStore::connect_with(&url, options).expect("connect");
+    let other = connect(&url);
+    let pages: Vec<Vec<u8>> = util::PAGES.iter().map(|(n, _)| util::fixture(n)).collect();
+    let mut chunks: Vec<(u64, usize)> = Vec::new(); // (offset, page index)
+    let mut w = store.create("grown.warc").expect("create");
+    while w.position() < (1 << 20) + (1 << 19) {
+        let i = chunks.len() % pages.len();
+        chunks.push((w.append(&pages[i]).expect("append"), i));
+    }
+    w.close().expect("close");
+    let first = chunks.len();
+    let before = store.len("grown.warc").expect("len");
+
+    let mut w = store.append("grown.warc").expect("append");
+    assert_eq!(w.position(), before);
+    assert!(
+        matches!(other.append("grown.warc"), Err(Error::Busy { .. })),
+        "a second appender"
+    );
+    while w.position() < before + (5 << 19) {
+        let i = chunks.len() % pages.len();
+        chunks.push((w.append(&pages[i]).expect("append"), i));
+        if chunks.len() % 7 == 0 {
+            w.sync().expect("hsync");
+        }
+    }
+    w.sync().expect("hsync");
+    for (offset, i) in &chunks {
+        let len = pages[*i].len() as u64;
+        let own = store
+            .read_range("grown.warc", *offset, len)
+            .expect("own read");
+        assert_eq!(&own, &pages[*i], "own read at {offset}");
+    }
+    for (offset, i) in &chunks[..first] {
+        let len = pages[*i].len() as u64;
+        let theirs = other
+            .read_range("grown.warc", *offset, len)
+            .expect("old bytes");
+        assert_eq!(
+            &theirs, &pages[*i],
+            "other read of the old bytes at {offset}"
+        );
+    }
+    let total = w.position();
+    w.close().expect("close");
+    assert_eq!(other.len("grown.warc").expect("len"), total);
+    let all = other.read_range("grown.warc", 0, total).expect("read all");
+    for (offset, i) in &chunks {
+        let start = *offset as usize;
+        assert_eq!(&all[start..start + pages[*i].len()], &pages[*i][..]);
+    }
+}

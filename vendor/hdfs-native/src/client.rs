@@ -909,6 +909,47 @@ impl Client {
         }
     }
 
+    /// harvest patch (e): opens an existing file for appending with `NEW_BLOCK`: what is
+    /// written goes into new blocks after the file's last one (which stays complete, so its
+    /// bytes stay readable, and no write pipeline to its old replicas is set up again: a new
+    /// block's pipeline is placed, and on failure placed again, as for a created file). The
+    /// file then has a partial block in the middle, which HDFS allows (variable-length
+    /// blocks).
+    pub async fn append_to_new_block(&self, src: &str) -> Result<FileWriter> {
+        let (link, resolved_path) = self.mount_table.resolve(src);
+        let append_response = link.protocol.append(&resolved_path, true).await?;
+        let Some(status) = append_response.stat else {
+            return Err(HdfsError::FileNotFound(src.to_string()));
+        };
+        let crypto = match self
+            .build_crypto_codec(status.file_encryption_info.as_ref())
+            .await
+        {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = link
+                    .protocol
+                    .complete(
+                        src,
+                        append_response.block.as_ref().map(|b| b.b.clone()),
+                        status.file_id,
+                    )
+                    .await;
+                return Err(e);
+            }
+        };
+        Ok(FileWriter::new(
+            Arc::clone(&link.protocol),
+            resolved_path,
+            status,
+            Arc::clone(&self.config),
+            self.rt_holder.get_handle(),
+            append_response.block,
+            crypto,
+        )
+        .starting_a_new_block())
+    }
+
     /// Force lease recovery for an under-construction file.
     ///
     /// Returns `true` when the file is closed and stable. A `false` result

@@ -303,6 +303,9 @@ pub struct FileWriter {
     closed: bool,
     bytes_written: usize,
     crypto: Option<Arc<FileCryptoCodec>>,
+    /// harvest patch (e): an append opened with `NEW_BLOCK`: the first write starts a new
+    /// block after the file's last one instead of reopening it.
+    append_new_block: bool,
 }
 
 impl FileWriter {
@@ -329,7 +332,14 @@ impl FileWriter {
             closed: false,
             bytes_written: 0,
             crypto,
+            append_new_block: false,
         }
+    }
+
+    /// harvest patch (e): marks an append opened with `NEW_BLOCK` (see `append_new_block`).
+    pub(crate) fn starting_a_new_block(mut self) -> Self {
+        self.append_new_block = true;
+        self
     }
 
     async fn create_block_writer(&mut self) -> Result<()> {
@@ -337,7 +347,9 @@ impl FileWriter {
         // append (written into as it is: no new allocation) or a new block after `previous`.
         let previous = if let Some(last_block) = self.last_block.take() {
             // Append operation on first write. Erasure code appends always just create a new block.
-            if last_block.b.num_bytes() < self.status.blocksize() && self.status.ec_policy.is_none()
+            if last_block.b.num_bytes() < self.status.blocksize()
+                && self.status.ec_policy.is_none()
+                && !self.append_new_block
             {
                 // The last block isn't full, just write data to it
                 let block_writer = self.new_block_writer(last_block).await?;
