@@ -527,6 +527,7 @@ fn at_most_max_open_packs_are_open_and_closed_packs_are_complete() {
             rolled_over: 0,
             closed_for_room: 10,
             peak_open: 2,
+            appended: 0,
         }
     );
     packer.close_all().expect("close");

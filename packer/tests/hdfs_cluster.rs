@@ -403,7 +403,7 @@ fn appending_writer_writes_new_blocks_after_a_partial_one() {
     while w.position() < before + (5 << 19) {
         let i = chunks.len() % pages.len();
         chunks.push((w.append(&pages[i]).expect("append"), i));
-        if chunks.len() % 7 == 0 {
+        if chunks.len().is_multiple_of(7) {
             w.sync().expect("hsync");
         }
     }
