@@ -775,7 +775,8 @@ pub const PART_OF_IMPORT: &str = "import";
 /// `http-header-user-agent` (the `User-Agent` every request sends).
 pub fn warcinfo_fields(cfg: &Config, part_of: &str) -> Vec<(String, String)> {
     let mut fields = Vec::new();
-    if let Some(host) = hostname() {
+    let host = indexer::batch::host_name();
+    if !host.is_empty() {
         fields.push(("hostname".to_string(), host));
     }
     if let Some(operator) = &cfg.operator {
@@ -795,21 +796,6 @@ pub fn warcinfo_fields(cfg: &Config, part_of: &str) -> Vec<(String, String)> {
         ),
     ]);
     fields
-}
-
-/// This machine's host name (`gethostname`), if it has a readable one.
-#[allow(unsafe_code, reason = "gethostname through libc")]
-fn hostname() -> Option<String> {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname writes at most that many
-    // bytes and we read only up to the first NUL within them.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return None;
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = std::str::from_utf8(&buf[..end]).ok()?.trim();
-    (!name.is_empty()).then(|| name.to_string())
 }
 
 impl Ingest {

@@ -344,12 +344,13 @@ impl Index {
     }
 }
 
-/// This process's host name (Linux: `/proc/sys/kernel/hostname`), for
-/// records that say which process wrote them (journal rows, job runs).
+/// This machine's host name (empty if it has none), for records that say
+/// which process wrote them (journal rows, job runs, a pack's warcinfo).
 pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_default()
+    gethostname::gethostname()
+        .to_string_lossy()
+        .trim()
+        .to_owned()
 }
 
 /// Whether a process with this id runs on this host (Linux: `/proc/PID`;

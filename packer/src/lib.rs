@@ -8,8 +8,10 @@
 //!   ([`PackName`]: file names unique across folders, writers and restarts), rollover at
 //!   [`PackerOptions::max_pack_bytes`], at most [`PackerOptions::max_open_packs`] open (least
 //!   recently used closed first), sync before indexing.
-//! - [`cluster`]: K-means cluster packing (which `c{cluster}` pack of a (topic, day) a page
-//!   goes to) with [`assign_batch`], and its measurements on the real news corpus.
+//! - [`placement`]: K-means cluster packing (which `c{cluster}` pack of a (topic, day) a
+//!   page goes to) with [`assign_batch`].
+//! - A run's first record of a family may go to the end of the family's last pack
+//!   ([`PackerOptions::append_to_existing`], [`PackStore::append`]).
 //! - `conformance` (tests, or feature `conformance`): checks every `PackStore` backend must pass.
 
 pub mod arc;

@@ -1,7 +1,9 @@
 //! `harvest serve`: the analysts' HTTP API and web UI (axum).
 //!
-//! Routes are listed once in [`ROUTES`]; the OpenAPI document
-//! (`/api/openapi.json`) is generated from the same list, and a test walks it.
+//! Routes are listed in [`ROUTES`] (method, path, summary), which the OpenAPI
+//! document (`/api/openapi.json`) is generated from, and declared again with
+//! their handlers in the router; `tests/api.rs` calls every GET route the
+//! document lists, so a route missing from the router fails it.
 //! Index and pack reads are synchronous (fjall or the HBase Thrift client),
 //! so handlers run them on tokio's blocking pool.
 
@@ -545,29 +547,9 @@ pub async fn serve(stores: Stores, opts: ServeOptions) -> Result<()> {
 }
 
 /// Raises this process's open-files limit to its hard limit and returns it
-/// (connections are file descriptors).
-#[allow(unsafe_code, reason = "getrlimit/setrlimit through libc")]
+/// (connections are file descriptors); 1024 when it cannot be read.
 fn raise_open_files_limit() -> u64 {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit only read and write the struct passed.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
-            return 1024;
-        }
-        if lim.rlim_cur < lim.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: lim.rlim_max,
-                rlim_max: lim.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                lim.rlim_cur = lim.rlim_max;
-            }
-        }
-    }
-    lim.rlim_cur
+    rlimit::increase_nofile_limit(u64::MAX).unwrap_or(1024)
 }
 
 /// File descriptors kept for the stores (packs, index files) and the like.
