@@ -426,6 +426,40 @@ fn a_killed_crawl_is_taken_up_without_fetching_stored_pages_again() {
 /// The run that takes it up indexes that batch from the packs and fetches
 /// none of its pages again; each page is archived once and fsck finds no
 /// record the index does not know.
+/// `harvest crawl` of `ws` that kills itself (SIGKILL) once its `batch`th
+/// batch is in the packs, before its index rows.
+fn crawl_killed_after_batch(ws: &Workspace, batch: u32) {
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
+        .arg("-c")
+        .arg(&ws.config)
+        .args(["crawl", "--quiet"])
+        .env("HARVEST_CRASH_AFTER_PACKED", batch.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("run harvest");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(9), "killed itself: {status:?}");
+}
+
+/// No URL of `packed` was fetched since `hits_at_crash` (the take-up used
+/// the stored copies).
+fn assert_not_fetched_again(
+    served: &Served,
+    packed: &BTreeSet<String>,
+    hits_at_crash: &BTreeMap<String, u64>,
+) {
+    let hits = served.site.hits();
+    for url in packed {
+        let path = url.trim_start_matches(&served.base);
+        assert_eq!(
+            hits.get(path),
+            hits_at_crash.get(path),
+            "{path} was archived before the crash and fetched again"
+        );
+    }
+}
+
 #[test]
 fn a_crash_between_packing_and_indexing_is_taken_up_from_the_packs() {
     const PAGES: u32 = 60;
@@ -437,17 +471,7 @@ fn a_crash_between_packing_and_indexing_is_taken_up_from_the_packs() {
         raw.packing.batch_pages = Some(8);
         raw.crawl.concurrency = Some(2);
     });
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
-        .arg("-c")
-        .arg(&ws.config)
-        .args(["crawl", "--quiet"])
-        .env("HARVEST_CRASH_AFTER_PACKED", "3")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("run harvest");
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(status.signal(), Some(9), "killed itself: {status:?}");
+    crawl_killed_after_batch(&ws, 3);
     let hits_at_crash = site.hits();
     // In the packs: three batches; in the index: two.
     let packed: BTreeSet<String> = walk_packs(&ws)
@@ -487,15 +511,7 @@ fn a_crash_between_packing_and_indexing_is_taken_up_from_the_packs() {
         Some(u64::from(PAGES) + 1),
         "{report}"
     );
-    let hits = site.hits();
-    for url in &packed {
-        let path = url.trim_start_matches(&served.base);
-        assert_eq!(
-            hits.get(path),
-            hits_at_crash.get(path),
-            "{path} was archived before the crash and fetched again"
-        );
-    }
+    assert_not_fetched_again(&served, &packed, &hits_at_crash);
     let mut responses: BTreeMap<String, usize> = BTreeMap::new();
     for r in walk_packs(&ws)
         .iter()
@@ -548,17 +564,7 @@ fn a_second_run_appends_to_the_days_packs_and_its_crash_is_taken_up_from_them() 
             format!("<html><head><title>page {n}</title></head><body><p>Page {n} second version, longer than the first one.</p></body></html>"),
         );
     }
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_harvest"))
-        .arg("-c")
-        .arg(&ws.config)
-        .args(["crawl", "--quiet"])
-        .env("HARVEST_CRASH_AFTER_PACKED", "3")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("run harvest");
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(status.signal(), Some(9), "killed itself: {status:?}");
+    crawl_killed_after_batch(&ws, 3);
     let hits_at_crash = site.hits();
     let second_version = |r: &util::PackedRecord| {
         r.kind == "response"
@@ -594,15 +600,7 @@ fn a_second_run_appends_to_the_days_packs_and_its_crash_is_taken_up_from_them() 
         report["taken_up_indexed"].as_u64().unwrap_or(0) >= 1,
         "the packed batch is indexed from the appended packs: {report}"
     );
-    let hits = site.hits();
-    for url in &packed {
-        let path = url.trim_start_matches(&served.base);
-        assert_eq!(
-            hits.get(path),
-            hits_at_crash.get(path),
-            "{path} was archived before the crash and fetched again"
-        );
-    }
+    assert_not_fetched_again(&served, &packed, &hits_at_crash);
     let records = walk_packs(&ws);
     let mut second: BTreeMap<String, usize> = BTreeMap::new();
     for r in records.iter().filter(|r| second_version(r)) {

@@ -25,15 +25,20 @@ check() { # config
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("{:<20} fsck clean: {} packs, {} pages, {} captures, {} verified".format("", r["packs"], r["pages"], r["captures"], r["verified"]))' "$work/fsck.json"
 }
 
+compacted() { # archive-folder label: compact it, print the figures and the time, fsck it
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$bin" -c "$1/harvest.toml" compact --quiet --json > "$1/compact.json"
+  t1=$(date +%s.%N)
+  figures "$2" < "$1/compact.json"
+  echo "                     compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
+  check "$1/harvest.toml"
+}
+
 # 1. The news demo.
 news=$work/news
 "$bin" demo --news "$root/deploy/cache/NewsArticles.csv" --dir "$news" --quiet > "$work/news-demo.txt"
-t0=$(date +%s.%N)
-"$bin" -c "$news/harvest.toml" compact --quiet --json > "$work/news-compact.json"
-t1=$(date +%s.%N)
-figures "news demo" < "$work/news-compact.json"
-echo "                     compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
-check "$news/harvest.toml"
+compacted "$news" "news demo"
 
 # 2. A month of daily runs, each run appending to the packs of the days it writes
 #    (`[storage] append_packs`, the default) and each writing packs of its own.
@@ -48,13 +53,7 @@ TOML
   for f in "$work"/warc/day-*.warc.gz; do
     "$bin" -c "$month/harvest.toml" import --quiet "$f" > /dev/null
   done
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$bin" -c "$month/harvest.toml" compact --quiet --json > "$month/compact.json"
-  t1=$(date +%s.%N)
-  figures "$3" < "$month/compact.json"
-  echo "                     compact took $(python3 -c "print(f'{$t1-$t0:.1f}')") s"
-  check "$month/harvest.toml"
+  compacted "$month" "$3"
 }
 mkdir -p "$work/warc"
 python3 "$root/deploy/bench/compact_month.py" "$work/warc"

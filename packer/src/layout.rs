@@ -1281,16 +1281,7 @@ mod tests {
         };
         let mut pairs = Vec::new();
         for i in 0..40 {
-            let body = format!("<p>page {i} {}</p>", "x".repeat(i * 37));
-            let response = warc::encode_response(&warc::ResponseInput {
-                target_uri: "http://example.com/",
-                date: Utc::now(),
-                ip_address: None,
-                concurrent_to: None,
-                status_line: "HTTP/1.1 200 OK",
-                headers: &[],
-                payload: body.as_bytes(),
-            });
+            let response = page(i, 37);
             let request = warc::encode_request(&warc::RequestInput {
                 target_uri: "http://example.com/",
                 date: Utc::now(),
@@ -1335,8 +1326,9 @@ mod tests {
         }
     }
 
-    fn page(i: usize) -> EncodedRecord {
-        let body = format!("<p>page {i} {}</p>", "y".repeat(i * 11));
+    /// A response record of `http://example.com/` whose page grows by `pad` bytes with `i`.
+    fn page(i: usize, pad: usize) -> EncodedRecord {
+        let body = format!("<p>page {i} {}</p>", "y".repeat(i * pad));
         warc::encode_response(&warc::ResponseInput {
             target_uri: "http://example.com/",
             date: Utc::now(),
@@ -1381,7 +1373,7 @@ mod tests {
                 Ok(())
             }));
             for i in 0..5 {
-                locations.push(packer.write(&key, &page(run * 10 + i)).unwrap());
+                locations.push(packer.write(&key, &page(run * 10 + i, 11)).unwrap());
             }
             packer.close_all().unwrap();
             let stats = packer.stats();
@@ -1446,7 +1438,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let store: Arc<dyn PackStore> = Arc::new(LocalPackStore::open(dir.path()).unwrap());
             let mut first = appending(&store, 1 << 20);
-            first.write(&key, &page(1)).unwrap();
+            first.write(&key, &page(1, 11)).unwrap();
             first.close_all().unwrap();
             (dir, store)
         };
@@ -1455,14 +1447,14 @@ mod tests {
         let (_d, store) = fresh();
         let len = store.list("").unwrap()[0].len;
         let mut p = appending(&store, len);
-        p.write(&key, &page(2)).unwrap();
+        p.write(&key, &page(2, 11)).unwrap();
         p.close_all().unwrap();
         assert_eq!((parts(&store), p.stats().appended), (2, 0), "full");
 
         // Torn: a record cut in half at the end.
         let (d, store) = fresh();
         let path = store.list("").unwrap()[0].path.clone();
-        let half = page(3).member(None);
+        let half = page(3, 11).member(None);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(d.path().join(&path))
@@ -1471,7 +1463,7 @@ mod tests {
         drop(f);
         let torn_len = store.len(&path).unwrap();
         let mut p = appending(&store, 1 << 20);
-        p.write(&key, &page(4)).unwrap();
+        p.write(&key, &page(4, 11)).unwrap();
         p.close_all().unwrap();
         assert_eq!((parts(&store), p.stats().appended), (2, 0), "torn");
         assert_eq!(
@@ -1485,7 +1477,7 @@ mod tests {
         let path = store.list("").unwrap()[0].path.clone();
         let held = store.append(&path).unwrap();
         let mut p = appending(&store, 1 << 20);
-        p.write(&key, &page(5)).unwrap();
+        p.write(&key, &page(5, 11)).unwrap();
         p.close_all().unwrap();
         held.close().unwrap();
         assert_eq!((parts(&store), p.stats().appended), (2, 0), "held");
@@ -1493,7 +1485,7 @@ mod tests {
         // Not asked for.
         let (_d, store) = fresh();
         let mut p = Packer::new(store.clone(), PackerOptions::default());
-        p.write(&key, &page(6)).unwrap();
+        p.write(&key, &page(6, 11)).unwrap();
         p.close_all().unwrap();
         assert_eq!((parts(&store), p.stats().appended), (2, 0), "off");
 
@@ -1506,7 +1498,7 @@ mod tests {
                 path: path.to_string(),
             })
         }));
-        assert!(p.write(&key, &page(7)).is_err());
+        assert!(p.write(&key, &page(7, 11)).is_err());
         p.close_all().unwrap();
         assert_eq!(store.list("").unwrap()[0].len, before);
     }

@@ -314,10 +314,10 @@ fn dead_writer_lease_is_recovered_and_a_new_part_follows() {
     assert!(records.len() >= 4, "warcinfo + 3 synced records");
 }
 
-#[test]
-fn reads_across_block_boundaries_of_an_open_pack() {
-    // 1 MiB blocks (MiniDFS's minimum) so ~3 MiB of pages span several blocks.
-    let url = fresh_url("blocks");
+/// A fresh root written through a store of 1 MiB blocks (MiniDFS's minimum), a second
+/// client of the same root (another process's view), and the fixture pages to write.
+fn small_blocks(name: &str) -> (HdfsPackStore, HdfsPackStore, Vec<Vec<u8>>) {
+    let url = fresh_url(name);
     let options = HdfsOptions {
         block_size: 1 << 20,
         write_buffer_bytes: 64 << 10,
@@ -325,7 +325,14 @@ fn reads_across_block_boundaries_of_an_open_pack() {
     };
     let store = HdfsPackStore::connect_with(&url, options).expect("connect");
     let other = connect(&url);
-    let pages: Vec<Vec<u8>> = util::PAGES.iter().map(|(n, _)| util::fixture(n)).collect();
+    let pages = util::PAGES.iter().map(|(n, _)| util::fixture(n)).collect();
+    (store, other, pages)
+}
+
+#[test]
+fn reads_across_block_boundaries_of_an_open_pack() {
+    // ~3 MiB of pages span several blocks.
+    let (store, other, pages) = small_blocks("blocks");
     let mut w = store.create("big.warc").expect("create");
     let mut chunks: Vec<(u64, usize)> = Vec::new(); // (offset, page index)
     while w.position() < 3 << 20 {
@@ -375,15 +382,7 @@ fn reads_across_block_boundaries_of_an_open_pack() {
 /// the whole file reads back. A second writer's append meanwhile is `Busy`.
 #[test]
 fn appending_writer_writes_new_blocks_after_a_partial_one() {
-    let url = fresh_url("append-blocks");
-    let options = HdfsOptions {
-        block_size: 1 << 20,
-        write_buffer_bytes: 64 << 10,
-        ..HdfsOptions::default()
-    };
-    let store = HdfsPackStore::connect_with(&url, options).expect("connect");
-    let other = connect(&url);
-    let pages: Vec<Vec<u8>> = util::PAGES.iter().map(|(n, _)| util::fixture(n)).collect();
+    let (store, other, pages) = small_blocks("append-blocks");
     let mut chunks: Vec<(u64, usize)> = Vec::new(); // (offset, page index)
     let mut w = store.create("grown.warc").expect("create");
     while w.position() < (1 << 20) + (1 << 19) {
