@@ -508,7 +508,7 @@ pub fn run(
     err: &mut dyn Write,
     files: &crate::commands::Files,
 ) -> Result<()> {
-    let spec = FilterSpec::from(&args.filters);
+    let spec = args.filters.clone();
     match &args.out {
         None => {
             export(stores, &spec, args.records, out)?;

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::Config;
+use crate::filters::FilterSpec;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -161,7 +162,7 @@ pub enum ExportCommand {
 #[derive(Debug, Args)]
 pub struct CdxjArgs {
     #[command(flatten)]
-    pub filters: FilterArgs,
+    pub filters: FilterSpec,
     /// Write to this file (complete, or not at all) instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -235,59 +236,6 @@ impl CrawlArgs {
     }
 }
 
-/// The filters shared by `query` and `stats`.
-#[derive(Debug, Args, Clone, Default)]
-pub struct FilterArgs {
-    /// Source (repeatable; default: every source in the index).
-    #[arg(long = "source")]
-    pub sources: Vec<String>,
-    /// Start, inclusive: YYYY-MM-DD or an RFC 3339 date-time.
-    #[arg(long)]
-    pub from: Option<String>,
-    /// End: a date is inclusive (the whole day), a date-time exclusive.
-    #[arg(long)]
-    pub to: Option<String>,
-    /// Time zone of plain dates and of stats buckets: UTC, an offset like
-    /// +08:00, or an IANA name like Asia/Shanghai.
-    #[arg(long, default_value = "UTC")]
-    pub tz: String,
-    /// Topic (repeatable: any of).
-    #[arg(long = "topic")]
-    pub topics: Vec<String>,
-    /// Media / site name (repeatable: any of).
-    #[arg(long = "media")]
-    pub media: Vec<String>,
-    /// A word or phrase the headline or text mentions (repeatable: all must);
-    /// `"trade war"` and `"中美 贸易"` are phrases. Not the page's extracted keywords.
-    #[arg(long = "keyword")]
-    pub keywords: Vec<String>,
-    /// A word or phrase the headline or text mentions (repeatable: at least one must).
-    #[arg(long = "any")]
-    pub any: Vec<String>,
-    /// Words of the headline or text: `word`, `"a phrase"`, `a OR b`, `-excluded`,
-    /// `title:word` (the headline only); every part must hold.
-    #[arg(long)]
-    pub text: Option<String>,
-    /// Only pages with at least this many comments.
-    #[arg(long)]
-    pub min_comments: Option<u64>,
-    /// Only pages with at most this many comments.
-    #[arg(long)]
-    pub max_comments: Option<u64>,
-    /// Also list revisits (repeated captures of a payload seen before).
-    #[arg(long)]
-    pub include_revisits: bool,
-    /// Leave out pages known to nearly duplicate another.
-    #[arg(long)]
-    pub collapse: bool,
-    /// Only pages whose publish time came from one of these (comma-separated
-    /// or repeated): meta, jsonld, time, script, text, url, feed, sitemap, modified
-    /// (only an update time given), fetch (no publish time, filed under the
-    /// capture time).
-    #[arg(long = "published-from", value_delimiter = ',')]
-    pub published_from: Vec<String>,
-}
-
 /// Order of `harvest query` results.
 #[derive(Debug, Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
 pub enum SortArg {
@@ -323,7 +271,7 @@ pub enum QueryFormat {
 #[derive(Debug, Args)]
 pub struct QueryArgs {
     #[command(flatten)]
-    pub filters: FilterArgs,
+    pub filters: FilterSpec,
     /// At most this many results. Table: default 50, at most 100000.
     /// jsonl: default all, streamed page by page.
     #[arg(long)]
@@ -386,7 +334,7 @@ pub enum StatsFormat {
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     #[command(flatten)]
-    pub filters: FilterArgs,
+    pub filters: FilterSpec,
     /// Time bucket (in --tz; weeks are ISO weeks).
     #[arg(long, value_enum, default_value_t = IntervalArg::Day)]
     pub interval: IntervalArg,
@@ -423,7 +371,7 @@ pub enum DedupFormat {
 pub struct DedupArgs {
     /// The pages to report on (their captures, their stories).
     #[command(flatten)]
-    pub filters: FilterArgs,
+    pub filters: FilterSpec,
     /// Groups listed per section, largest first (0 = all); the totals and
     /// the per-source rows always count every group.
     #[arg(long, default_value_t = 50)]
@@ -490,7 +438,7 @@ pub struct GetArgs {
 #[derive(Debug, Args)]
 pub struct ReextractArgs {
     #[command(flatten)]
-    pub filters: FilterArgs,
+    pub filters: FilterSpec,
     /// Count what would change; write nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -222,7 +222,7 @@ pub fn run_command(
     args: &ReextractArgs,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let spec = FilterSpec::from(&args.filters);
+    let spec = args.filters.clone();
     let summary = run(stores, cfg, &spec, args.dry_run)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&summary)?)?;

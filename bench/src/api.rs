@@ -1471,7 +1471,7 @@ mod tests {
         for set in filter_sets() {
             for (extra, allowed) in [(&SEARCH_EXTRA, SEARCH_PARAMS), (&STATS_EXTRA, STATS_PARAMS)] {
                 let qs = query_string(&set.spec, extra);
-                let p = Params::parse(Some(&qs), &[FILTER_PARAMS, allowed]).unwrap();
+                let p = Params::parse(Some(&qs), &[&FILTER_PARAMS[..], allowed]).unwrap();
                 assert_eq!(p.filters().unwrap(), set.spec, "{}: {qs}", set.name);
             }
             let (q, sq) = questions(&set.spec).unwrap();

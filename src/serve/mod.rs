@@ -1436,7 +1436,7 @@ async fn search(
 
 /// The index query of a `/api/search` request (its query string).
 pub fn search_request(raw: Option<&str>) -> Result<indexer::Query, ParamError> {
-    let p = Params::parse(raw, &[FILTER_PARAMS, SEARCH_PARAMS])?;
+    let p = Params::parse(raw, &[&FILTER_PARAMS[..], SEARCH_PARAMS])?;
     let limit = p.number::<usize>("limit")?.unwrap_or(DEFAULT_LIMIT);
     let (mut q, _) = p.filters()?.build(Some(limit), MAX_LIMIT)?;
     q.sort = parse_sort(p.one("sort"))?;
@@ -1453,7 +1453,7 @@ pub fn search_request(raw: Option<&str>) -> Result<indexer::Query, ParamError> {
 
 /// The statistics query of a `/api/stats` request (its query string).
 pub fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
-    let p = Params::parse(raw, &[FILTER_PARAMS, STATS_PARAMS])?;
+    let p = Params::parse(raw, &[&FILTER_PARAMS[..], STATS_PARAMS])?;
     let spec = p.filters()?;
     let (query, tz) = spec.build(None, MAX_LIMIT)?;
     let interval = match p.one("interval").unwrap_or("day") {

@@ -9,47 +9,13 @@ use super::params::{
 };
 use super::{DEFAULT_LIMIT, MAX_LIMIT, ROUTES};
 
-/// Schema and description of a query parameter.
+/// Schema and description of a query parameter (a filter's from its definition).
 fn param_doc(name: &str) -> (Value, &'static str) {
+    if let Some(filter) = crate::filters::defs::by_param(name) {
+        return (filter.schema(), filter.help);
+    }
     let string = json!({"type": "string"});
-    let list = json!({"type": "array", "items": {"type": "string"}});
-    let count = json!({"type": "integer", "minimum": 0});
     match name {
-        "source" => (
-            list,
-            "Source names (repeatable or comma-separated); none = all",
-        ),
-        "from" => (
-            string,
-            "Start: YYYY-MM-DD (start of day in tz) or RFC 3339 date-time",
-        ),
-        "to" => (
-            string,
-            "End: YYYY-MM-DD (whole day, in tz) or RFC 3339 date-time (exclusive)",
-        ),
-        "tz" => (
-            string,
-            "UTC (default), an offset such as +08:00, or an IANA zone such as Asia/Shanghai",
-        ),
-        "topic" => (list, "Any of these topics"),
-        "media" => (list, "Any of these media"),
-        "keyword" => (list, "Words or phrases the headline or text mentions, all of them (not the extracted keywords)"),
-        "any" => (list, "Words or phrases the headline or text mentions, at least one"),
-        "text" => (
-            string,
-            "Words of the headline or text: word, \"a phrase\", a OR b, -excluded, title:word (headline only); all parts hold",
-        ),
-        "min_comments" => (count, "Comments >= this"),
-        "max_comments" => (count, "Comments <= this"),
-        "collapse" => (
-            json!({"type": "boolean"}),
-            "Leave out known near-duplicates",
-        ),
-        "revisits" => (json!({"type": "boolean"}), "Include revisit captures"),
-        "published_from" => (
-            json!({"type": "array", "items": {"type": "string", "enum": crawler::extract::PublishedFrom::ALL.map(|p| p.as_str())}}),
-            "The publish time came from any of these (fetch: no publish time, filed under the capture time)",
-        ),
         "sort" => (
             json!({"type": "string", "enum": ["time", "time_asc", "comments", "relevance"], "default": "time"}),
             "Order: newest first, oldest first, most comments, most relevant (BM25 of the words of text, keyword and any)",
@@ -81,11 +47,11 @@ pub fn route_params(path: &str) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     match path {
         "/api/search" => {
-            out.extend(FILTER_PARAMS);
+            out.extend(FILTER_PARAMS.iter());
             out.extend(SEARCH_PARAMS);
         }
         "/api/stats" | "/api/stats.csv" | "/api/stats.json" => {
-            out.extend(FILTER_PARAMS);
+            out.extend(FILTER_PARAMS.iter());
             out.extend(STATS_PARAMS);
         }
         "/api/topics" => out.extend(TOPICS_PARAMS),

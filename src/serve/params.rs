@@ -3,25 +3,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::filters::defs::{by_param, Field, FILTERS};
 use crate::filters::{FilterSpec, ParamError};
 
-/// The filter parameters every query route takes.
-pub const FILTER_PARAMS: &[&str] = &[
-    "source",
-    "from",
-    "to",
-    "tz",
-    "topic",
-    "media",
-    "keyword",
-    "any",
-    "text",
-    "min_comments",
-    "max_comments",
-    "collapse",
-    "revisits",
-    "published_from",
-];
+/// The filter parameters every query route takes ([`crate::filters::defs::FILTERS`]).
+pub use crate::filters::defs::FILTER_PARAMS;
 /// Extra parameters of `/api/search`.
 pub const SEARCH_PARAMS: &[&str] = &["sort", "limit", "cursor"];
 /// Extra parameters of `/api/stats*`.
@@ -40,16 +26,6 @@ pub struct Params {
     values: BTreeMap<String, Vec<String>>,
 }
 
-/// Parameters that may be given several times or as a comma list.
-const REPEATABLE: &[&str] = &[
-    "source",
-    "topic",
-    "media",
-    "keyword",
-    "any",
-    "published_from",
-];
-
 impl Params {
     /// Parse `raw` (the query string), accepting only names in `allowed`.
     pub fn parse(raw: Option<&str>, allowed: &[&[&str]]) -> Result<Params, ParamError> {
@@ -65,7 +41,7 @@ impl Params {
                 ));
             }
             let entry = values.entry(name.clone()).or_default();
-            if REPEATABLE.contains(&name.as_str()) {
+            if by_param(&name).is_some_and(|d| d.repeatable()) {
                 entry.extend(
                     v.split(',')
                         .map(str::trim)
@@ -120,22 +96,18 @@ impl Params {
 
     /// The filters of this request.
     pub fn filters(&self) -> Result<FilterSpec, ParamError> {
-        Ok(FilterSpec {
-            sources: self.list("source"),
-            from: self.one("from").map(str::to_string),
-            to: self.one("to").map(str::to_string),
-            tz: self.one("tz").unwrap_or("").to_string(),
-            topics: self.list("topic"),
-            media: self.list("media"),
-            keywords: self.list("keyword"),
-            any: self.list("any"),
-            text: self.one("text").map(str::to_string),
-            min_comments: self.number("min_comments")?,
-            max_comments: self.number("max_comments")?,
-            include_revisits: self.flag("revisits")?,
-            collapse: self.flag("collapse")?,
-            published_from: self.list("published_from"),
-        })
+        let mut spec = FilterSpec::default();
+        for d in FILTERS {
+            let name = d.param;
+            match d.field {
+                Field::List(f) => *f(&mut spec) = self.list(name),
+                Field::Text(f) => *f(&mut spec) = self.one(name).map(str::to_string),
+                Field::Count(f) => *f(&mut spec) = self.number(name)?,
+                Field::Switch(f) => *f(&mut spec) = self.flag(name)?,
+                Field::Zone(f) => *f(&mut spec) = self.one(name).unwrap_or("").to_string(),
+            }
+        }
+        Ok(spec)
     }
 }
 
@@ -147,7 +119,7 @@ mod tests {
     fn repeatable_values_accumulate_and_split_on_commas() {
         let p = Params::parse(
             Some("topic=a&topic=b,c&keyword=%E5%86%9B%E4%BA%8B&limit=5"),
-            &[FILTER_PARAMS, SEARCH_PARAMS],
+            &[&FILTER_PARAMS[..], SEARCH_PARAMS],
         )
         .unwrap();
         assert_eq!(p.list("topic"), ["a", "b", "c"]);
@@ -157,14 +129,17 @@ mod tests {
 
     #[test]
     fn unknown_and_repeated_single_parameters_are_named() {
-        let e = Params::parse(Some("topics=a"), &[FILTER_PARAMS]).unwrap_err();
+        let e = Params::parse(Some("topics=a"), &[&FILTER_PARAMS[..]]).unwrap_err();
         assert_eq!(e.param, "topics");
-        let e =
-            Params::parse(Some("from=2017-01-01&from=2017-01-02"), &[FILTER_PARAMS]).unwrap_err();
+        let e = Params::parse(
+            Some("from=2017-01-01&from=2017-01-02"),
+            &[&FILTER_PARAMS[..]],
+        )
+        .unwrap_err();
         assert_eq!(e.param, "from");
-        let p = Params::parse(Some("min_comments=-3"), &[FILTER_PARAMS]).unwrap();
+        let p = Params::parse(Some("min_comments=-3"), &[&FILTER_PARAMS[..]]).unwrap();
         assert_eq!(p.filters().unwrap_err().param, "min_comments");
-        let p = Params::parse(Some("collapse=maybe"), &[FILTER_PARAMS]).unwrap();
+        let p = Params::parse(Some("collapse=maybe"), &[&FILTER_PARAMS[..]]).unwrap();
         assert_eq!(p.filters().unwrap_err().param, "collapse");
     }
 }

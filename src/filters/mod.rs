@@ -7,10 +7,10 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use indexer::{GroupBy, Interval, Query, StatsQuery, Zone};
 
-use crate::cli::{
-    FilterArgs, GroupArg, IntervalArg, QueryArgs, QueryFormat, StatsArgs, StatsFormat,
-};
+use crate::cli::{GroupArg, IntervalArg, QueryArgs, QueryFormat, StatsArgs, StatsFormat};
 use crate::stores::Stores;
+
+pub mod defs;
 
 /// Largest `--limit` accepted on the command line (`harvest query` pages
 /// through the index for more than one page).
@@ -48,7 +48,9 @@ impl std::fmt::Display for ParamError {
 
 impl std::error::Error for ParamError {}
 
-/// The filters shared by the command line and the HTTP API, as given.
+/// The filters shared by the command line and the HTTP API, as given: each is defined once,
+/// in [`defs::FILTERS`] (the flags, the API parameters and their documentation come from
+/// there).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FilterSpec {
     pub sources: Vec<String>,
@@ -104,27 +106,6 @@ impl FilterSpec {
             && min_comments.is_none()
             && max_comments.is_none()
             && published_from.is_empty()
-    }
-}
-
-impl From<&FilterArgs> for FilterSpec {
-    fn from(f: &FilterArgs) -> FilterSpec {
-        FilterSpec {
-            sources: f.sources.clone(),
-            from: f.from.clone(),
-            to: f.to.clone(),
-            tz: f.tz.clone(),
-            topics: f.topics.clone(),
-            media: f.media.clone(),
-            keywords: f.keywords.clone(),
-            any: f.any.clone(),
-            text: f.text.clone(),
-            min_comments: f.min_comments,
-            max_comments: f.max_comments,
-            include_revisits: f.include_revisits,
-            collapse: f.collapse,
-            published_from: f.published_from.clone(),
-        }
     }
 }
 
@@ -437,8 +418,8 @@ fn warn_unknown_values(stores: &Stores, q: &Query, err: &mut dyn Write) -> Resul
 }
 
 /// The index query the command-line filters describe.
-pub fn build_query(f: &FilterArgs, limit: Option<usize>) -> Result<Query> {
-    FilterSpec::from(f)
+pub fn build_query(f: &FilterSpec, limit: Option<usize>) -> Result<Query> {
+    f.clone()
         .build(limit, MAX_LIMIT)
         .map(|(q, _)| q)
         .map_err(|e| anyhow::anyhow!(e.cli()))
@@ -474,7 +455,9 @@ pub fn run_query(
     err: &mut dyn Write,
 ) -> Result<()> {
     if args.format == QueryFormat::Jsonl {
-        let mut q = FilterSpec::from(&args.filters)
+        let mut q = args
+            .filters
+            .clone()
             .build(args.limit, usize::MAX)
             .map(|(q, _)| q)
             .map_err(|e| anyhow::anyhow!(e.cli()))?;
@@ -567,7 +550,7 @@ pub fn clip(s: &str, n: usize) -> String {
 }
 
 pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
-    let spec = FilterSpec::from(&args.filters);
+    let spec = args.filters.clone();
     let (query, tz) = spec
         .build(None, MAX_LIMIT)
         .map_err(|e| anyhow::anyhow!(e.cli()))?;
@@ -776,7 +759,7 @@ mod tests {
 
     #[test]
     fn plain_to_date_covers_the_whole_day_in_its_zone() {
-        let f = FilterArgs {
+        let f = FilterSpec {
             from: Some("2017-01-01".into()),
             to: Some("2017-01-31".into()),
             tz: "+08:00".into(),
@@ -791,7 +774,7 @@ mod tests {
     fn bad_filters_name_the_parameter() {
         let cases = [
             (
-                FilterArgs {
+                FilterSpec {
                     from: Some("2017-13-01".into()),
                     tz: "+00:00".into(),
                     ..Default::default()
@@ -799,7 +782,7 @@ mod tests {
                 "--from",
             ),
             (
-                FilterArgs {
+                FilterSpec {
                     from: Some("2017-02-01".into()),
                     to: Some("2017-01-01".into()),
                     tz: "+00:00".into(),
@@ -808,14 +791,14 @@ mod tests {
                 "is not before",
             ),
             (
-                FilterArgs {
+                FilterSpec {
                     tz: "Mars/Olympus".into(),
                     ..Default::default()
                 },
                 "--tz",
             ),
             (
-                FilterArgs {
+                FilterSpec {
                     min_comments: Some(9),
                     max_comments: Some(1),
                     tz: "+00:00".into(),
@@ -824,7 +807,7 @@ mod tests {
                 "--min-comments",
             ),
             (
-                FilterArgs {
+                FilterSpec {
                     sources: vec!["Bad Name".into()],
                     tz: "+00:00".into(),
                     ..Default::default()
@@ -836,7 +819,7 @@ mod tests {
             let err = build_query(&f, Some(10)).unwrap_err().to_string();
             assert!(err.contains(needle), "{err} should mention {needle}");
         }
-        let ok = FilterArgs {
+        let ok = FilterSpec {
             tz: "+00:00".into(),
             ..Default::default()
         };
@@ -879,7 +862,7 @@ mod tests {
             let e = text(k, a, t).unwrap_err();
             assert_eq!(e.param, param, "{e}");
         }
-        let f = FilterArgs {
+        let f = FilterSpec {
             keywords: vec!["Trade War".into()],
             any: vec!["tariff".into(), "sanction".into()],
             tz: "+00:00".into(),
