@@ -181,7 +181,7 @@ impl Command {
     }
 
     /// Whether the command works on the archive (and so may go through a
-    /// running server).
+    /// running server): one of [`ARCHIVE_COMMANDS`].
     pub fn uses_archive(&self) -> bool {
         matches!(
             self,
@@ -198,6 +198,28 @@ impl Command {
                 | Command::Export { .. }
         )
     }
+}
+
+/// The commands that work on the archive ([`Command::uses_archive`]), by name: the ones a
+/// running `harvest serve` runs for a command line (`POST /api/cli`).
+pub const ARCHIVE_COMMANDS: [&str; 11] = [
+    "crawl",
+    "jobs",
+    "query",
+    "stats",
+    "get",
+    "reextract",
+    "fsck",
+    "dedup",
+    "import",
+    "compact",
+    "export",
+];
+
+/// [`ARCHIVE_COMMANDS`] as a sentence: `crawl, jobs, ... and export`.
+pub fn archive_commands_listed() -> String {
+    let (last, rest) = ARCHIVE_COMMANDS.split_last().unwrap_or((&"", &[]));
+    format!("{} and {last}", rest.join(", "))
 }
 
 /// A command's report: pretty JSON with `json`, else its text.
@@ -496,4 +518,34 @@ pub fn write_report(out: &mut (dyn Write + Send), report: &RunReport, json: bool
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names listed are the commands that go through a server, and only those: each
+    /// parses to a command that uses the archive, and every other command does not.
+    #[test]
+    fn archive_commands_are_the_ones_that_use_the_archive() {
+        use clap::{CommandFactory, Parser};
+        fn minimal(name: &str) -> Vec<&str> {
+            match name {
+                "jobs" => vec!["harvest", "jobs", "list"],
+                "get" => vec!["harvest", "get", "http://example.com/"],
+                "export" => vec!["harvest", "export", "cdxj"],
+                "import" => vec!["harvest", "import", "a.warc.gz"],
+                other => vec!["harvest", other],
+            }
+        }
+        for sub in crate::cli::Cli::command().get_subcommands() {
+            let name = sub.get_name();
+            let listed = ARCHIVE_COMMANDS.contains(&name);
+            match crate::cli::Cli::try_parse_from(minimal(name)) {
+                Ok(cli) => assert_eq!(cli.command.uses_archive(), listed, "{name}"),
+                Err(e) => assert!(!listed, "{name} is listed and does not parse: {e}"),
+            }
+        }
+        assert_eq!(archive_commands_listed().matches(", ").count(), 9);
+    }
 }

@@ -163,74 +163,72 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// A command that works on the archive ([`commands::Command::uses_archive`]): through a
+/// running `harvest serve` when one owns the store, else on the store opened here.
+fn run_archive_command(cli: &Cli) -> Result<()> {
+    anyhow::ensure!(
+        cli.command.uses_archive(),
+        "internal: a command without its own branch in main.rs is not an archive command"
+    );
+    let config_path = cli.config.as_deref();
+    let cfg = Config::load(config_path)?;
+    // One process owns the embedded store: with `harvest serve`
+    // running on it, the command runs inside the server.
+    // A server that refuses connections ran nothing: the store is
+    // opened here (and fails "in use" if a live process holds it).
+    if let Some(info) = remote::find(&cfg) {
+        match remote::forward(&info, remote::forwarded_args(), cli.command.output_file()) {
+            Ok(0) => return Ok(()),
+            Ok(code) => return Err(anyhow::Error::new(commands::Exit(code))),
+            Err(e) => match e.downcast_ref::<remote::Unreachable>() {
+                Some(gone) => {
+                    logline::say(&format!("harvest: {gone}; opening the store here instead"))
+                }
+                None => return Err(e),
+            },
+        }
+    }
+    let access = if cli.command.writes_archive() {
+        stores::Access::Write
+    } else {
+        stores::Access::Read
+    };
+    let stores = stores::Stores::open_for(&cfg, access)?;
+    let progress = pipeline::Progress::for_stderr(cli.command.quiet());
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    let mut err = logline::StderrLines::new();
+    let cancel = crawler::CancellationToken::new();
+    let rt = runtime()?;
+    let stopped = cli
+        .command
+        .crawls()
+        .then(|| rt.spawn(stop_on_signal(cancel.clone())));
+    rt.block_on(commands::run(
+        &cli.command,
+        &cfg,
+        &stores,
+        &mut out,
+        &mut err,
+        &commands::Files::Local,
+        progress,
+        cancel,
+    ))?;
+    out.flush()?;
+    // A crawl stopped by a signal says so in its exit code, as a
+    // killed one would (128 + the signal), after its summary.
+    if let Some(code) = stopped.and_then(|s| {
+        s.abort();
+        let code = STOPPED_BY.load(std::sync::atomic::Ordering::SeqCst);
+        (code != 0).then_some(code)
+    }) {
+        return Err(anyhow::Error::new(commands::Exit(code)));
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
     let config_path = cli.config.as_deref();
     match cli.command {
-        Command::Crawl(_)
-        | Command::Jobs { .. }
-        | Command::Query(_)
-        | Command::Stats(_)
-        | Command::Get(_)
-        | Command::Dedup(_)
-        | Command::Export { .. }
-        | Command::Reextract(_)
-        | Command::Fsck(_)
-        | Command::Compact(_)
-        | Command::Import(_) => {
-            let cfg = Config::load(config_path)?;
-            // One process owns the embedded store: with `harvest serve`
-            // running on it, the command runs inside the server.
-            // A server that refuses connections ran nothing: the store is
-            // opened here (and fails "in use" if a live process holds it).
-            if let Some(info) = remote::find(&cfg) {
-                match remote::forward(&info, remote::forwarded_args(), cli.command.output_file()) {
-                    Ok(0) => return Ok(()),
-                    Ok(code) => return Err(anyhow::Error::new(commands::Exit(code))),
-                    Err(e) => match e.downcast_ref::<remote::Unreachable>() {
-                        Some(gone) => logline::say(&format!(
-                            "harvest: {gone}; opening the store here instead"
-                        )),
-                        None => return Err(e),
-                    },
-                }
-            }
-            let access = if cli.command.writes_archive() {
-                stores::Access::Write
-            } else {
-                stores::Access::Read
-            };
-            let stores = stores::Stores::open_for(&cfg, access)?;
-            let progress = pipeline::Progress::for_stderr(cli.command.quiet());
-            let mut out = std::io::BufWriter::new(std::io::stdout());
-            let mut err = logline::StderrLines::new();
-            let cancel = crawler::CancellationToken::new();
-            let rt = runtime()?;
-            let stopped = cli
-                .command
-                .crawls()
-                .then(|| rt.spawn(stop_on_signal(cancel.clone())));
-            rt.block_on(commands::run(
-                &cli.command,
-                &cfg,
-                &stores,
-                &mut out,
-                &mut err,
-                &commands::Files::Local,
-                progress,
-                cancel,
-            ))?;
-            out.flush()?;
-            // A crawl stopped by a signal says so in its exit code, as a
-            // killed one would (128 + the signal), after its summary.
-            if let Some(code) = stopped.and_then(|s| {
-                s.abort();
-                let code = STOPPED_BY.load(std::sync::atomic::Ordering::SeqCst);
-                (code != 0).then_some(code)
-            }) {
-                return Err(anyhow::Error::new(commands::Exit(code)));
-            }
-            Ok(())
-        }
         Command::Serve(args) => {
             let cfg = Config::load(config_path)?;
             // A server with jobs to run, or on a fresh data_dir, creates the
@@ -409,5 +407,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        // The commands that work on the archive (`Command::uses_archive`).
+        _ => run_archive_command(&cli),
     }
 }

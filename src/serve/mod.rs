@@ -95,7 +95,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     (
         "post",
         "/api/cli",
-        "Run a command line (crawl, jobs, query, stats, get, reextract) on the server's store",
+        "Run a command line of an archive command (crawl, jobs, query, stats, get, reextract, fsck, dedup, import, compact, export) on the server's store",
     ),
     (
         "post",
@@ -934,10 +934,10 @@ async fn cli_command(
         Err(e) => return refused(e.render().to_string()),
     };
     if !parsed.command.uses_archive() {
-        return refused(
-            "harvest: error: only crawl, jobs, query, stats, get, reextract, fsck, dedup, import, compact and export run through the server\n"
-                .into(),
-        );
+        return refused(format!(
+            "harvest: error: only {} run through the server\n",
+            crate::commands::archive_commands_listed()
+        ));
     }
     // The server reads no path a request names: a forwarded import reads
     // the files its caller sent to the upload route.
