@@ -506,7 +506,7 @@ pub fn run(
     args: &CdxjArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
-    files: &crate::commands::Files,
+    files: &crate::outfile::Files,
 ) -> Result<()> {
     let spec = args.filters.clone();
     match &args.out {

@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::Config;
-use crate::filters::FilterSpec;
+use crate::filters::defs::FilterSpec;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -393,16 +393,16 @@ pub struct ServeArgs {
     /// Connections open at once (at most the open-files limit allows); at
     /// the cap a new connection closes the oldest one that has not sent a
     /// whole request yet.
-    #[arg(long, default_value_t = crate::serve::DEFAULT_MAX_CONNECTIONS)]
+    #[arg(long, default_value_t = crate::serve::defaults::DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
     /// Seconds a client has to send a request's headers (also the limit on
     /// an idle kept-alive connection); slower connections are closed.
-    #[arg(long, default_value_t = crate::serve::DEFAULT_HEADER_TIMEOUT_SECS)]
+    #[arg(long, default_value_t = crate::serve::defaults::DEFAULT_HEADER_TIMEOUT_SECS)]
     pub header_timeout: u64,
     /// Connections from one IP address that have not sent a whole request
     /// yet; one more closes that address's oldest, so one client's idle
     /// connections never push out another's.
-    #[arg(long, default_value_t = crate::serve::DEFAULT_MAX_IDLE_PER_CLIENT)]
+    #[arg(long, default_value_t = crate::serve::defaults::DEFAULT_MAX_IDLE_PER_CLIENT)]
     pub max_idle_per_client: usize,
     /// A host name requests may name in `Host` and `Origin` (repeatable),
     /// besides IP addresses and `localhost`: the server's name behind a
@@ -418,7 +418,7 @@ pub struct ServeArgs {
     /// 503 with Retry-After (overload is refused, not queued for seconds).
     /// Turns go to the newest waiter first, so under overload the answered
     /// requests have waited little.
-    #[arg(long, default_value_t = crate::serve::DEFAULT_QUEUE_WAIT_MS)]
+    #[arg(long, default_value_t = crate::serve::defaults::DEFAULT_QUEUE_WAIT_MS)]
     pub queue_wait_ms: u64,
 }
 

@@ -47,8 +47,6 @@ use serde::{Deserialize, Serialize};
 use indexer::{Index, Moved, Relocated};
 use packer::{MonthPackName, PackEntry, PackName, PackOrigin, PackStore};
 
-use crate::stores::Stores;
-
 /// Folder of the pack store holding parts being written and journals of compactions.
 pub const COMPACT_FOLDER: &str = "_compact";
 /// Suffix of a new pack while it is being written.
@@ -77,7 +75,7 @@ const CRASH_BATCH_ROWS: usize = 25;
 fn crash_point(step: &str) {
     if std::env::var(CRASH_COMPACT).as_deref() == Ok(step) {
         tracing::warn!(step, "{CRASH_COMPACT}: killing this process");
-        crate::pipeline::kill_this_process();
+        crate::crash::kill_this_process();
     }
 }
 
@@ -439,18 +437,18 @@ fn reads_whole(path: &str, bytes: &[u8]) -> bool {
 
 /// Runs `harvest compact`.
 pub fn compact(
-    stores: &Stores,
+    packs: &dyn PackStore,
+    index: &Index,
     options: &CompactOptions,
     progress: &mut dyn Write,
 ) -> Result<CompactReport> {
-    let packs = stores.packs.as_ref();
     let mut report = CompactReport {
         dry_run: options.dry_run,
         target_bytes: options.target_bytes,
         ..CompactReport::default()
     };
     if !options.dry_run {
-        report.resumed = finish_interrupted(packs, &stores.index)?;
+        report.resumed = finish_interrupted(packs, index)?;
         // Parts of compactions killed before their journal: never pointed at.
         if let Ok(listed) = packs.list(&format!("{COMPACT_FOLDER}/")) {
             let journals: HashSet<String> = listed
@@ -473,12 +471,11 @@ pub fn compact(
         .iter()
         .filter_map(|p| p.path.strip_suffix(DAMAGE_SUFFIX))
         .collect();
-    let running_runs: Vec<indexer::RunRecord> =
-        indexer::RunsTable::open(stores.index.store().clone())?
-            .list(None, usize::MAX)?
-            .into_iter()
-            .filter(|r| r.status == indexer::RunStatus::Running)
-            .collect();
+    let running_runs: Vec<indexer::RunRecord> = indexer::RunsTable::open(index.store().clone())?
+        .list(None, usize::MAX)?
+        .into_iter()
+        .filter(|r| r.status == indexer::RunStatus::Running)
+        .collect();
     let running: HashSet<String> = running_runs
         .iter()
         .flat_map(|r| r.writers.iter().cloned())
@@ -562,7 +559,7 @@ pub fn compact(
                 writer: writer.clone(),
             },
         };
-        if let Some(merged) = merge(stores, &name, &bin, &mut report, progress)? {
+        if let Some(merged) = merge(packs, index, &name, &bin, &mut report, progress)? {
             touched_groups.insert(key);
             if report.new_packs.len() < 100 {
                 report.new_packs.push(merged);
@@ -587,13 +584,13 @@ pub fn compact(
 /// Merges the packs `bin` into the new pack `name`; returns its path, or `None` when fewer
 /// than two of them could be taken.
 fn merge(
-    stores: &Stores,
+    packs: &dyn PackStore,
+    index: &Index,
     name: &MonthPackName,
     bin: &[PackEntry],
     report: &mut CompactReport,
     progress: &mut dyn Write,
 ) -> Result<Option<String>> {
-    let packs = stores.packs.as_ref();
     let pack = name.path();
     let file = name.file_name();
     let part = format!("{COMPACT_FOLDER}/{file}{PART_SUFFIX}");
@@ -668,13 +665,7 @@ fn merge(
         &serde_json::to_vec_pretty(&journal)?,
     )?;
     crash_point("journaled");
-    let finished = finish(
-        packs,
-        &stores.index,
-        &journal_path,
-        &journal,
-        &mut report.rows,
-    );
+    let finished = finish(packs, index, &journal_path, &journal, &mut report.rows);
     release(claims);
     finished?;
     report.merged += journal.sources.len() as u64;

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, Utc};
 
-use crate::pipeline::IngestSummary;
+use crate::summary::IngestSummary;
 
 /// The counters of one job in this process.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, LogFormat, ModelCommand};
 use harvest::config::{self, Config};
-use harvest::{commands, demo, logline, pipeline, remote, runtime, stores};
+use harvest::{commands, demo, logline, outfile, pipeline, remote, runtime, stores};
 
 /// jemalloc instead of glibc malloc: a crawl allocates and frees many small
 /// strings per page (the HTML tree, tendrils, URLs) from several threads, and
@@ -209,7 +209,7 @@ fn run_archive_command(cli: &Cli) -> Result<()> {
         &stores,
         &mut out,
         &mut err,
-        &commands::Files::Local,
+        &outfile::Files::Local,
         progress,
         cancel,
     ))?;

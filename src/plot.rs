@@ -9,8 +9,6 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::filters::StatsTable;
-
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 480.0;
 const MARGIN_LEFT: f64 = 64.0;
@@ -43,6 +41,62 @@ fn axis(max: u64) -> (f64, f64) {
         .unwrap_or(10.0 * mag)
         .max(1.0);
     ((max / step).ceil() * step, step)
+}
+
+/// Statistics laid out for a chart: buckets in order, one series per group
+/// (or one named `all`), counts aligned to the buckets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsTable {
+    pub buckets: Vec<String>,
+    pub series: Vec<(String, Vec<u64>)>,
+}
+
+impl StatsTable {
+    pub fn from_rows(rows: &[indexer::StatsRow], grouped: bool) -> StatsTable {
+        let mut buckets: Vec<String> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = Default::default();
+        for r in rows {
+            if !index.contains_key(r.bucket.as_str()) {
+                index.insert(&r.bucket, buckets.len());
+                buckets.push(r.bucket.clone());
+            }
+        }
+        let mut series: Vec<(String, Vec<u64>)> = Vec::new();
+        for r in rows {
+            let name = r.group.clone().unwrap_or_else(|| "all".to_string());
+            let i = index[r.bucket.as_str()];
+            let pos = match series.iter().position(|(n, _)| *n == name) {
+                Some(p) => p,
+                None => {
+                    series.push((name, vec![0; buckets.len()]));
+                    series.len() - 1
+                }
+            };
+            series[pos].1[i] += r.count;
+        }
+        if series.is_empty() && !grouped {
+            series.push(("all".to_string(), vec![0; buckets.len()]));
+        }
+        StatsTable { buckets, series }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.series.iter().flat_map(|(_, c)| c.iter()).sum()
+    }
+
+    /// Pages counted: the total, except by story (the `copies` series; the
+    /// `stories` series counts the same pages again, by story).
+    pub fn pages(&self, group_by: Option<indexer::GroupBy>) -> u64 {
+        if group_by == Some(indexer::GroupBy::Story) {
+            self.series
+                .iter()
+                .filter(|(name, _)| name == indexer::query::GROUP_COPIES)
+                .flat_map(|(_, c)| c.iter())
+                .sum()
+        } else {
+            self.total()
+        }
+    }
 }
 
 /// The chart as an SVG document. Each bar is a `<rect class="bar">`, each

@@ -417,10 +417,9 @@ pub fn pages_json(
         .map(|(h, c)| PageJson::new(h, c))
         .collect();
     if let Some(q) = text {
-        for (j, s) in out
-            .iter_mut()
-            .zip(crate::snippet::snippets(stores, &pages, q))
-        {
+        for (j, s) in out.iter_mut().zip(crate::snippet::snippets(&pages, q, |p| {
+            page_text(stores, p)
+        })) {
             j.snippet = s.map(|s| crate::snippet::to_html(&s));
         }
     }

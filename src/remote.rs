@@ -184,7 +184,7 @@ impl std::io::Write for FrameWriter {
     }
 }
 
-impl crate::commands::OutFile for FrameWriter {
+impl crate::outfile::OutFile for FrameWriter {
     fn commit(mut self: Box<Self>) -> Result<()> {
         self.send()
             .context("sending the output file to the command's caller")
@@ -534,7 +534,7 @@ impl Relay {
             anyhow::bail!("the server sent a file this command names none of");
         };
         if self.writing.is_none() {
-            let tmp = crate::commands::temporary_beside(path)?;
+            let tmp = crate::outfile::temporary_beside(path)?;
             let f = std::fs::File::create(&tmp)
                 .with_context(|| format!("creating {}", tmp.display()))?;
             self.writing = Some((tmp, f));

@@ -7,8 +7,6 @@ use anyhow::Result;
 use indexer::{PageRecord, TextQuery};
 use rayon::prelude::*;
 
-use crate::stores::Stores;
-
 /// Characters of a snippet (about two lines).
 pub const SNIPPET_CHARS: usize = 160;
 /// Characters shown before the first marked word.
@@ -23,21 +21,23 @@ pub struct Piece {
 }
 
 /// The snippet of each page (`None` where the record cannot be read or no word is found in
-/// its text), read in parallel.
-pub fn snippets(stores: &Stores, pages: &[&PageRecord], q: &TextQuery) -> Vec<Option<Vec<Piece>>> {
+/// its text), read in parallel; `page_text` reads a page's archived response as text.
+pub fn snippets<F>(pages: &[&PageRecord], q: &TextQuery, page_text: F) -> Vec<Option<Vec<Piece>>>
+where
+    F: Fn(&PageRecord) -> Result<String> + Sync,
+{
     let words = query_words(q);
     pages
         .par_iter()
-        .map(|p| page_snippet(stores, p, &words).ok().flatten())
+        .map(|p| page_snippet(p, &words, &page_text).ok().flatten())
         .collect()
 }
 
-fn page_snippet(
-    stores: &Stores,
-    page: &PageRecord,
-    words: &[String],
-) -> Result<Option<Vec<Piece>>> {
-    let html = crate::read::page_text(stores, page)?;
+fn page_snippet<F>(page: &PageRecord, words: &[String], page_text: &F) -> Result<Option<Vec<Piece>>>
+where
+    F: Fn(&PageRecord) -> Result<String>,
+{
+    let html = page_text(page)?;
     let url = url::Url::parse(&page.url)?;
     let x = crawler::extract::extract(&html, &url);
     Ok(snippet_of(x.main_text(), words, SNIPPET_CHARS)

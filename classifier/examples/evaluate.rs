@@ -1,8 +1,8 @@
 //! Trains on one corpus spec and evaluates on another, printing the report:
 //!
 //! ```text
-//! cargo run -p classifier --release --example evaluate -- TRAIN_SPEC TEST_SPEC [C] [MIN_DF] [SAVE_PATH] [CALIBRATION_FOLDS] [BIGRAMS]
-//! cargo run -p classifier --release --example evaluate -- \
+//! cargo run -p harvest-classifier --release --example evaluate -- TRAIN_SPEC TEST_SPEC [C] [MIN_DF] [SAVE_PATH] [CALIBRATION_FOLDS] [BIGRAMS]
+//! cargo run -p harvest-classifier --release --example evaluate -- \
 //!     thucnews:deploy/cache/thucnews_train_1w.txt#train80 thucnews:deploy/cache/thucnews_train_1w.txt#test20
 //! ```
 

@@ -1,7 +1,7 @@
 //! Parse budget benchmark: hostile pages (deep nesting) through the real
 //! extractor, beside html5ever's DOM alone on the same input.
 //!
-//! `cargo run --release -p crawler --example parse_budget [-- SIZES]`
+//! `cargo run --release -p harvest-crawler --example parse_budget [-- SIZES]`
 
 use std::time::Instant;
 

@@ -7,7 +7,7 @@
 //! against `Index::full_scan_search` (every data row, same conditions), checks
 //! both give the same hits, and prints p50 latencies and their ratio.
 //!
-//! `cargo run --release -p indexer --features cluster --example hbase_bench`
+//! `cargo run --release -p harvest-indexer --features cluster --example hbase_bench`
 //! (env `BENCH_COPIES`, default 27 copies of the 3,824 articles = 103,248 pages).
 
 #[path = "../tests/util/mod.rs"]

@@ -4,7 +4,7 @@
 //! news corpus, a Thrift restart in the middle of a series of puts, batches
 //! over the server's message cap, and an unreachable server.
 //!
-//! Run with `cargo test -p indexer --features cluster`. If the cluster cannot
+//! Run with `cargo test -p harvest-indexer --features cluster`. If the cluster cannot
 //! start, every test here fails (`TestCluster::shared` panics).
 #![cfg(feature = "cluster")]
 

@@ -7,7 +7,7 @@
 //! (b) Pack write throughput vs a raw hdfs-native write of the same bytes.
 //!
 //! ```sh
-//! cargo run --release -p packer --features cluster --example hdfs_bench -- [pages] [throughput MiB]
+//! cargo run --release -p harvest-packer --features cluster --example hdfs_bench -- [pages] [throughput MiB]
 //! ```
 //! Starts its own test cluster unless `HARVEST_BENCH_HDFS=hdfs://host:port` is set.
 

@@ -12,7 +12,7 @@
 //! and closes timed, the fd count not; best of two runs per cap, taken in turn).
 //!
 //! ```sh
-//! cargo run --release -p packer --example open_packs -- [days] [pages per day] [caps...]
+//! cargo run --release -p harvest-packer --example open_packs -- [days] [pages per day] [caps...]
 //! ```
 //! Defaults: 120 days, 500 pages a day, caps 16, 64 (the default) and 256; `0` = no cap.
 //! The store is a temporary folder under `$TMPDIR` (/dev/shm keeps fsync out of the figure).

@@ -3,14 +3,40 @@
 //! field of [`FilterSpec`] it fills. The command line (`query`, `stats`, `export`, `dedup`,
 //! `reextract`: [`FilterSpec`] is their `clap::Args`), the API's query parameters
 //! (`crate::serve::params`) and the OpenAPI document (`crate::serve::openapi`) all read
-//! [`FILTERS`]; a new filter is a row here and a field of [`FilterSpec`].
+//! [`FILTERS`]; a new filter is a row here and a field of [`FilterSpec`]. This file imports
+//! nothing else of the binary, so the command line's definitions can use it without a
+//! circle.
 
 use std::sync::LazyLock;
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use serde_json::{json, Value};
 
-use super::FilterSpec;
+/// The filters shared by the command line and the HTTP API, as given: each is defined once,
+/// in [`FILTERS`] (the flags, the API parameters and their documentation come from
+/// there).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilterSpec {
+    pub sources: Vec<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// `UTC`, `+08:00` or an IANA name; empty = UTC.
+    pub tz: String,
+    pub topics: Vec<String>,
+    pub media: Vec<String>,
+    /// All of these.
+    pub keywords: Vec<String>,
+    /// At least one of these.
+    pub any: Vec<String>,
+    /// A text query over headline and text (`indexer::TextQuery`).
+    pub text: Option<String>,
+    pub min_comments: Option<u64>,
+    pub max_comments: Option<u64>,
+    pub include_revisits: bool,
+    pub collapse: bool,
+    /// Provenance of the publish time, any of (`meta`, `text`, ..., `fetch`).
+    pub published_from: Vec<String>,
+}
 
 /// What a filter takes, and the field of [`FilterSpec`] it fills.
 #[derive(Clone, Copy)]

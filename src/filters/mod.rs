@@ -11,6 +11,7 @@ use crate::cli::{GroupArg, IntervalArg, QueryArgs, QueryFormat, StatsArgs, Stats
 use crate::stores::Stores;
 
 pub mod defs;
+pub use defs::FilterSpec;
 
 /// Largest `--limit` accepted on the command line (`harvest query` pages
 /// through the index for more than one page).
@@ -47,32 +48,6 @@ impl std::fmt::Display for ParamError {
 }
 
 impl std::error::Error for ParamError {}
-
-/// The filters shared by the command line and the HTTP API, as given: each is defined once,
-/// in [`defs::FILTERS`] (the flags, the API parameters and their documentation come from
-/// there).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FilterSpec {
-    pub sources: Vec<String>,
-    pub from: Option<String>,
-    pub to: Option<String>,
-    /// `UTC`, `+08:00` or an IANA name; empty = UTC.
-    pub tz: String,
-    pub topics: Vec<String>,
-    pub media: Vec<String>,
-    /// All of these.
-    pub keywords: Vec<String>,
-    /// At least one of these.
-    pub any: Vec<String>,
-    /// A text query over headline and text (`indexer::TextQuery`).
-    pub text: Option<String>,
-    pub min_comments: Option<u64>,
-    pub max_comments: Option<u64>,
-    pub include_revisits: bool,
-    pub collapse: bool,
-    /// Provenance of the publish time, any of (`meta`, `text`, ..., `fetch`).
-    pub published_from: Vec<String>,
-}
 
 impl FilterSpec {
     /// Whether the spec selects every page: no condition on which pages (the time zone, the
@@ -477,7 +452,7 @@ pub fn run_query(
     let copies = stores.index.copy_counts(&pages)?;
     // A text query's hits: the passage that holds its words, under each row.
     let snippets = match q_text {
-        Some(tq) => crate::snippet::snippets(stores, &pages, &tq),
+        Some(tq) => crate::snippet::snippets(&pages, &tq, |p| crate::read::page_text(stores, p)),
         None => Vec::new(),
     };
     // FROM: where the time came from (`fetch`: the page gave none).
@@ -618,7 +593,7 @@ pub fn run_stats(
     args: &StatsArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
-    files: &crate::commands::Files,
+    files: &crate::outfile::Files,
 ) -> Result<()> {
     let q = stats_query(args)?;
     warn_unknown_values(stores, &q.query, err)?;
@@ -630,7 +605,7 @@ pub fn run_stats(
             None => anyhow::Error::new(e),
         })?;
     if let Some(path) = &args.plot {
-        let table = StatsTable::from_rows(&rows, q.group_by.is_some());
+        let table = crate::plot::StatsTable::from_rows(&rows, q.group_by.is_some());
         let title = format!(
             "pages per {}{} ({} total, {})",
             args.interval.label(),
@@ -654,62 +629,6 @@ pub fn run_stats(
         StatsFormat::Csv => out.write_all(stats_csv(&rows).as_bytes())?,
     }
     Ok(())
-}
-
-/// Statistics laid out for a chart: buckets in order, one series per group
-/// (or one named `all`), counts aligned to the buckets.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatsTable {
-    pub buckets: Vec<String>,
-    pub series: Vec<(String, Vec<u64>)>,
-}
-
-impl StatsTable {
-    pub fn from_rows(rows: &[indexer::StatsRow], grouped: bool) -> StatsTable {
-        let mut buckets: Vec<String> = Vec::new();
-        let mut index: std::collections::HashMap<&str, usize> = Default::default();
-        for r in rows {
-            if !index.contains_key(r.bucket.as_str()) {
-                index.insert(&r.bucket, buckets.len());
-                buckets.push(r.bucket.clone());
-            }
-        }
-        let mut series: Vec<(String, Vec<u64>)> = Vec::new();
-        for r in rows {
-            let name = r.group.clone().unwrap_or_else(|| "all".to_string());
-            let i = index[r.bucket.as_str()];
-            let pos = match series.iter().position(|(n, _)| *n == name) {
-                Some(p) => p,
-                None => {
-                    series.push((name, vec![0; buckets.len()]));
-                    series.len() - 1
-                }
-            };
-            series[pos].1[i] += r.count;
-        }
-        if series.is_empty() && !grouped {
-            series.push(("all".to_string(), vec![0; buckets.len()]));
-        }
-        StatsTable { buckets, series }
-    }
-
-    pub fn total(&self) -> u64 {
-        self.series.iter().flat_map(|(_, c)| c.iter()).sum()
-    }
-
-    /// Pages counted: the total, except by story (the `copies` series; the
-    /// `stories` series counts the same pages again, by story).
-    pub fn pages(&self, group_by: Option<GroupBy>) -> u64 {
-        if group_by == Some(GroupBy::Story) {
-            self.series
-                .iter()
-                .filter(|(name, _)| name == indexer::query::GROUP_COPIES)
-                .flat_map(|(_, c)| c.iter())
-                .sum()
-        } else {
-            self.total()
-        }
-    }
 }
 
 /// Statistics rows as CSV: `bucket,group,count`.

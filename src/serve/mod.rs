@@ -7,6 +7,7 @@
 //! Index and pack reads are synchronous (fjall or the HBase Thrift client),
 //! so handlers run them on tokio's blocking pool.
 
+pub mod defaults;
 pub mod live;
 pub mod metrics;
 pub mod openapi;
@@ -133,14 +134,8 @@ pub struct ServeOptions {
     pub limits: ServerLimits,
 }
 
-/// Default of `harvest serve --max-connections` (lowered to what the
-/// open-files limit allows).
-pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
-/// Default of `harvest serve --header-timeout` (seconds).
-pub const DEFAULT_HEADER_TIMEOUT_SECS: u64 = 10;
-/// Default of `harvest serve --max-idle-per-client`: connections from one
-/// address that have not sent a whole request (a browser opens at most six).
-pub const DEFAULT_MAX_IDLE_PER_CLIENT: usize = 64;
+pub use defaults::*;
+
 /// Largest request body accepted (the API's only bodies are small JSON:
 /// `/api/cli` arguments).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -208,8 +203,6 @@ impl Default for AdmissionLimits {
     }
 }
 
-/// Default of `harvest serve --queue-wait-ms`.
-pub const DEFAULT_QUEUE_WAIT_MS: u64 = 100;
 /// `Retry-After` (seconds) of a request refused for load.
 const RETRY_AFTER_SECS: u64 = 1;
 
@@ -1002,7 +995,12 @@ async fn cli_command(
     tokio::spawn(async move {
         let mut out = FrameWriter::stdout(tx.clone());
         let mut err = FrameWriter::stderr(tx.clone());
-        let files = crate::commands::Files::Caller(tx.clone());
+        let files = {
+            let tx = tx.clone();
+            crate::outfile::Files::Caller(Box::new(move || -> Box<dyn crate::outfile::OutFile> {
+                Box::new(FrameWriter::file(tx.clone()))
+            }))
+        };
         let result = crate::commands::run(
             &parsed.command,
             &cfg,
@@ -1518,7 +1516,7 @@ async fn run_stats(state: &Arc<AppState>, raw: Option<String>) -> ApiResult<Stat
 /// The JSON answer of `/api/stats`: buckets in order and one series per
 /// group, counts aligned to the buckets.
 pub fn stats_json_body(sq: &StatsQuery, rows: &[StatsRow], took: Duration) -> Value {
-    let table = crate::filters::StatsTable::from_rows(rows, sq.group_by.is_some());
+    let table = crate::plot::StatsTable::from_rows(rows, sq.group_by.is_some());
     json!({
         "interval": match sq.interval {
             Interval::Day => "day",
