@@ -10,8 +10,8 @@ use anyhow::{Context, Result};
 
 use crate::cli::{Command, ExportCommand, JobsCommand};
 use crate::config::Config;
+use crate::ingest::{self, CrawlRun, JobRun, Progress, RunReport};
 use crate::outfile::Files;
-use crate::pipeline::{self, CrawlRun, JobRun, Progress, RunReport};
 use crate::stores::Stores;
 use crate::{filters, jobs, read};
 
@@ -158,7 +158,7 @@ pub async fn run(
             }
             // An ad-hoc crawl is a job too: its queue survives a kill and the
             // next `harvest crawl` takes an interrupted run up.
-            let report = pipeline::run_job(
+            let report = ingest::run_job(
                 &cfg,
                 stores,
                 CrawlRun {
@@ -310,7 +310,7 @@ async fn run_jobs(
             let job = find_job(cfg, name)?.clone();
             let mut run_cfg = cfg.clone();
             run_cfg.crawl = job.crawl.clone();
-            let report = pipeline::run_job(
+            let report = ingest::run_job(
                 &run_cfg,
                 stores,
                 CrawlRun {
@@ -339,7 +339,7 @@ async fn run_jobs(
             }
             let now = chrono::Utc::now();
             for r in &runs {
-                let s: pipeline::IngestSummary =
+                let s: ingest::IngestSummary =
                     serde_json::from_value(r.summary.clone()).unwrap_or_default();
                 writeln!(
                     out,

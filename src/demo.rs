@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::DemoArgs;
 use crate::config::{Config, RawConfig, RawSource};
-use crate::pipeline::{self, CrawlRun, IngestSummary};
+use crate::ingest::{self, CrawlRun, IngestSummary};
 use crate::site::{SiteFiles, SiteServer, DEMO_SITE};
 use crate::stores::Stores;
 
@@ -153,11 +153,11 @@ fn fresh_dir(dir: &Path) -> Result<PathBuf> {
 
 /// Crawls `cfg`'s seeds with the demo's progress.
 async fn crawl(cfg: &Config, stores: &Stores, quiet: bool) -> Result<IngestSummary> {
-    pipeline::run_crawl(
+    ingest::run_crawl(
         cfg,
         stores,
         CrawlRun {
-            progress: pipeline::Progress::for_stderr(quiet),
+            progress: ingest::Progress::for_stderr(quiet),
             conditional: false,
             job: None,
             cancel: crawler::CancellationToken::new(),

@@ -14,7 +14,7 @@ pub use indexer::batch::process_alive;
 use indexer::{FrontierEntry, FrontierTable, Index, RunRecord, RunStatus, RunsTable};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{check_http_url, CrawlSettings};
+use crate::config::crawl::{check_http_url, CrawlSettings, RawCrawl};
 
 /// Default revisit steps of an article after its first capture.
 pub const DEFAULT_REVISIT_STEPS: [&str; 4] = ["1h", "6h", "1d", "7d"];
@@ -44,14 +44,12 @@ pub struct RawRecrawl {
     pub max_interval: Option<String>,
 }
 
-/// One `[[job]]` table as written.
+/// A `[[job]]`'s own keys (the rest of its table are crawl settings).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct RawJob {
+pub struct JobKeys {
     /// Job name (letters, digits, `-`, `_`), used by `harvest jobs run NAME`.
     pub name: String,
-    /// Start URLs (hub pages: fetched every run).
-    pub seeds: Vec<String>,
     /// XML sitemaps or sitemap indexes (gzipped or not, Google News
     /// sitemaps too) read at the start of every run. Default none.
     pub sitemaps: Vec<String>,
@@ -61,39 +59,70 @@ pub struct RawJob {
     /// Also read the sitemaps named by the seed hosts' robots.txt
     /// (`Sitemap:` lines). Default true.
     pub robots_sitemaps: Option<bool>,
-    /// Archive the images pages embed; default: `[crawl] images`.
-    pub images: Option<bool>,
-    /// Archive every page requisite; default: `[crawl] requisites` when it
-    /// is set, otherwise true (a job keeps an archive that replays).
-    pub requisites: Option<bool>,
-    /// `same-host`, `same-domain` or `any`; default: `[crawl] scope`.
-    pub scope: Option<String>,
-    /// Extra in-scope URL prefixes.
-    pub allow_prefixes: Vec<String>,
-    /// Link depth limit; default: `[crawl] max_depth`.
-    pub max_depth: Option<u32>,
-    /// Pages per run; default: `[crawl] max_pages`.
-    pub max_pages: Option<u64>,
-    /// Delay between two requests to one host (ms); default: `[crawl]`'s.
-    pub politeness_delay_ms: Option<u64>,
-    /// Requests in flight; default: `[crawl]`'s.
-    pub concurrency: Option<usize>,
-    /// Obey robots.txt; default: `[crawl]`'s.
-    pub respect_robots: Option<bool>,
-    /// Allow private, loopback and link-local addresses; default: `[crawl]`'s
-    /// (false).
-    pub allow_private: Option<bool>,
     /// When the job runs by itself under `harvest serve`: a cron expression
     /// with seconds first (`sec min hour day-of-month month day-of-week`,
     /// e.g. `"0 0 */6 * * *"` every six hours). Default: only on request.
     pub schedule: Option<String>,
     /// Time zone of `schedule`: an IANA name (`Asia/Shanghai`). Default `UTC`.
     pub timezone: Option<String>,
-    /// Zone of publish times that this job's pages state without an offset
-    /// (IANA name); default: `[crawl] publish_time_zone`.
-    pub publish_time_zone: Option<String>,
     /// Revisit policy.
     pub recrawl: RawRecrawl,
+}
+
+/// One `[[job]]` table as written: the job's own keys and any `[crawl]`
+/// setting, which stands for this job in place of `[crawl]`'s. Its seeds (hub
+/// pages, fetched every run) are required; its `requisites` default to true (a
+/// job keeps an archive that replays) unless `[crawl]` sets them.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RawJob {
+    #[serde(flatten)]
+    pub job: JobKeys,
+    #[serde(flatten)]
+    pub crawl: RawCrawl,
+}
+
+impl RawJob {
+    /// A job with a name and seeds, everything else unset.
+    pub fn new(name: &str, seeds: &[&str]) -> RawJob {
+        RawJob {
+            job: JobKeys {
+                name: name.to_string(),
+                ..JobKeys::default()
+            },
+            crawl: RawCrawl {
+                seeds: seeds.iter().map(|s| s.to_string()).collect(),
+                ..RawCrawl::default()
+            },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJob {
+    /// The table's crawl settings go to [`RawCrawl`], the rest to [`JobKeys`];
+    /// a key that is neither is refused.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<RawJob, D::Error> {
+        use serde::de::Error;
+        let mut table = toml::Table::deserialize(d)?;
+        let mut crawl = toml::Table::new();
+        for key in RawCrawl::keys() {
+            if let Some(v) = table.remove(*key) {
+                crawl.insert((*key).to_string(), v);
+            }
+        }
+        let job: JobKeys = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                D::Error::custom(format!(
+                    "{}, or a [crawl] setting: {}",
+                    e.message().trim_end(),
+                    RawCrawl::keys().join(", ")
+                ))
+            })?;
+        let crawl: RawCrawl = toml::Value::Table(crawl)
+            .try_into()
+            .map_err(|e: toml::de::Error| D::Error::custom(e.message()))?;
+        Ok(RawJob { job, crawl })
+    }
 }
 
 /// A validated schedule.
@@ -237,19 +266,12 @@ fn duration(job: &str, field: &str, text: &str) -> Result<Duration> {
     Ok(d)
 }
 
-/// Checks `[[job]]` tables against `[crawl]` (the defaults of every job).
-/// `requisites` is `[crawl] requisites` as written: a job archives its
-/// pages' requisites unless it or `[crawl]` says otherwise (an archiving
-/// job's pages should replay whole; an ad-hoc `harvest crawl` fetches pages
-/// only unless asked).
-pub fn validate_jobs(
-    raw: &[RawJob],
-    base: &CrawlSettings,
-    requisites: Option<bool>,
-) -> Result<Vec<Job>> {
+/// Checks the `[[job]]` tables; each job's crawl settings are `[crawl]`'s (`base`)
+/// with the job's own laid over them.
+pub fn validate_jobs(raw: &[RawJob], base: &RawCrawl) -> Result<Vec<Job>> {
     let mut out: Vec<Job> = Vec::with_capacity(raw.len());
     for j in raw {
-        let name = &j.name;
+        let name = &j.job.name;
         if name.is_empty()
             || name.len() > 64
             || !name
@@ -264,55 +286,22 @@ pub fn validate_jobs(
         if out.iter().any(|o| o.name == *name) {
             bail!("[[job]] name = {name:?} is defined twice");
         }
-        if j.seeds.is_empty() {
+        if j.crawl.seeds.is_empty() {
             bail!("[[job]] {name:?}: seeds is empty");
         }
-        for s in &j.seeds {
-            check_http_url(s).with_context(|| format!("[[job]] {name:?}: seeds: {s:?}"))?;
-        }
-        for (field, list) in [("sitemaps", &j.sitemaps), ("feeds", &j.feeds)] {
+        for (field, list) in [("sitemaps", &j.job.sitemaps), ("feeds", &j.job.feeds)] {
             for u in list.iter() {
                 check_http_url(u).with_context(|| format!("[[job]] {name:?}: {field}: {u:?}"))?;
             }
         }
-        let mut crawl = base.clone();
-        crawl.seeds = j.seeds.clone();
-        crawl.sitemaps = j.sitemaps.clone();
-        crawl.feeds = j.feeds.clone();
-        crawl.robots_sitemaps = j.robots_sitemaps.unwrap_or(true);
-        crawl.embeds.images = j.images.unwrap_or(base.embeds.images);
-        crawl.embeds.requisites = j.requisites.or(requisites).unwrap_or(true);
-        if let Some(scope) = &j.scope {
-            crawl.scope = crate::config::parse_scope(scope)
-                .with_context(|| format!("[[job]] {name:?}: scope"))?;
-        }
-        if !j.allow_prefixes.is_empty() {
-            crawl.allow_prefixes = j.allow_prefixes.clone();
-        }
-        crawl.max_depth = j.max_depth.or(base.max_depth);
-        crawl.max_pages = j.max_pages.or(base.max_pages);
-        if let Some(ms) = j.politeness_delay_ms {
-            crawl.politeness_delay = Duration::from_millis(ms);
-        }
-        if let Some(c) = j.concurrency {
-            if c == 0 {
-                bail!("[[job]] {name:?}: concurrency must be at least 1");
-            }
-            crawl.concurrency = c;
-        }
-        if let Some(r) = j.respect_robots {
-            crawl.respect_robots = r;
-        }
-        if let Some(a) = j.allow_private {
-            crawl.allow_private = a;
-        }
-        if let Some(z) = &j.publish_time_zone {
-            crawl.publish_time_zone = Some(
-                crate::config::parse_publish_zone(z)
-                    .with_context(|| format!("[[job]] {name:?}: publish_time_zone"))?,
-            );
-        }
-        let r = &j.recrawl;
+        let mut crawl = base
+            .overlaid(&j.crawl)?
+            .settings(&format!("[[job]] {name:?}:"))?;
+        crawl.sitemaps = j.job.sitemaps.clone();
+        crawl.feeds = j.job.feeds.clone();
+        crawl.robots_sitemaps = j.job.robots_sitemaps.unwrap_or(true);
+        crawl.embeds.requisites = j.crawl.requisites.or(base.requisites).unwrap_or(true);
+        let r = &j.job.recrawl;
         let always = match r.mode.as_deref().unwrap_or("schedule") {
             "schedule" => false,
             "always" => true,
@@ -340,9 +329,9 @@ pub fn validate_jobs(
         if recrawl.min_interval > recrawl.max_interval {
             bail!("[[job]] {name:?}: recrawl.min_interval is longer than recrawl.max_interval");
         }
-        let schedule = match &j.schedule {
-            Some(expr) => Some(JobSchedule::parse(name, expr, j.timezone.as_deref())?),
-            None if j.timezone.is_some() => {
+        let schedule = match &j.job.schedule {
+            Some(expr) => Some(JobSchedule::parse(name, expr, j.job.timezone.as_deref())?),
+            None if j.job.timezone.is_some() => {
                 bail!("[[job]] {name:?}: timezone is set but schedule is not")
             }
             None => None,
@@ -881,17 +870,14 @@ mod tests {
 
     #[test]
     fn jobs_archive_requisites_unless_told_otherwise() {
-        let base = crate::config::Config::from_raw(crate::config::RawConfig::default())
-            .map(|c| c.crawl)
-            .unwrap_or_else(|e| panic!("{e}"));
         let requisites = |job: Option<bool>, crawl: Option<bool>| {
-            let j = RawJob {
-                name: "news".into(),
-                seeds: vec!["http://127.0.0.1/".into()],
-                requisites: job,
-                ..RawJob::default()
+            let mut j = RawJob::new("news", &["http://127.0.0.1/"]);
+            j.crawl.requisites = job;
+            let base = RawCrawl {
+                requisites: crawl,
+                ..RawCrawl::default()
             };
-            validate_jobs(&[j], &base, crawl).expect("valid job")[0]
+            validate_jobs(&[j], &base).expect("valid job")[0]
                 .crawl
                 .embeds
                 .requisites
@@ -901,49 +887,110 @@ mod tests {
         assert!(!requisites(Some(false), None));
         assert!(requisites(Some(true), Some(false)));
         // An ad-hoc crawl keeps [crawl]'s default: pages only.
+        let base = crate::config::Config::from_raw(crate::config::RawConfig::default())
+            .map(|c| c.crawl)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(!base.embeds.requisites);
     }
 
     #[test]
+    fn a_job_takes_any_crawl_setting_over_the_crawl_tables() {
+        let text = r#"
+            [crawl]
+            user_agent = "base-agent"
+            timeout_secs = 5
+            politeness_delay_ms = 200
+            allow_prefixes = ["http://a.example/"]
+
+            [[job]]
+            name = "news"
+            seeds = ["http://news.example/"]
+            schedule = "0 0 6 * * *"
+            user_agent = "news-agent"
+            max_pages = 9
+
+            [job.recrawl]
+            mode = "always"
+        "#;
+        let raw: crate::config::RawConfig = toml::from_str(text).unwrap_or_else(|e| panic!("{e}"));
+        // Written back (tests and `config init` write configs), it reads the same.
+        let written = toml::to_string(&raw).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            toml::from_str::<crate::config::RawConfig>(&written).ok(),
+            Some(raw.clone()),
+            "{written}"
+        );
+        let cfg = crate::config::Config::from_raw(raw).unwrap_or_else(|e| panic!("{e:#}"));
+        let job = &cfg.jobs[0];
+        assert_eq!(job.crawl.user_agent, "news-agent", "the job's own");
+        assert_eq!(job.crawl.max_pages, Some(9));
+        assert_eq!(job.crawl.timeout, Duration::from_secs(5), "[crawl]'s");
+        assert_eq!(job.crawl.politeness_delay, Duration::from_millis(200));
+        assert_eq!(
+            job.crawl.allow_prefixes,
+            vec!["http://a.example/".to_string()]
+        );
+        assert_eq!(job.crawl.seeds, vec!["http://news.example/".to_string()]);
+        assert!(job.recrawl.always);
+        assert!(job.schedule.is_some());
+        assert_eq!(
+            cfg.crawl.user_agent, "base-agent",
+            "[crawl] itself unchanged"
+        );
+
+        let bad = text.replace("max_pages = 9", "max_pagez = 9");
+        let e = toml::from_str::<crate::config::RawConfig>(&bad)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("max_pagez") && e.contains("max_pages"), "{e}");
+        let bad = text.replace("timeout_secs = 5", "timeout_secs = 5\nschedule = \"x\"");
+        assert!(
+            toml::from_str::<crate::config::RawConfig>(&bad).is_err(),
+            "a job's own key is not a [crawl] setting"
+        );
+        let bad = text.replace("max_pages = 9", "concurrency = 0");
+        let raw: crate::config::RawConfig = toml::from_str(&bad).unwrap_or_else(|e| panic!("{e}"));
+        let e = format!("{:#}", crate::config::Config::from_raw(raw).unwrap_err());
+        assert!(
+            e.contains("[[job]] \"news\": concurrency must be at least 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn bad_job_tables_name_the_job_and_field() {
-        let base = crate::config::Config::from_raw(crate::config::RawConfig::default())
-            .map(|c| c.crawl)
-            .unwrap_or_else(|e| panic!("{e}"));
         let job = |f: &dyn Fn(&mut RawJob)| {
-            let mut j = RawJob {
-                name: "news".into(),
-                seeds: vec!["http://127.0.0.1/".into()],
-                ..RawJob::default()
-            };
+            let mut j = RawJob::new("news", &["http://127.0.0.1/"]);
             f(&mut j);
-            validate_jobs(&[j], &base, None)
+            validate_jobs(&[j], &RawCrawl::default())
                 .err()
                 .map(|e| format!("{e:#}"))
                 .unwrap_or_default()
         };
         assert!(job(&|_| {}).is_empty());
-        assert!(job(&|j| j.name = "a b".into()).contains("name"));
-        assert!(job(&|j| j.seeds.clear()).contains("\"news\": seeds"));
-        assert!(job(&|j| j.seeds = vec!["ftp://x/".into()]).contains("seeds"));
-        let e = job(&|j| j.feeds = vec!["not a url".into()]);
+        assert!(job(&|j| j.job.name = "a b".into()).contains("name"));
+        assert!(job(&|j| j.crawl.seeds.clear()).contains("\"news\": seeds"));
+        assert!(job(&|j| j.crawl.seeds = vec!["ftp://x/".into()]).contains("seeds"));
+        let e = job(&|j| j.job.feeds = vec!["not a url".into()]);
         assert!(e.contains("\"news\": feeds: \"not a url\""), "{e}");
-        let e = job(&|j| j.recrawl.revisit_steps = Some(vec!["soon".into()]));
+        let e = job(&|j| j.job.recrawl.revisit_steps = Some(vec!["soon".into()]));
         assert!(
             e.contains("\"news\": recrawl.revisit_steps = \"soon\""),
             "{e}"
         );
-        let e = job(&|j| j.recrawl.mode = Some("never".into()));
+        let e = job(&|j| j.job.recrawl.mode = Some("never".into()));
         assert!(e.contains("recrawl.mode"), "{e}");
-        let e = job(&|j| j.schedule = Some("every hour".into()));
+        let e = job(&|j| j.job.schedule = Some("every hour".into()));
         assert!(e.contains("\"news\": schedule = \"every hour\""), "{e}");
-        let e = job(&|j| j.schedule = Some("0 0 * * *".into()));
+        let e = job(&|j| j.job.schedule = Some("0 0 * * *".into()));
         assert!(e.contains("schedule"), "five fields: {e}");
         let e = job(&|j| {
-            j.schedule = Some("0 0 6 * * *".into());
-            j.timezone = Some("Mars/Olympus".into());
+            j.job.schedule = Some("0 0 6 * * *".into());
+            j.job.timezone = Some("Mars/Olympus".into());
         });
         assert!(e.contains("timezone = \"Mars/Olympus\""), "{e}");
-        assert!(job(&|j| j.timezone = Some("UTC".into())).contains("timezone"));
+        assert!(job(&|j| j.job.timezone = Some("UTC".into())).contains("timezone"));
     }
 
     #[test]

@@ -14,12 +14,12 @@ pub mod demo;
 pub mod filters;
 pub mod fsck;
 pub mod import;
+pub mod ingest;
 pub mod job_metrics;
 pub mod jobs;
 pub mod logline;
 pub mod newssite;
 pub mod outfile;
-pub mod pipeline;
 pub mod plot;
 pub mod read;
 pub mod reextract;
@@ -83,7 +83,7 @@ pub fn load_model_or_warn(path: &Path) -> Result<Option<classifier::Model>> {
             "harvest: warning: no topic model at {}; pages are filed under `{}`. \
              Train one with `harvest model train --corpus SPEC --out {}`.",
             path.display(),
-            pipeline::UNCLASSIFIED,
+            ingest::UNCLASSIFIED,
             path.display()
         ));
         return Ok(None);

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use harvest::cli::{Cli, ClusterCommand, Command, ConfigCommand, LogFormat, ModelCommand};
 use harvest::config::{self, Config};
-use harvest::{commands, demo, logline, outfile, pipeline, remote, runtime, stores};
+use harvest::{commands, demo, ingest, logline, outfile, remote, runtime, stores};
 
 /// jemalloc instead of glibc malloc: a crawl allocates and frees many small
 /// strings per page (the HTML tree, tendrils, URLs) from several threads, and
@@ -194,7 +194,7 @@ fn run_archive_command(cli: &Cli) -> Result<()> {
         stores::Access::Read
     };
     let stores = stores::Stores::open_for(&cfg, access)?;
-    let progress = pipeline::Progress::for_stderr(cli.command.quiet());
+    let progress = ingest::Progress::for_stderr(cli.command.quiet());
     let mut out = std::io::BufWriter::new(std::io::stdout());
     let mut err = logline::StderrLines::new();
     let cancel = crawler::CancellationToken::new();

@@ -26,8 +26,10 @@ use packer::warc::{self, Resync, WarcRecord};
 use serde::Serialize;
 
 use crate::config::{Config, IndexBackend};
-use crate::pipeline::{Analyser, Ingest, IngestSummary, Stored};
+use crate::ingest::analyse::{Analyser, Stored};
+use crate::ingest::store::Ingest;
 use crate::stores::Stores;
+use crate::summary::IngestSummary;
 
 /// Depth given to pages that did not come from a crawl (not a seed).
 pub const REPLAY_DEPTH: u32 = 1;
@@ -278,7 +280,7 @@ impl<'a> Replay<'a> {
             .map(|m| m.classes.clone())
             .unwrap_or_default();
         // Only an import writes packs (reindex and fsck index records where they lie).
-        let ingest = Ingest::new(cfg, stores, model, crate::pipeline::PART_OF_IMPORT)?;
+        let ingest = Ingest::new(cfg, stores, model, crate::ingest::store::PART_OF_IMPORT)?;
         Ok(Replay {
             cfg,
             crawl: crate::crawl_config(cfg)?,

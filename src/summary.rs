@@ -211,7 +211,7 @@ impl IngestSummary {
 }
 
 /// Seconds the storage thread spent on each step of a run's batches (the
-/// steps of [`crate::pipeline::Ingest::store_records`]): where a slow backend shows.
+/// steps of [`crate::ingest::Ingest::store_records`]): where a slow backend shows.
 #[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct StorageTimes {

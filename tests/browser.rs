@@ -1528,13 +1528,18 @@ fn jobs_panel_runs_a_job_and_shows_its_progress_and_last_runs() {
     let ws = Workspace::new(&seed, DEMO_SOURCE, Some(DEMO_DEPTH));
     ws.configure(|raw| {
         raw.jobs = vec![harvest::jobs::RawJob {
-            name: JOB.into(),
-            seeds: vec![seed.clone()],
-            max_pages: Some(JOB_PAGES),
-            politeness_delay_ms: Some(JOB_DELAY_MS),
-            schedule: Some(JOB_SCHEDULE.into()),
-            timezone: Some(JOB_TZ.into()),
-            ..Default::default()
+            job: harvest::jobs::JobKeys {
+                name: JOB.into(),
+                schedule: Some(JOB_SCHEDULE.into()),
+                timezone: Some(JOB_TZ.into()),
+                ..Default::default()
+            },
+            crawl: harvest::config::RawCrawl {
+                seeds: vec![seed.clone()],
+                max_pages: Some(JOB_PAGES),
+                politeness_delay_ms: Some(JOB_DELAY_MS),
+                ..Default::default()
+            },
         }];
     });
 

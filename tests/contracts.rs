@@ -100,10 +100,15 @@ fn workspace(site: &Site) -> Workspace {
     let ws = Workspace::new(&seed, SOURCE, Some(1));
     ws.configure(|raw| {
         raw.jobs = vec![harvest::jobs::RawJob {
-            name: JOB.into(),
-            seeds: vec![seed.clone()],
-            max_depth: Some(1),
-            ..Default::default()
+            job: harvest::jobs::JobKeys {
+                name: JOB.into(),
+                ..Default::default()
+            },
+            crawl: harvest::config::RawCrawl {
+                seeds: vec![seed.clone()],
+                max_depth: Some(1),
+                ..Default::default()
+            },
         }];
     });
     ws

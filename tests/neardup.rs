@@ -103,7 +103,7 @@ fn reposts_are_found_and_other_stories_of_the_day_are_not() {
     // stories of the outlet and day and every page sharing a template.
     let en = spread(en, 600);
     let zh: Vec<Story> = zh.into_iter().take(600).collect();
-    // The fingerprint as the pipeline computes it (`pipeline::fingerprint`):
+    // The fingerprint as the pipeline computes it (`ingest::fingerprint`):
     // SimHash of the article text the crawler extracts from each page (its
     // body text when it finds no article).
     let fingerprints = |texts: Vec<(usize, String)>| -> Vec<(usize, Option<u64>)> {
@@ -217,7 +217,7 @@ fn a_long_block_shared_outside_the_article_links_no_stories() {
             );
             let x = crawler::extract::extract(&html, &url);
             body.push(classifier::simhash::simhash(&x.body_text));
-            ours.push(harvest::pipeline::fingerprint(&x));
+            ours.push(harvest::ingest::fingerprint(&x));
         }
         let (by_body, by_article) = (linked_pairs(&body), linked_pairs(&ours));
         println!(

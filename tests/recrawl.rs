@@ -155,13 +155,18 @@ fn a_job_run_twice_archives_new_and_changed_pages_once_each() {
     let ws = Workspace::new(&seed, "live", None);
     ws.configure(|raw| {
         raw.jobs = vec![harvest::jobs::RawJob {
-            name: "news".into(),
-            seeds: vec![seed.clone()],
-            recrawl: harvest::jobs::RawRecrawl {
-                revisit_steps: Some(vec!["3s".into()]),
+            job: harvest::jobs::JobKeys {
+                name: "news".into(),
+                recrawl: harvest::jobs::RawRecrawl {
+                    revisit_steps: Some(vec!["3s".into()]),
+                    ..Default::default()
+                },
                 ..Default::default()
             },
-            ..Default::default()
+            crawl: harvest::config::RawCrawl {
+                seeds: vec![seed.clone()],
+                ..Default::default()
+            },
         }];
     });
 
@@ -676,9 +681,14 @@ fn a_forwarded_crawl_whose_caller_is_killed_is_cancelled_and_taken_up() {
         // A server with a job creates the archive (without, it serves an
         // existing one); this job is never scheduled.
         raw.jobs = vec![harvest::jobs::RawJob {
-            name: "idle".into(),
-            seeds: vec![seed.clone()],
-            ..Default::default()
+            job: harvest::jobs::JobKeys {
+                name: "idle".into(),
+                ..Default::default()
+            },
+            crawl: harvest::config::RawCrawl {
+                seeds: vec![seed.clone()],
+                ..Default::default()
+            },
         }];
     });
     let (mut server, base) = start_serve(&ws.config, &[]);
@@ -852,10 +862,15 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
     let ws = Workspace::new(&seed, "live", None);
     ws.configure(|raw| {
         raw.jobs = vec![harvest::jobs::RawJob {
-            name: "news".into(),
-            seeds: vec![seed.clone()],
-            schedule: Some("*/2 * * * * *".into()),
-            ..Default::default()
+            job: harvest::jobs::JobKeys {
+                name: "news".into(),
+                schedule: Some("*/2 * * * * *".into()),
+                ..Default::default()
+            },
+            crawl: harvest::config::RawCrawl {
+                seeds: vec![seed.clone()],
+                ..Default::default()
+            },
         }];
     });
     let (mut server, base) = start_serve(&ws.config, &[]);
@@ -921,9 +936,14 @@ fn the_command_line_works_while_serve_owns_the_store_and_runs_the_schedule() {
     // listed, runnable from the command line (through the server).
     ws.configure(|raw| {
         raw.jobs.push(harvest::jobs::RawJob {
-            name: "later".into(),
-            seeds: vec![format!("{}/a2.html", served.base)],
-            ..Default::default()
+            job: harvest::jobs::JobKeys {
+                name: "later".into(),
+                ..Default::default()
+            },
+            crawl: harvest::config::RawCrawl {
+                seeds: vec![format!("{}/a2.html", served.base)],
+                ..Default::default()
+            },
         })
     });
     let jobs: serde_json::Value =
@@ -1058,10 +1078,15 @@ fn sitemaps_and_feeds_lead_to_pages_no_link_reaches() {
     let ws = Workspace::new(&seed, "disc", None);
     ws.configure(|raw| {
         raw.jobs = vec![harvest::jobs::RawJob {
-            name: "news".into(),
-            seeds: vec![seed.clone()],
-            feeds: vec![format!("{base}/feed.xml"), format!("{base}/broken.xml")],
-            ..Default::default()
+            job: harvest::jobs::JobKeys {
+                name: "news".into(),
+                feeds: vec![format!("{base}/feed.xml"), format!("{base}/broken.xml")],
+                ..Default::default()
+            },
+            crawl: harvest::config::RawCrawl {
+                seeds: vec![seed.clone()],
+                ..Default::default()
+            },
         }];
     });
     let report = job_run(&ws);

@@ -9,10 +9,10 @@
 //! LibreOffice help pages (Chinese with English names, numbers and code:
 //! many mixed runs). For every page:
 //!
-//! - the fingerprint (`pipeline::fingerprint`, from the tokens) equals
+//! - the fingerprint (`ingest::fingerprint`, from the tokens) equals
 //!   `classifier::simhash::simhash` of the main text (FINGERPRINT_VERSION
 //!   unchanged);
-//! - the classifier's tokens (`pipeline::classifier_tokens`) equal
+//! - the classifier's tokens (`ingest::classifier_tokens`) equal
 //!   `tokenize("{title}\n{first CLASSIFY_CHARS characters}")`, and also with
 //!   cuts of 200 and 1,000 characters (a cut inside a line);
 //! - the keywords equal jieba's TF-IDF (`jieba_rs::TfIdf`, default IDF table)
@@ -136,7 +136,7 @@ fn check_chunk(name: &str, pages: &[(String, String)]) -> Tally {
             "{name}: tokens of {url}"
         );
 
-        let fp = harvest::pipeline::fingerprint(&x);
+        let fp = harvest::ingest::fingerprint(&x);
         assert_eq!(
             fp,
             classifier::simhash::simhash(text),
@@ -146,11 +146,8 @@ fn check_chunk(name: &str, pages: &[(String, String)]) -> Tally {
 
         let title = x.title.as_deref().unwrap_or("");
         let mut got = Vec::new();
-        harvest::pipeline::classifier_tokens(&x, &mut |w| got.push(w.to_owned()));
-        let before: String = text
-            .chars()
-            .take(harvest::pipeline::CLASSIFY_CHARS)
-            .collect();
+        harvest::ingest::classifier_tokens(&x, &mut |w| got.push(w.to_owned()));
+        let before: String = text.chars().take(harvest::ingest::CLASSIFY_CHARS).collect();
         assert_eq!(
             got,
             classifier::tokenize::tokenize(&format!("{title}\n{before}")),

@@ -12,7 +12,7 @@
 //!    ([`harvest::newssite::section_training_docs`]) and saved as
 //!    `<dir>/topic.model`.
 //! 3. The site is crawled once with the real pipeline
-//!    ([`harvest::pipeline::run_crawl`]: fetch, extraction, classification,
+//!    ([`harvest::ingest::run_crawl`]: fetch, extraction, classification,
 //!    dedup, WARC packs) into `<dir>/seed` (packs in `<dir>/seed/packs`).
 //! 4. Every page record is read back from the seed index (a full scan), and
 //!    the article pages (those with a publish time, filed under one of the

@@ -20,7 +20,7 @@ use anyhow::{bail, Context, Result};
 
 use harvest::config::{Config, RawConfig, RawSource};
 use harvest::demo::{DEMO_DEPTH, DEMO_ENTRY};
-use harvest::pipeline::{self, CrawlRun};
+use harvest::ingest::{self, CrawlRun};
 use harvest::site::{SiteFiles, SiteServer, DEMO_SITE};
 use harvest::stores::Stores;
 
@@ -332,13 +332,13 @@ struct CrawlBench {
 struct HarvestRun {
     run: ChildRun,
     /// None when it was killed.
-    summary: Option<pipeline::IngestSummary>,
+    summary: Option<ingest::IngestSummary>,
     /// Times the run was taken up after an interruption (report field).
     resumed: u64,
 }
 
 impl HarvestRun {
-    fn summary(&self) -> pipeline::IngestSummary {
+    fn summary(&self) -> ingest::IngestSummary {
         self.summary.clone().unwrap_or_default()
     }
 }
@@ -740,7 +740,7 @@ pub fn cluster_ingest(args: &BenchArgs) -> Result<()> {
         );
     };
     let bench = CrawlBench::start(args)?;
-    let mut rows: Vec<(String, pipeline::IngestSummary, ChildRun)> = Vec::new();
+    let mut rows: Vec<(String, ingest::IngestSummary, ChildRun)> = Vec::new();
     // CPU seconds the cluster's JVM used during each run (with --cluster-pid).
     let mut jvm_cpu: Vec<Option<f64>> = Vec::new();
     let mut init_secs = 0.0;
@@ -1054,7 +1054,7 @@ struct Switch {
     goal_pct: f64,
     /// Heading of a count of the crawl summary shown per run.
     counted: &'static str,
-    count: fn(&pipeline::IngestSummary) -> u64,
+    count: fn(&ingest::IngestSummary) -> u64,
 }
 
 fn switch_cost(args: &BenchArgs, sw: &Switch) -> Result<()> {
@@ -1574,14 +1574,14 @@ fn news_url(i: u64) -> String {
 
 /// Open the stores of `cfg` and crawl its seeds without a progress bar:
 /// the stores, the summary and the wall time in seconds.
-pub async fn crawl_quietly(cfg: &Config) -> Result<(Stores, pipeline::IngestSummary, f64)> {
+pub async fn crawl_quietly(cfg: &Config) -> Result<(Stores, ingest::IngestSummary, f64)> {
     let stores = Stores::open(cfg)?;
     let started = Instant::now();
-    let summary = pipeline::run_crawl(
+    let summary = ingest::run_crawl(
         cfg,
         &stores,
         CrawlRun {
-            progress: pipeline::Progress::Quiet,
+            progress: ingest::Progress::Quiet,
             conditional: false,
             job: None,
             cancel: crawler::CancellationToken::new(),
@@ -1627,7 +1627,7 @@ struct Touched {
 /// What one packing mode gave on the news site.
 struct Packed {
     name: &'static str,
-    summary: harvest::pipeline::IngestSummary,
+    summary: harvest::ingest::IngestSummary,
     stores: Stores,
     secs: f64,
 }

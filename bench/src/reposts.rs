@@ -597,7 +597,7 @@ pub fn repost_site(
 /// edited repost on another (each with related headlines of other
 /// stories), as the crawler extracts them. Returns (story index, the
 /// extracted text ingest fingerprints: the article text, else the body text,
-/// see [`harvest::pipeline::fingerprint`]) per page, original first.
+/// see [`harvest::ingest::fingerprint`]) per page, original first.
 pub fn accuracy_texts(stories: &[Story], seed: u64) -> Vec<(usize, String)> {
     let mut rng = Rng(seed);
     let mut out = Vec::with_capacity(stories.len() * 2);

@@ -46,7 +46,7 @@ pub const MIN_SHINGLES: usize = 24;
 /// The recipe of [`simhash`] (tokens, shingles, line weights, hashes) and the
 /// text of a page ingest fingerprints: 1 = the body text, 2 = the article
 /// text when the extractor finds one, else the body text
-/// (`harvest::pipeline::fingerprint`). `harvest reindex` fingerprints an
+/// (`harvest::ingest::analyse::fingerprint`). `harvest reindex` fingerprints an
 /// archive again.
 pub const FINGERPRINT_VERSION: u32 = 2;
 

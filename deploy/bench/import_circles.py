@@ -7,7 +7,8 @@ each module of its own crate it names in a `use crate::…` / `use super::…` l
 a `crate::a::b` path in code (a folder's `mod.rs` also to each child it names
 as `child::`). An import circle is a strongly connected component of that graph
 with more than one file (Tarjan's algorithm). A parent module and its own child
-modules are not exempt: a child that uses its parent while the parent uses it is a circle too.
+modules are not exempt: a child that uses its parent while the parent uses it is
+a circle too. Test modules are left out: a test may use any module.
 
 Usage: import_circles.py CRATE_DIR [CRATE_DIR ...]
 Prints, per crate: the circles (files in each), the files over 1,000 lines and
@@ -30,6 +31,11 @@ def module_of(src: Path, f: Path) -> tuple:
 
 
 def strip_comments(text: str) -> str:
+    """The code without comments and without its test module (`#[cfg(test)] mod
+    tests`, at the end of a file by this project's style): tests may use any module."""
+    cut = re.search(r"^#\[cfg\(test\)\]\s*\nmod tests\b", text, flags=re.M)
+    if cut:
+        text = text[: cut.start()]
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     return "\n".join(line.split("//", 1)[0] for line in text.splitlines())
 

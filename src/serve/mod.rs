@@ -12,6 +12,7 @@ pub mod live;
 pub mod metrics;
 pub mod openapi;
 pub mod params;
+pub mod routes;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -784,10 +785,10 @@ fn start_job(state: &Arc<AppState>, cfg: &Config, job: &crate::jobs::Job) {
     let stores = state.stores.clone();
     let mut run_cfg = cfg.clone();
     run_cfg.crawl = job.crawl.clone();
-    let run = crate::pipeline::CrawlRun {
-        progress: crate::pipeline::Progress::Quiet,
+    let run = crate::ingest::CrawlRun {
+        progress: crate::ingest::Progress::Quiet,
         conditional: true,
-        job: Some(crate::pipeline::JobRun {
+        job: Some(crate::ingest::JobRun {
             name: job.name.clone(),
             recrawl: job.recrawl.clone(),
         }),
@@ -795,7 +796,7 @@ fn start_job(state: &Arc<AppState>, cfg: &Config, job: &crate::jobs::Job) {
     };
     let name = job.name.clone();
     tokio::spawn(async move {
-        match crate::pipeline::run_job(&run_cfg, &stores, run).await {
+        match crate::ingest::run_job(&run_cfg, &stores, run).await {
             Ok(r) => tracing::info!(job = %name, pages = r.summary.pages, "run finished"),
             Err(e) => tracing::error!(job = %name, error = %format!("{e:#}"), "run failed"),
         }
@@ -957,10 +958,10 @@ async fn cli_command(
     let (tx, rx) = tokio::sync::mpsc::channel::<CliFrame>(8);
     // A crawl or job run forwarded without --quiet shows its progress lines.
     let progress = if parsed.command.quiet() {
-        crate::pipeline::Progress::Quiet
+        crate::ingest::Progress::Quiet
     } else {
         let lines = tx.clone();
-        crate::pipeline::Progress::To(crate::pipeline::LineSink::new(move |line| {
+        crate::ingest::Progress::To(crate::ingest::LineSink::new(move |line| {
             crate::remote::send_line(&lines, line)
         }))
     };
@@ -1191,24 +1192,13 @@ async fn auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> R
     next.run(req).await
 }
 
-/// Whether a route reads the index and so takes a turn ([`admit`]): not
-/// the command bridge and uploads (long, streamed, token-only), not job
-/// runs, `/metrics` or the UI's assets.
-fn queued_route(path: &str) -> bool {
-    path.starts_with("/api/")
-        && path != crate::remote::CLI_ROUTE
-        && path != crate::remote::UPLOAD_ROUTE
-        && path != "/api/openapi.json"
-        && !(path.starts_with("/api/jobs/") && path.ends_with("/run"))
-}
-
 /// Runs an index-reading request when it has a turn: at most
 /// `max_queries` at once, waiters served newest first ([`Admission`]); a
 /// request that waited `queue_wait`, or that finds `max_waiting` others
 /// waiting, is answered 503 with `Retry-After`, so the requests that are
 /// served stay fast under overload.
 async fn admit(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    if !queued_route(req.uri().path()) {
+    if !routes::queued_route(req.uri().path()) {
         return next.run(req).await;
     }
     let admission = &state.admission;

@@ -171,7 +171,7 @@ pub fn responses_of(method: &str, path: &str, ok: Value) -> Vec<(u16, Value)> {
             error("The index or a pack could not be read (or the upload written): the message says why"),
         ));
     }
-    if super::queued_route(path) {
+    if super::routes::queued_route(path) {
         out.push((
             503,
             json!({"description": "Busy: more requests than the server runs at once have waited their turn (`--max-queries`, `--queue-wait-ms`); try again after `Retry-After` seconds", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),

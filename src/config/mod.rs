@@ -4,10 +4,15 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
+
+pub mod crawl;
+pub use crawl::{
+    check_http_url, host_of, parse_publish_zone, parse_scope, CrawlSettings, RawCrawl, ScopeKind,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_SECS,
+};
 
 /// Default root folder for everything when no config file says otherwise.
 pub const DEFAULT_DATA_DIR: &str = "harvest-data";
@@ -27,11 +32,6 @@ pub const DEFAULT_MAX_BATCH_WAIT_MS: u64 = 2_000;
 pub const DEFAULT_NAMENODE_HTTP_PORT: u16 = 9870;
 /// HBase's master web port (`hbase.master.info.port`).
 pub const DEFAULT_MASTER_HTTP_PORT: u16 = 16010;
-/// Default whole-request timeout of the crawler, seconds (`[crawl] timeout_secs`).
-pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
-/// Default body cap: 10 MiB of decoded body.
-pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 << 20;
-
 /// The file as written by the user. Every field has a default.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -145,71 +145,6 @@ pub struct RawClassifier {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawCrawl {
-    /// Start URLs. Default none (give them with `--seed`).
-    pub seeds: Vec<String>,
-    /// `same-host` (default), `same-domain`, or `any`.
-    pub scope: Option<String>,
-    /// URL prefixes that are in scope in addition to `scope`.
-    pub allow_prefixes: Vec<String>,
-    /// Links followed from a seed. Default unlimited.
-    pub max_depth: Option<u32>,
-    /// Pages fetched per crawl. Default unlimited.
-    pub max_pages: Option<u64>,
-    /// Delay between two requests to one host, milliseconds. Default 1000.
-    pub politeness_delay_ms: Option<u64>,
-    /// Requests in flight over all hosts. Default 8.
-    pub concurrency: Option<usize>,
-    /// User-Agent header and robots.txt agent. Default `harvest/<version>`.
-    pub user_agent: Option<String>,
-    /// Whole-request timeout, seconds, at least 1. Default 30.
-    pub timeout_secs: Option<u64>,
-    /// Largest decoded body kept, bytes. Default 10 MiB.
-    pub max_body_bytes: Option<u64>,
-    /// Redirect hops followed. Default 10.
-    pub max_redirects: Option<usize>,
-    /// Obey robots.txt. Default true.
-    pub respect_robots: Option<bool>,
-    /// Retries after connect errors and 5xx. Default 2.
-    pub retries: Option<u32>,
-    /// Allow private, loopback and link-local addresses (the SSRF guard
-    /// refuses them by default; a crawl of a loopback test site sets it).
-    /// Default false.
-    pub allow_private: Option<bool>,
-    /// Zone of publish times that pages state without an offset: an IANA
-    /// name (`Asia/Shanghai`). Default: by site (`.cn`/`.hk`/`.tw` hosts
-    /// Asia/Shanghai, another single-zone country's own domain its zone:
-    /// `.jp` Asia/Tokyo, `.de` Europe/Berlin, `.fr` Europe/Paris, ...), else
-    /// by the region of the page's locale (`lang="en-SG"`), else by language
-    /// (Chinese Asia/Shanghai, Japanese Asia/Tokyo, German Europe/Berlin,
-    /// Russian Europe/Moscow, ...; not English or Spanish), else UTC. An
-    /// offset stated by the page always wins.
-    pub publish_time_zone: Option<String>,
-    /// Deepest element nesting parsed per page: deeper tags are left out of
-    /// the DOM the attributes come from (the page is stored as fetched).
-    /// Default 256.
-    pub max_html_depth: Option<usize>,
-    /// Thread CPU time one page's parse may use, milliseconds; past it the
-    /// attributes come from the part parsed. Default 1000.
-    pub parse_cpu_ms: Option<u64>,
-    /// Most distinct links taken from one page. Default 50000.
-    pub max_links_per_page: Option<usize>,
-    /// Longest URL taken from a page or queued, bytes. Default 2048.
-    pub max_url_length: Option<usize>,
-    /// Archive the images each page embeds (`<img>`, lazy `data-src`,
-    /// video posters) as response records beside the page, with their
-    /// perceptual hashes for `harvest dedup`'s image groups. Default false.
-    pub images: Option<bool>,
-    /// Archive every requisite a page embeds (images, stylesheets and the
-    /// fonts and images they reference, scripts, icons, media), so that a
-    /// replay shows the page as it was. Default false.
-    pub requisites: Option<bool>,
-    /// Most embeds fetched per page. Default 100.
-    pub max_embeds_per_page: Option<usize>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RawSource {
     /// Table prefix, `[a-z0-9_]+`, e.g. `sina_news`.
@@ -224,14 +159,6 @@ pub struct RawSource {
     /// offset (IANA name). Default: the job's / `[crawl]`'s, else by site.
     #[serde(default)]
     pub publish_time_zone: Option<String>,
-}
-
-/// Crawl scope, validated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScopeKind {
-    SameHost,
-    SameDomain,
-    Any,
 }
 
 /// Where the index lives, validated.
@@ -298,37 +225,6 @@ pub struct Packing {
     pub kmeans: packer::ClusterOptions,
 }
 
-#[derive(Debug, Clone)]
-pub struct CrawlSettings {
-    pub seeds: Vec<String>,
-    pub scope: ScopeKind,
-    pub allow_prefixes: Vec<String>,
-    pub max_depth: Option<u32>,
-    pub max_pages: Option<u64>,
-    pub politeness_delay: Duration,
-    pub concurrency: usize,
-    pub user_agent: String,
-    pub timeout: Duration,
-    pub max_body_bytes: u64,
-    pub max_redirects: usize,
-    pub respect_robots: bool,
-    pub retries: u32,
-    /// Private, loopback and link-local addresses allowed.
-    pub allow_private: bool,
-    /// Sitemaps read at the start of a run (jobs set them).
-    pub sitemaps: Vec<String>,
-    /// RSS / Atom feeds read at the start of a run (jobs set them).
-    pub feeds: Vec<String>,
-    /// Read the sitemaps named by the seed hosts' robots.txt.
-    pub robots_sitemaps: bool,
-    /// Zone of publish times without an offset (`None`: by site).
-    pub publish_time_zone: Option<chrono_tz::Tz>,
-    /// Budgets of one page's parse and links.
-    pub page_limits: crawler::extract::Limits,
-    /// Which embedded resources are archived with the pages.
-    pub embeds: crawler::EmbedPolicy,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Source {
     pub name: String,
@@ -336,23 +232,6 @@ pub struct Source {
     pub prefixes: Vec<String>,
     /// Zone of publish times without an offset on this source's pages.
     pub publish_time_zone: Option<chrono_tz::Tz>,
-}
-
-/// A zone for publish times without an offset: an IANA name.
-pub fn parse_publish_zone(name: &str) -> Result<chrono_tz::Tz> {
-    name.trim()
-        .parse::<chrono_tz::Tz>()
-        .map_err(|_| anyhow::anyhow!("{name:?}: expected an IANA zone name such as Asia/Shanghai"))
-}
-
-/// A crawl scope by name.
-pub fn parse_scope(name: &str) -> Result<ScopeKind> {
-    Ok(match name {
-        "same-host" => ScopeKind::SameHost,
-        "same-domain" => ScopeKind::SameDomain,
-        "any" => ScopeKind::Any,
-        other => bail!("{other:?}: expected \"same-host\", \"same-domain\" or \"any\""),
-    })
 }
 
 /// A source name must be usable as a table prefix.
@@ -471,75 +350,7 @@ impl Config {
             .as_deref()
             .map_or_else(|| data_dir.join("models").join("topic.model"), resolve);
 
-        let c = &raw.crawl;
-        let scope =
-            parse_scope(c.scope.as_deref().unwrap_or("same-host")).context("[crawl] scope")?;
-        for seed in &c.seeds {
-            check_http_url(seed).with_context(|| format!("[crawl] seeds: {seed:?}"))?;
-        }
-        let concurrency = c.concurrency.unwrap_or(8);
-        if concurrency == 0 {
-            bail!("[crawl] concurrency must be at least 1");
-        }
-        let defaults = crawler::extract::Limits::default();
-        let page_limits = crawler::extract::Limits {
-            max_depth: c.max_html_depth.unwrap_or(defaults.max_depth),
-            max_links: c.max_links_per_page.unwrap_or(defaults.max_links),
-            max_url_length: c.max_url_length.unwrap_or(defaults.max_url_length),
-            parse_cpu: c
-                .parse_cpu_ms
-                .map_or(defaults.parse_cpu, Duration::from_millis),
-        };
-        for (key, value) in [
-            ("max_html_depth", page_limits.max_depth as u64),
-            ("max_links_per_page", page_limits.max_links as u64),
-            ("max_url_length", page_limits.max_url_length as u64),
-            ("parse_cpu_ms", page_limits.parse_cpu.as_millis() as u64),
-        ] {
-            if value == 0 {
-                bail!("[crawl] {key} must be at least 1");
-            }
-        }
-        let timeout_secs = c.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS);
-        if timeout_secs == 0 {
-            bail!("[crawl] timeout_secs = 0: must be at least 1 (a request with no time to run fails at once)");
-        }
-        let crawl = CrawlSettings {
-            page_limits,
-            seeds: c.seeds.clone(),
-            scope,
-            allow_prefixes: c.allow_prefixes.clone(),
-            max_depth: c.max_depth,
-            max_pages: c.max_pages,
-            politeness_delay: Duration::from_millis(c.politeness_delay_ms.unwrap_or(1000)),
-            concurrency,
-            user_agent: c
-                .user_agent
-                .clone()
-                .unwrap_or_else(|| format!("harvest/{}", env!("CARGO_PKG_VERSION"))),
-            timeout: Duration::from_secs(timeout_secs),
-            max_body_bytes: c.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
-            max_redirects: c.max_redirects.unwrap_or(10),
-            respect_robots: c.respect_robots.unwrap_or(true),
-            retries: c.retries.unwrap_or(2),
-            allow_private: c.allow_private.unwrap_or(false),
-            sitemaps: Vec::new(),
-            feeds: Vec::new(),
-            robots_sitemaps: false,
-            embeds: crawler::EmbedPolicy {
-                images: c.images.unwrap_or(false),
-                requisites: c.requisites.unwrap_or(false),
-                max_per_page: c
-                    .max_embeds_per_page
-                    .unwrap_or(crawler::EmbedPolicy::default().max_per_page),
-                max_bytes: c.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
-            },
-            publish_time_zone: c
-                .publish_time_zone
-                .as_deref()
-                .map(|z| parse_publish_zone(z).context("[crawl] publish_time_zone"))
-                .transpose()?,
-        };
+        let crawl = raw.crawl.settings("[crawl]")?;
 
         let mut seen = BTreeSet::new();
         let mut sources = Vec::new();
@@ -645,7 +456,7 @@ impl Config {
             buckets,
             text_index: raw.index.text.unwrap_or(true),
             model,
-            jobs: crate::jobs::validate_jobs(&raw.jobs, &crawl, raw.crawl.requisites)?,
+            jobs: crate::jobs::validate_jobs(&raw.jobs, &raw.crawl)?,
             crawl,
             sources,
         })
@@ -724,33 +535,8 @@ fn read_raw(path: &Path) -> Result<RawConfig> {
     toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))
 }
 
-/// The lower-cased host of an absolute URL.
-pub fn host_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if authority.starts_with('[') {
-        authority.split_once(']').map(|(h, _)| &h[1..])?
-    } else {
-        authority.split(':').next()?
-    };
-    Some(host.to_ascii_lowercase())
-}
-
-/// An http(s) URL with a host.
-pub fn check_http_url(url: &str) -> Result<()> {
-    let lower = url.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        bail!("not an http(s) URL");
-    }
-    if host_of(url).is_none_or(|h| h.is_empty()) {
-        bail!("URL has no host");
-    }
-    Ok(())
-}
-
 /// The documented sample config, checked by a round-trip test.
-pub const SAMPLE_CONFIG: &str = include_str!("../deploy/harvest.sample.toml");
+pub const SAMPLE_CONFIG: &str = include_str!("../../deploy/harvest.sample.toml");
 
 /// The host part of `host:port` (or of a bare host).
 fn authority_host(authority: &str) -> &str {
@@ -763,6 +549,7 @@ fn authority_host(authority: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     /// Issue 11: publish times without an offset are read in the zone of the
     /// page's source, else of `[crawl]`; a zone name that does not exist is
@@ -904,7 +691,7 @@ mod tests {
 
     #[test]
     fn cluster_sample_config_validates() {
-        let text = include_str!("../deploy/cluster/harvest.cluster.toml");
+        let text = include_str!("../../deploy/cluster/harvest.cluster.toml");
         let c = Config::from_raw(toml::from_str(text).unwrap()).unwrap();
         assert_eq!(c.namenode_http.as_deref(), Some("namenode.example:9870"));
         match c.index {

@@ -1,73 +1,63 @@
-//! The glue between the stages: crawler events in, then per batch
-//! classify → dedup → pack → sync → index.
-//!
-//! The storage side runs on its own OS thread (the storage traits are
-//! synchronous); the crawler runs on tokio and feeds it through a bounded
-//! channel, so a slow disk slows the crawl instead of filling memory.
+//! The storage half: per batch, decide (new, changed, revisit, 304), place, write
+//! the records to packs, sync, then index them; on its own OS thread.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use crawler::{CrawlEvent, FetchedPage, NotModifiedPage};
 use indexer::{ClusterRow, DigestEntry, Index, PageRecord, UrlState};
-use packer::warc::{self, EncodedRecord, RequestInput, ResponseInput, RevisitInput};
-use packer::{
-    AttributeEncoder, BatchAssignment, Centre, Location, PackKey, Packer, PageAttributes,
-};
-use tokio::sync::mpsc;
+use packer::warc::{self, EncodedRecord, ResponseInput, RevisitInput};
+use packer::{Centre, Location, PackKey, Packer};
 
 use crate::config::{Config, PackingMode};
 use crate::jobs::Recrawl;
 use crate::stores::Stores;
+use crate::summary::IngestSummary;
 
-/// Topic of pages when no model is available.
-pub const UNCLASSIFIED: &str = "unclassified";
-/// Characters of a page's main text given to the classifier (after its title).
-pub const CLASSIFY_CHARS: usize = 20_000;
-
-pub use crate::summary::{IngestSummary, StorageTimes};
+use super::records::request_record;
+use super::{analyse::*, place::*};
 
 /// The storage half of the pipeline.
 pub struct Ingest {
-    cfg: Config,
-    packer: Packer,
-    index: Arc<Index>,
-    analyser: Analyser,
-    summary: IngestSummary,
-    packs_seen: std::collections::HashSet<String>,
-    recrawl: Recrawl,
+    pub(crate) cfg: Config,
+    pub(crate) packer: Packer,
+    pub(crate) index: Arc<Index>,
+    pub(crate) analyser: Analyser,
+    pub(crate) summary: IngestSummary,
+    pub(crate) packs_seen: std::collections::HashSet<String>,
+    pub(crate) recrawl: Recrawl,
     /// Embeds waiting for the next batch (after their pages).
-    embeds: Vec<AnalysedEmbed>,
+    pub(crate) embeds: Vec<AnalysedEmbed>,
     /// Pages stored in this run: where their records went (their embeds
     /// go to the same pack, linked to the page's record).
-    page_places: HashMap<String, PagePlace>,
+    pub(crate) page_places: HashMap<String, PagePlace>,
     /// Batches packed and synced by this process.
-    packed_batches: u64,
+    pub(crate) packed_batches: u64,
     /// [`CRASH_AFTER_PACKED`]: the batch after whose sync the process kills itself.
-    crash_after_packed: Option<u64>,
+    pub(crate) crash_after_packed: Option<u64>,
     /// [`CRASH_AFTER_TEXT`]: the batch after whose words the process kills itself.
-    crash_after_text: Option<u64>,
+    pub(crate) crash_after_text: Option<u64>,
     /// Whether a batch's index rows are applied on their own thread while
     /// the next batch is looked up, placed and packed ([`Ingest::apply_behind`]).
-    apply_behind: bool,
+    pub(crate) apply_behind: bool,
     /// The last batch's index rows, being applied.
-    applying: Option<Applying>,
+    pub(crate) applying: Option<Applying>,
     /// Batches taken by [`Ingest::store_records`] (with something to store).
-    batches_taken: u64,
+    pub(crate) batches_taken: u64,
     /// The number of the last of them whose index rows are applied.
-    batches_indexed: u64,
+    pub(crate) batches_indexed: u64,
 }
 
 /// A batch's index rows being applied on their own thread.
-struct Applying {
+pub(crate) struct Applying {
     /// The index as it will be once they are in: what the next batch reads.
-    view: Index,
+    pub(crate) view: Index,
     /// The batch's number ([`Ingest::batches_taken`]).
-    batch: u64,
+    pub(crate) batch: u64,
     /// Seconds the application took.
-    thread: std::thread::JoinHandle<indexer::Result<f64>>,
+    pub(crate) thread: std::thread::JoinHandle<indexer::Result<f64>>,
 }
 
 /// Crash tests: `HARVEST_CRASH_AFTER_PACKED=N` makes the process kill itself
@@ -82,451 +72,62 @@ pub const CRASH_AFTER_TEXT: &str = "HARVEST_CRASH_AFTER_TEXT";
 
 /// Where a stored page's record went.
 #[derive(Debug, Clone)]
-struct PagePlace {
-    key: PackKey,
-    record_id: String,
-    source: String,
+pub(crate) struct PagePlace {
+    pub(crate) key: PackKey,
+    pub(crate) record_id: String,
+    pub(crate) source: String,
 }
 
 /// Pages remembered for their embeds (then forgotten: a late embed goes to
 /// the pack its page's index row names).
-const MAX_PAGE_PLACES: usize = 100_000;
-
-/// An embedded resource with its digest and, for an image, its hashes.
-pub struct AnalysedEmbed {
-    embed: crawler::FetchedEmbed,
-    digest: String,
-    image: Option<classifier::imagehash::ImageHashes>,
-    stored: Option<Stored>,
-}
-
-/// A page with the work on it that needs no store ([`PageAnalysis`]).
-pub struct Analysed {
-    page: FetchedPage,
-    /// Set when the page's record is already in a pack (reindex, fsck
-    /// repair): it is indexed where it lies instead of written again.
-    stored: Option<Stored>,
-    work: PageAnalysis,
-}
-
-/// The per-page work that needs no store: source, topic, payload digest,
-/// the response record (compressed) and the attribute vector. Done by
-/// [`Analyser::analyse`] as pages arrive, several at a time (in a crawl, by
-/// the crawler's task that extracted the page: [`Analyser::page_work`]), so
-/// the storage thread is left with what must be serial.
-struct PageAnalysis {
-    source: String,
-    topic: String,
-    topic_score: f32,
-    digest: String,
-    /// The page's record if it is new (unused when it turns out a revisit).
-    response: EncodedRecord,
-    /// The `request` record of the page's capture, concurrent to `response` (encoded again
-    /// for a revisit); `None` when the page was not fetched by this crawl.
-    request: Option<EncodedRecord>,
-    /// The page's K-means attribute vector.
-    vector: Vec<f32>,
-    /// [`fingerprint`] of the page (when near-duplicates are detected).
-    simhash: Option<u64>,
-    /// The runs of Chinese characters of the page's main text, for the text index
-    /// ([`indexer::TextDoc::han_of`]); the text itself is dropped.
-    han: String,
-    classify_secs: f64,
-    /// Bytes of the page's body (the body itself is dropped once its record
-    /// is encoded: a batch holds records, not bodies).
-    body_bytes: u64,
-}
-
-/// The near-duplicate fingerprint of a page: the SimHash of its article text
-/// when the extractor found one, else of its whole visible text
-/// ([`crawler::extract::Extracted::main_text`]). The site's frame (menus,
-/// related headlines, a long notice in an `<aside>` or a `copyright` box)
-/// then has no say; a block the extractor counts as part of the article
-/// (prose beside it, rust-doc's lists of provided methods) still has.
-/// Every path that fingerprints a page (crawl, import, reindex: all through
-/// [`Analyser::analyse_stored`]) uses this, so fingerprints stay comparable;
-/// `harvest reextract` keeps the stored fingerprint and link.
-/// It reads the tokens the extractor segmented the text into
-/// ([`crawler::extract::Extracted::tokens`]), the classifier's too: the
-/// same fingerprint as `classifier::simhash::simhash` of the text.
-pub fn fingerprint(extract: &crawler::extract::Extracted) -> Option<u64> {
-    classifier::simhash::simhash_tokens(&extract.tokens)
-}
-
-/// The tokens the topic classifier reads of a page, in order: those of its
-/// title, then those of the first [`CLASSIFY_CHARS`] characters of its main
-/// text, from the tokens the extractor segmented the text into
-/// ([`crawler::extract::Extracted::tokens`]; only a line the cut falls in is
-/// segmented again). The same tokens as `classifier::tokenize::tokenize` of
-/// `"{title}\n{first CLASSIFY_CHARS characters}"`.
-pub fn classifier_tokens(x: &crawler::extract::Extracted, push: &mut dyn FnMut(&str)) {
-    classifier::tokenize::for_each_token(x.title.as_deref().unwrap_or(""), &mut *push);
-    x.tokens
-        .for_each_in_prefix(x.main_text(), CLASSIFY_CHARS, push);
-}
-
-/// A record already in a pack, indexed where it lies (`harvest reindex`,
-/// `fsck --repair`): its place decides the topic folder and the cluster,
-/// its id is the record id of the row.
-#[derive(Debug, Clone)]
-pub struct Stored {
-    /// Where the record is.
-    pub location: Location,
-    /// Its `WARC-Record-ID`.
-    pub record_id: String,
-    /// Topic label of the pack's folder (a model label when one sanitises
-    /// to the folder name, else the folder name).
-    pub topic: String,
-    /// Cluster of the pack (from its file name).
-    pub cluster: u32,
-}
-
-impl Stored {
-    /// The record's id with no bytes: nothing is written for it.
-    fn placeholder(&self, digest: &str) -> EncodedRecord {
-        EncodedRecord::id_only(self.record_id.clone(), Some(digest.to_string()))
-    }
-}
-
-/// Everything [`Analysed`] needs, shareable across threads.
-#[derive(Clone)]
-pub struct Analyser {
-    cfg: Arc<Config>,
-    model: Option<Arc<classifier::Model>>,
-    encoder: Arc<AttributeEncoder>,
-    image_hasher: Arc<classifier::imagehash::ImageHasher>,
-    /// On a remote index: page tables made as soon as a page names them.
-    tables_ahead: Option<Arc<TablesAhead>>,
-    /// Whether the index has a text index (`[index] text`): the one switch the analysis
-    /// (Chinese runs) and the ingest (words) both read.
-    text: bool,
-}
-
-/// Page tables made as soon as an analysed page names one, beside the crawl.
-/// A new table takes an HBase master seconds; made by the batch that needs
-/// it, the table is waited for by the storage thread (and the crawl behind
-/// it). A page is analysed a batch or two before its batch is indexed, and a
-/// batch that needs a table still being made waits only for the rest of it.
-struct TablesAhead {
-    index: Arc<Index>,
-    asked: Mutex<HashSet<(String, i32)>>,
-}
-
-impl TablesAhead {
-    /// Starts making the page table of `source` and `year` unless it was asked for before.
-    fn ask(&self, source: &str, year: i32) {
-        let Ok(mut asked) = self.asked.lock() else {
-            return;
-        };
-        if !asked.insert((source.to_owned(), year)) {
-            return;
-        }
-        let index = self.index.clone();
-        let source = source.to_owned();
-        std::thread::spawn(move || {
-            if let Err(e) = index.prepare_page_tables(&[&source], year) {
-                // The batch that needs the table makes it (or reports why not).
-                tracing::debug!(error = %e, source, year, "making a page table ahead");
-            }
-        });
-    }
-}
-
-impl Analyser {
-    fn new(cfg: &Config, model: Option<classifier::Model>, index: &Arc<Index>) -> Analyser {
-        Analyser {
-            cfg: Arc::new(cfg.clone()),
-            model: model.map(Arc::new),
-            encoder: Arc::new(AttributeEncoder::new(&cfg.packing.kmeans)),
-            image_hasher: Arc::new(classifier::imagehash::ImageHasher::new()),
-            text: index.text().is_some(),
-            tables_ahead: index.store().remote().then(|| {
-                Arc::new(TablesAhead {
-                    index: index.clone(),
-                    asked: Mutex::new(HashSet::new()),
-                })
-            }),
-        }
-    }
-
-    fn classify(&self, page: &FetchedPage) -> (String, f32) {
-        let Some(model) = &self.model else {
-            return (UNCLASSIFIED.to_string(), 0.0);
-        };
-        let p = model.predict_with(|push| classifier_tokens(&page.extract, push));
-        (p.topic, p.score)
-    }
-
-    /// Digest and, for a decodable raster image, its perceptual hashes.
-    pub fn analyse_embed(&self, embed: crawler::FetchedEmbed) -> AnalysedEmbed {
-        self.analyse_embed_stored(embed, None)
-    }
-
-    /// [`Analyser::analyse_embed`] of an embed whose record is already in a
-    /// pack (reindex): indexed where it lies.
-    pub fn analyse_embed_stored(
-        &self,
-        embed: crawler::FetchedEmbed,
-        stored: Option<Stored>,
-    ) -> AnalysedEmbed {
-        let digest = warc::payload_digest(&embed.body);
-        let image = (embed.kind != crawler::extract::EmbedKind::Answer
-            && embed.content_type.starts_with("image/")
-            && embed.content_type != "image/svg+xml")
-            .then(|| self.image_hasher.hash_bytes(&embed.body).ok())
-            .flatten();
-        AnalysedEmbed {
-            embed,
-            digest,
-            image,
-            stored,
-        }
-    }
-
-    /// The store-independent work on one page.
-    pub fn analyse(&self, page: FetchedPage) -> Analysed {
-        self.analyse_stored(page, None)
-    }
-
-    /// [`Analyser::analyse`] of a page whose record is already in a pack:
-    /// the pack's folder keeps its topic (the model's score is kept when it
-    /// agrees) and no record is encoded.
-    pub fn analyse_stored(&self, mut page: FetchedPage, stored: Option<Stored>) -> Analysed {
-        let work = self.work(&mut page, stored.as_ref());
-        Analysed { page, stored, work }
-    }
-
-    /// [`Analyser::analyse`] as the crawler's per-page hook: the analysis
-    /// travels with the page ([`crawler::FetchedPage::attached`]) and the
-    /// page reaches the storage thread without a second task.
-    pub fn page_work(&self) -> crawler::PageWork {
-        let analyser = self.clone();
-        crawler::PageWork(Arc::new(move |page: &mut FetchedPage| {
-            let work = analyser.work(page, None);
-            page.attached = crawler::Attached::new(work);
-        }))
-    }
-
-    /// Classifies, hashes and encodes `page`, then drops its body and texts
-    /// (what a batch still needs is the record and the attributes).
-    fn work(&self, page: &mut FetchedPage, stored: Option<&Stored>) -> PageAnalysis {
-        let source = self.cfg.source_for(&page.url);
-        // A page with a publish time is keyed by it (one without one by this
-        // year, whose tables the crawl made at its start).
-        if let (Some(ahead), Some(published)) = (&self.tables_ahead, page.extract.published) {
-            ahead.ask(&source, chrono::Datelike::year(&published));
-        }
-        let t0 = Instant::now();
-        let (mut topic, mut topic_score) = self.classify(page);
-        let classify_secs = t0.elapsed().as_secs_f64();
-        let digest = warc::payload_digest(&page.body);
-        let response = match stored {
-            Some(s) => {
-                if packer::sanitize_topic(&topic) != packer::sanitize_topic(&s.topic) {
-                    topic = s.topic.clone();
-                    topic_score = 0.0;
-                }
-                s.placeholder(&digest)
-            }
-            None => warc::encode_response_with(
-                &ResponseInput {
-                    target_uri: &page.url,
-                    date: page.fetched_at,
-                    ip_address: page.ip_address.as_deref(),
-                    concurrent_to: None,
-                    status_line: &page.status_line,
-                    headers: &page.headers,
-                    payload: &page.body,
-                },
-                &digest,
-            ),
-        };
-        let request = match stored {
-            Some(_) => None,
-            None => request_record(page.request.as_ref(), &page.url, page.fetched_at, &response),
-        };
-        let x = &page.extract;
-        let vector = self.encoder.encode(&PageAttributes {
-            media: x.media.as_deref().unwrap_or(""),
-            comments: x.comments,
-            participants: x.participants,
-            keywords: &x.keywords,
-        });
-        let simhash = self
-            .cfg
-            .dedup
-            .near_duplicates
-            .then(|| fingerprint(&page.extract))
-            .flatten();
-        // The Chinese runs are only for the text index.
-        let han = if self.text {
-            indexer::TextDoc::han_of(page.extract.main_text())
-        } else {
-            String::new()
-        };
-        let body_bytes = page.body.len() as u64;
-        page.body = Vec::new();
-        page.extract.body_text = String::new();
-        page.extract.article_text = String::new();
-        // The tokens stay with the page: the text index takes them (a page's tokens are
-        // about the size of its text, a batch's far less than its records).
-        PageAnalysis {
-            source,
-            topic,
-            topic_score,
-            digest,
-            response,
-            request,
-            vector,
-            simhash,
-            han,
-            classify_secs,
-            body_bytes,
-        }
-    }
-}
-
-/// The `request` record of a capture whose record is `capture` (response or revisit), when
-/// this crawl sent the request: same target URI and date, `WARC-Concurrent-To` the capture.
-fn request_record(
-    sent: Option<&crawler::SentRequest>,
-    url: &str,
-    date: chrono::DateTime<chrono::Utc>,
-    capture: &EncodedRecord,
-) -> Option<EncodedRecord> {
-    sent.map(|sent| {
-        warc::encode_request(&RequestInput {
-            target_uri: url,
-            date,
-            concurrent_to: &capture.record_id,
-            request_line: &sent.request_line,
-            headers: &sent.headers,
-        })
-    })
-}
-
-/// Adds one member to `cluster`'s centre (a running mean), or starts it.
-fn fold_into_centre(centres: &mut Vec<Centre>, cluster: u32, vector: &[f32]) {
-    match centres.iter_mut().find(|c| c.cluster == cluster) {
-        Some(c) if c.centre.len() == vector.len() => {
-            let n = c.size as f32;
-            for (x, v) in c.centre.iter_mut().zip(vector) {
-                *x = (*x * n + v) / (n + 1.0);
-            }
-            c.size += 1;
-        }
-        Some(c) => {
-            c.centre = vector.to_vec();
-            c.size += 1;
-        }
-        None => centres.push(Centre {
-            cluster,
-            centre: vector.to_vec(),
-            size: 1,
-        }),
-    }
-}
+pub(crate) const MAX_PAGE_PLACES: usize = 100_000;
 
 /// What [`Ingest::write_embeds`] leaves to index.
 #[derive(Default)]
-struct WrittenEmbeds {
-    captures: Vec<indexer::Capture>,
-    digests: Vec<DigestEntry>,
-    images: Vec<indexer::ImageEntry>,
+pub(crate) struct WrittenEmbeds {
+    pub(crate) captures: Vec<indexer::Capture>,
+    pub(crate) digests: Vec<DigestEntry>,
+    pub(crate) images: Vec<indexer::ImageEntry>,
 }
 
 /// A page of a batch, decided but not yet written.
-struct Prepared {
-    page: FetchedPage,
-    source: String,
-    topic: String,
-    topic_score: f32,
-    digest: String,
-    vector: Vec<f32>,
-    simhash: Option<u64>,
+pub(crate) struct Prepared {
+    pub(crate) page: FetchedPage,
+    pub(crate) source: String,
+    pub(crate) topic: String,
+    pub(crate) topic_score: f32,
+    pub(crate) digest: String,
+    pub(crate) vector: Vec<f32>,
+    pub(crate) simhash: Option<u64>,
     /// Runs of Chinese characters of the main text (the text index's).
-    han: String,
+    pub(crate) han: String,
     /// Day of the key time (published, else fetched), UTC.
-    day: chrono::NaiveDate,
-    previous: Option<UrlState>,
-    recapture: bool,
-    encoded: EncodedRecord,
+    pub(crate) day: chrono::NaiveDate,
+    pub(crate) previous: Option<UrlState>,
+    pub(crate) recapture: bool,
+    pub(crate) encoded: EncodedRecord,
     /// The capture's `request` record (written right after `encoded`).
-    request: Option<EncodedRecord>,
-    digest_update: DigestEntry,
-    revisit: bool,
-    stored: Option<Stored>,
-    body_bytes: u64,
-}
-
-/// Where the pages of a batch go.
-struct Placement {
-    /// Cluster of each prepared page, in order.
-    clusters: Vec<u32>,
-    /// New or moved centres, per (topic, day).
-    centres: Vec<(String, chrono::NaiveDate, Centre)>,
-}
-
-/// Arrival-order packing (the baseline): the newest cluster of the topic/day
-/// is filled up to `per_pack` pages, then a new one is started. Centres are
-/// kept as size-weighted means all the same, so the modes can be switched.
-fn arrival_batch(vectors: &[Vec<f32>], stored: &[Centre], per_pack: usize) -> BatchAssignment {
-    let per_pack = per_pack.max(1) as u64;
-    let mut current = stored
-        .iter()
-        .max_by_key(|c| c.cluster)
-        .cloned()
-        .unwrap_or(Centre {
-            cluster: 0,
-            centre: Vec::new(),
-            size: 0,
-        });
-    let mut clusters = Vec::with_capacity(vectors.len());
-    let mut changed: Vec<Centre> = Vec::new();
-    for v in vectors {
-        if current.size >= per_pack {
-            changed.push(current.clone());
-            current = Centre {
-                cluster: current.cluster + 1,
-                centre: Vec::new(),
-                size: 0,
-            };
-        }
-        if current.centre.len() != v.len() {
-            current.centre = vec![0.0; v.len()];
-        }
-        let n = current.size as f32;
-        for (c, x) in current.centre.iter_mut().zip(v) {
-            *c = (*c * n + x) / (n + 1.0);
-        }
-        current.size += 1;
-        clusters.push(current.cluster);
-    }
-    if !vectors.is_empty() {
-        changed.push(current);
-    }
-    changed.dedup_by_key(|c| c.cluster);
-    BatchAssignment {
-        clusters,
-        centres: changed,
-        inertia: 0.0,
-        k: 0,
-    }
+    pub(crate) request: Option<EncodedRecord>,
+    pub(crate) digest_update: DigestEntry,
+    pub(crate) revisit: bool,
+    pub(crate) stored: Option<Stored>,
+    pub(crate) body_bytes: u64,
 }
 
 /// One page on its way into a pack and the index.
-struct Pending {
+pub(crate) struct Pending {
     /// None for a re-capture of an unchanged page: no new index row.
-    record: Option<PageRecord>,
+    pub(crate) record: Option<PageRecord>,
     /// The words of the page for the text index (with `record`).
-    text: Option<indexer::TextDoc>,
-    capture: indexer::Capture,
-    digest_update: DigestEntry,
-    url_state: UrlState,
+    pub(crate) text: Option<indexer::TextDoc>,
+    pub(crate) capture: indexer::Capture,
+    pub(crate) digest_update: DigestEntry,
+    pub(crate) url_state: UrlState,
 }
 
 /// `isPartOf` of the packs written by an ad-hoc crawl (a job writes its name).
 pub const PART_OF_CRAWL: &str = "crawl";
+
 /// `isPartOf` of the packs written by `harvest import`.
 pub const PART_OF_IMPORT: &str = "import";
 
@@ -1666,7 +1267,7 @@ impl Drop for Ingest {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn page_record(
+pub(crate) fn page_record(
     page: &FetchedPage,
     source: &str,
     topic: String,
@@ -1713,305 +1314,19 @@ fn page_record(
     }
 }
 
-fn header_value(headers: &[(String, String)], name: &str) -> Option<String> {
+pub(crate) fn header_value(headers: &[(String, String)], name: &str) -> Option<String> {
     headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
         .map(|(_, v)| v.clone())
 }
 
-/// Validators for conditional GET, read from the `urls` table, and the
-/// stored copy of a page (for the links of a 304), read from its pack.
-struct IndexHistory(Stores);
-
-impl crawler::UrlHistory for IndexHistory {
-    fn validators(&self, url: &url::Url) -> Option<crawler::Validators> {
-        // Only a remote table store's read leaves the tokio worker: an
-        // embedded read (fjall, microseconds from its cache) handed the
-        // worker's tasks to another thread before every fetch, which cost
-        // more CPU in thread switches than the read.
-        let index = &self.0.index;
-        let state = crate::jobs::blocking_if(index.store().remote(), || {
-            index.get_url(url.as_str()).ok().flatten()
-        })?;
-        if state.etag.is_none() && state.last_modified.is_none() {
-            return None;
-        }
-        Some(crawler::Validators {
-            etag: state.etag,
-            last_modified: state.last_modified,
-        })
-    }
-
-    fn stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
-        // A plain thread, not a tokio one: the HDFS pack store refuses calls
-        // made inside a runtime (its blocking pool included).
-        std::thread::scope(|scope| {
-            scope
-                .spawn(|| self.read_stored_copy(url))
-                .join()
-                .ok()
-                .flatten()
-        })
-    }
-}
-
-impl IndexHistory {
-    fn read_stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
-        let page = crate::read::page_by_url(&self.0, url.as_str())
-            .ok()
-            .flatten()?;
-        match crate::read::page_response(&self.0, &page) {
-            Ok(http) => Some(crawler::StoredCopy {
-                content_type: header_value(&http.headers, "content-type").unwrap_or_default(),
-                body: http.body,
-            }),
-            Err(e) => {
-                tracing::warn!(url = %url, error = %format!("{e:#}"), "cannot read the stored copy");
-                None
-            }
-        }
-    }
-}
-
-/// How a run shows its progress on stderr.
-#[derive(Debug, Clone, Default)]
-pub enum Progress {
-    /// Nothing until the summary.
-    #[default]
-    Quiet,
-    /// A spinner line (stderr is a terminal).
-    Bar,
-    /// A plain line every [`PROGRESS_EVERY`] (cron, systemd, log files).
-    Lines,
-    /// The plain lines, handed to a sink (a command run for another
-    /// process: `harvest crawl` forwarded to `harvest serve`).
-    To(LineSink),
-}
-
-/// Where [`Progress::To`] sends its lines.
-#[derive(Clone)]
-pub struct LineSink(Arc<dyn Fn(&str) + Send + Sync>);
-
-impl LineSink {
-    pub fn new(f: impl Fn(&str) + Send + Sync + 'static) -> LineSink {
-        LineSink(Arc::new(f))
-    }
-
-    fn send(&self, line: &str) {
-        (self.0)(line)
-    }
-}
-
-impl std::fmt::Debug for LineSink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("LineSink")
-    }
-}
-
-/// Sinks are told apart by identity.
-impl Progress {
-    /// A bar on a terminal, plain lines otherwise; nothing when `quiet`.
-    pub fn for_stderr(quiet: bool) -> Progress {
-        use std::io::IsTerminal;
-        if quiet {
-            Progress::Quiet
-        } else if std::io::stderr().is_terminal() {
-            Progress::Bar
-        } else {
-            Progress::Lines
-        }
-    }
-}
-
-/// Interval of the plain progress lines and of the run heartbeat.
-pub const PROGRESS_EVERY: Duration = Duration::from_secs(5);
-
-/// A crawl run as a job: a durable queue in the `frontier` table and a row
-/// in the `runs` table; an interrupted run of the job is taken up.
-#[derive(Debug, Clone)]
-pub struct JobRun {
-    /// Job name.
-    pub name: String,
-    /// Revisit policy.
-    pub recrawl: Recrawl,
-}
-
-/// Options of one crawl run on top of the config.
-#[derive(Debug, Clone, Default)]
-pub struct CrawlRun {
-    /// Progress output on stderr.
-    pub progress: Progress,
-    /// Use conditional GET with validators from earlier captures.
-    pub conditional: bool,
-    /// Run as a job (durable queue, run record); `None`: a queue in memory.
-    pub job: Option<JobRun>,
-    /// Stops the run when cancelled (a forwarded command whose caller went
-    /// away): fetches stop, the pages fetched so far are stored and indexed,
-    /// the queue is kept and the run is recorded `cancelled`, so the next
-    /// run of the job takes it up.
-    pub cancel: crawler::CancellationToken,
-}
-
-/// What a run did, and which run it was.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct RunReport {
-    /// Job name (none for an in-memory crawl).
-    pub job: Option<String>,
-    /// Start of the run (an interrupted run keeps its start).
-    pub started: Option<chrono::DateTime<chrono::Utc>>,
-    /// Times the run was taken up after an interruption.
-    pub resumed: u32,
-    /// Known articles not fetched because their revisit was not due.
-    pub not_due: u64,
-    /// Stopped on request before its queue was done (the next run of the
-    /// job takes it up).
-    pub cancelled: bool,
-    /// The counters.
-    #[serde(flatten)]
-    pub summary: IngestSummary,
-}
-
-/// One progress line: pages, queue, rate, failures.
-fn progress_line(s: &IngestSummary, queued: u64, elapsed: Duration) -> String {
-    let secs = elapsed.as_secs_f64().max(1e-9);
-    format!(
-        "{:>7.0} s  pages {} (new {}, changed {}, unchanged {}), not modified {}, queue {}, {:.1} pages/s, failures {}",
-        elapsed.as_secs_f64(),
-        s.pages,
-        s.new,
-        s.changed,
-        s.unchanged,
-        s.not_modified,
-        queued,
-        (s.pages + s.not_modified) as f64 / secs,
-        s.failures_total()
-    )
-}
-
-/// Pages analysed at the same time (the blocking pool's threads).
-const ANALYSE_PARALLEL: usize = 4;
-
-/// Bytes of page bodies under analysis at the same time, in KiB: a page
-/// takes its body's size (at most all of it), so several pages of many
-/// megabytes are analysed one after the other instead of side by side (each
-/// holds its body, its decoded text, a DOM and its compressed record while
-/// it is analysed), and small pages are not held back.
-const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
-
-/// What the storage thread gathers for its next batch, and the requested
-/// URLs of the batches it stored whose index rows may not be in yet.
-#[derive(Default)]
-struct Gathered {
-    pages: Vec<Analysed>,
-    not_modified: Vec<NotModifiedPage>,
-    /// The requested URLs of the pages and 304s gathered.
-    done: Vec<String>,
-    /// By batch number ([`Ingest::batches_taken`]).
-    unindexed: std::collections::VecDeque<(u64, Vec<String>)>,
-}
-
-impl Gathered {
-    /// Stores what was gathered as a batch.
-    fn store(&mut self, ingest: &mut Ingest) -> Result<()> {
-        ingest.store_batch(
-            std::mem::take(&mut self.pages),
-            std::mem::take(&mut self.not_modified),
-        )?;
-        self.unindexed
-            .push_back((ingest.batches_taken(), std::mem::take(&mut self.done)));
-        Ok(())
-    }
-
-    /// The URLs of the stored batches whose index rows are now in.
-    fn indexed(&mut self, ingest: &Ingest) -> Vec<Vec<String>> {
-        let mut out = Vec::new();
-        while let Some((n, _)) = self.unindexed.front() {
-            if *n > ingest.batches_indexed() {
-                break;
-            }
-            if let Some((_, urls)) = self.unindexed.pop_front() {
-                out.push(urls);
-            }
-        }
-        out
-    }
-}
-
-/// A crawler event on its way to the storage thread: a page being analysed
-/// (awaited in arrival order), or an event that needs no analysis.
-enum Staged {
-    Page(Analysing),
-    Embed(tokio::task::JoinHandle<AnalysedEmbed>),
-    Other(CrawlEvent),
-}
-
-/// A page's analysis: done by the crawler ([`Analyser::page_work`]), or
-/// running on the blocking pool.
-enum Analysing {
-    Done(Box<Analysed>),
-    Running(tokio::task::JoinHandle<Analysed>),
-}
-
-/// Passes on, in arrival order, each page the crawler analysed
-/// ([`Analyser::page_work`]) and hands any other to the blocking pool for
-/// [`Analyser::analyse`] (at most [`ANALYSE_PARALLEL`] at a time). Ends when
-/// the crawler closes its channel or the storage thread stops reading.
-async fn analyse_stage(
-    analyser: Analyser,
-    mut events: mpsc::Receiver<CrawlEvent>,
-    staged: mpsc::Sender<Staged>,
-) {
-    let slots = Arc::new(tokio::sync::Semaphore::new(ANALYSE_PARALLEL));
-    let budget = Arc::new(tokio::sync::Semaphore::new(ANALYSE_BUDGET_KIB as usize));
-    while let Some(event) = events.recv().await {
-        let next = match event {
-            CrawlEvent::Page(mut page) => {
-                if let Some(work) = page.attached.take::<PageAnalysis>() {
-                    let analysed = Analysed {
-                        page: *page,
-                        stored: None,
-                        work,
-                    };
-                    Staged::Page(Analysing::Done(Box::new(analysed)))
-                } else {
-                    let Ok(slot) = slots.clone().acquire_owned().await else {
-                        break;
-                    };
-                    let kib = u32::try_from(page.body.len() / 1024)
-                        .unwrap_or(u32::MAX)
-                        .clamp(1, ANALYSE_BUDGET_KIB);
-                    let Ok(bytes) = budget.clone().acquire_many_owned(kib).await else {
-                        break;
-                    };
-                    let analyser = analyser.clone();
-                    Staged::Page(Analysing::Running(tokio::task::spawn_blocking(move || {
-                        let analysed = analyser.analyse(*page);
-                        drop((slot, bytes));
-                        analysed
-                    })))
-                }
-            }
-            CrawlEvent::Embed(embed) => {
-                let analyser = analyser.clone();
-                Staged::Embed(tokio::task::spawn_blocking(move || {
-                    analyser.analyse_embed(*embed)
-                }))
-            }
-            other => Staged::Other(other),
-        };
-        if staged.send(next).await.is_err() {
-            break;
-        }
-    }
-}
-
 /// Reads of a remote store sent side by side at most.
-const READ_THREADS: usize = 8;
+pub(crate) const READ_THREADS: usize = 8;
 
 /// Runs `a` and `b`, side by side when `parallel` (two reads of a remote
 /// store, each a round trip), else one after the other.
-fn both<A: Send, B: Send>(
+pub(crate) fn both<A: Send, B: Send>(
     parallel: bool,
     a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
@@ -2029,397 +1344,10 @@ fn both<A: Send, B: Send>(
     })
 }
 
-/// Creates this year's page tables of the seeds' sources beside the first
-/// fetches (on HBase a new table takes seconds; the first batch, whose pages
-/// without a publish time go there, would wait for it). Nothing to wait for:
-/// a batch that needs such a table waits for its creation, and one that
-/// failed here is created by the batch.
-fn prepare_page_tables(stores: &Stores, cfg: &Config, seeds: &[url::Url]) {
-    let mut sources: Vec<String> = seeds.iter().map(|s| cfg.source_for(s.as_str())).collect();
-    sources.sort();
-    sources.dedup();
-    let index = stores.index.clone();
-    let year = chrono::Datelike::year(&chrono::Utc::now());
-    std::thread::spawn(move || {
-        let names: Vec<&str> = sources.iter().map(String::as_str).collect();
-        if let Err(e) = index.prepare_page_tables(&names, year) {
-            tracing::debug!(error = %e, "preparing this year's page tables");
-        }
-    });
-}
-
-/// Crawl with the configured seeds and store everything.
-pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<IngestSummary> {
-    Ok(run_job(cfg, stores, run).await?.summary)
-}
-
-/// [`run_crawl`] with the run's identity in the answer.
-pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<RunReport> {
-    let model = crate::load_model_or_warn(&cfg.model)?;
-    let part_of = run.job.as_ref().map_or(PART_OF_CRAWL, |j| j.name.as_str());
-    let mut ingest = Ingest::new(cfg, stores, model, part_of)?;
-    // A batch's index rows are applied while the next batch is packed; the
-    // storage thread lets its URLs leave the queue once they are in.
-    ingest.apply_behind(true);
-    let mut crawl_cfg = crate::crawl_config(cfg)?;
-    prepare_page_tables(stores, cfg, &crawl_cfg.seeds);
-    // Pages are analysed by the crawler's task that extracted them.
-    crawl_cfg.page_work = Some(ingest.analyser().page_work());
-    let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
-        Arc::new(IndexHistory(stores.clone()))
-    } else {
-        Arc::new(crawler::NoHistory)
-    };
-    let recrawl = run
-        .job
-        .as_ref()
-        .map_or_else(Recrawl::always, |j| j.recrawl.clone());
-    ingest.set_recrawl(recrawl.clone());
-    // The job's run record and durable queue, or a queue in memory.
-    let mut active = match &run.job {
-        Some(job) => {
-            let index = stores.index.clone();
-            let name = job.name.clone();
-            let active =
-                tokio::task::spawn_blocking(move || crate::jobs::ActiveRun::start(&index, &name))
-                    .await
-                    .context("starting the run")??;
-            Some(active)
-        }
-        None => None,
-    };
-    let resumed = active.as_ref().is_some_and(|a| a.is_resumed());
-    if resumed {
-        if let Some(a) = &active {
-            let mut before: IngestSummary =
-                serde_json::from_value(a.record.summary.clone()).unwrap_or_default();
-            let mut note = String::new();
-            if a.crashed && !a.record.writers.is_empty() {
-                // What the dead process packed and did not index is indexed
-                // now, and nothing it archived is fetched again.
-                let taken =
-                    take_up_packs(cfg, stores, &a.record.writers, &a.record.appended).await?;
-                before.taken_up_indexed += taken.indexed;
-                // Its last heartbeat may be seconds older than its last batch.
-                before.pages = before.pages.max(taken.pages);
-                before.not_modified = before.not_modified.max(taken.not_modified);
-                note = format!(
-                    "; {} of the {} records in its {} packs indexed now",
-                    taken.indexed, taken.records, taken.packs
-                );
-                if taken.unreadable > 0 {
-                    note.push_str(&format!(", {} packs unreadable", taken.unreadable));
-                }
-                crawl_cfg.stored_in_run = Arc::new(taken.stored);
-            }
-            if let Some(max) = crawl_cfg.max_pages {
-                crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
-            }
-            let what = match &a.failed_on {
-                Some(error) => format!("failed run (it stopped on: {error})"),
-                None => "interrupted run".to_string(),
-            };
-            crate::logline::say(&format!(
-                "harvest: taking up the {what} of job {} started {} ({} pages stored before{note})",
-                a.record.job, a.record.started, before.pages
-            ));
-            ingest.resume_from(before);
-        }
-    }
-    if let Some(a) = &active {
-        crate::job_metrics::started(&a.record.job, ingest.summary());
-    }
-    if let Some(mut a) = active.take() {
-        // Before this run writes a pack: a crash of it is taken up so too.
-        ingest.note_appends_of(a.runs_table(), a.record.job.clone(), a.record.started);
-        let writer = ingest.pack_writer().to_owned();
-        let recorded = tokio::task::spawn_blocking(move || a.add_writer(&writer).map(|()| a))
-            .await
-            .context("recording the run's pack writer")?
-            .context("recording the run's pack writer")?;
-        active = Some(recorded);
-    }
-    let table_queue: Option<Arc<crate::jobs::TableQueue>> = match &run.job {
-        Some(job) => {
-            let index = stores.index.clone();
-            let name = job.name.clone();
-            let rc = recrawl.clone();
-            Some(Arc::new(
-                tokio::task::spawn_blocking(move || {
-                    crate::jobs::TableQueue::open(index, &name, rc)
-                })
-                .await
-                .context("opening the crawl queue")??,
-            ))
-        }
-        None => None,
-    };
-    let queue: Arc<dyn crawler::UrlQueue> = match &table_queue {
-        Some(q) => q.clone(),
-        None => Arc::new(crawler::MemoryQueue::new()),
-    };
-    let start = Instant::now();
-    let batch_pages = cfg.packing.batch_pages;
-    let max_wait = cfg.packing.max_batch_wait;
-    let capacity = batch_pages.clamp(64, 4096);
-    let (tx, rx) = mpsc::channel::<CrawlEvent>(capacity);
-    // Pages are analysed (classified, hashed, encoded) on the blocking pool
-    // as they arrive, in order, then handed to the storage thread.
-    let (staged_tx, mut staged_rx) = mpsc::channel::<Staged>(capacity);
-    let analyse_stage = tokio::spawn(analyse_stage(ingest.analyser(), rx, staged_tx));
-    let bar = matches!(run.progress, Progress::Bar).then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    });
-    let lines: Option<LineSink> = match &run.progress {
-        Progress::Lines => Some(LineSink::new(crate::logline::say)),
-        Progress::To(sink) => Some(sink.clone()),
-        Progress::Quiet | Progress::Bar => None,
-    };
-    let bar2 = bar.clone();
-    let handle = tokio::runtime::Handle::current();
-    let storage_queue = queue.clone();
-    let storage_table = table_queue.clone();
-    let storage = std::thread::Builder::new()
-        .name("harvest-storage".into())
-        .spawn(
-            move || -> (Result<IngestSummary>, Option<crate::jobs::ActiveRun>) {
-                let mut gathered = Gathered {
-                    pages: Vec::with_capacity(batch_pages),
-                    ..Gathered::default()
-                };
-                let mut batch_started: Option<Instant> = None;
-                let mut last_report = Instant::now();
-                // A batch's URLs leave the durable queue once its index rows are in.
-                let release = |ingest: &Ingest, gathered: &mut Gathered| -> Result<()> {
-                    for urls in gathered.indexed(ingest) {
-                        if let Some(q) = &storage_table {
-                            q.finish_stored(&urls)?;
-                        } else {
-                            storage_queue
-                                .finish(&urls)
-                                .map_err(|e| anyhow::anyhow!(e))?;
-                        }
-                    }
-                    Ok(())
-                };
-                let store = |ingest: &mut Ingest, gathered: &mut Gathered| -> Result<()> {
-                    gathered.store(ingest)?;
-                    release(ingest, gathered)
-                };
-                let result = (|| -> Result<()> {
-                    loop {
-                        // Wait for the next event, but not past the batch's
-                        // deadline (or the next progress report when idle).
-                        let wait = match batch_started {
-                            None => PROGRESS_EVERY,
-                            Some(t0) => max_wait.saturating_sub(t0.elapsed()),
-                        };
-                        let event = handle
-                            .block_on(async { tokio::time::timeout(wait, staged_rx.recv()).await });
-                        match event {
-                            Ok(None) => break,
-                            Ok(Some(Staged::Page(analysing))) => {
-                                let page = match analysing {
-                                    Analysing::Done(page) => *page,
-                                    Analysing::Running(task) => {
-                                        handle.block_on(task).context("analysing a page")?
-                                    }
-                                };
-                                batch_started.get_or_insert_with(Instant::now);
-                                gathered.done.push(page.page.requested_url.clone());
-                                gathered.pages.push(page);
-                            }
-                            Ok(Some(Staged::Other(CrawlEvent::NotModified(nm)))) => {
-                                batch_started.get_or_insert_with(Instant::now);
-                                gathered.done.push(nm.requested_url.clone());
-                                gathered.not_modified.push(*nm);
-                            }
-                            Ok(Some(Staged::Embed(analysing))) => {
-                                let embed =
-                                    handle.block_on(analysing).context("hashing an embed")?;
-                                ingest.queue_embed(embed);
-                            }
-                            Ok(Some(Staged::Other(other))) => ingest.note_event(&other),
-                            Err(_) => {} // timed out: the checks below
-                        }
-                        let due = batch_started.is_some_and(|t0| t0.elapsed() >= max_wait);
-                        if gathered.pages.len() + gathered.not_modified.len() >= batch_pages || due
-                        {
-                            store(&mut ingest, &mut gathered)?;
-                            batch_started = None;
-                        }
-                        if last_report.elapsed() >= PROGRESS_EVERY
-                            || (bar2.is_some() && batch_started.is_none())
-                        {
-                            report(
-                                &ingest,
-                                &storage_queue,
-                                &mut active,
-                                &bar2,
-                                &lines,
-                                start,
-                                &mut last_report,
-                            );
-                        }
-                    }
-                    store(&mut ingest, &mut gathered)?;
-                    ingest.wait_applied()?;
-                    release(&ingest, &mut gathered)
-                })();
-                // Packs are closed here, on a plain thread: a store may be a
-                // blocking client of a remote file system (HDFS refuses
-                // calls from inside a tokio runtime, its blocking pool too).
-                let finished = result.and_then(|()| ingest.finish(start.elapsed()));
-                (finished, active)
-            },
-        )
-        .context("cannot start the storage thread")?;
-    let crawl_result =
-        crawler::crawl_with_queue(crawl_cfg, history, queue, tx, run.cancel.clone()).await;
-    let cancelled = crawl_result.as_ref().is_ok_and(|s| s.cancelled);
-    let (finished, active) = tokio::task::spawn_blocking(move || storage.join())
-        .await
-        .context("waiting for the storage thread")?
-        .map_err(|_| anyhow::anyhow!("the storage thread panicked"))?;
-    analyse_stage.await.context("the analysing stage failed")?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    let mut active = active;
-    let finished = finished.context("storing pages");
-    let outcome = finished.and_then(|mut summary| {
-        let crawl_summary = crawl_result.context("crawl failed")?;
-        summary.discovery_documents += crawl_summary.discovery_documents;
-        summary.discovered_urls += crawl_summary.discovered_urls;
-        summary.taken_up_not_fetched += crawl_summary.taken_up;
-        summary.add_limits(&crawl_summary);
-        // Failures the crawler counted without an event (none expected) are kept.
-        for (kind, n) in crawl_summary.failures {
-            let e = summary.failures.entry(kind).or_default();
-            *e = (*e).max(n);
-        }
-        Ok(summary)
-    });
-    if let Some(q) = &table_queue {
-        let q = q.clone();
-        if let Err(e) = tokio::task::spawn_blocking(move || q.flush()).await? {
-            tracing::warn!(error = %format!("{e:#}"), "cannot write the rest of the crawl queue");
-        }
-    }
-    let not_due = table_queue.as_ref().map_or(0, |q| q.not_due());
-    if let Some(a) = active.as_mut() {
-        let (status, summary, error) = match &outcome {
-            Ok(s) => (
-                if cancelled {
-                    indexer::RunStatus::Cancelled
-                } else {
-                    indexer::RunStatus::Finished
-                },
-                serde_json::to_value(s).unwrap_or_default(),
-                None,
-            ),
-            Err(e) => (
-                indexer::RunStatus::Failed,
-                a.record.summary.clone(),
-                Some(format!("{e:#}")),
-            ),
-        };
-        // The metrics first: a reader that sees the run ended in the
-        // `runs` table finds it counted.
-        let queued = table_queue.as_ref().map_or(0, |q| q.pending());
-        let at = chrono::Utc::now();
-        crate::job_metrics::ended(
-            &a.record.job,
-            status.label(),
-            outcome.as_ref().ok(),
-            queued,
-            at,
-        );
-        if let Err(e) = a.end(status, summary, error, at) {
-            tracing::error!(error = %e, "cannot record the end of the run");
-        }
-    }
-    let summary = outcome?;
-    Ok(RunReport {
-        job: run.job.map(|j| j.name),
-        started: active.as_ref().map(|a| a.record.started),
-        resumed: active.as_ref().map_or(0, |a| a.record.resumed),
-        not_due,
-        cancelled,
-        summary,
-    })
-}
-
-/// [`crate::replay::take_up_crashed_run`] on a plain thread (a remote pack
-/// store refuses calls from a tokio runtime's threads).
-async fn take_up_packs(
-    cfg: &Config,
-    stores: &Stores,
-    writers: &[String],
-    appended: &[(String, u64)],
-) -> Result<crate::replay::TakenUp> {
-    let (cfg, stores) = (cfg.clone(), stores.clone());
-    let (writers, appended) = (writers.to_vec(), appended.to_vec());
-    let thread = std::thread::Builder::new()
-        .name("harvest-take-up".into())
-        .spawn(move || {
-            crate::replay::take_up_crashed_run(
-                &cfg,
-                &stores,
-                &writers,
-                &appended,
-                &mut std::io::sink(),
-            )
-        })
-        .context("cannot start the take-up thread")?;
-    tokio::task::spawn_blocking(move || thread.join())
-        .await
-        .context("waiting for the take-up thread")?
-        .map_err(|_| anyhow::anyhow!("the take-up thread panicked"))?
-        .context("taking up the crashed run's packs")
-}
-
-/// Progress: the bar's message, a plain line, the run's heartbeat.
-fn report(
-    ingest: &Ingest,
-    queue: &Arc<dyn crawler::UrlQueue>,
-    active: &mut Option<crate::jobs::ActiveRun>,
-    bar: &Option<indicatif::ProgressBar>,
-    lines: &Option<LineSink>,
-    start: Instant,
-    last: &mut Instant,
-) {
-    let s = ingest.summary();
-    let queued = queue.pending();
-    if let Some(a) = active.as_ref() {
-        crate::job_metrics::progress(&a.record.job, s, queued);
-    }
-    let line = progress_line(s, queued, start.elapsed());
-    if let Some(bar) = bar {
-        bar.set_message(line.trim_start().to_string());
-    }
-    if last.elapsed() < PROGRESS_EVERY {
-        return;
-    }
-    *last = Instant::now();
-    if let Some(sink) = lines {
-        sink.send(&format!("harvest: {}", line.trim_start()));
-    }
-    if let Some(a) = active.as_mut() {
-        if let Err(e) = a.heartbeat(serde_json::to_value(s).unwrap_or_default()) {
-            tracing::warn!(error = %e, "cannot record the run's heartbeat");
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
     use super::*;
 
     /// An embedded store whose first batch apply waits until a read of
@@ -2618,46 +1546,5 @@ mod tests {
         let first = entry.values().next().expect("digest entry");
         assert_eq!(first.captures, 2, "{first:?}");
         assert_eq!(first.first_url, "http://example.com/a.html");
-    }
-
-    /// A year named by an analysed page gets its page table made once, on
-    /// another thread; a source name the index refuses makes nothing.
-    #[test]
-    fn tables_ahead_makes_each_named_year_once() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store: Arc<dyn indexer::TableStore> = Arc::new(
-            indexer::EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("open: {e}")),
-        );
-        let index = Arc::new(
-            Index::new(store.clone(), indexer::IndexOptions { buckets: 2 }).expect("index"),
-        );
-        let ahead = TablesAhead {
-            index,
-            asked: Mutex::new(HashSet::new()),
-        };
-        for (source, year) in [("news", 2017), ("news", 2017), ("blogs", 2018)] {
-            ahead.ask(source, year);
-        }
-        ahead.ask("Bad Name", 2017);
-        let want = ["blogs_2018", "news_2017"];
-        let started = Instant::now();
-        loop {
-            let tables = store.list_tables().expect("tables");
-            if want.iter().all(|t| tables.iter().any(|n| n == t)) {
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "tables made ahead: {tables:?}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let asked = ahead.asked.lock().expect("asked");
-        assert_eq!(asked.len(), 3, "{asked:?}");
-        let tables = store.list_tables().expect("tables");
-        assert!(
-            !tables.iter().any(|t| t.to_lowercase().contains("bad")),
-            "{tables:?}"
-        );
     }
 }

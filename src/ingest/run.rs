@@ -1,0 +1,621 @@
+//! A crawl or a job run: the crawler on tokio, the analysis stage beside it, the
+//! storage thread behind a bounded channel; a crashed run taken up first.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use crawler::{CrawlEvent, NotModifiedPage};
+use tokio::sync::mpsc;
+
+use crate::config::Config;
+use crate::jobs::Recrawl;
+use crate::stores::Stores;
+use crate::summary::IngestSummary;
+
+use super::{analyse::*, progress::*, store::*};
+
+/// Validators for conditional GET, read from the `urls` table, and the
+/// stored copy of a page (for the links of a 304), read from its pack.
+pub(crate) struct IndexHistory(Stores);
+
+impl crawler::UrlHistory for IndexHistory {
+    fn validators(&self, url: &url::Url) -> Option<crawler::Validators> {
+        // Only a remote table store's read leaves the tokio worker: an
+        // embedded read (fjall, microseconds from its cache) handed the
+        // worker's tasks to another thread before every fetch, which cost
+        // more CPU in thread switches than the read.
+        let index = &self.0.index;
+        let state = crate::jobs::blocking_if(index.store().remote(), || {
+            index.get_url(url.as_str()).ok().flatten()
+        })?;
+        if state.etag.is_none() && state.last_modified.is_none() {
+            return None;
+        }
+        Some(crawler::Validators {
+            etag: state.etag,
+            last_modified: state.last_modified,
+        })
+    }
+
+    fn stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
+        // A plain thread, not a tokio one: the HDFS pack store refuses calls
+        // made inside a runtime (its blocking pool included).
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| self.read_stored_copy(url))
+                .join()
+                .ok()
+                .flatten()
+        })
+    }
+}
+
+impl IndexHistory {
+    fn read_stored_copy(&self, url: &url::Url) -> Option<crawler::StoredCopy> {
+        let page = crate::read::page_by_url(&self.0, url.as_str())
+            .ok()
+            .flatten()?;
+        match crate::read::page_response(&self.0, &page) {
+            Ok(http) => Some(crawler::StoredCopy {
+                content_type: header_value(&http.headers, "content-type").unwrap_or_default(),
+                body: http.body,
+            }),
+            Err(e) => {
+                tracing::warn!(url = %url, error = %format!("{e:#}"), "cannot read the stored copy");
+                None
+            }
+        }
+    }
+}
+
+/// A crawl run as a job: a durable queue in the `frontier` table and a row
+/// in the `runs` table; an interrupted run of the job is taken up.
+#[derive(Debug, Clone)]
+pub struct JobRun {
+    /// Job name.
+    pub name: String,
+    /// Revisit policy.
+    pub recrawl: Recrawl,
+}
+
+/// Options of one crawl run on top of the config.
+#[derive(Debug, Clone, Default)]
+pub struct CrawlRun {
+    /// Progress output on stderr.
+    pub progress: Progress,
+    /// Use conditional GET with validators from earlier captures.
+    pub conditional: bool,
+    /// Run as a job (durable queue, run record); `None`: a queue in memory.
+    pub job: Option<JobRun>,
+    /// Stops the run when cancelled (a forwarded command whose caller went
+    /// away): fetches stop, the pages fetched so far are stored and indexed,
+    /// the queue is kept and the run is recorded `cancelled`, so the next
+    /// run of the job takes it up.
+    pub cancel: crawler::CancellationToken,
+}
+
+/// What a run did, and which run it was.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunReport {
+    /// Job name (none for an in-memory crawl).
+    pub job: Option<String>,
+    /// Start of the run (an interrupted run keeps its start).
+    pub started: Option<chrono::DateTime<chrono::Utc>>,
+    /// Times the run was taken up after an interruption.
+    pub resumed: u32,
+    /// Known articles not fetched because their revisit was not due.
+    pub not_due: u64,
+    /// Stopped on request before its queue was done (the next run of the
+    /// job takes it up).
+    pub cancelled: bool,
+    /// The counters.
+    #[serde(flatten)]
+    pub summary: IngestSummary,
+}
+
+/// Pages analysed at the same time (the blocking pool's threads).
+pub(crate) const ANALYSE_PARALLEL: usize = 4;
+
+/// Bytes of page bodies under analysis at the same time, in KiB: a page
+/// takes its body's size (at most all of it), so several pages of many
+/// megabytes are analysed one after the other instead of side by side (each
+/// holds its body, its decoded text, a DOM and its compressed record while
+/// it is analysed), and small pages are not held back.
+pub(crate) const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
+
+/// What the storage thread gathers for its next batch, and the requested
+/// URLs of the batches it stored whose index rows may not be in yet.
+#[derive(Default)]
+pub(crate) struct Gathered {
+    pub(crate) pages: Vec<Analysed>,
+    pub(crate) not_modified: Vec<NotModifiedPage>,
+    /// The requested URLs of the pages and 304s gathered.
+    pub(crate) done: Vec<String>,
+    /// By batch number ([`Ingest::batches_taken`]).
+    pub(crate) unindexed: std::collections::VecDeque<(u64, Vec<String>)>,
+}
+
+impl Gathered {
+    /// Stores what was gathered as a batch.
+    fn store(&mut self, ingest: &mut Ingest) -> Result<()> {
+        ingest.store_batch(
+            std::mem::take(&mut self.pages),
+            std::mem::take(&mut self.not_modified),
+        )?;
+        self.unindexed
+            .push_back((ingest.batches_taken(), std::mem::take(&mut self.done)));
+        Ok(())
+    }
+
+    /// The URLs of the stored batches whose index rows are now in.
+    fn indexed(&mut self, ingest: &Ingest) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        while let Some((n, _)) = self.unindexed.front() {
+            if *n > ingest.batches_indexed() {
+                break;
+            }
+            if let Some((_, urls)) = self.unindexed.pop_front() {
+                out.push(urls);
+            }
+        }
+        out
+    }
+}
+
+/// A crawler event on its way to the storage thread: a page being analysed
+/// (awaited in arrival order), or an event that needs no analysis.
+pub(crate) enum Staged {
+    Page(Analysing),
+    Embed(tokio::task::JoinHandle<AnalysedEmbed>),
+    Other(CrawlEvent),
+}
+
+/// A page's analysis: done by the crawler ([`Analyser::page_work`]), or
+/// running on the blocking pool.
+pub(crate) enum Analysing {
+    Done(Box<Analysed>),
+    Running(tokio::task::JoinHandle<Analysed>),
+}
+
+/// Passes on, in arrival order, each page the crawler analysed
+/// ([`Analyser::page_work`]) and hands any other to the blocking pool for
+/// [`Analyser::analyse`] (at most [`ANALYSE_PARALLEL`] at a time). Ends when
+/// the crawler closes its channel or the storage thread stops reading.
+pub(crate) async fn analyse_stage(
+    analyser: Analyser,
+    mut events: mpsc::Receiver<CrawlEvent>,
+    staged: mpsc::Sender<Staged>,
+) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(ANALYSE_PARALLEL));
+    let budget = Arc::new(tokio::sync::Semaphore::new(ANALYSE_BUDGET_KIB as usize));
+    while let Some(event) = events.recv().await {
+        let next = match event {
+            CrawlEvent::Page(mut page) => {
+                if let Some(work) = page.attached.take::<PageAnalysis>() {
+                    let analysed = Analysed {
+                        page: *page,
+                        stored: None,
+                        work,
+                    };
+                    Staged::Page(Analysing::Done(Box::new(analysed)))
+                } else {
+                    let Ok(slot) = slots.clone().acquire_owned().await else {
+                        break;
+                    };
+                    let kib = u32::try_from(page.body.len() / 1024)
+                        .unwrap_or(u32::MAX)
+                        .clamp(1, ANALYSE_BUDGET_KIB);
+                    let Ok(bytes) = budget.clone().acquire_many_owned(kib).await else {
+                        break;
+                    };
+                    let analyser = analyser.clone();
+                    Staged::Page(Analysing::Running(tokio::task::spawn_blocking(move || {
+                        let analysed = analyser.analyse(*page);
+                        drop((slot, bytes));
+                        analysed
+                    })))
+                }
+            }
+            CrawlEvent::Embed(embed) => {
+                let analyser = analyser.clone();
+                Staged::Embed(tokio::task::spawn_blocking(move || {
+                    analyser.analyse_embed(*embed)
+                }))
+            }
+            other => Staged::Other(other),
+        };
+        if staged.send(next).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// Creates this year's page tables of the seeds' sources beside the first
+/// fetches (on HBase a new table takes seconds; the first batch, whose pages
+/// without a publish time go there, would wait for it). Nothing to wait for:
+/// a batch that needs such a table waits for its creation, and one that
+/// failed here is created by the batch.
+pub(crate) fn prepare_page_tables(stores: &Stores, cfg: &Config, seeds: &[url::Url]) {
+    let mut sources: Vec<String> = seeds.iter().map(|s| cfg.source_for(s.as_str())).collect();
+    sources.sort();
+    sources.dedup();
+    let index = stores.index.clone();
+    let year = chrono::Datelike::year(&chrono::Utc::now());
+    std::thread::spawn(move || {
+        let names: Vec<&str> = sources.iter().map(String::as_str).collect();
+        if let Err(e) = index.prepare_page_tables(&names, year) {
+            tracing::debug!(error = %e, "preparing this year's page tables");
+        }
+    });
+}
+
+/// Crawl with the configured seeds and store everything.
+pub async fn run_crawl(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<IngestSummary> {
+    Ok(run_job(cfg, stores, run).await?.summary)
+}
+
+/// [`run_crawl`] with the run's identity in the answer.
+pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<RunReport> {
+    let model = crate::load_model_or_warn(&cfg.model)?;
+    let part_of = run.job.as_ref().map_or(PART_OF_CRAWL, |j| j.name.as_str());
+    let mut ingest = Ingest::new(cfg, stores, model, part_of)?;
+    // A batch's index rows are applied while the next batch is packed; the
+    // storage thread lets its URLs leave the queue once they are in.
+    ingest.apply_behind(true);
+    let mut crawl_cfg = crate::crawl_config(cfg)?;
+    prepare_page_tables(stores, cfg, &crawl_cfg.seeds);
+    // Pages are analysed by the crawler's task that extracted them.
+    crawl_cfg.page_work = Some(ingest.analyser().page_work());
+    let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
+        Arc::new(IndexHistory(stores.clone()))
+    } else {
+        Arc::new(crawler::NoHistory)
+    };
+    let recrawl = run
+        .job
+        .as_ref()
+        .map_or_else(Recrawl::always, |j| j.recrawl.clone());
+    ingest.set_recrawl(recrawl.clone());
+    // The job's run record and durable queue, or a queue in memory.
+    let mut active = match &run.job {
+        Some(job) => {
+            let index = stores.index.clone();
+            let name = job.name.clone();
+            let active =
+                tokio::task::spawn_blocking(move || crate::jobs::ActiveRun::start(&index, &name))
+                    .await
+                    .context("starting the run")??;
+            Some(active)
+        }
+        None => None,
+    };
+    let resumed = active.as_ref().is_some_and(|a| a.is_resumed());
+    if resumed {
+        if let Some(a) = &active {
+            let mut before: IngestSummary =
+                serde_json::from_value(a.record.summary.clone()).unwrap_or_default();
+            let mut note = String::new();
+            if a.crashed && !a.record.writers.is_empty() {
+                // What the dead process packed and did not index is indexed
+                // now, and nothing it archived is fetched again.
+                let taken =
+                    take_up_packs(cfg, stores, &a.record.writers, &a.record.appended).await?;
+                before.taken_up_indexed += taken.indexed;
+                // Its last heartbeat may be seconds older than its last batch.
+                before.pages = before.pages.max(taken.pages);
+                before.not_modified = before.not_modified.max(taken.not_modified);
+                note = format!(
+                    "; {} of the {} records in its {} packs indexed now",
+                    taken.indexed, taken.records, taken.packs
+                );
+                if taken.unreadable > 0 {
+                    note.push_str(&format!(", {} packs unreadable", taken.unreadable));
+                }
+                crawl_cfg.stored_in_run = Arc::new(taken.stored);
+            }
+            if let Some(max) = crawl_cfg.max_pages {
+                crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
+            }
+            let what = match &a.failed_on {
+                Some(error) => format!("failed run (it stopped on: {error})"),
+                None => "interrupted run".to_string(),
+            };
+            crate::logline::say(&format!(
+                "harvest: taking up the {what} of job {} started {} ({} pages stored before{note})",
+                a.record.job, a.record.started, before.pages
+            ));
+            ingest.resume_from(before);
+        }
+    }
+    if let Some(a) = &active {
+        crate::job_metrics::started(&a.record.job, ingest.summary());
+    }
+    if let Some(mut a) = active.take() {
+        // Before this run writes a pack: a crash of it is taken up so too.
+        ingest.note_appends_of(a.runs_table(), a.record.job.clone(), a.record.started);
+        let writer = ingest.pack_writer().to_owned();
+        let recorded = tokio::task::spawn_blocking(move || a.add_writer(&writer).map(|()| a))
+            .await
+            .context("recording the run's pack writer")?
+            .context("recording the run's pack writer")?;
+        active = Some(recorded);
+    }
+    let table_queue: Option<Arc<crate::jobs::TableQueue>> = match &run.job {
+        Some(job) => {
+            let index = stores.index.clone();
+            let name = job.name.clone();
+            let rc = recrawl.clone();
+            Some(Arc::new(
+                tokio::task::spawn_blocking(move || {
+                    crate::jobs::TableQueue::open(index, &name, rc)
+                })
+                .await
+                .context("opening the crawl queue")??,
+            ))
+        }
+        None => None,
+    };
+    let queue: Arc<dyn crawler::UrlQueue> = match &table_queue {
+        Some(q) => q.clone(),
+        None => Arc::new(crawler::MemoryQueue::new()),
+    };
+    let start = Instant::now();
+    let batch_pages = cfg.packing.batch_pages;
+    let max_wait = cfg.packing.max_batch_wait;
+    let capacity = batch_pages.clamp(64, 4096);
+    let (tx, rx) = mpsc::channel::<CrawlEvent>(capacity);
+    // Pages are analysed (classified, hashed, encoded) on the blocking pool
+    // as they arrive, in order, then handed to the storage thread.
+    let (staged_tx, mut staged_rx) = mpsc::channel::<Staged>(capacity);
+    let analyse_stage = tokio::spawn(analyse_stage(ingest.analyser(), rx, staged_tx));
+    let bar = matches!(run.progress, Progress::Bar).then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    });
+    let lines: Option<LineSink> = match &run.progress {
+        Progress::Lines => Some(LineSink::new(crate::logline::say)),
+        Progress::To(sink) => Some(sink.clone()),
+        Progress::Quiet | Progress::Bar => None,
+    };
+    let bar2 = bar.clone();
+    let handle = tokio::runtime::Handle::current();
+    let storage_queue = queue.clone();
+    let storage_table = table_queue.clone();
+    let storage = std::thread::Builder::new()
+        .name("harvest-storage".into())
+        .spawn(
+            move || -> (Result<IngestSummary>, Option<crate::jobs::ActiveRun>) {
+                let mut gathered = Gathered {
+                    pages: Vec::with_capacity(batch_pages),
+                    ..Gathered::default()
+                };
+                let mut batch_started: Option<Instant> = None;
+                let mut last_report = Instant::now();
+                // A batch's URLs leave the durable queue once its index rows are in.
+                let release = |ingest: &Ingest, gathered: &mut Gathered| -> Result<()> {
+                    for urls in gathered.indexed(ingest) {
+                        if let Some(q) = &storage_table {
+                            q.finish_stored(&urls)?;
+                        } else {
+                            storage_queue
+                                .finish(&urls)
+                                .map_err(|e| anyhow::anyhow!(e))?;
+                        }
+                    }
+                    Ok(())
+                };
+                let store = |ingest: &mut Ingest, gathered: &mut Gathered| -> Result<()> {
+                    gathered.store(ingest)?;
+                    release(ingest, gathered)
+                };
+                let result = (|| -> Result<()> {
+                    loop {
+                        // Wait for the next event, but not past the batch's
+                        // deadline (or the next progress report when idle).
+                        let wait = match batch_started {
+                            None => PROGRESS_EVERY,
+                            Some(t0) => max_wait.saturating_sub(t0.elapsed()),
+                        };
+                        let event = handle
+                            .block_on(async { tokio::time::timeout(wait, staged_rx.recv()).await });
+                        match event {
+                            Ok(None) => break,
+                            Ok(Some(Staged::Page(analysing))) => {
+                                let page = match analysing {
+                                    Analysing::Done(page) => *page,
+                                    Analysing::Running(task) => {
+                                        handle.block_on(task).context("analysing a page")?
+                                    }
+                                };
+                                batch_started.get_or_insert_with(Instant::now);
+                                gathered.done.push(page.page.requested_url.clone());
+                                gathered.pages.push(page);
+                            }
+                            Ok(Some(Staged::Other(CrawlEvent::NotModified(nm)))) => {
+                                batch_started.get_or_insert_with(Instant::now);
+                                gathered.done.push(nm.requested_url.clone());
+                                gathered.not_modified.push(*nm);
+                            }
+                            Ok(Some(Staged::Embed(analysing))) => {
+                                let embed =
+                                    handle.block_on(analysing).context("hashing an embed")?;
+                                ingest.queue_embed(embed);
+                            }
+                            Ok(Some(Staged::Other(other))) => ingest.note_event(&other),
+                            Err(_) => {} // timed out: the checks below
+                        }
+                        let due = batch_started.is_some_and(|t0| t0.elapsed() >= max_wait);
+                        if gathered.pages.len() + gathered.not_modified.len() >= batch_pages || due
+                        {
+                            store(&mut ingest, &mut gathered)?;
+                            batch_started = None;
+                        }
+                        if last_report.elapsed() >= PROGRESS_EVERY
+                            || (bar2.is_some() && batch_started.is_none())
+                        {
+                            report(
+                                &ingest,
+                                &storage_queue,
+                                &mut active,
+                                &bar2,
+                                &lines,
+                                start,
+                                &mut last_report,
+                            );
+                        }
+                    }
+                    store(&mut ingest, &mut gathered)?;
+                    ingest.wait_applied()?;
+                    release(&ingest, &mut gathered)
+                })();
+                // Packs are closed here, on a plain thread: a store may be a
+                // blocking client of a remote file system (HDFS refuses
+                // calls from inside a tokio runtime, its blocking pool too).
+                let finished = result.and_then(|()| ingest.finish(start.elapsed()));
+                (finished, active)
+            },
+        )
+        .context("cannot start the storage thread")?;
+    let crawl_result =
+        crawler::crawl_with_queue(crawl_cfg, history, queue, tx, run.cancel.clone()).await;
+    let cancelled = crawl_result.as_ref().is_ok_and(|s| s.cancelled);
+    let (finished, active) = tokio::task::spawn_blocking(move || storage.join())
+        .await
+        .context("waiting for the storage thread")?
+        .map_err(|_| anyhow::anyhow!("the storage thread panicked"))?;
+    analyse_stage.await.context("the analysing stage failed")?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let mut active = active;
+    let finished = finished.context("storing pages");
+    let outcome = finished.and_then(|mut summary| {
+        let crawl_summary = crawl_result.context("crawl failed")?;
+        summary.discovery_documents += crawl_summary.discovery_documents;
+        summary.discovered_urls += crawl_summary.discovered_urls;
+        summary.taken_up_not_fetched += crawl_summary.taken_up;
+        summary.add_limits(&crawl_summary);
+        // Failures the crawler counted without an event (none expected) are kept.
+        for (kind, n) in crawl_summary.failures {
+            let e = summary.failures.entry(kind).or_default();
+            *e = (*e).max(n);
+        }
+        Ok(summary)
+    });
+    if let Some(q) = &table_queue {
+        let q = q.clone();
+        if let Err(e) = tokio::task::spawn_blocking(move || q.flush()).await? {
+            tracing::warn!(error = %format!("{e:#}"), "cannot write the rest of the crawl queue");
+        }
+    }
+    let not_due = table_queue.as_ref().map_or(0, |q| q.not_due());
+    if let Some(a) = active.as_mut() {
+        let (status, summary, error) = match &outcome {
+            Ok(s) => (
+                if cancelled {
+                    indexer::RunStatus::Cancelled
+                } else {
+                    indexer::RunStatus::Finished
+                },
+                serde_json::to_value(s).unwrap_or_default(),
+                None,
+            ),
+            Err(e) => (
+                indexer::RunStatus::Failed,
+                a.record.summary.clone(),
+                Some(format!("{e:#}")),
+            ),
+        };
+        // The metrics first: a reader that sees the run ended in the
+        // `runs` table finds it counted.
+        let queued = table_queue.as_ref().map_or(0, |q| q.pending());
+        let at = chrono::Utc::now();
+        crate::job_metrics::ended(
+            &a.record.job,
+            status.label(),
+            outcome.as_ref().ok(),
+            queued,
+            at,
+        );
+        if let Err(e) = a.end(status, summary, error, at) {
+            tracing::error!(error = %e, "cannot record the end of the run");
+        }
+    }
+    let summary = outcome?;
+    Ok(RunReport {
+        job: run.job.map(|j| j.name),
+        started: active.as_ref().map(|a| a.record.started),
+        resumed: active.as_ref().map_or(0, |a| a.record.resumed),
+        not_due,
+        cancelled,
+        summary,
+    })
+}
+
+/// [`crate::replay::take_up_crashed_run`] on a plain thread (a remote pack
+/// store refuses calls from a tokio runtime's threads).
+pub(crate) async fn take_up_packs(
+    cfg: &Config,
+    stores: &Stores,
+    writers: &[String],
+    appended: &[(String, u64)],
+) -> Result<crate::replay::TakenUp> {
+    let (cfg, stores) = (cfg.clone(), stores.clone());
+    let (writers, appended) = (writers.to_vec(), appended.to_vec());
+    let thread = std::thread::Builder::new()
+        .name("harvest-take-up".into())
+        .spawn(move || {
+            crate::replay::take_up_crashed_run(
+                &cfg,
+                &stores,
+                &writers,
+                &appended,
+                &mut std::io::sink(),
+            )
+        })
+        .context("cannot start the take-up thread")?;
+    tokio::task::spawn_blocking(move || thread.join())
+        .await
+        .context("waiting for the take-up thread")?
+        .map_err(|_| anyhow::anyhow!("the take-up thread panicked"))?
+        .context("taking up the crashed run's packs")
+}
+
+/// Progress: the bar's message, a plain line, the run's heartbeat.
+pub(crate) fn report(
+    ingest: &Ingest,
+    queue: &Arc<dyn crawler::UrlQueue>,
+    active: &mut Option<crate::jobs::ActiveRun>,
+    bar: &Option<indicatif::ProgressBar>,
+    lines: &Option<LineSink>,
+    start: Instant,
+    last: &mut Instant,
+) {
+    let s = ingest.summary();
+    let queued = queue.pending();
+    if let Some(a) = active.as_ref() {
+        crate::job_metrics::progress(&a.record.job, s, queued);
+    }
+    let line = progress_line(s, queued, start.elapsed());
+    if let Some(bar) = bar {
+        bar.set_message(line.trim_start().to_string());
+    }
+    if last.elapsed() < PROGRESS_EVERY {
+        return;
+    }
+    *last = Instant::now();
+    if let Some(sink) = lines {
+        sink.send(&format!("harvest: {}", line.trim_start()));
+    }
+    if let Some(a) = active.as_mut() {
+        if let Err(e) = a.heartbeat(serde_json::to_value(s).unwrap_or_default()) {
+            tracing::warn!(error = %e, "cannot record the run's heartbeat");
+        }
+    }
+}
