@@ -43,7 +43,7 @@ pub enum Error {
         message: String,
     },
     /// The file does not start with the model magic: it is not a model file.
-    #[error("{}: not a harvest classifier model file (missing `{}` header)", .path.display(), crate::model::MAGIC)]
+    #[error("{}: not a harvest classifier model file (missing `{}` header)", .path.display(), crate::format::MAGIC)]
     NotAModel {
         /// The file.
         path: PathBuf,
@@ -57,7 +57,7 @@ pub enum Error {
         message: String,
     },
     /// The model file was written by a newer version of harvest.
-    #[error("{}: model format version {found} is not supported (this build reads versions {}..={supported}); retrain or upgrade harvest", .path.display(), crate::model::OLDEST_FORMAT_VERSION)]
+    #[error("{}: model format version {found} is not supported (this build reads versions {}..={supported}); retrain or upgrade harvest", .path.display(), crate::format::OLDEST_FORMAT_VERSION)]
     UnsupportedVersion {
         /// The file.
         path: PathBuf,

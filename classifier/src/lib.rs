@@ -26,6 +26,7 @@
 pub mod calibrate;
 pub mod corpus;
 pub mod error;
+mod format;
 pub mod imagehash;
 pub mod model;
 pub mod simhash;

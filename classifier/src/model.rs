@@ -47,14 +47,9 @@ use crate::svm::SvmOptions;
 use crate::tfidf::{csr_from_rows, csr_row, SparseVec, Vectorizer, VocabOptions};
 use crate::tokenize::tokenize;
 
-/// First word of every model file.
-pub const MAGIC: &str = "harvest-classifier-model";
-/// Body encoding named in the header line.
-const ENCODING: &str = "json+gzip";
-/// The model format version this build writes and the highest one it reads.
-pub const FORMAT_VERSION: u32 = 2;
-/// The oldest model format version this build reads (its scores are softmax, not calibrated).
-pub const OLDEST_FORMAT_VERSION: u32 = 1;
+use crate::format::ENCODING;
+pub use crate::format::{FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION};
+
 /// Stopping tolerance of the cross-validation SVMs of the calibration (at least).
 const CALIBRATION_EPS: f64 = 0.5;
 /// Cross-validation folds of the Platt calibration by default.

@@ -29,7 +29,6 @@
 //! the caller's to apply.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::io::Read;
 
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, TimeDelta, Utc};
@@ -41,7 +40,7 @@ use url::Url;
 
 use crate::error::DiscoverError;
 use crate::normalize::CRAWLABLE_SCHEMES;
-use crate::robots::ROBOTS_MAX_BYTES;
+use crate::robots::{resolve_sitemap_lines, ROBOTS_MAX_BYTES};
 
 /// Default [`Limits::max_bytes`]: 50 MiB, the sitemaps.org limit for an
 /// uncompressed sitemap.
@@ -286,21 +285,6 @@ pub fn robots_sitemaps(body: &[u8], robots_url: &Url) -> Result<Vec<Url>, Discov
         robot.sitemaps.iter().map(String::as_str),
         robots_url,
     ))
-}
-
-/// Resolves the values of `Sitemap:` lines against `robots_url`, keeping
-/// http(s) URLs only, without duplicates, in their order.
-pub fn resolve_sitemap_lines<'a, I>(lines: I, robots_url: &Url) -> Vec<Url>
-where
-    I: IntoIterator<Item = &'a str>,
-{
-    let mut seen = HashSet::new();
-    lines
-        .into_iter()
-        .filter_map(|line| robots_url.join(line.trim()).ok())
-        .filter(|u| CRAWLABLE_SCHEMES.contains(&u.scheme()))
-        .filter(|u| seen.insert(u.as_str().to_string()))
-        .collect()
 }
 
 /// Parses a W3C datetime (the profile of ISO 8601 that sitemaps use): `YYYY`,

@@ -10,13 +10,15 @@
 //! Redirects are followed up to [`ROBOTS_MAX_REDIRECTS`] hops; the file is read up
 //! to [`ROBOTS_MAX_BYTES`] (the RFC's minimum parse limit).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use texting_robots::Robot;
 use tokio::sync::OnceCell;
 use url::Url;
+
+use crate::normalize::CRAWLABLE_SCHEMES;
 
 /// Redirect hops followed when fetching robots.txt (RFC 9309: at least five).
 pub const ROBOTS_MAX_REDIRECTS: u32 = 5;
@@ -75,10 +77,9 @@ impl RobotsRules {
     /// them from the raw bytes.
     pub fn sitemaps(&self, robots_url: &Url) -> Vec<Url> {
         match self {
-            Self::Parsed(r) => crate::discover::resolve_sitemap_lines(
-                r.sitemaps.iter().map(String::as_str),
-                robots_url,
-            ),
+            Self::Parsed(r) => {
+                resolve_sitemap_lines(r.sitemaps.iter().map(String::as_str), robots_url)
+            }
             _ => Vec::new(),
         }
     }
@@ -151,6 +152,21 @@ impl RobotsCache {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// Resolves the values of `Sitemap:` lines against `robots_url`, keeping
+/// http(s) URLs only, without duplicates, in their order.
+pub fn resolve_sitemap_lines<'a, I>(lines: I, robots_url: &Url) -> Vec<Url>
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    let mut seen = HashSet::new();
+    lines
+        .into_iter()
+        .filter_map(|line| robots_url.join(line.trim()).ok())
+        .filter(|u| CRAWLABLE_SCHEMES.contains(&u.scheme()))
+        .filter(|u| seen.insert(u.as_str().to_string()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -23,10 +23,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::index::Index;
+pub use crate::store::{apply_in_order, Mutation};
 use crate::store::{Cell, Hook, Hooked, Row, Scan, TableStore};
-
-/// The table of batches being applied on backends without atomic batches.
-pub const JOURNAL_TABLE: &str = "journal";
+pub use crate::tables::JOURNAL_TABLE;
 
 /// Largest journal cell: a batch is split over cells of at most this size
 /// (HBase refuses cells over `hbase.client.keyvalue.maxsize`, 10 MB).
@@ -35,46 +34,6 @@ const JOURNAL_CHUNK: usize = 1 << 20;
 /// A journal row of a process that may still be applying it is left alone
 /// for this long when the process cannot be checked (another host).
 const FOREIGN_JOURNAL_GRACE: chrono::Duration = chrono::Duration::minutes(10);
-
-/// One write of a batch.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Mutation {
-    /// [`TableStore::put`].
-    Put { table: String, rows: Vec<Row> },
-    /// [`TableStore::delete`].
-    Delete { table: String, keys: Vec<Vec<u8>> },
-    /// [`TableStore::delete_cells`].
-    DeleteCells { table: String, rows: Vec<Row> },
-}
-
-impl Mutation {
-    /// Applies this mutation alone.
-    pub fn apply_to<S: TableStore + ?Sized>(&self, store: &S) -> Result<()> {
-        match self {
-            Mutation::Put { table, rows } => store.put(table, rows),
-            Mutation::Delete { table, keys } => store.delete(table, keys),
-            Mutation::DeleteCells { table, rows } => store.delete_cells(table, rows),
-        }
-    }
-
-    /// The table the mutation writes.
-    pub(crate) fn table(&self) -> &str {
-        match self {
-            Mutation::Put { table, .. }
-            | Mutation::Delete { table, .. }
-            | Mutation::DeleteCells { table, .. } => table,
-        }
-    }
-}
-
-/// Applies `mutations` one after the other: what a backend without atomic
-/// batches does for [`TableStore::apply`].
-pub fn apply_in_order<S: TableStore + ?Sized>(store: &S, mutations: &[Mutation]) -> Result<()> {
-    for m in mutations {
-        m.apply_to(store)?;
-    }
-    Ok(())
-}
 
 /// The hook of a batch's recording view: writes are recorded, reads go to
 /// the store (or to rows read before the batch).

@@ -14,9 +14,8 @@ use crate::index::Index;
 use crate::keys::url_hash;
 use crate::record::{encode_time, PackLocation, FAMILY_ATTRS};
 use crate::store::{Cell, Row, Scan};
+pub use crate::tables::CAPTURES_TABLE;
 
-/// Table of the captures.
-pub const CAPTURES_TABLE: &str = "captures";
 /// Qualifier of the capture cell.
 const Q_CAPTURE: &[u8] = b"c";
 

@@ -33,11 +33,8 @@ use crate::error::{Error, Result};
 use crate::keys::url_hash;
 use crate::record::FAMILY_ATTRS;
 use crate::store::{prefix_end, Cell, Row, Scan, TableStore};
+pub use crate::tables::{FRONTIER_TABLE, RUNS_TABLE};
 
-/// Table of the job runs' queues.
-pub const FRONTIER_TABLE: &str = "frontier";
-/// Table of the job runs.
-pub const RUNS_TABLE: &str = "runs";
 /// Qualifier of the URL cell (frontier) and the record cell (runs).
 const Q_URL: &[u8] = b"url";
 /// Qualifier of a queue row's mark: no capture of the URL was known when it

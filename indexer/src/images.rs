@@ -14,9 +14,8 @@ use crate::index::Index;
 use crate::keys::url_hash;
 use crate::record::{PackLocation, FAMILY_ATTRS};
 use crate::store::{Cell, Row};
+pub use crate::tables::IMAGES_TABLE;
 
-/// Table of the image hashes.
-pub const IMAGES_TABLE: &str = "images";
 const Q_IMAGE: &[u8] = b"i";
 
 /// One archived image and its hashes.

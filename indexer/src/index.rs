@@ -10,14 +10,9 @@ use crate::error::{Error, Result};
 use crate::keys::{self, ATTR_KEYWORD, ATTR_MEDIA, ATTR_TOPIC};
 use crate::record::{DigestEntry, PageRecord, UrlState, FAMILY_ATTRS, FAMILY_INDEX, PAGE_FAMILIES};
 use crate::store::{Cell, Row, Scan, TableStore};
+pub use crate::tables::{CLUSTERS_TABLE, DIGESTS_TABLE, URLS_TABLE};
 use crate::text::{TextPage, TextStore};
 
-/// Table of URL states.
-pub const URLS_TABLE: &str = "urls";
-/// Table of payload digests.
-pub const DIGESTS_TABLE: &str = "digests";
-/// Table of K-means cluster centres (see [`crate::clusters`]).
-pub const CLUSTERS_TABLE: &str = "clusters";
 /// Bit in an index row's value: the page is a revisit.
 pub const FLAG_REVISIT: u8 = 0x01;
 /// Bit in an index row's value: the page nearly duplicates another
@@ -243,19 +238,7 @@ impl Index {
                 "IndexOptions.buckets must be at least 1".into(),
             ));
         }
-        let tables: [(&str, u8); 11] = [
-            (URLS_TABLE, 1),
-            (DIGESTS_TABLE, 1),
-            (CLUSTERS_TABLE, 1),
-            (crate::captures::CAPTURES_TABLE, 1),
-            (crate::images::IMAGES_TABLE, 1),
-            (crate::neardup::SIMHASH_TABLE, crate::neardup::BLOCKS as u8),
-            (crate::neardup::STORIES_TABLE, 1),
-            (crate::batch::JOURNAL_TABLE, 1),
-            (crate::textmark::TEXT_MARKS_TABLE, 1),
-            (crate::crawlstate::FRONTIER_TABLE, 1),
-            (crate::crawlstate::RUNS_TABLE, 1),
-        ];
+        let tables = crate::tables::SHARED_TABLES;
         let tables: Vec<(&str, &[&str], u8)> = tables
             .iter()
             .map(|&(name, buckets)| (name, &[FAMILY_ATTRS][..], buckets))

@@ -9,13 +9,8 @@
 pub mod batch;
 pub mod captures;
 pub mod clusters;
-#[cfg(any(test, feature = "conformance"))]
-pub mod conformance;
 pub mod crawlstate;
-pub mod embedded;
 pub mod error;
-#[cfg(feature = "hbase")]
-pub mod hbase;
 pub mod images;
 pub mod index;
 pub mod keys;
@@ -27,10 +22,16 @@ pub mod record;
 pub mod relocate;
 pub mod search;
 pub mod store;
+pub mod tables;
+#[cfg(any(test, feature = "conformance"))]
+pub use store::conformance;
+pub use store::embedded;
+#[cfg(feature = "hbase")]
+pub use store::hbase;
+#[cfg(feature = "hbase")]
+pub use store::thrift2;
 pub mod text;
 pub mod textmark;
-#[cfg(feature = "hbase")]
-pub mod thrift2;
 pub mod zone;
 
 pub use batch::{Mutation, ReadRows, Recovered, JOURNAL_TABLE};
@@ -51,10 +52,10 @@ pub use keys::{table_name, DEFAULT_BUCKETS};
 pub use neardup::{LinkSummary, StoryCopy, SIMHASH_TABLE, STORIES_TABLE};
 pub use overlay::InFlight;
 pub use pages::{PageDetail, PageId};
-pub use query::{Bounds, GroupBy, Interval, PageHit, Query, Sort, StatsQuery, StatsRow};
+pub use query::{Bounds, Cursor, GroupBy, Interval, PageHit, Query, Sort, StatsQuery, StatsRow};
 pub use record::{DigestEntry, PackLocation, PageRecord, UrlState, PUBLISHED_FROM_FETCH};
 pub use relocate::{Moved, Relocated};
-pub use search::{Cursor, SearchPage, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_SORTED_MATCHES};
+pub use search::{SearchPage, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_SORTED_MATCHES};
 pub use store::{
     bucket_regions, create_tables, prefix_end, Cell, CellFilter, FilterOp, Region, Row, Scan,
     TableStore,

@@ -40,13 +40,8 @@ use crate::keys::{url_hash, URL_HASH_LEN};
 use crate::pages::PageId;
 use crate::record::{decode_time, encode_time, PageRecord, FAMILY_ATTRS};
 use crate::store::{Cell, Row};
+pub use crate::tables::{BLOCKS, SIMHASH_TABLE, STORIES_TABLE};
 
-/// Table of the fingerprint multi-index.
-pub const SIMHASH_TABLE: &str = "simhash";
-/// Table of the copies of each story.
-pub const STORIES_TABLE: &str = "stories";
-/// Blocks a fingerprint is filed under (16 bits each).
-pub const BLOCKS: usize = 4;
 /// Default largest Hamming distance of near-duplicates.
 pub const DEFAULT_DISTANCE: u32 = 3;
 /// Largest distance the `simhash` table can answer (one flipped bit per

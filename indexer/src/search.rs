@@ -21,18 +21,16 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::fmt;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
 use rayon::prelude::*;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::index::{Index, FLAG_EXT};
 use crate::keys::{self, SUFFIX_LEN, TIME_LEN};
-use crate::query::{truncate, Entry, PageHit, Query, Sort, Task, RANK_SCALE};
+pub use crate::query::Cursor;
+use crate::query::{truncate, Entry, PageHit, Query, Sort, SortKey, Task, RANK_SCALE};
 
 /// Hits per page when `Query::limit` is `None`.
 pub const DEFAULT_PAGE_LIMIT: usize = 20;
@@ -44,8 +42,6 @@ pub const MAX_SORTED_MATCHES: usize = 200_000;
 const FIRST_WINDOW: Duration = Duration::hours(6);
 /// Growth of the time window per round.
 const WINDOW_GROWTH: i32 = 4;
-/// Cursor format version (first byte).
-const CURSOR_VERSION: u8 = 1;
 
 /// One page of [`Index::search_page`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,117 +50,6 @@ pub struct SearchPage {
     pub hits: Vec<PageHit>,
     /// Cursor of the next page (`None` on the last page).
     pub next_cursor: Option<String>,
-}
-
-/// Position of a hit in a sort order: the hits are ordered by
-/// `(primary, time, url hash, table)`, descending for every sort but
-/// [`Sort::TimeAsc`].
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct SortKey {
-    /// Comment count (-1 = none), relevance, or 0 for time sorts.
-    primary: i64,
-    /// Key time, seconds since the epoch.
-    time: i64,
-    /// URL hash of the row key.
-    hash: [u8; 8],
-    /// Table.
-    table: String,
-}
-
-/// Opaque position in a paged search: pass [`SearchPage::next_cursor`] back
-/// as `Query::cursor` (via [`Cursor::decode`]) with the same query.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Cursor {
-    sort: Sort,
-    query: u64,
-    key: SortKey,
-}
-
-impl Cursor {
-    /// The sort the cursor was made for.
-    pub fn sort(&self) -> Sort {
-        self.sort
-    }
-
-    /// URL-safe text (base64url without padding).
-    pub fn encode(&self) -> String {
-        let mut b = Vec::with_capacity(40 + self.key.table.len());
-        b.push(CURSOR_VERSION);
-        b.push(self.sort.code());
-        b.extend_from_slice(&self.query.to_be_bytes());
-        b.extend_from_slice(&self.key.primary.to_be_bytes());
-        b.extend_from_slice(&self.key.time.to_be_bytes());
-        b.extend_from_slice(&self.key.hash);
-        b.extend_from_slice(self.key.table.as_bytes());
-        URL_SAFE_NO_PAD.encode(b)
-    }
-
-    /// Parses [`Cursor::encode`]'s text; [`Error::BadCursor`] if it is not one.
-    pub fn decode(s: &str) -> Result<Cursor> {
-        let bad = |why: &str| Error::BadCursor(why.to_owned());
-        let b = URL_SAFE_NO_PAD
-            .decode(s.trim())
-            .map_err(|_| bad("not base64url text"))?;
-        let [version, sort, rest @ ..] = b.as_slice() else {
-            return Err(bad("too short"));
-        };
-        if *version != CURSOR_VERSION {
-            return Err(bad("unknown cursor version"));
-        }
-        let sort = Sort::from_code(*sort).ok_or_else(|| bad("unknown sort"))?;
-        let (query, rest) = rest
-            .split_first_chunk::<8>()
-            .ok_or_else(|| bad("too short"))?;
-        let (primary, rest) = rest
-            .split_first_chunk::<8>()
-            .ok_or_else(|| bad("too short"))?;
-        let (time, rest) = rest
-            .split_first_chunk::<8>()
-            .ok_or_else(|| bad("too short"))?;
-        let (hash, table) = rest
-            .split_first_chunk::<8>()
-            .ok_or_else(|| bad("too short"))?;
-        let table = std::str::from_utf8(table).map_err(|_| bad("table is not UTF-8"))?;
-        if keys::parse_table_name(table).is_none() {
-            return Err(bad("not a page table"));
-        }
-        Ok(Cursor {
-            sort,
-            query: u64::from_be_bytes(*query),
-            key: SortKey {
-                primary: i64::from_be_bytes(*primary),
-                time: i64::from_be_bytes(*time),
-                hash: *hash,
-                table: table.to_owned(),
-            },
-        })
-    }
-}
-
-impl fmt::Display for Cursor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.encode())
-    }
-}
-
-impl std::str::FromStr for Cursor {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Cursor> {
-        Cursor::decode(s)
-    }
-}
-
-impl Serialize for Cursor {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.serialize_str(&self.encode())
-    }
-}
-
-impl<'de> Deserialize<'de> for Cursor {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Cursor, D::Error> {
-        let s = String::deserialize(d)?;
-        Cursor::decode(&s).map_err(serde::de::Error::custom)
-    }
 }
 
 /// Whether `a` comes before `b` in the sort.

@@ -23,11 +23,8 @@ use crate::index::{text_page_of, Index, PageKey};
 use crate::keys;
 use crate::record::FAMILY_ATTRS;
 use crate::store::{Row, Scan};
+pub use crate::tables::TEXT_MARKS_TABLE;
 use crate::text::{TextDoc, TextPage};
-
-/// The table of text marks: one row per write of words, keyed as journal rows
-/// (`{time}/{host}/{pid}/{seq}`), one empty cell per page ([`TextPage::key`]).
-pub const TEXT_MARKS_TABLE: &str = "text_marks";
 
 impl Index {
     /// Writes pages' words to the text index (nothing without one), under a mark that the

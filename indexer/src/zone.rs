@@ -8,7 +8,6 @@ use chrono::{DateTime, Datelike, Duration, FixedOffset, NaiveDate, NaiveDateTime
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, Result};
-use crate::query::Interval;
 
 /// Most buckets one statistics answer may lay out (guards `fill_empty` over
 /// absurd ranges).
@@ -137,6 +136,34 @@ impl<'de> Deserialize<'de> for Zone {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Zone, D::Error> {
         let s = String::deserialize(d)?;
         Zone::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Time bucket of statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Interval {
+    /// `2017-01-31`
+    Day,
+    /// ISO week, `2017-W05`
+    Week,
+    /// `2017-01`
+    Month,
+    /// `2017`
+    Year,
+}
+
+impl Interval {
+    /// The bucket label of a time.
+    pub fn label(self, t: DateTime<Utc>) -> String {
+        match self {
+            Interval::Day => t.format("%Y-%m-%d").to_string(),
+            Interval::Week => {
+                let w = t.iso_week();
+                format!("{:04}-W{:02}", w.year(), w.week())
+            }
+            Interval::Month => t.format("%Y-%m").to_string(),
+            Interval::Year => t.format("%Y").to_string(),
+        }
     }
 }
 

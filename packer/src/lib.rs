@@ -15,15 +15,15 @@
 //! - `conformance` (tests, or feature `conformance`): checks every `PackStore` backend must pass.
 
 pub mod arc;
-#[cfg(any(test, feature = "conformance"))]
-pub mod conformance;
 pub mod error;
-#[cfg(feature = "hdfs")]
-pub mod hdfs;
 pub mod layout;
-pub mod local;
 pub mod placement;
 pub mod store;
+#[cfg(any(test, feature = "conformance"))]
+pub use store::conformance;
+#[cfg(feature = "hdfs")]
+pub use store::hdfs;
+pub use store::local;
 pub mod warc;
 
 pub use error::{Error, Result};

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::Query;
+use super::spec::Query;
 use crate::index::{decode_index_value, FLAG_ATTRS, FLAG_EXT, FLAG_NEAR_DUP, FLAG_REVISIT};
 use crate::keys::{self, Suffix};
 

@@ -338,12 +338,12 @@ impl Fields {
 }
 
 /// The tokens of a text for tantivy, one position each, with their other indexed forms
-/// ([`super::indexed_forms`]) at the same position.
+/// ([`super::query::indexed_forms`]) at the same position.
 fn pre_tokenized<'a>(words: impl Iterator<Item = &'a str>) -> PreTokenizedString {
     let tokens = words
         .take(MAX_TEXT_TOKENS)
         .enumerate()
-        .flat_map(|(position, w)| super::indexed_forms(w).map(move |f| token(position, f)))
+        .flat_map(|(position, w)| super::query::indexed_forms(w).map(move |f| token(position, f)))
         .collect();
     PreTokenizedString {
         text: String::new(),

@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-pub use query::{Clause, FieldText, Term, TextField, TextQuery, MAX_QUERY_TOKENS};
+pub use query::{indexed_forms, Clause, FieldText, Term, TextField, TextQuery, MAX_QUERY_TOKENS};
 
 use crate::error::Result;
 
@@ -41,17 +41,6 @@ pub const MAX_TEXT_TOKENS: usize = 100_000;
 /// Most Chinese characters of a page's text whose pairs are indexed
 /// ([`TextDoc::body_han`]).
 pub const MAX_TEXT_HAN_CHARS: usize = 200_000;
-
-/// What a token of a text is indexed as, at its position: itself, and for an English
-/// possessive (`trump's`, `trump’s`) also the word without its `'s` (what Elasticsearch's
-/// English possessive stemmer keeps), so `trump` finds `Trump's`.
-pub fn indexed_forms(token: &str) -> impl Iterator<Item = &str> {
-    let stem = token
-        .strip_suffix("'s")
-        .or_else(|| token.strip_suffix("\u{2019}s"))
-        .filter(|s| s.chars().count() > 1);
-    std::iter::once(token).chain(stem)
-}
 
 /// One page's words, as the pipeline hands them to the text index.
 #[derive(Debug, Clone, PartialEq)]

@@ -232,7 +232,7 @@ fn contains_run(tokens: &[&str], run: &[&str]) -> bool {
         && tokens.windows(run.len()).any(|w| {
             w.iter()
                 .zip(run)
-                .all(|(a, b)| super::indexed_forms(a).any(|f| f == *b))
+                .all(|(a, b)| indexed_forms(a).any(|f| f == *b))
         })
 }
 
@@ -331,6 +331,17 @@ fn lex(text: &str) -> Result<Vec<Item>> {
         });
     }
     Ok(items)
+}
+
+/// What a token of a text is indexed as, at its position: itself, and for an English
+/// possessive (`trump's`, `trump’s`) also the word without its `'s` (what Elasticsearch's
+/// English possessive stemmer keeps), so `trump` finds `Trump's`.
+pub fn indexed_forms(token: &str) -> impl Iterator<Item = &str> {
+    let stem = token
+        .strip_suffix("'s")
+        .or_else(|| token.strip_suffix("\u{2019}s"))
+        .filter(|s| s.chars().count() > 1);
+    std::iter::once(token).chain(stem)
 }
 
 #[cfg(test)]

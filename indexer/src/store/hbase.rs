@@ -58,11 +58,11 @@ use thrift::transport::{
     ReadHalf, TBufferedReadTransport, TBufferedWriteTransport, TIoChannel, TTcpChannel, WriteHalf,
 };
 
-use crate::batch::Mutation as BatchWrite;
-use crate::embedded::checked_layout;
+use super::api::Mutation as BatchWrite;
+use super::api::{bucket_regions, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore};
+use super::embedded::checked_layout;
+use super::thrift2::{bucket_split_keys, ServerType, Thrift2Admin};
 use crate::error::{Error, Result};
-use crate::store::{bucket_regions, Cell, CellFilter, FilterOp, Region, Row, Scan, TableStore};
-use crate::thrift2::{bucket_split_keys, ServerType, Thrift2Admin};
 
 /// Table holding the layout (bucket count, families) of every table created
 /// through this store. A `.` cannot appear in a harvest table name, so it
@@ -368,7 +368,7 @@ impl HbaseStore {
     /// An unreachable server fails within about `connect_timeout` with
     /// [`Error::Unavailable`] (no retries at start).
     pub fn connect(addr: &str, options: HbaseOptions) -> Result<HbaseStore> {
-        let socket = crate::thrift2::resolve(addr, SERVICE)?;
+        let socket = super::thrift2::resolve(addr, SERVICE)?;
         let admin = match &options.admin {
             Some(a) => Some(Thrift2Admin::connect(
                 a,
@@ -1219,7 +1219,7 @@ impl TableStore for HbaseStore {
     /// the writes go one by one.
     fn apply(&self, mutations: &[BatchWrite]) -> Result<()> {
         if mutations.len() < 2 || !self.ts_mutations_work.load(Ordering::Relaxed) {
-            return crate::batch::apply_in_order(self, mutations);
+            return super::api::apply_in_order(self, mutations);
         }
         let mut stamped: Vec<(Piece<'_>, i64)> = Vec::new();
         for m in mutations {

@@ -4,8 +4,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::api::{split_prefix, validate_path, PackEntry, PackStore, PackWriter};
 use crate::error::{DiskCondition, Error, Result};
-use crate::store::{split_prefix, validate_path, PackEntry, PackStore, PackWriter};
 
 /// A [`PackStore`] over a local folder.
 ///
@@ -391,7 +391,7 @@ impl Drop for LocalPackWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance;
+    use crate::store::conformance;
 
     fn store() -> (tempfile::TempDir, LocalPackStore) {
         let dir = tempfile::tempdir().unwrap();

@@ -28,9 +28,9 @@ fn keyspace_options() -> KeyspaceCreateOptions {
 }
 use serde::{Deserialize, Serialize};
 
-use crate::batch::Mutation;
+use super::api::Mutation;
+use super::api::{bucket_regions, visit_rows, Cell, Region, Row, Scan, TableStore};
 use crate::error::{DiskCondition, Error, Result};
-use crate::store::{bucket_regions, visit_rows, Cell, Region, Row, Scan, TableStore};
 
 /// Keyspace holding table layouts.
 const META_KEYSPACE: &str = "_meta";

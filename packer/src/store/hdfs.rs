@@ -45,8 +45,8 @@ use hdfs_native::file::FileReader;
 use hdfs_native::{Client, ClientBuilder, HdfsError, WriteOptions};
 use tokio::runtime::{Handle, Runtime};
 
+use super::api::{split_prefix, validate_path, PackEntry, PackStore, PackWriter};
 use crate::error::{Error, Result};
-use crate::store::{split_prefix, validate_path, PackEntry, PackStore, PackWriter};
 
 /// URL scheme of the HDFS backend.
 pub const HDFS_SCHEME: &str = "hdfs";

@@ -6,8 +6,8 @@
 //! [`run_all`] runs the whole suite with tables named `{prefix}_...`.
 //! Enabled in tests and with the `conformance` feature.
 
+use super::api::{bucket_regions, CellFilter, FilterOp, Row, Scan, TableStore};
 use crate::error::{Error, Result};
-use crate::store::{bucket_regions, CellFilter, FilterOp, Row, Scan, TableStore};
 
 const FAM_A: &str = "a";
 const FAM_B: &str = "b";
@@ -856,7 +856,7 @@ impl crate::store::Hook for FailingWrites {
 /// the failure and [`crate::Index::recover`] completes it. `tag` names the
 /// tables used (unique per call on a shared store).
 pub fn batches(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Result<()> {
-    use crate::batch::Mutation;
+    use super::api::Mutation;
     let table = format!("{tag}_batch");
     let copy = format!("{tag}_batch_seq");
     let seed = || {
@@ -901,7 +901,7 @@ pub fn batches(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Result<()> {
         store.put(t, &seed())?;
     }
     store.apply(&mutations(&table))?;
-    crate::batch::apply_in_order(store.as_ref(), &mutations(&copy))?;
+    super::api::apply_in_order(store.as_ref(), &mutations(&copy))?;
     let all = |t: &str| store.scan(t, &Scan::default());
     let got = all(&table)?;
     check(

@@ -14,8 +14,8 @@
 //! }
 //! ```
 
+use super::api::{PackStore, PackWriter};
 use crate::error::Error;
-use crate::store::{PackStore, PackWriter};
 
 /// Real text used as file content (from RFC 9110, section 15.3.1).
 const SAMPLE: &[u8] = b"The 200 (OK) status code indicates that the request has succeeded. \

@@ -322,8 +322,8 @@ pub trait TableStore: Send + Sync {
     /// Applies `mutations` in order, each seeing the ones before it. The
     /// default applies them one by one: not atomic (see
     /// [`TableStore::atomic_apply`] and [`crate::batch`]).
-    fn apply(&self, mutations: &[crate::batch::Mutation]) -> Result<()> {
-        crate::batch::apply_in_order(self, mutations)
+    fn apply(&self, mutations: &[Mutation]) -> Result<()> {
+        apply_in_order(self, mutations)
     }
     /// Whether [`TableStore::apply`] makes a batch visible wholly or not at
     /// all, also across a crash.
@@ -418,6 +418,46 @@ impl<H: Hook> TableStore for Hooked<H> {
         // Callers decide by it whether to read side by side.
         self.inner.remote()
     }
+}
+
+/// One write of a batch (see [`crate::batch`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mutation {
+    /// [`TableStore::put`].
+    Put { table: String, rows: Vec<Row> },
+    /// [`TableStore::delete`].
+    Delete { table: String, keys: Vec<Vec<u8>> },
+    /// [`TableStore::delete_cells`].
+    DeleteCells { table: String, rows: Vec<Row> },
+}
+
+impl Mutation {
+    /// Applies this mutation alone.
+    pub fn apply_to<S: TableStore + ?Sized>(&self, store: &S) -> Result<()> {
+        match self {
+            Mutation::Put { table, rows } => store.put(table, rows),
+            Mutation::Delete { table, keys } => store.delete(table, keys),
+            Mutation::DeleteCells { table, rows } => store.delete_cells(table, rows),
+        }
+    }
+
+    /// The table the mutation writes.
+    pub(crate) fn table(&self) -> &str {
+        match self {
+            Mutation::Put { table, .. }
+            | Mutation::Delete { table, .. }
+            | Mutation::DeleteCells { table, .. } => table,
+        }
+    }
+}
+
+/// Applies `mutations` one after the other: what a backend without atomic
+/// batches does for [`TableStore::apply`].
+pub fn apply_in_order<S: TableStore + ?Sized>(store: &S, mutations: &[Mutation]) -> Result<()> {
+    for m in mutations {
+        m.apply_to(store)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
