@@ -15,6 +15,7 @@ use indexer::{FrontierEntry, FrontierTable, Index, RunRecord, RunStatus, RunsTab
 use serde::{Deserialize, Serialize};
 
 use crate::config::crawl::{check_http_url, CrawlSettings, RawCrawl};
+pub use crate::threads::{blocking, blocking_if, off_runtime};
 
 /// Default revisit steps of an article after its first capture.
 pub const DEFAULT_REVISIT_STEPS: [&str; 4] = ["1h", "6h", "1d", "7d"];
@@ -344,37 +345,6 @@ pub fn validate_jobs(raw: &[RawJob], base: &RawCrawl) -> Result<Vec<Job>> {
         });
     }
     Ok(out)
-}
-
-/// Runs `f` on a plain thread (no tokio context) and waits for it: for work
-/// that reads packs, since the HDFS pack store refuses calls made inside a
-/// tokio runtime (its blocking pool and `block_in_place` included).
-pub fn off_runtime<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
-    std::thread::scope(|scope| {
-        scope
-            .spawn(f)
-            .join()
-            .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?
-    })
-}
-
-/// [`blocking`] when `io` (the call waits on a network peer or the disk), else `f` in place.
-pub fn blocking_if<T>(io: bool, f: impl FnOnce() -> T) -> T {
-    if io {
-        blocking(f)
-    } else {
-        f()
-    }
-}
-
-/// Runs a blocking store call from async code without stalling the runtime.
-pub fn blocking<T>(f: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current() {
-        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(f)
-        }
-        _ => f(),
-    }
 }
 
 /// The crawler's queue on the `frontier` table: URLs survive `kill -9`, and

@@ -31,6 +31,7 @@ pub mod snippet;
 pub mod stores;
 pub mod summary;
 pub mod surt;
+pub mod threads;
 
 use std::path::Path;
 

@@ -427,18 +427,14 @@ impl Ingest {
                 },
             );
             let mut digest_update = p.digest_update;
+            settle_first_location(
+                &mut digest_update,
+                p.revisit,
+                &pack_location(&loc),
+                &first_locations,
+            );
             if !p.revisit {
-                digest_update.first_location = indexer::PackLocation {
-                    path: loc.path.clone(),
-                    offset: loc.offset,
-                    length: loc.length,
-                };
                 first_locations.insert(p.digest.clone(), digest_update.first_location.clone());
-            } else if digest_update.first_location.path.is_empty() {
-                // First captured earlier in this same batch.
-                if let Some(first) = first_locations.get(&p.digest) {
-                    digest_update.first_location = first.clone();
-                }
             }
             let changed = p.previous.is_some() && !p.recapture;
             self.account(p.body_bytes, &p.topic, p.revisit, &loc);
@@ -533,11 +529,7 @@ impl Ingest {
                 status: p.page.status,
                 digest: Some(p.digest.clone()),
                 record_id: p.encoded.record_id.clone(),
-                location: indexer::PackLocation {
-                    path: loc.path.clone(),
-                    offset: loc.offset,
-                    length: loc.length,
-                },
+                location: pack_location(&loc),
                 content_type: Some(header_value(&p.page.headers, "content-type")),
             };
             let text = (!p.recapture && self.index.text().is_some()).then(|| {
@@ -921,18 +913,8 @@ impl Ingest {
                         .with_context(|| format!("writing the record of {}", e.url))?
                 }
             };
-            let here = indexer::PackLocation {
-                path: loc.path.clone(),
-                offset: loc.offset,
-                length: loc.length,
-            };
-            if !revisit {
-                entry.first_location = here.clone();
-            } else if entry.first_location.path.is_empty() {
-                if let Some(first) = batch_firsts.get(&a.digest) {
-                    entry.first_location = first.clone();
-                }
-            }
+            let here = pack_location(&loc);
+            settle_first_location(&mut entry, revisit, &here, batch_firsts);
             if e.kind == crawler::extract::EmbedKind::Answer {
                 self.summary.answers += 1;
             } else {
@@ -1100,11 +1082,7 @@ impl Ingest {
                 status: 304,
                 digest: prev.digest.clone().or(Some(page.digest.clone())),
                 record_id: rec.record_id.clone(),
-                location: indexer::PackLocation {
-                    path: loc.path.clone(),
-                    offset: loc.offset,
-                    length: loc.length,
-                },
+                location: pack_location(&loc),
                 content_type: Some(header_value(&nm.headers, "content-type")),
             });
             let count = prev.captures + 1;
@@ -1342,6 +1320,33 @@ pub(crate) fn both<A: Send, B: Send>(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (a, b)
     })
+}
+
+/// The index's name for a record's place in a pack.
+fn pack_location(loc: &packer::Location) -> indexer::PackLocation {
+    indexer::PackLocation {
+        path: loc.path.clone(),
+        offset: loc.offset,
+        length: loc.length,
+    }
+}
+
+/// The first capture a digest entry names, for pages and embeds alike: a new payload's is
+/// the record just written (`here`); a revisit whose entry names none yet was first captured
+/// earlier in this batch (`batch_firsts`).
+fn settle_first_location(
+    entry: &mut DigestEntry,
+    revisit: bool,
+    here: &indexer::PackLocation,
+    batch_firsts: &HashMap<String, indexer::PackLocation>,
+) {
+    if !revisit {
+        entry.first_location = here.clone();
+    } else if entry.first_location.path.is_empty() {
+        if let Some(first) = batch_firsts.get(&entry.digest) {
+            entry.first_location = first.clone();
+        }
+    }
 }
 
 #[cfg(test)]
