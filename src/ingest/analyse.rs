@@ -119,15 +119,15 @@ impl Stored {
 /// Everything [`Analysed`] needs, shareable across threads.
 #[derive(Clone)]
 pub struct Analyser {
-    pub(crate) cfg: Arc<Config>,
-    pub(crate) model: Option<Arc<classifier::Model>>,
-    pub(crate) encoder: Arc<AttributeEncoder>,
-    pub(crate) image_hasher: Arc<classifier::imagehash::ImageHasher>,
+    cfg: Arc<Config>,
+    model: Option<Arc<classifier::Model>>,
+    encoder: Arc<AttributeEncoder>,
+    image_hasher: Arc<classifier::imagehash::ImageHasher>,
     /// On a remote index: page tables made as soon as a page names them.
-    pub(crate) tables_ahead: Option<Arc<TablesAhead>>,
+    tables_ahead: Option<Arc<TablesAhead>>,
     /// Whether the index has a text index (`[index] text`): the one switch the analysis
     /// (Chinese runs) and the ingest (words) both read.
-    pub(crate) text: bool,
+    text: bool,
 }
 
 /// Page tables made as soon as an analysed page names one, beside the crawl.
@@ -135,9 +135,9 @@ pub struct Analyser {
 /// it, the table is waited for by the storage thread (and the crawl behind
 /// it). A page is analysed a batch or two before its batch is indexed, and a
 /// batch that needs a table still being made waits only for the rest of it.
-pub(crate) struct TablesAhead {
-    pub(crate) index: Arc<Index>,
-    pub(crate) asked: Mutex<HashSet<(String, i32)>>,
+struct TablesAhead {
+    index: Arc<Index>,
+    asked: Mutex<HashSet<(String, i32)>>,
 }
 
 impl TablesAhead {

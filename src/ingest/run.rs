@@ -17,7 +17,7 @@ use super::{analyse::*, progress::*, store::*};
 
 /// Validators for conditional GET, read from the `urls` table, and the
 /// stored copy of a page (for the links of a 304), read from its pack.
-pub(crate) struct IndexHistory(Stores);
+struct IndexHistory(Stores);
 
 impl crawler::UrlHistory for IndexHistory {
     fn validators(&self, url: &url::Url) -> Option<crawler::Validators> {
@@ -115,25 +115,25 @@ pub struct RunReport {
 }
 
 /// Pages analysed at the same time (the blocking pool's threads).
-pub(crate) const ANALYSE_PARALLEL: usize = 4;
+const ANALYSE_PARALLEL: usize = 4;
 
 /// Bytes of page bodies under analysis at the same time, in KiB: a page
 /// takes its body's size (at most all of it), so several pages of many
 /// megabytes are analysed one after the other instead of side by side (each
 /// holds its body, its decoded text, a DOM and its compressed record while
 /// it is analysed), and small pages are not held back.
-pub(crate) const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
+const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
 
 /// What the storage thread gathers for its next batch, and the requested
 /// URLs of the batches it stored whose index rows may not be in yet.
 #[derive(Default)]
-pub(crate) struct Gathered {
-    pub(crate) pages: Vec<Analysed>,
-    pub(crate) not_modified: Vec<NotModifiedPage>,
+struct Gathered {
+    pages: Vec<Analysed>,
+    not_modified: Vec<NotModifiedPage>,
     /// The requested URLs of the pages and 304s gathered.
-    pub(crate) done: Vec<String>,
+    done: Vec<String>,
     /// By batch number ([`Ingest::batches_taken`]).
-    pub(crate) unindexed: std::collections::VecDeque<(u64, Vec<String>)>,
+    unindexed: std::collections::VecDeque<(u64, Vec<String>)>,
 }
 
 impl Gathered {
@@ -165,7 +165,7 @@ impl Gathered {
 
 /// A crawler event on its way to the storage thread: a page being analysed
 /// (awaited in arrival order), or an event that needs no analysis.
-pub(crate) enum Staged {
+enum Staged {
     Page(Analysing),
     Embed(tokio::task::JoinHandle<AnalysedEmbed>),
     Other(CrawlEvent),
@@ -173,7 +173,7 @@ pub(crate) enum Staged {
 
 /// A page's analysis: done by the crawler ([`Analyser::page_work`]), or
 /// running on the blocking pool.
-pub(crate) enum Analysing {
+enum Analysing {
     Done(Box<Analysed>),
     Running(tokio::task::JoinHandle<Analysed>),
 }
@@ -182,7 +182,7 @@ pub(crate) enum Analysing {
 /// ([`Analyser::page_work`]) and hands any other to the blocking pool for
 /// [`Analyser::analyse`] (at most [`ANALYSE_PARALLEL`] at a time). Ends when
 /// the crawler closes its channel or the storage thread stops reading.
-pub(crate) async fn analyse_stage(
+async fn analyse_stage(
     analyser: Analyser,
     mut events: mpsc::Receiver<CrawlEvent>,
     staged: mpsc::Sender<Staged>,
@@ -236,7 +236,7 @@ pub(crate) async fn analyse_stage(
 /// without a publish time go there, would wait for it). Nothing to wait for:
 /// a batch that needs such a table waits for its creation, and one that
 /// failed here is created by the batch.
-pub(crate) fn prepare_page_tables(stores: &Stores, cfg: &Config, seeds: &[url::Url]) {
+fn prepare_page_tables(stores: &Stores, cfg: &Config, seeds: &[url::Url]) {
     let mut sources: Vec<String> = seeds.iter().map(|s| cfg.source_for(s.as_str())).collect();
     sources.sort();
     sources.dedup();
@@ -560,7 +560,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
 
 /// [`crate::replay::take_up_crashed_run`] on a plain thread (a remote pack
 /// store refuses calls from a tokio runtime's threads).
-pub(crate) async fn take_up_packs(
+async fn take_up_packs(
     cfg: &Config,
     stores: &Stores,
     writers: &[String],
@@ -588,7 +588,7 @@ pub(crate) async fn take_up_packs(
 }
 
 /// Progress: the bar's message, a plain line, the run's heartbeat.
-pub(crate) fn report(
+fn report(
     ingest: &Ingest,
     queue: &Arc<dyn crawler::UrlQueue>,
     active: &mut Option<crate::jobs::ActiveRun>,

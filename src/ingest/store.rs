@@ -21,43 +21,43 @@ use super::{analyse::*, place::*};
 
 /// The storage half of the pipeline.
 pub struct Ingest {
-    pub(crate) cfg: Config,
-    pub(crate) packer: Packer,
-    pub(crate) index: Arc<Index>,
-    pub(crate) analyser: Analyser,
-    pub(crate) summary: IngestSummary,
-    pub(crate) packs_seen: std::collections::HashSet<String>,
-    pub(crate) recrawl: Recrawl,
+    cfg: Config,
+    packer: Packer,
+    index: Arc<Index>,
+    analyser: Analyser,
+    summary: IngestSummary,
+    packs_seen: std::collections::HashSet<String>,
+    recrawl: Recrawl,
     /// Embeds waiting for the next batch (after their pages).
-    pub(crate) embeds: Vec<AnalysedEmbed>,
+    embeds: Vec<AnalysedEmbed>,
     /// Pages stored in this run: where their records went (their embeds
     /// go to the same pack, linked to the page's record).
-    pub(crate) page_places: HashMap<String, PagePlace>,
+    page_places: HashMap<String, PagePlace>,
     /// Batches packed and synced by this process.
-    pub(crate) packed_batches: u64,
+    packed_batches: u64,
     /// [`CRASH_AFTER_PACKED`]: the batch after whose sync the process kills itself.
-    pub(crate) crash_after_packed: Option<u64>,
+    crash_after_packed: Option<u64>,
     /// [`CRASH_AFTER_TEXT`]: the batch after whose words the process kills itself.
-    pub(crate) crash_after_text: Option<u64>,
+    crash_after_text: Option<u64>,
     /// Whether a batch's index rows are applied on their own thread while
     /// the next batch is looked up, placed and packed ([`Ingest::apply_behind`]).
-    pub(crate) apply_behind: bool,
+    apply_behind: bool,
     /// The last batch's index rows, being applied.
-    pub(crate) applying: Option<Applying>,
+    applying: Option<Applying>,
     /// Batches taken by [`Ingest::store_records`] (with something to store).
-    pub(crate) batches_taken: u64,
+    batches_taken: u64,
     /// The number of the last of them whose index rows are applied.
-    pub(crate) batches_indexed: u64,
+    batches_indexed: u64,
 }
 
 /// A batch's index rows being applied on their own thread.
-pub(crate) struct Applying {
+struct Applying {
     /// The index as it will be once they are in: what the next batch reads.
-    pub(crate) view: Index,
+    view: Index,
     /// The batch's number ([`Ingest::batches_taken`]).
-    pub(crate) batch: u64,
+    batch: u64,
     /// Seconds the application took.
-    pub(crate) thread: std::thread::JoinHandle<indexer::Result<f64>>,
+    thread: std::thread::JoinHandle<indexer::Result<f64>>,
 }
 
 /// Crash tests: `HARVEST_CRASH_AFTER_PACKED=N` makes the process kill itself
@@ -72,57 +72,57 @@ pub const CRASH_AFTER_TEXT: &str = "HARVEST_CRASH_AFTER_TEXT";
 
 /// Where a stored page's record went.
 #[derive(Debug, Clone)]
-pub(crate) struct PagePlace {
-    pub(crate) key: PackKey,
-    pub(crate) record_id: String,
-    pub(crate) source: String,
+struct PagePlace {
+    key: PackKey,
+    record_id: String,
+    source: String,
 }
 
 /// Pages remembered for their embeds (then forgotten: a late embed goes to
 /// the pack its page's index row names).
-pub(crate) const MAX_PAGE_PLACES: usize = 100_000;
+const MAX_PAGE_PLACES: usize = 100_000;
 
 /// What [`Ingest::write_embeds`] leaves to index.
 #[derive(Default)]
-pub(crate) struct WrittenEmbeds {
-    pub(crate) captures: Vec<indexer::Capture>,
-    pub(crate) digests: Vec<DigestEntry>,
-    pub(crate) images: Vec<indexer::ImageEntry>,
+struct WrittenEmbeds {
+    captures: Vec<indexer::Capture>,
+    digests: Vec<DigestEntry>,
+    images: Vec<indexer::ImageEntry>,
 }
 
 /// A page of a batch, decided but not yet written.
-pub(crate) struct Prepared {
-    pub(crate) page: FetchedPage,
-    pub(crate) source: String,
-    pub(crate) topic: String,
-    pub(crate) topic_score: f32,
-    pub(crate) digest: String,
-    pub(crate) vector: Vec<f32>,
-    pub(crate) simhash: Option<u64>,
+struct Prepared {
+    page: FetchedPage,
+    source: String,
+    topic: String,
+    topic_score: f32,
+    digest: String,
+    vector: Vec<f32>,
+    simhash: Option<u64>,
     /// Runs of Chinese characters of the main text (the text index's).
-    pub(crate) han: String,
+    han: String,
     /// Day of the key time (published, else fetched), UTC.
-    pub(crate) day: chrono::NaiveDate,
-    pub(crate) previous: Option<UrlState>,
-    pub(crate) recapture: bool,
-    pub(crate) encoded: EncodedRecord,
+    day: chrono::NaiveDate,
+    previous: Option<UrlState>,
+    recapture: bool,
+    encoded: EncodedRecord,
     /// The capture's `request` record (written right after `encoded`).
-    pub(crate) request: Option<EncodedRecord>,
-    pub(crate) digest_update: DigestEntry,
-    pub(crate) revisit: bool,
-    pub(crate) stored: Option<Stored>,
-    pub(crate) body_bytes: u64,
+    request: Option<EncodedRecord>,
+    digest_update: DigestEntry,
+    revisit: bool,
+    stored: Option<Stored>,
+    body_bytes: u64,
 }
 
 /// One page on its way into a pack and the index.
-pub(crate) struct Pending {
+struct Pending {
     /// None for a re-capture of an unchanged page: no new index row.
-    pub(crate) record: Option<PageRecord>,
+    record: Option<PageRecord>,
     /// The words of the page for the text index (with `record`).
-    pub(crate) text: Option<indexer::TextDoc>,
-    pub(crate) capture: indexer::Capture,
-    pub(crate) digest_update: DigestEntry,
-    pub(crate) url_state: UrlState,
+    text: Option<indexer::TextDoc>,
+    capture: indexer::Capture,
+    digest_update: DigestEntry,
+    url_state: UrlState,
 }
 
 /// `isPartOf` of the packs written by an ad-hoc crawl (a job writes its name).
@@ -1245,7 +1245,7 @@ impl Drop for Ingest {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn page_record(
+fn page_record(
     page: &FetchedPage,
     source: &str,
     topic: String,
@@ -1300,11 +1300,11 @@ pub(crate) fn header_value(headers: &[(String, String)], name: &str) -> Option<S
 }
 
 /// Reads of a remote store sent side by side at most.
-pub(crate) const READ_THREADS: usize = 8;
+const READ_THREADS: usize = 8;
 
 /// Runs `a` and `b`, side by side when `parallel` (two reads of a remote
 /// store, each a round trip), else one after the other.
-pub(crate) fn both<A: Send, B: Send>(
+fn both<A: Send, B: Send>(
     parallel: bool,
     a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
