@@ -297,6 +297,8 @@ pub enum GroupArg {
     Topic,
     Media,
     Source,
+    /// The publishing site (its own name, else its host).
+    Outlet,
     /// Reposts: distinct stories (near-duplicates collapsed) and copies
     /// (pages) per bucket.
     Story,
@@ -314,13 +316,19 @@ impl IntervalArg {
 }
 
 impl GroupArg {
-    pub fn label(self) -> &'static str {
+    /// The statistics' grouping.
+    pub fn group_by(self) -> indexer::GroupBy {
         match self {
-            GroupArg::Topic => "topic",
-            GroupArg::Media => "media",
-            GroupArg::Source => "source",
-            GroupArg::Story => "story",
+            GroupArg::Topic => indexer::GroupBy::Topic,
+            GroupArg::Media => indexer::GroupBy::Media,
+            GroupArg::Source => indexer::GroupBy::Source,
+            GroupArg::Outlet => indexer::GroupBy::Outlet,
+            GroupArg::Story => indexer::GroupBy::Story,
         }
+    }
+
+    pub fn label(self) -> &'static str {
+        self.group_by().as_str()
     }
 }
 

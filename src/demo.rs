@@ -286,6 +286,7 @@ fn news_report(
     for (what, group, flag) in [
         ("topic", indexer::GroupBy::Topic, "topic"),
         ("media", indexer::GroupBy::Media, "media"),
+        ("outlet", indexer::GroupBy::Outlet, "outlet"),
     ] {
         println!(
             "\n== pages a month by {what}: harvest -c {} stats --from {f} --to {t} --interval month --group-by {flag}",

@@ -294,6 +294,8 @@ pub struct PageJson {
     /// Media outlet named by the page (or its host, see `media_from_host`).
     pub media: Option<String>,
     pub media_from_host: bool,
+    /// The site that published the page as it names itself, else its host.
+    pub outlet: String,
     pub author: Option<String>,
     pub topic: String,
     pub topic_score: f32,
@@ -374,6 +376,7 @@ impl PageJson {
             source: p.source.clone(),
             media: p.media.clone(),
             media_from_host: p.media_from_host,
+            outlet: p.outlet_or_host(),
             author: p.author.clone(),
             topic: p.topic.clone(),
             topic_score: p.topic_score,
@@ -531,6 +534,7 @@ mod tests {
             published_from: None,
             author: None,
             media_from_host: true,
+            outlet: None,
         }
     }
 

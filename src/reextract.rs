@@ -88,6 +88,7 @@ pub fn reextract_page(
     }
     new.media = x.media.clone();
     new.media_from_host = x.media_from_host;
+    new.outlet = x.outlet.clone();
     new.author = x.author.clone();
     new.comments = x.comments;
     new.participants = x.participants;

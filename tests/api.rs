@@ -512,7 +512,7 @@ fn sample(param: &str) -> String {
         "from" | "to" => day,
         "tz" => "Asia/Shanghai".into(),
         "topic" => "shared".into(),
-        "media" => "127.0.0.1".into(),
+        "media" | "outlet" => "127.0.0.1".into(),
         "keyword" | "any" | "text" => "%E6%95%B0%E6%8D%AE".into(),
         "min_comments" => "0".into(),
         "max_comments" => "100000".into(),

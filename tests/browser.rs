@@ -1121,11 +1121,65 @@ fn drive_news_media(
             filtered["total"]
         );
     }
+
+    // Stacked by outlet: the nine outlets and the host, no agency; the outlet filter
+    // takes a spaced name and lists that site's pages only.
+    page.eval(
+        "(() => { const m = document.getElementById('media'); m.value = ''; \
+           m.dispatchEvent(new Event('input', {bubbles: true})); \
+           const s = document.getElementById('group_by'); s.value = 'outlet'; \
+           s.dispatchEvent(new Event('change', {bubbles: true})); })()",
+    )?;
+    wait_chart(page, "group_by=outlet")?;
+    let (_, by_outlet) = fetch_shown(page, "chart", "/api/stats")?;
+    let sites = legend_names(page)?;
+    let mut expected_sites: Vec<String> = outlets.to_vec();
+    expected_sites.push(host.to_string());
+    expected_sites.sort();
+    let mut sorted_sites = sites.clone();
+    sorted_sites.sort();
+    ensure!(
+        sorted_sites == expected_sites,
+        "the chart by outlet shows {sites:?}, expected the outlets and the host {expected_sites:?}"
+    );
+    let site = outlets
+        .iter()
+        .find(|o| o.contains(' '))
+        .ok_or("no spaced outlet")?;
+    let expected = pages_of(&by_outlet, site);
+    page.eval(&format!(
+        "(() => {{ const m = document.getElementById('outlet'); m.value = {}; \
+           m.dispatchEvent(new Event('input', {{bubbles: true}})); \
+           document.getElementById('search').click(); }})()",
+        js(site)
+    ))?;
+    let marker = page.eval(&format!(
+        "new URLSearchParams([['outlet', {}]]).toString()",
+        js(site)
+    ))?;
+    let marker = marker.as_str().unwrap_or_default().to_string();
+    let listed = wait_results(page, &marker)?;
+    wait_chart(page, &marker)?;
+    let (_, hits) = fetch_shown(page, "list", "/api/search")?;
+    let named: Vec<&str> = hits["hits"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|h| h["outlet"].as_str()).collect())
+        .unwrap_or_default();
+    ensure!(
+        listed > 0 && !named.is_empty() && named.iter().all(|o| o == site),
+        "the list filtered on outlet {site:?} holds outlets {named:?}"
+    );
+    let (_, filtered) = fetch_shown(page, "chart", "/api/stats")?;
+    ensure!(
+        filtered["total"] == expected && expected > 0,
+        "filtered on outlet {site:?} the chart counts {} pages, the chart by outlet {expected}",
+        filtered["total"]
+    );
     let errors = page.take_js_errors()?;
     ensure!(errors.is_empty(), "JavaScript errors: {errors:?}");
     page.screenshot(shot)?;
     eprintln!(
-        "browser: news demo by media {shown:?}, screenshot {}",
+        "browser: news demo by media {shown:?}, by outlet {sites:?}, screenshot {}",
         shot.display()
     );
     Ok(())

@@ -353,6 +353,7 @@ const PAGE_FIELDS: &[&str] = &[
     "source",
     "media",
     "media_from_host",
+    "outlet",
     "author",
     "topic",
     "topic_score",

@@ -312,6 +312,7 @@ fn identical_email_bodies_are_all_linked() {
             published_from: None,
             author: None,
             media_from_host: false,
+            outlet: None,
             language: None,
             charset: None,
             status: 200,

@@ -7,7 +7,10 @@
 //! own text (`BRUSSELS (Reuters) -`, `Source: AFP news agency`: the agency
 //! that filed the story is its media). Before the rules of issue 42, 85 pages
 //! had other values: `Al Jazeera News` beside `Al Jazeera`, `Gov.UK However`,
-//! `Mathew Nyaungwa`, `bit.ly`, `SPD`, `IOC`.
+//! `Mathew Nyaungwa`, `bit.ly`, `SPD`, `IOC`. A page's outlet (the site that
+//! published it) is its outlet's name on every article, never an agency, and
+//! its host on a hub page; `stats --group-by outlet` has one series per outlet
+//! and one for the host.
 
 mod util;
 
@@ -68,6 +71,7 @@ fn every_news_demo_page_is_named_by_its_outlet_or_its_host() {
 
     let mut wrong = Vec::new();
     let mut by_media: BTreeMap<String, u64> = BTreeMap::new();
+    let mut by_outlet: BTreeMap<String, u64> = BTreeMap::new();
     let (mut hubs, mut credited) = (0, 0);
     for p in &pages {
         let url = crawler::Url::parse(p["url"].as_str().unwrap_or_default()).expect("page URL");
@@ -75,6 +79,15 @@ fn every_news_demo_page_is_named_by_its_outlet_or_its_host() {
         let media = p["media"].as_str().unwrap_or_default();
         let from_host = p["media_from_host"].as_bool().unwrap_or(false);
         *by_media.entry(media.to_string()).or_default() += 1;
+        let outlet = p["outlet"].as_str().unwrap_or_default();
+        *by_outlet.entry(outlet.to_string()).or_default() += 1;
+        let outlet_ok = match by_path.get(url.path()) {
+            Some(a) => outlet == newssite::outlet_name(&a.host),
+            None => outlet == host,
+        };
+        if !outlet_ok {
+            wrong.push(format!("{} outlet {outlet:?}", url.path()));
+        }
         let ok = match by_path.get(url.path()) {
             Some(a) => {
                 let outlet = newssite::outlet_name(&a.host);
@@ -106,8 +119,34 @@ fn every_news_demo_page_is_named_by_its_outlet_or_its_host() {
     );
     // Nine outlets, the host, and the agencies credited.
     assert!(by_media.len() <= 10 + AGENCIES.len(), "media: {by_media:?}");
+    assert_eq!(by_outlet.len(), 10, "outlets: {by_outlet:?}");
+
+    // The chart's series by outlet: the same ten names and counts.
+    let stats = util::run_harvest(&[
+        "-c",
+        config.to_str().expect("utf-8 path"),
+        "stats",
+        "--from",
+        "1990-01-01",
+        "--to",
+        "2100-01-01",
+        "--interval",
+        "year",
+        "--group-by",
+        "outlet",
+        "--format",
+        "json",
+    ]);
+    let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).expect("stats JSON");
+    let mut series: BTreeMap<String, u64> = BTreeMap::new();
+    for row in stats.as_array().expect("stats rows") {
+        *series
+            .entry(row["group"].as_str().unwrap_or_default().to_string())
+            .or_default() += row["count"].as_u64().unwrap_or_default();
+    }
+    assert_eq!(series, by_outlet, "stats --group-by outlet vs the pages");
     eprintln!(
-        "news demo: {} pages, {hubs} hub pages named by their host, {credited} credited to an agency; media {by_media:?}",
+        "news demo: {} pages, {hubs} hub pages named by their host, {credited} credited to an agency; media {by_media:?}; outlets {by_outlet:?}",
         pages.len()
     );
 }

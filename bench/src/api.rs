@@ -1409,6 +1409,7 @@ mod tests {
             published_from: Some("meta".into()),
             author: None,
             media_from_host: false,
+            outlet: None,
         }
     }
 

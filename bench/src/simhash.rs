@@ -399,6 +399,7 @@ fn bench_record(
         published_from: None,
         author: None,
         media_from_host: false,
+        outlet: None,
         language: None,
         charset: None,
         status: 200,

@@ -109,6 +109,8 @@ pub mod q {
     pub const AUTHOR: &[u8] = b"author";
     /// Page: one byte 1 when the media is only the host name (absent = 0).
     pub const MEDIA_FROM_HOST: &[u8] = b"media_from_host";
+    /// Page: the site that published it, as it names itself (absent: its host).
+    pub const OUTLET: &[u8] = b"outlet";
 }
 
 /// Encodes a timestamp so that byte order is time order (microsecond precision).
@@ -199,6 +201,12 @@ pub struct PageRecord {
     /// `media` is only the host name: the page names no outlet.
     #[serde(default)]
     pub media_from_host: bool,
+    /// The site that published the page, as it names itself (`og:site_name`, ...): unlike
+    /// `media`, never an agency or paper the article credits. `None`: the page names no
+    /// site, or was indexed before harvest recorded it; [`PageRecord::outlet_or_host`]
+    /// then gives the URL's host.
+    #[serde(default)]
+    pub outlet: Option<String>,
 }
 
 impl PageRecord {
@@ -223,6 +231,14 @@ impl PageRecord {
         self.published_from
             .as_deref()
             .or_else(|| self.published.is_none().then_some(PUBLISHED_FROM_FETCH))
+    }
+
+    /// The outlet, else the URL's host (without port or user).
+    pub fn outlet_or_host(&self) -> String {
+        match &self.outlet {
+            Some(o) => o.clone(),
+            None => url_host(&self.url).to_string(),
+        }
     }
 
     /// Keywords as indexed: lowercased, deduplicated, sorted.
@@ -269,6 +285,7 @@ impl PageRecord {
         if self.media_from_host {
             c.bytes(q::MEDIA_FROM_HOST, vec![1]);
         }
+        c.opt_str(q::OUTLET, self.outlet.as_deref());
         Ok(c.0)
     }
 
@@ -306,8 +323,22 @@ impl PageRecord {
             published_from: r.opt_str(q::PUBLISHED_FROM)?,
             author: r.opt_str(q::AUTHOR)?,
             media_from_host: r.opt(q::MEDIA_FROM_HOST).is_some_and(|b| b != [0]),
+            outlet: r.opt_str(q::OUTLET)?,
         })
     }
+}
+
+/// The host of an absolute URL, lowercased as URLs are normalised: what lies
+/// between `//` and the path, without user and port (`[::1]` keeps its
+/// brackets).
+fn url_host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if host.starts_with('[') {
+        return host.split_inclusive(']').next().unwrap_or(host);
+    }
+    host.split(':').next().unwrap_or(host)
 }
 
 /// State of one URL in the `urls` table (row key = the normalised URL).
@@ -573,6 +604,26 @@ pub(crate) mod tests {
             published_from: Some("meta".into()),
             author: Some("Laura Kuenssberg".into()),
             media_from_host: true,
+            outlet: Some("BBC News".into()),
+        }
+    }
+
+    #[test]
+    fn a_page_without_an_outlet_is_named_by_its_host() {
+        let mut p = sample();
+        assert_eq!(p.outlet_or_host(), "BBC News");
+        p.outlet = None;
+        for (url, host) in [
+            (
+                "http://www.bbc.co.uk/news/uk-politics-38889716",
+                "www.bbc.co.uk",
+            ),
+            ("http://127.0.0.1:8080/", "127.0.0.1"),
+            ("https://user@example.org:443?q#f", "example.org"),
+            ("http://[::1]:9/x", "[::1]"),
+        ] {
+            p.url = url.into();
+            assert_eq!(p.outlet_or_host(), host, "{url}");
         }
     }
 
@@ -599,9 +650,11 @@ pub(crate) mod tests {
         p.published_from = None;
         p.author = None;
         p.media_from_host = false;
+        p.outlet = None;
         let mut cells = p.to_cells().expect("cells");
         cells.retain(|c| {
-            ![q::PUBLISHED_FROM, q::AUTHOR, q::MEDIA_FROM_HOST].contains(&c.qualifier.as_slice())
+            ![q::PUBLISHED_FROM, q::AUTHOR, q::MEDIA_FROM_HOST, q::OUTLET]
+                .contains(&c.qualifier.as_slice())
         });
         let row = Row {
             key: b"k".to_vec(),

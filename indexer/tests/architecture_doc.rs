@@ -275,5 +275,6 @@ fn page(ex: &Example) -> PageRecord {
         published_from: Some("meta".to_owned()),
         author: None,
         media_from_host: false,
+        outlet: None,
     }
 }

@@ -62,7 +62,7 @@ fn frequent_keywords(pages: &[PageRecord]) -> Vec<String> {
     v.into_iter().take(40).map(|(k, _)| k.to_owned()).collect()
 }
 
-fn random_query(rng: &mut Lcg, keywords: &[String], media: &[String]) -> Query {
+fn random_query(rng: &mut Lcg, keywords: &[String], (media, outlets): &Names) -> Query {
     let base = utc(2016, 12, 1, 0, 0, 0);
     let (from, to) = match rng.below(4) {
         0 => (utc(2016, 1, 1, 0, 0, 0), utc(2018, 1, 1, 0, 0, 0)),
@@ -107,14 +107,28 @@ fn random_query(rng: &mut Lcg, keywords: &[String], media: &[String]) -> Query {
         }
     }
     q.collapse_near_duplicates = rng.below(3) == 0;
+    // Every fifth query also asks for outlets; drawn from a second stream, so
+    // the other conditions stay those of the queries before the outlet filter.
+    let mut other = Lcg(rng.0.rotate_left(29) ^ 0x9e37_79b9);
+    if other.below(5) == 0 {
+        for _ in 0..1 + other.below(3) {
+            q.outlets.push(other.pick(outlets).clone());
+        }
+    }
     q
 }
 
-fn media_hosts(pages: &[PageRecord]) -> Vec<String> {
+/// The media and the outlets (named or hosts) of the pages.
+type Names = (Vec<String>, Vec<String>);
+
+fn media_hosts(pages: &[PageRecord]) -> Names {
     let mut m: Vec<String> = pages.iter().filter_map(|p| p.media.clone()).collect();
     m.sort();
     m.dedup();
-    m
+    let mut o: Vec<String> = pages.iter().map(PageRecord::outlet_or_host).collect();
+    o.sort();
+    o.dedup();
+    (m, o)
 }
 
 #[test]
@@ -171,9 +185,11 @@ fn search_equals_full_scan_on_many_query_shapes() {
     let media = media_hosts(&f.pages);
     let mut rng = Lcg(0x5eed);
     let mut non_empty = 0;
+    let (mut by_outlet, mut plain) = (0, 0);
     for i in 0..QUERIES {
         let q = random_query(&mut rng, &keywords, &media);
         let fast = f.index.search(&q).expect("search");
+        by_outlet += usize::from(!q.outlets.is_empty() && !fast.is_empty());
         // full_scan_search reads every data row; it is slow in debug builds, so
         // every 4th query uses it and all use the in-memory reference.
         if i % 4 == 0 {
@@ -185,13 +201,20 @@ fn search_equals_full_scan_on_many_query_shapes() {
             direct_search(&f, &q),
             "query #{i} differs from the source records: {q:?}"
         );
-        if !fast.is_empty() {
+        // The outlet filter is counted apart: it selects a few pages.
+        plain += usize::from(q.outlets.is_empty());
+        if !fast.is_empty() && q.outlets.is_empty() {
             non_empty += 1;
         }
     }
     assert!(
-        non_empty > QUERIES / 3,
-        "only {non_empty} of {QUERIES} queries had hits; the test would prove little"
+        non_empty > plain / 3,
+        "only {non_empty} of {plain} queries had hits; the test would prove little"
+    );
+    assert!(by_outlet > 5, "only {by_outlet} outlet queries had hits");
+    eprintln!(
+        "{non_empty} of {plain} queries had hits, {by_outlet} of {} with an outlet condition",
+        QUERIES - plain
     );
 }
 
@@ -238,6 +261,7 @@ fn stats_equal_full_scan_for_every_interval_and_grouping() {
         Some(GroupBy::Topic),
         Some(GroupBy::Media),
         Some(GroupBy::Source),
+        Some(GroupBy::Outlet),
     ];
     let zones = [
         Zone::Utc,
@@ -246,9 +270,9 @@ fn stats_equal_full_scan_for_every_interval_and_grouping() {
         Zone::parse("-03:30").expect("zone"),
     ];
     let mut total_counted = 0u64;
-    for i in 0..64 {
+    for i in 0..80 {
         let query = random_query(&mut rng, &keywords, &media);
-        let mut sq = StatsQuery::new(query, intervals[i % 4], groups[(i / 4) % 4]);
+        let mut sq = StatsQuery::new(query, intervals[i % 4], groups[(i / 4) % 5]);
         sq.tz = *rng.pick(&zones);
         sq.fill_empty = rng.below(2) == 0;
         let fast = f.index.stats(&sq).expect("stats");

@@ -24,6 +24,8 @@ pub struct FilterSpec {
     pub tz: String,
     pub topics: Vec<String>,
     pub media: Vec<String>,
+    /// The publishing site, its own name or host (any of these).
+    pub outlets: Vec<String>,
     /// All of these.
     pub keywords: Vec<String>,
     /// At least one of these.
@@ -153,7 +155,13 @@ pub static FILTERS: &[FilterDef] = &[
         "media",
         ("media", "MEDIA"),
         Field::List(|f| &mut f.media),
-        "Media / site name (repeatable: any of)",
+        "Media: the outlet the page names or credits, e.g. a wire agency (repeatable: any of)",
+    ),
+    FilterDef::new(
+        "outlet",
+        ("outlet", "OUTLET"),
+        Field::List(|f| &mut f.outlets),
+        "Publishing site, as it names itself (og:site_name, ...) else its host; never a credited agency (repeatable: any of)",
     ),
     FilterDef::new(
         "keyword",
@@ -311,6 +319,8 @@ mod tests {
             "军事",
             "--media",
             "新华社",
+            "--outlet",
+            "Al Jazeera",
             "--keyword",
             "trade, war",
             "--any",
@@ -334,6 +344,7 @@ mod tests {
             tz: "+08:00".into(),
             topics: vec!["军事".into()],
             media: vec!["新华社".into()],
+            outlets: vec!["Al Jazeera".into()],
             keywords: vec!["trade, war".into()],
             any: vec!["x".into()],
             text: Some("title:y".into()),
@@ -376,6 +387,7 @@ mod tests {
             tz,
             topics,
             media,
+            outlets,
             keywords,
             any,
             text,
@@ -385,7 +397,15 @@ mod tests {
             collapse,
             published_from,
         } = spec;
-        let lists = [sources, topics, media, keywords, any, published_from];
+        let lists = [
+            sources,
+            topics,
+            media,
+            outlets,
+            keywords,
+            any,
+            published_from,
+        ];
         assert!(lists.iter().all(|l| l.len() == 1), "{lists:?}");
         assert!([from, to, text].iter().all(Option::is_some));
         assert!(!tz.is_empty() && min_comments.is_some() && max_comments.is_some());

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
-use indexer::{GroupBy, Interval, Query, StatsQuery, Zone};
+use indexer::{Interval, Query, StatsQuery, Zone};
 
 use crate::cli::{GroupArg, IntervalArg, QueryArgs, QueryFormat, StatsArgs, StatsFormat};
 use crate::stores::Stores;
@@ -61,6 +61,7 @@ impl FilterSpec {
             tz: _,
             topics,
             media,
+            outlets,
             keywords,
             any,
             text,
@@ -75,6 +76,7 @@ impl FilterSpec {
             && to.is_none()
             && topics.is_empty()
             && media.is_empty()
+            && outlets.is_empty()
             && keywords.is_empty()
             && any.is_empty()
             && text.is_none()
@@ -192,6 +194,7 @@ impl FilterSpec {
         q.sources = self.sources.clone();
         q.topics = self.topics.clone();
         q.media = self.media.clone();
+        q.outlets = self.outlets.clone();
         q.text = mentions_text(&self.keywords, &self.any, self.text.as_deref())?;
         q.min_comments = self.min_comments;
         q.max_comments = self.max_comments;
@@ -537,12 +540,7 @@ pub fn stats_query(args: &StatsArgs) -> Result<StatsQuery> {
             IntervalArg::Month => Interval::Month,
             IntervalArg::Year => Interval::Year,
         },
-        group_by: args.group_by.map(|g| match g {
-            GroupArg::Topic => GroupBy::Topic,
-            GroupArg::Media => GroupBy::Media,
-            GroupArg::Source => GroupBy::Source,
-            GroupArg::Story => GroupBy::Story,
-        }),
+        group_by: args.group_by.map(GroupArg::group_by),
         tz,
         fill_empty: !args.no_fill,
         bounds: spec.bounds(),

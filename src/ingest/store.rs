@@ -1289,6 +1289,7 @@ fn page_record(
         ),
         author: x.author.clone(),
         media_from_host: x.media_from_host,
+        outlet: x.outlet.clone(),
     }
 }
 

@@ -1458,16 +1458,13 @@ pub fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
     };
     let group_by = match p.one("group_by") {
         None => None,
-        Some("topic") => Some(GroupBy::Topic),
-        Some("media") => Some(GroupBy::Media),
-        Some("source") => Some(GroupBy::Source),
-        Some("story") => Some(GroupBy::Story),
-        Some(other) => {
-            return Err(ParamError::new(
+        Some(name) => Some(GroupBy::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = GroupBy::ALL.iter().map(|g| g.as_str()).collect();
+            ParamError::new(
                 "group_by",
-                format!("{other:?}: expected topic, media, source or story"),
-            ))
-        }
+                format!("{name:?}: expected one of {}", names.join(", ")),
+            )
+        })?),
     };
     Ok(StatsQuery {
         query,
@@ -1514,12 +1511,7 @@ pub fn stats_json_body(sq: &StatsQuery, rows: &[StatsRow], took: Duration) -> Va
             Interval::Month => "month",
             Interval::Year => "year",
         },
-        "group_by": sq.group_by.map(|g| match g {
-            GroupBy::Topic => "topic",
-            GroupBy::Media => "media",
-            GroupBy::Source => "source",
-            GroupBy::Story => "story",
-        }),
+        "group_by": sq.group_by.map(GroupBy::as_str),
         "tz": sq.tz.to_string(),
         "buckets": table.buckets,
         "series": table.series.iter().map(|(name, counts)| json!({"name": name, "counts": counts})).collect::<Vec<_>>(),

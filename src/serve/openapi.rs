@@ -35,8 +35,8 @@ fn param_doc(name: &str) -> (Value, &'static str) {
             "Time bucket (ISO weeks)",
         ),
         "group_by" => (
-            json!({"type": "string", "enum": ["topic", "media", "source", "story"]}),
-            "One series per group (story: `stories` = distinct stories, near-duplicates collapsed, and `copies` = pages)",
+            json!({"type": "string", "enum": indexer::GroupBy::ALL.map(indexer::GroupBy::as_str)}),
+            "One series per group (media: the outlet a page names or credits; outlet: the publishing site, its own name or host; story: `stories` = distinct stories, near-duplicates collapsed, and `copies` = pages)",
         ),
         _ => (string, ""),
     }
@@ -299,7 +299,7 @@ fn schemas() -> Value {
         "fetched": {"type": "string", "format": "date-time"},
         "first_seen": {"type": "string", "format": "date-time", "nullable": true},
         "source": {"type": "string"}, "media": {"type": "string", "nullable": true},
-        "media_from_host": {"type": "boolean"}, "author": {"type": "string", "nullable": true},
+        "media_from_host": {"type": "boolean"}, "outlet": {"type": "string"}, "author": {"type": "string", "nullable": true},
         "topic": {"type": "string"}, "topic_score": {"type": "number"},
         "comments": {"type": "integer", "nullable": true},
         "participants": {"type": "integer", "nullable": true},

@@ -186,6 +186,11 @@ pub struct Extracted {
     pub media: Option<String>,
     /// The media is only the host name: the page names no outlet.
     pub media_from_host: bool,
+    /// The site that published the page, as it names itself
+    /// ([`site_outlet`]): unlike [`Extracted::media`], never the agency or
+    /// paper an article credits. `None`: the page names no site (its host
+    /// stands for it).
+    pub outlet: Option<String>,
     /// Author: JSON-LD `author`, meta `author`, a byline, `作者：`.
     pub author: Option<String>,
     /// Comment count when the markup states one.
@@ -312,6 +317,35 @@ fn meta_pairs(metas: &[ElementRef<'_>]) -> Vec<(String, String)> {
             Some((key.to_ascii_lowercase(), content.to_string()))
         })
         .collect()
+}
+
+/// The site a page belongs to, as it names itself: `og:site_name` (not a
+/// domain), the JSON-LD publisher, `application-name` and the other site
+/// meta keys, else the site name its `<title>` ends with. A Chinese name with
+/// its Latin form after it is the Chinese name (`三立新聞網 SETN.COM`).
+fn site_outlet(
+    metas: &[(String, String)],
+    publisher: Option<&str>,
+    title_tag: Option<&str>,
+    names: &[String],
+) -> Option<String> {
+    meta_value(metas, "og:site_name")
+        .and_then(media::name_value)
+        .filter(|s| !media::domain_like(s))
+        .or_else(|| publisher.and_then(media::name_value))
+        .or_else(|| {
+            media::SITE_META_KEYS
+                .iter()
+                .find_map(|k| meta_value(metas, k).and_then(media::name_value))
+                .filter(|s| !media::domain_like(s))
+        })
+        .or_else(|| {
+            title_tag
+                .and_then(|t| title::site_segment(t, names))
+                .and_then(|n| media::name_value(&n))
+        })
+        .filter(|m| !media::link_shortener(m))
+        .map(|m| media::chinese_part(&m).unwrap_or(m))
 }
 
 fn meta_value<'a>(metas: &'a [(String, String)], key: &str) -> Option<&'a str> {
@@ -1763,6 +1797,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             .unwrap_or(m)
     });
     let mut media_from_host = named_media.is_none() && url.host_str().is_some();
+    let outlet = site_outlet(
+        &metas,
+        ld.publisher.as_deref(),
+        title_tag.as_deref(),
+        &names,
+    );
     // `三立新聞網 SETN.COM`, `端傳媒 Initium Media`: a Chinese name with its
     // Latin form after it is the Chinese name, as source labels give it.
     let named_media = named_media.map(|m| media::chinese_part(&m).unwrap_or(m));
@@ -1855,6 +1895,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         published_local: published.map(|p| p.local),
         media,
         media_from_host,
+        outlet,
         author,
         comments,
         participants,
@@ -2477,6 +2518,42 @@ mod tests {
         assert_eq!(
             extract("<p>x</p>", &u).media.as_deref(),
             Some("news.example.com")
+        );
+    }
+
+    /// The outlet is the site, as its pages name it: the agency an article
+    /// credits is its media, never its outlet; a page naming no site has none
+    /// (its host stands for it).
+    #[test]
+    fn the_outlet_is_the_site_not_the_agency_it_credits() {
+        let u = url("https://www.aljazeera.com/news/2017/03/x.html");
+        let x = extract(
+            r#"<meta property="og:site_name" content="Al Jazeera"><h1>Egypt</h1>
+            <article><p>One paragraph of the story, long enough to be the article's text here.</p>
+            <p>Source: AFP news agency</p></article>"#,
+            &u,
+        );
+        assert_eq!(
+            (x.media.as_deref(), x.outlet.as_deref()),
+            (Some("AFP"), Some("Al Jazeera"))
+        );
+        let named = |html: &str| extract(html, &url("http://news.example.com/a")).outlet;
+        assert_eq!(
+            named(r#"<meta name="source" content="新华社"><p>x</p>"#),
+            None
+        );
+        assert_eq!(
+            named(r#"<meta property="og:site_name" content="example.com"><p>x</p>"#),
+            None
+        );
+        assert_eq!(
+            named(r#"<meta name="application-name" content="三立新聞網 SETN.COM"><p>x</p>"#)
+                .as_deref(),
+            Some("三立新聞網")
+        );
+        assert_eq!(
+            named("<title>Storm hits the coast - The Daily Example</title><p>x</p>").as_deref(),
+            Some("The Daily Example")
         );
     }
 

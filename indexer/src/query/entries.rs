@@ -230,7 +230,7 @@ pub(crate) fn verdict(q: &Query, e: &Entry, checks: Checks, labels: &Labels) -> 
     // Index values do not record the publish-time provenance: the data row decides.
     let unknown = (e.flags & FLAG_EXT == 0
         && (q.collapse_near_duplicates || q.has_comment_filter()))
-        || !q.published_from.is_empty();
+        || q.has_row_only_filter();
     if checks.topic || checks.media {
         if !e.attrs_known() {
             return Verdict::Unknown;

@@ -351,7 +351,7 @@ impl Index {
             && text_only
             && !q.collapse_near_duplicates
             && !q.has_comment_filter()
-            && q.published_from.is_empty()
+            && !q.has_row_only_filter()
             && task
                 .text
                 .as_ref()

@@ -61,6 +61,10 @@ pub struct Query {
     /// text index ([`Index::with_text`]), not by [`Query::matches`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The publishing site is any of these ([`PageRecord::outlet_or_host`]: its own
+    /// name, else its host; empty = any). Checked on the data row.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outlets: Vec<String>,
 }
 
 impl Query {
@@ -83,6 +87,7 @@ impl Query {
             cursor: None,
             published_from: Vec::new(),
             text: None,
+            outlets: Vec::new(),
         }
     }
 
@@ -95,7 +100,7 @@ impl Query {
     }
 
     /// The conditions that are checked on the data row once it is read:
-    /// comments, revisit, near-duplicate and publish-time provenance.
+    /// comments, revisit, near-duplicate, publish-time provenance and outlet.
     pub(crate) fn row_match(&self, page: &PageRecord) -> bool {
         self.comments_match(page)
             && (self.include_revisits || !page.revisit)
@@ -104,6 +109,13 @@ impl Query {
                 || page
                     .published_source()
                     .is_some_and(|f| self.published_from.iter().any(|w| w == f)))
+            && (self.outlets.is_empty() || self.outlets.contains(&page.outlet_or_host()))
+    }
+
+    /// Whether a condition only the data row tells is asked (publish-time provenance,
+    /// outlet).
+    pub(crate) fn has_row_only_filter(&self) -> bool {
+        !self.published_from.is_empty() || !self.outlets.is_empty()
     }
 
     /// Number of distinct query keywords (`keywords` and `keywords_any`) the
@@ -216,10 +228,40 @@ pub enum GroupBy {
     Media,
     /// By source.
     Source,
+    /// By the publishing site ([`PageRecord::outlet_or_host`]; read from the data
+    /// rows, so slower than by media).
+    Outlet,
     /// Reposts: two groups per bucket, `stories` (distinct stories with a
     /// page in the bucket; a near-duplicate counts as its story root, every
     /// other page as its own story) and `copies` (pages).
     Story,
+}
+
+impl GroupBy {
+    /// Every grouping, in the order the API documents them.
+    pub const ALL: [GroupBy; 5] = [
+        GroupBy::Topic,
+        GroupBy::Media,
+        GroupBy::Outlet,
+        GroupBy::Source,
+        GroupBy::Story,
+    ];
+
+    /// Its name (the API's `group_by` value, the CLI's `--group-by`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Topic => "topic",
+            GroupBy::Media => "media",
+            GroupBy::Outlet => "outlet",
+            GroupBy::Source => "source",
+            GroupBy::Story => "story",
+        }
+    }
+
+    /// The grouping named `name`.
+    pub fn from_name(name: &str) -> Option<GroupBy> {
+        GroupBy::ALL.into_iter().find(|g| g.as_str() == name)
+    }
 }
 
 /// Group of [`GroupBy::Story`] statistics: distinct stories.

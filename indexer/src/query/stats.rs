@@ -116,6 +116,7 @@ pub(super) fn page_group(page: &PageRecord, g: Option<GroupBy>) -> Option<String
         GroupBy::Topic => Some(page.topic.clone()),
         GroupBy::Media => page.media.clone(),
         GroupBy::Source => Some(page.source.clone()),
+        GroupBy::Outlet => Some(page.outlet_or_host()),
         GroupBy::Story => Some(GROUP_COPIES.to_owned()),
     }
 }
@@ -223,11 +224,14 @@ impl Index {
     ) -> Result<TaskCounts> {
         let grouped_by_attr = matches!(sq.group_by, Some(GroupBy::Topic | GroupBy::Media));
         let by_story = sq.group_by == Some(GroupBy::Story);
+        // No index value tells the outlet: every page's data row is read.
+        let by_outlet = sq.group_by == Some(GroupBy::Outlet);
         // Counts by time or source need no value of a page: sure text hits are counted as
         // they are.
-        let mut cands = self.candidates(task, q, false, !grouped_by_attr && !by_story)?;
+        let mut cands =
+            self.candidates(task, q, false, !grouped_by_attr && !by_story && !by_outlet)?;
         let (entries, rows) = self.decided(task, q, &mut cands, |e| {
-            (grouped_by_attr && !e.attrs_known()) || (by_story && story_needs_row(e))
+            by_outlet || (grouped_by_attr && !e.attrs_known()) || (by_story && story_needs_row(e))
         })?;
         // Group slots: 0 = no group, then one per label id (+1), then one per
         // group name taken from a data row (values without topic/media).
@@ -245,13 +249,14 @@ impl Index {
             match (sq.group_by, row) {
                 (None, _) => 0,
                 (Some(GroupBy::Source | GroupBy::Story), _) => usize::MAX,
-                (Some(g), Some(p)) if !e.attrs_known() => {
+                (Some(g), Some(p)) if by_outlet || !e.attrs_known() => {
                     let name = page_group(p, Some(g));
                     *extra.entry(name.clone()).or_insert_with(|| {
                         names.push(name);
                         names.len() - 1
                     })
                 }
+                (Some(GroupBy::Outlet), None) => 0,
                 (Some(GroupBy::Topic), _) => from_id(e.topic),
                 (Some(_), _) => {
                     if e.flags & FLAG_MEDIA != 0 {

@@ -625,6 +625,7 @@ pub fn near_duplicates(store: std::sync::Arc<dyn TableStore>, tag: &str) -> Resu
         published_from: Some("meta".into()),
         author: None,
         media_from_host: false,
+        outlet: None,
         language: Some("en".into()),
         charset: None,
         status: 200,

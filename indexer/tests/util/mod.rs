@@ -361,6 +361,10 @@ fn load_pages() -> (Vec<PageRecord>, Vec<String>) {
             ),
             author: None,
             media_from_host: true,
+            // A third of the pages name their site; the others are named by their host.
+            outlet: id
+                .is_multiple_of(3)
+                .then(|| format!("The {} site", host.trim_start_matches("www."))),
         });
     }
     assert_eq!(pages.len(), ARTICLES, "corpus size");
