@@ -453,6 +453,11 @@ pub struct ReextractArgs {
     /// Print the summary as one JSON line instead of the text line.
     #[arg(long)]
     pub json: bool,
+    /// Show, for the latest capture of this URL, each attribute extracted again
+    /// (title, publish time, media, outlet, author) and the rule that decided it;
+    /// writes nothing.
+    #[arg(long, value_name = "URL")]
+    pub explain: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -58,7 +58,7 @@ impl Command {
     pub fn writes_archive(&self) -> bool {
         match self {
             Command::Crawl(_) | Command::Jobs { .. } => true,
-            Command::Reextract(a) => !a.dry_run,
+            Command::Reextract(a) => !a.dry_run && a.explain.is_none(),
             Command::Fsck(a) => a.repair,
             Command::Import(_) => true,
             Command::Compact(a) => !a.dry_run,

@@ -48,13 +48,91 @@ pub struct ReextractSummary {
     pub text: u64,
 }
 
-/// The page's attributes extracted again from its archived response, and its words for the
-/// text index.
-pub fn reextract_page(
-    stores: &Stores,
-    cfg: &Config,
-    page: &PageRecord,
-) -> Result<(PageRecord, indexer::TextDoc)> {
+/// What `reextract --explain URL` shows: each attribute of the URL's latest capture
+/// extracted again, and the rule that decided it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Explained {
+    pub url: String,
+    pub fetched: chrono::DateTime<chrono::Utc>,
+    pub attributes: Vec<ExplainedAttribute>,
+}
+
+/// One attribute of [`Explained`]: its value now (`None`: none found), the value the
+/// index holds, and the rule that decided it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ExplainedAttribute {
+    pub attribute: &'static str,
+    pub value: Option<String>,
+    pub indexed: Option<String>,
+    pub rule: String,
+}
+
+impl Explained {
+    /// One line per attribute: name, value, the rule after `<-`, and the indexed value
+    /// when it differs.
+    pub fn render(&self) -> String {
+        let mut s = format!("{} (captured {})\n", self.url, self.fetched.to_rfc3339());
+        for a in &self.attributes {
+            let value = a.value.as_deref().unwrap_or("-");
+            s.push_str(&format!("{:<10} {value}  <- {}", a.attribute, a.rule));
+            if a.indexed != a.value {
+                s.push_str(&format!(
+                    "  (indexed: {})",
+                    a.indexed.as_deref().unwrap_or("-")
+                ));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// `reextract --explain URL`: the URL's latest page capture extracted again, with the
+/// rule behind each attribute. Writes nothing.
+pub fn explain(stores: &Stores, cfg: &Config, url: &str) -> Result<Explained> {
+    let parsed = crawler::normalize::parse_normalized(url, None)
+        .with_context(|| format!("{url:?} is not an absolute URL"))?;
+    let page = crate::read::page_by_url(stores, parsed.as_str())?
+        .with_context(|| format!("{parsed} is not a page of the archive"))?;
+    let x = extracted_again(stores, cfg, &page)?;
+    let decisions = x.decisions.clone();
+    let (new, _) = updated(&page, x);
+    let published = |p: &PageRecord| {
+        p.published.map(|t| {
+            format!(
+                "{} ({})",
+                t.to_rfc3339(),
+                p.published_source().unwrap_or("-")
+            )
+        })
+    };
+    let value = |attribute: &str, p: &PageRecord| -> Option<String> {
+        match attribute {
+            "title" => Some(p.title.clone()).filter(|t| !t.is_empty()),
+            "published" => published(p),
+            "media" => p.media.clone(),
+            "outlet" => Some(p.outlet_or_host()),
+            "author" => p.author.clone(),
+            _ => None,
+        }
+    };
+    Ok(Explained {
+        url: page.url.clone(),
+        fetched: page.fetched,
+        attributes: decisions
+            .iter()
+            .map(|d| ExplainedAttribute {
+                attribute: d.attribute,
+                value: value(d.attribute, &new),
+                indexed: value(d.attribute, &page),
+                rule: d.rule.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// The page's archived response extracted again.
+fn extracted_again(stores: &Stores, cfg: &Config, page: &PageRecord) -> Result<crawler::Extracted> {
     let html = crate::read::page_text(stores, page)?;
     let url = url::Url::parse(&page.url).with_context(|| format!("stored URL {:?}", page.url))?;
     let ctx = TimeContext {
@@ -67,7 +145,22 @@ pub fn reextract_page(
             .or(cfg.crawl.publish_time_zone),
         hint: None,
     };
-    let x = extract_with(&html, &url, &ctx);
+    Ok(extract_with(&html, &url, &ctx))
+}
+
+/// The page's attributes extracted again from its archived response, and its words for the
+/// text index.
+pub fn reextract_page(
+    stores: &Stores,
+    cfg: &Config,
+    page: &PageRecord,
+) -> Result<(PageRecord, indexer::TextDoc)> {
+    let x = extracted_again(stores, cfg, page)?;
+    Ok(updated(page, x))
+}
+
+/// `page` with the attributes of its extraction `x`, and its words for the text index.
+fn updated(page: &PageRecord, x: crawler::Extracted) -> (PageRecord, indexer::TextDoc) {
     let mut new = page.clone();
     new.title = x.title.clone().unwrap_or_default();
     let from_hint = matches!(
@@ -96,7 +189,7 @@ pub fn reextract_page(
     new.language = x.language.clone();
     let han = indexer::TextDoc::han_of(x.main_text());
     let text = indexer::TextDoc::of(&new, x.tokens, han);
-    Ok((new, text))
+    (new, text)
 }
 
 /// Re-extracts every page `spec` selects; with `dry_run`, only counts.
@@ -223,6 +316,18 @@ pub fn run_command(
     args: &ReextractArgs,
     out: &mut dyn Write,
 ) -> Result<()> {
+    if let Some(url) = &args.explain {
+        if !args.filters.selects_everything() {
+            anyhow::bail!("--explain takes one URL and no filters");
+        }
+        let explained = explain(stores, cfg, url)?;
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string(&explained)?)?;
+        } else {
+            write!(out, "{}", explained.render())?;
+        }
+        return Ok(());
+    }
     let spec = args.filters.clone();
     let summary = run(stores, cfg, &spec, args.dry_run)?;
     if args.json {

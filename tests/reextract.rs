@@ -197,4 +197,48 @@ fn publish_times_are_stored_with_their_source_and_reextract_repairs_old_rows() {
     let again = ws.harvest(&["reextract", "--json"]);
     let again: Value = serde_json::from_slice(&again.stdout).expect("reextract --json: JSON alone");
     assert_eq!(again["changed"], 0, "{again}");
+
+    // `--explain URL`: each attribute with the rule that decided it; nothing written.
+    let url = site.url("/news/netease.html");
+    let explained = ws.harvest(&["reextract", "--explain", &url, "--json"]);
+    let explained: Value =
+        serde_json::from_slice(&explained.stdout).expect("reextract --explain --json: JSON alone");
+    let attrs: BTreeMap<String, &Value> = explained["attributes"]
+        .as_array()
+        .expect("attributes")
+        .iter()
+        .map(|a| (a["attribute"].as_str().unwrap_or_default().to_string(), a))
+        .collect();
+    assert_eq!(
+        attrs.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["author", "media", "outlet", "published", "title"],
+        "{explained}"
+    );
+    assert_eq!(attrs["author"]["value"], "李明", "{explained}");
+    assert_eq!(
+        attrs["published"]["rule"],
+        "text (the best scored candidate)"
+    );
+    for a in attrs.values() {
+        assert_eq!(a["value"], a["indexed"], "{explained}");
+        assert!(
+            a["value"].is_null() || a["rule"].as_str().is_some_and(|r| r != "none"),
+            "a value without its rule: {explained}"
+        );
+    }
+    let text = ws.harvest(&["reextract", "--explain", &url]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with(&url) && text.contains("author     李明  <- "),
+        "{text}"
+    );
+    let unknown = ws.harvest_raw(&["reextract", "--explain", &site.url("/news/none.html")]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("is not a page of the archive"),
+        "{unknown:?}"
+    );
+    let after = ws.harvest(&["reextract", "--dry-run", "--json"]);
+    let after: Value = serde_json::from_slice(&after.stdout).expect("dry run JSON");
+    assert_eq!(after["changed"], 0, "--explain wrote something: {after}");
 }

@@ -164,6 +164,16 @@ const STOP_WORDS: [&str; 119] = [
     "https", "www", "com",
 ];
 
+/// The rule that decided one attribute of a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// `title`, `published`, `media`, `outlet` or `author`.
+    pub attribute: &'static str,
+    /// The rule's name, then the corrections made to its value; `none` when
+    /// no rule gave a value.
+    pub rule: String,
+}
+
 /// What [`extract`] finds in a page.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extracted {
@@ -193,6 +203,9 @@ pub struct Extracted {
     pub outlet: Option<String>,
     /// Author: JSON-LD `author`, meta `author`, a byline, `作者：`.
     pub author: Option<String>,
+    /// Which rule decided each attribute (`harvest reextract --explain URL`), in
+    /// the order title, published, media, outlet, author.
+    pub decisions: Vec<Decision>,
     /// Comment count when the markup states one.
     pub comments: Option<u64>,
     /// Participant count when the markup states one.
@@ -319,6 +332,27 @@ fn meta_pairs(metas: &[ElementRef<'_>]) -> Vec<(String, String)> {
         .collect()
 }
 
+impl Decision {
+    fn new(attribute: &'static str, rule: Option<String>) -> Self {
+        Decision {
+            attribute,
+            rule: rule.unwrap_or_else(|| "none".to_string()),
+        }
+    }
+}
+
+/// One source of an attribute's value, by name: the rule tables of
+/// [`extract`] list them in order, and [`decide`] takes the first that gives a
+/// value.
+type Rule<'a> = (&'static str, Box<dyn Fn() -> Option<String> + 'a>);
+
+/// The first rule that gives a value, with the rule's name.
+fn decide(rules: &[Rule<'_>]) -> Option<(String, &'static str)> {
+    rules
+        .iter()
+        .find_map(|(name, rule)| rule().map(|v| (v, *name)))
+}
+
 /// The site a page belongs to, as it names itself: `og:site_name` (not a
 /// domain), the JSON-LD publisher, `application-name` and the other site
 /// meta keys, else the site name its `<title>` ends with. A Chinese name with
@@ -328,24 +362,41 @@ fn site_outlet(
     publisher: Option<&str>,
     title_tag: Option<&str>,
     names: &[String],
-) -> Option<String> {
-    meta_value(metas, "og:site_name")
-        .and_then(media::name_value)
-        .filter(|s| !media::domain_like(s))
-        .or_else(|| publisher.and_then(media::name_value))
-        .or_else(|| {
-            media::SITE_META_KEYS
-                .iter()
-                .find_map(|k| meta_value(metas, k).and_then(media::name_value))
-                .filter(|s| !media::domain_like(s))
-        })
-        .or_else(|| {
-            title_tag
-                .and_then(|t| title::site_segment(t, names))
-                .and_then(|n| media::name_value(&n))
-        })
-        .filter(|m| !media::link_shortener(m))
-        .map(|m| media::chinese_part(&m).unwrap_or(m))
+) -> Option<(String, &'static str)> {
+    let rules: Vec<Rule<'_>> = vec![
+        (
+            "og:site_name",
+            Box::new(|| {
+                meta_value(metas, "og:site_name")
+                    .and_then(media::name_value)
+                    .filter(|s| !media::domain_like(s))
+            }),
+        ),
+        (
+            "JSON-LD publisher",
+            Box::new(|| publisher.and_then(media::name_value)),
+        ),
+        (
+            "site meta",
+            Box::new(|| {
+                media::SITE_META_KEYS
+                    .iter()
+                    .find_map(|k| meta_value(metas, k).and_then(media::name_value))
+                    .filter(|s| !media::domain_like(s))
+            }),
+        ),
+        (
+            "site part of <title>",
+            Box::new(|| {
+                title_tag
+                    .and_then(|t| title::site_segment(t, names))
+                    .and_then(|n| media::name_value(&n))
+            }),
+        ),
+    ];
+    decide(&rules)
+        .filter(|(m, _)| !media::link_shortener(m))
+        .map(|(m, rule)| (media::chinese_part(&m).unwrap_or(m), rule))
 }
 
 fn meta_value<'a>(metas: &'a [(String, String)], key: &str) -> Option<&'a str> {
@@ -1548,13 +1599,14 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .founder_title
         .map(|e| element_text(&e))
         .filter(|t| !t.is_empty());
-    let title = title::choose(
+    let (title, title_rule) = title::choose_ruled(
         title_tag.as_deref(),
         og_title,
         ld.headline.as_deref().or(founder_title.as_deref()),
         &h1s,
         &names,
-    );
+    )
+    .unzip();
 
     // The lines around the title and at the edges of the article: bylines.
     let lines: Vec<&str> = body_text.lines().collect();
@@ -1695,83 +1747,132 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             .collect()
     };
     let labelled_media = media::labelled_media(header.iter().chain(edges.iter()).copied());
-    let named_media = labelled_media
-        .clone()
+    // The media's sources, in order: the first that names one decides.
+    let media_rules: Vec<Rule<'_>> = vec![
+        ("source label", Box::new(|| labelled_media.clone())),
         // `資料來源：環境部` under the headline of a government's release (a
         // data source's label elsewhere: a chart's).
-        .or_else(|| media::data_source_media(header.iter().copied()))
-        .or_else(|| media::edition_media(header.iter().copied()))
-        .or_else(|| {
-            media::source_element_media(
-                els.source
+        (
+            "data source label",
+            Box::new(|| media::data_source_media(header.iter().copied())),
+        ),
+        (
+            "edition line",
+            Box::new(|| media::edition_media(header.iter().copied())),
+        ),
+        (
+            "source element",
+            Box::new(|| {
+                media::source_element_media(
+                    els.source
+                        .iter()
+                        .filter(|e| e.children().filter(|c| c.value().is_element()).count() <= 2)
+                        .map(element_text),
+                )
+            }),
+        ),
+        (
+            "source meta",
+            Box::new(|| {
+                media::MEDIA_META_KEYS
                     .iter()
-                    .filter(|e| e.children().filter(|c| c.value().is_element()).count() <= 2)
-                    .map(element_text),
-            )
-        })
-        .or_else(|| {
-            media::MEDIA_META_KEYS
-                .iter()
-                .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
-        })
-        .or_else(|| {
-            els.account
-                .and_then(|e| media::name_value(&element_text(&e)))
-        })
-        .or_else(|| {
-            // Not a related item's line under the article (`行政院會通過前瞻預算
-            // 18:10 2024/11/25`, the same day).
-            media::dateline_media(
-                header_above_end.iter().copied(),
-                published.map(|p| p.local.date_naive()),
-            )
-            // `2024-10-30 14:26 财经新闻`: the page's section beside the date
-            // (its `article:section`, a step of its breadcrumb) is no outlet.
-            .filter(|m| !page_sections(&metas, &lines).iter().any(|s| s == m))
-        })
-        .or_else(followed)
-        .or_else(|| media::reporter_outlet(header.iter().chain(edges.iter()).copied()))
+                    .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
+            }),
+        ),
+        (
+            "account element",
+            Box::new(|| {
+                els.account
+                    .and_then(|e| media::name_value(&element_text(&e)))
+            }),
+        ),
+        (
+            "outlet beside the date",
+            Box::new(|| {
+                // Not a related item's line under the article (`行政院會通過前瞻預算
+                // 18:10 2024/11/25`, the same day).
+                media::dateline_media(
+                    header_above_end.iter().copied(),
+                    published.map(|p| p.local.date_naive()),
+                )
+                // `2024-10-30 14:26 财经新闻`: the page's section beside the date
+                // (its `article:section`, a step of its breadcrumb) is no outlet.
+                .filter(|m| !page_sections(&metas, &lines).iter().any(|s| s == m))
+            }),
+        ),
+        ("followed account", Box::new(followed)),
+        (
+            "reporter's outlet",
+            Box::new(|| media::reporter_outlet(header.iter().chain(edges.iter()).copied())),
+        ),
         // `MEMPHIS, Tenn. (AP) —`, `新华社北京11月17日电`: the agency that
         // filed the story, over the site that runs it; the site's own name
         // over its short form (`Yonhap News Agency`, `(Yonhap) --`).
-        .or_else(|| {
-            // Not `dw.com`: a domain for a name gives way to the
-            // publisher's (and is taken last).
-            let site = meta_value(&metas, "og:site_name")
-                .and_then(media::name_value)
-                .filter(|s| !media::domain_like(s));
-            let agency = media::agency_dateline_media(edges.iter().copied());
-            match (site, agency) {
-                (Some(s), Some(a)) if !s.to_lowercase().contains(&a.to_lowercase()) => Some(a),
-                (site, agency) => site.or(agency),
-            }
-        })
-        .or_else(|| ld.publisher.as_deref().and_then(media::name_value))
-        .or_else(|| {
-            media::SITE_META_KEYS
-                .iter()
-                .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
-        })
-        .or_else(|| {
-            title_tag
-                .as_deref()
-                .and_then(|t| title::site_segment(t, &names))
-                .and_then(|n| media::name_value(&n))
-        })
-        .or_else(|| {
-            let after = at_title.map_or(&[][..], |i| {
-                &lines[(i + 1).min(lines.len())..(i + 3).min(lines.len())]
-            });
-            media::account_above_dateline(after)
-        })
-        .or_else(|| {
-            title_tag
-                .as_deref()
-                .zip(title.as_deref())
-                .and_then(|(t, h)| title::segment_after_headline(t, h))
-                .and_then(|n| media::name_value(&n))
-        })
-        .or_else(|| meta_value(&metas, "og:site_name").and_then(media::name_value));
+        (
+            "agency dateline or og:site_name",
+            Box::new(|| {
+                // Not `dw.com`: a domain for a name gives way to the
+                // publisher's (and is taken last).
+                let site = meta_value(&metas, "og:site_name")
+                    .and_then(media::name_value)
+                    .filter(|s| !media::domain_like(s));
+                let agency = media::agency_dateline_media(edges.iter().copied());
+                match (site, agency) {
+                    (Some(s), Some(a)) if !s.to_lowercase().contains(&a.to_lowercase()) => Some(a),
+                    (site, agency) => site.or(agency),
+                }
+            }),
+        ),
+        (
+            "JSON-LD publisher",
+            Box::new(|| ld.publisher.as_deref().and_then(media::name_value)),
+        ),
+        (
+            "site meta",
+            Box::new(|| {
+                media::SITE_META_KEYS
+                    .iter()
+                    .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
+            }),
+        ),
+        (
+            "site part of <title>",
+            Box::new(|| {
+                title_tag
+                    .as_deref()
+                    .and_then(|t| title::site_segment(t, &names))
+                    .and_then(|n| media::name_value(&n))
+            }),
+        ),
+        (
+            "account above the dateline",
+            Box::new(|| {
+                let after = at_title.map_or(&[][..], |i| {
+                    &lines[(i + 1).min(lines.len())..(i + 3).min(lines.len())]
+                });
+                media::account_above_dateline(after)
+            }),
+        ),
+        (
+            "segment after the headline in <title>",
+            Box::new(|| {
+                title_tag
+                    .as_deref()
+                    .zip(title.as_deref())
+                    .and_then(|(t, h)| title::segment_after_headline(t, h))
+                    .and_then(|n| media::name_value(&n))
+            }),
+        ),
+        (
+            "og:site_name (a domain)",
+            Box::new(|| meta_value(&metas, "og:site_name").and_then(media::name_value)),
+        ),
+    ];
+    let mut media_rule = Vec::new();
+    let named_media = decide(&media_rules).map(|(m, rule)| {
+        media_rule.push(rule);
+        m
+    });
     // `来源：澎湃新闻·澎湃号·湃客`, the platform's channel (all of it in the
     // title's site part), over an account a follow button names: the
     // account published the article.
@@ -1782,68 +1883,119 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
                 .zip(title.as_deref())
                 .is_some_and(|(t, h)| title::names_the_sites_part(t, h, &m)) =>
         {
-            followed().or(Some(m))
+            match followed() {
+                Some(account) => {
+                    media_rule = vec!["followed account (the source names the site)"];
+                    Some(account)
+                }
+                None => Some(m),
+            }
         }
         other => other,
     };
+    // `<meta name="source" content="bit.ly">`: a link, not an outlet.
+    let named_media = named_media.filter(|m| {
+        let link = media::link_shortener(m);
+        if link {
+            media_rule.clear();
+        }
+        !link
+    });
     // `Source: Al Jazeera News` on a page whose `og:site_name` is `Al
     // Jazeera`: the outlet as it names itself on all its pages.
-    // `<meta name="source" content="bit.ly">`: a link, not an outlet.
-    let named_media = named_media.filter(|m| !media::link_shortener(m));
     let named_media = named_media.map(|m| {
-        meta_value(&metas, "og:site_name")
+        match meta_value(&metas, "og:site_name")
             .and_then(media::name_value)
             .filter(|s| *s != m && !media::domain_like(s) && media::same_outlet(&m, s))
-            .unwrap_or(m)
+        {
+            Some(site) => {
+                media_rule.push("then the outlet's name in og:site_name");
+                site
+            }
+            None => m,
+        }
     });
     let mut media_from_host = named_media.is_none() && url.host_str().is_some();
-    let outlet = site_outlet(
+    let (outlet, outlet_rule) = site_outlet(
         &metas,
         ld.publisher.as_deref(),
         title_tag.as_deref(),
         &names,
-    );
+    )
+    .unzip();
     // `三立新聞網 SETN.COM`, `端傳媒 Initium Media`: a Chinese name with its
     // Latin form after it is the Chinese name, as source labels give it.
-    let named_media = named_media.map(|m| media::chinese_part(&m).unwrap_or(m));
+    let named_media = named_media.map(|m| match media::chinese_part(&m) {
+        Some(chinese) => {
+            media_rule.push("then its Chinese name");
+            chinese
+        }
+        None => m,
+    });
+    if named_media.is_none() {
+        media_rule = vec!["host (no source names an outlet)"];
+    }
     let mut media = named_media.or_else(|| url.host_str().map(str::to_string));
     // The author the markup names, and the one the text labels (`作者：`,
     // `（记者 X）`, `By X`). Chinese portals put their own name in `<meta
     // name="author">` and the reporter in the text: a markup author naming
     // the site or the outlet gives way to a labelled one.
-    let marked_author = ld
-        .author
-        .clone()
-        .or_else(|| {
-            media::AUTHOR_META_KEYS
-                .iter()
-                .find_map(|k| meta_value(&metas, k).and_then(media::author_value))
-        })
-        .or_else(|| byline_author(&els.byline));
-    let text_author = || {
-        media::labelled_author(header.iter().chain(edges.iter()).copied())
-            .or_else(|| media::byline_line_author(article_lines.iter().copied()))
-            // `澎湃新闻记者 陈思远` on a line of its own under the headline.
-            .or_else(|| media::byline_line_author(header_above_end.iter().copied()))
-            .or_else(|| {
+    let marked_rules: Vec<Rule<'_>> = vec![
+        ("JSON-LD author", Box::new(|| ld.author.clone())),
+        (
+            "author meta",
+            Box::new(|| {
+                media::AUTHOR_META_KEYS
+                    .iter()
+                    .find_map(|k| meta_value(&metas, k).and_then(media::author_value))
+            }),
+        ),
+        ("byline element", Box::new(|| byline_author(&els.byline))),
+    ];
+    let marked_author = decide(&marked_rules);
+    let text_rules: Vec<Rule<'_>> = vec![
+        (
+            "author label",
+            Box::new(|| media::labelled_author(header.iter().chain(edges.iter()).copied())),
+        ),
+        (
+            "byline line of the article",
+            Box::new(|| media::byline_line_author(article_lines.iter().copied())),
+        ),
+        // `澎湃新闻记者 陈思远` on a line of its own under the headline.
+        (
+            "byline line under the headline",
+            Box::new(|| media::byline_line_author(header_above_end.iter().copied())),
+        ),
+        (
+            "reporter beside the date",
+            Box::new(|| {
                 media::dateline_reporter(
                     header.iter().copied(),
                     published.map(|p| p.local.date_naive()),
                 )
-            })
-            .or_else(|| media::poster_above_posted(header))
-            // `<a href="/author/kelly-ip">Kelly Ip</a>` under the headline.
-            .or_else(|| {
+            }),
+        ),
+        (
+            "poster above 'posted'",
+            Box::new(|| media::poster_above_posted(header)),
+        ),
+        // `<a href="/author/kelly-ip">Kelly Ip</a>` under the headline.
+        (
+            "author link under the headline",
+            Box::new(|| {
                 els.author_links.iter().find_map(|e| {
                     let name = media::author_value(&element_text(e))?;
                     (name.chars().count() <= 40
                         && header_above_end.iter().any(|l| l.contains(&name)))
                     .then_some(name)
                 })
-            })
-    };
+            }),
+        ),
+    ];
+    let mut author_rule = None;
     let author = match marked_author {
-        Some(a)
+        Some((a, rule))
             if media::names_an_outlet(
                 &a,
                 media.as_deref().filter(|_| !media_from_host),
@@ -1853,12 +2005,25 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         {
             // Else a byline element naming someone else (`<a rel="author">`
             // beside `<meta name="author" content="中時電子報">`).
-            text_author()
-                .or_else(|| byline_author(&els.byline).filter(|b| *b != a))
-                .or(Some(a))
+            if let Some((t, rule)) = decide(&text_rules) {
+                author_rule = Some(rule);
+                Some(t)
+            } else if let Some(b) = byline_author(&els.byline).filter(|b| *b != a) {
+                author_rule = Some("byline element (the markup author names the outlet)");
+                Some(b)
+            } else {
+                author_rule = Some(rule);
+                Some(a)
+            }
         }
-        Some(a) => Some(a),
-        None => text_author(),
+        Some((a, rule)) => {
+            author_rule = Some(rule);
+            Some(a)
+        }
+        None => decide(&text_rules).map(|(t, rule)| {
+            author_rule = Some(rule);
+            t
+        }),
     };
     // `<a href="/author/kyodo/">Kyodo</a>`, `By Reuters`: a wire agency
     // credited as the author filed the story. It is the media (unless a
@@ -1868,7 +2033,9 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             if labelled_media.is_none() {
                 media = Some(agency);
                 media_from_host = false;
+                media_rule = vec!["wire agency credited as the author"];
             }
+            author_rule = None;
             None
         }
         None => author,
@@ -1887,7 +2054,25 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     } else {
         &article_text
     };
+    // The rule tables borrow the page's texts, which the result takes.
+    drop((media_rules, marked_rules, text_rules));
     let (keywords, tokens) = keywords_and_tokens(main_text, chinese);
+    let decisions = vec![
+        Decision::new("title", title_rule.map(str::to_string)),
+        Decision::new(
+            "published",
+            published.map(|p| format!("{} (the best scored candidate)", p.from.as_str())),
+        ),
+        Decision::new(
+            "media",
+            (!media_rule.is_empty()).then(|| media_rule.join(", ")),
+        ),
+        Decision::new(
+            "outlet",
+            Some(outlet_rule.unwrap_or("host (no site name)").to_string()),
+        ),
+        Decision::new("author", author_rule.map(str::to_string)),
+    ];
     let extracted = Extracted {
         title,
         published: published.map(|p| p.utc),
@@ -1897,6 +2082,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         media_from_host,
         outlet,
         author,
+        decisions,
         comments,
         participants,
         keywords,
@@ -2536,6 +2722,31 @@ mod tests {
         assert_eq!(
             (x.media.as_deref(), x.outlet.as_deref()),
             (Some("AFP"), Some("Al Jazeera"))
+        );
+        // Each attribute names the rule that decided it.
+        let rule = |a: &str| {
+            x.decisions
+                .iter()
+                .find(|d| d.attribute == a)
+                .map(|d| d.rule.clone())
+        };
+        assert_eq!(rule("media").as_deref(), Some("source label"));
+        assert_eq!(rule("outlet").as_deref(), Some("og:site_name"));
+        assert_eq!(rule("title").as_deref(), Some("first <h1>"));
+        assert_eq!(rule("published").as_deref(), Some("none"));
+        let hub = extract("<p>x</p>", &url("http://news.example.com/a"));
+        assert_eq!(
+            hub.decisions
+                .iter()
+                .map(|d| (d.attribute, d.rule.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("title", "none"),
+                ("published", "none"),
+                ("media", "host (no source names an outlet)"),
+                ("outlet", "host (no site name)"),
+                ("author", "none"),
+            ]
         );
         let named = |html: &str| extract(html, &url("http://news.example.com/a")).outlet;
         assert_eq!(

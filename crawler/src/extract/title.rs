@@ -423,6 +423,17 @@ pub fn choose(
     h1s: &[String],
     site_names: &[String],
 ) -> Option<String> {
+    choose_ruled(title_tag, og, headline, h1s, site_names).map(|(t, _)| t)
+}
+
+/// [`choose`], with the name of the rule that decided.
+pub fn choose_ruled(
+    title_tag: Option<&str>,
+    og: Option<&str>,
+    headline: Option<&str>,
+    h1s: &[String],
+    site_names: &[String],
+) -> Option<(String, &'static str)> {
     let title_tag = title_tag.and_then(clean);
     let stripped = title_tag.as_deref().map(|t| strip_site(t, site_names));
     let og = og.and_then(clean);
@@ -459,7 +470,7 @@ pub fn choose(
                 })
         });
         if same(&og) || same(&headline) || same(&stripped) || in_title || framed {
-            return Some(h.clone());
+            return Some((h.clone(), "<h1> confirmed by <title>, og:title or JSON-LD"));
         }
     }
     // A title that only names the site (`人民日报 -- 人民网` on each page of an
@@ -470,7 +481,7 @@ pub fn choose(
                 && !names_site(h, site_names)
                 && h.chars().count() > s.chars().count()
             {
-                return Some(h.clone());
+                return Some((h.clone(), "<h1> under a <title> that names only the site"));
             }
         }
     }
@@ -486,13 +497,16 @@ pub fn choose(
                 let tn = norm(t);
                 tn.len() > on.len() && tn.starts_with(&on)
             });
-        return Some(longer.map_or(o, str::to_string));
+        return Some(match longer {
+            Some(l) => (l.to_string(), "og:title completed by a longer title"),
+            None => (o, "og:title"),
+        });
     }
     headline
-        .map(|h| strip_site(&h, site_names))
-        .or(stripped)
-        .filter(|t| !t.is_empty())
-        .or_else(|| h1s.into_iter().next())
+        .map(|h| (strip_site(&h, site_names), "JSON-LD headline"))
+        .or(stripped.map(|t| (t, "<title> without the site's name")))
+        .filter(|(t, _)| !t.is_empty())
+        .or_else(|| h1s.into_iter().next().map(|h| (h, "first <h1>")))
 }
 
 #[cfg(test)]
