@@ -1028,6 +1028,27 @@ fn legend_names(page: &mut Page) -> CdpResult<Vec<String>> {
         .collect())
 }
 
+/// Types `value` into the filter input `param` and searches: the number of pages listed
+/// once the list and the chart show the filter.
+fn filter_on(page: &mut Page, param: &str, value: &str) -> CdpResult<u64> {
+    page.eval(&format!(
+        "(() => {{ const m = document.getElementById({}); m.value = {}; \
+           m.dispatchEvent(new Event('input', {{bubbles: true}})); \
+           document.getElementById('search').click(); }})()",
+        js(param),
+        js(value)
+    ))?;
+    let marker = page.eval(&format!(
+        "new URLSearchParams([[{}, {}]]).toString()",
+        js(param),
+        js(value)
+    ))?;
+    let marker = marker.as_str().unwrap_or_default().to_string();
+    let listed = wait_results(page, &marker)?;
+    wait_chart(page, &marker)?;
+    Ok(listed)
+}
+
 /// Issue 42 item 5: the news demo's pages stacked by media are the nine
 /// outlets, each under one name, the host of the hub pages and the agencies
 /// the articles credit; nothing else (no `Al Jazeera News` beside `Al
@@ -1086,19 +1107,7 @@ fn drive_news_media(
     for outlet in spaced {
         let expected = pages_of(&grouped, outlet);
         ensure!(expected > 0, "{outlet:?} has no pages: {grouped}");
-        page.eval(&format!(
-            "(() => {{ const m = document.getElementById('media'); m.value = {}; \
-               m.dispatchEvent(new Event('input', {{bubbles: true}})); \
-               document.getElementById('search').click(); }})()",
-            js(outlet)
-        ))?;
-        let marker = page.eval(&format!(
-            "new URLSearchParams([['media', {}]]).toString()",
-            js(outlet)
-        ))?;
-        let marker = marker.as_str().unwrap_or_default().to_string();
-        let listed = wait_results(page, &marker)?;
-        wait_chart(page, &marker)?;
+        let listed = filter_on(page, "media", outlet)?;
         ensure!(listed > 0, "the media filter {outlet:?} lists no page");
         let legend = legend_names(page)?;
         ensure!(
@@ -1147,19 +1156,7 @@ fn drive_news_media(
         .find(|o| o.contains(' '))
         .ok_or("no spaced outlet")?;
     let expected = pages_of(&by_outlet, site);
-    page.eval(&format!(
-        "(() => {{ const m = document.getElementById('outlet'); m.value = {}; \
-           m.dispatchEvent(new Event('input', {{bubbles: true}})); \
-           document.getElementById('search').click(); }})()",
-        js(site)
-    ))?;
-    let marker = page.eval(&format!(
-        "new URLSearchParams([['outlet', {}]]).toString()",
-        js(site)
-    ))?;
-    let marker = marker.as_str().unwrap_or_default().to_string();
-    let listed = wait_results(page, &marker)?;
-    wait_chart(page, &marker)?;
+    let listed = filter_on(page, "outlet", site)?;
     let (_, hits) = fetch_shown(page, "list", "/api/search")?;
     let named: Vec<&str> = hits["hits"]
         .as_array()
