@@ -7,6 +7,7 @@
 //! a byline element (`rel=author`, `itemprop=author`, `.byline`), a labelled
 //! name in the text (`作者：`, `记者 王希`, `By Jane Doe`).
 
+use super::lists::{self, List};
 use std::sync::LazyLock;
 
 use chrono::{Datelike, NaiveDate};
@@ -63,10 +64,8 @@ static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 /// Words a source label names that are no outlet: `Source: News agencies`,
 /// `Source: Agencies`, `Source: Staff`.
 /// Photo credits too: `Source: Supplied`, `Handout`, `File`.
-const GENERIC_SOURCES: [&str; 10] = [
-    "news", "agencies", "agency", "wires", "staff", "internet", "unknown", "supplied", "handout",
-    "file",
-];
+static GENERIC_SOURCES: List =
+    LazyLock::new(|| lists::parse(include_str!("lists/generic_sources.txt")));
 
 /// `作者：王希`, `撰文 | 王希`, `文/王希`, `作者 王希`: a labelled name of 2-4
 /// characters (several joined by `、`, or by spaces when of 2-3 characters),
@@ -222,37 +221,14 @@ pub fn chinese_part(name: &str) -> Option<String> {
 
 /// Forum and CMS software that signs the `author` meta of every page it
 /// serves.
-const SOFTWARE_CREDITS: [&str; 9] = [
-    "discuz",
-    "comsenz",
-    "phpwind",
-    "dedecms",
-    "织梦",
-    "empirecms",
-    "帝国cms",
-    "vbulletin",
-    "phpbb",
-];
+static SOFTWARE_CREDITS: List =
+    LazyLock::new(|| lists::parse(include_str!("lists/software_credits.txt")));
 
 /// Words an outlet adds to its name in some places and not in others (`Al
 /// Jazeera News` beside `Al Jazeera`, `BBC News` beside `BBC`): the name
 /// without them is the same outlet.
-const NAME_EXTENSIONS: [&str; 14] = [
-    "news",
-    "online",
-    "network",
-    "media",
-    "digital",
-    "english",
-    "international",
-    "tv",
-    "com",
-    "agency",
-    "news agency",
-    "news network",
-    "newspaper",
-    "group",
-];
+static NAME_EXTENSIONS: List =
+    LazyLock::new(|| lists::parse(include_str!("lists/name_extensions.txt")));
 
 /// Whether `name` and the site's own name `site` (its `og:site_name`) are one
 /// outlet's name in two forms: the same but for the case, a `The` before it,
@@ -296,61 +272,8 @@ pub fn domain_like(name: &str) -> bool {
 
 /// The news agencies that file stories other outlets run under their name:
 /// an author who is one of them is the story's source.
-const WIRE_AGENCIES: [&str; 53] = [
-    "aap",
-    "pa",
-    "press association",
-    "kuna",
-    "wam",
-    "irna",
-    "anadolu",
-    "anp",
-    "belga",
-    "ctk",
-    "mti",
-    "pap",
-    "interfax",
-    "ap",
-    "associated press",
-    "the associated press",
-    "reuters",
-    "thomson reuters",
-    "afp",
-    "agence france-presse",
-    "agence france presse",
-    "kyodo",
-    "kyodo news",
-    "jiji",
-    "jiji press",
-    "xinhua",
-    "yonhap",
-    "dpa",
-    "pti",
-    "ians",
-    "ani",
-    "tass",
-    "bernama",
-    "antara",
-    "efe",
-    "ansa",
-    "upi",
-    "cna",
-    "bloomberg",
-    "新华社",
-    "中新社",
-    "中国新闻社",
-    "中央社",
-    "中央通讯社",
-    "路透社",
-    "美联社",
-    "法新社",
-    "共同社",
-    "韩联社",
-    "塔斯社",
-    "彭博社",
-    "彭博",
-    "时事社",
-];
+static WIRE_AGENCIES: List =
+    LazyLock::new(|| lists::parse(include_str!("lists/wire_agencies.txt")));
 
 /// `Kyodo`, `By Reuters`, `AFP`, `新华社`: the agency an author value
 /// names, as written; `None` for a person (or `Reuters staff` and the like).
@@ -386,29 +309,7 @@ static RE_NAME_THEN_WEN: LazyLock<Regex> =
 
 /// Words that end a list of names: the roles and labels that follow a byline
 /// (`作者：王希 编辑 李明`, `记者 王希 摄影 张三`).
-const NOT_NAMES: [&str; 18] = [
-    // `端傳媒記者 陳曉嵐 發自香港`, `谭亦舟 长沙报道`: where the reporter
-    // files from.
-    "发自",
-    "报道",
-    "编辑",
-    "责编",
-    "责任编辑",
-    "校对",
-    "摄影",
-    "摄像",
-    "来源",
-    "审核",
-    "监制",
-    "实习生",
-    "通讯员",
-    "制图",
-    "主编",
-    "发布",
-    // `作者：刘洋　　时间：11-25 15:05`: the date's label after the name.
-    "时间",
-    "日期",
-];
+static NOT_NAMES: List = LazyLock::new(|| lists::parse(include_str!("lists/not_names.txt")));
 
 /// The names of a matched Chinese byline (`余毅菁 向雪妮`, `李国利、黄一宸`),
 /// up to the first role word; joined by `、`.
@@ -642,32 +543,8 @@ fn closes_line(after: &str) -> bool {
 /// Capitalised words that open a sentence, not words of an outlet's name:
 /// a Latin name ([`RE_MEDIA_LABEL`] runs over capitalised words) ends before
 /// one (`Source: Gov.UK However, Sir James added`).
-const SENTENCE_OPENERS: [&str; 24] = [
-    "However",
-    "But",
-    "And",
-    "Meanwhile",
-    "Moreover",
-    "The",
-    "This",
-    "That",
-    "These",
-    "Those",
-    "It",
-    "He",
-    "She",
-    "They",
-    "We",
-    "I",
-    "In",
-    "On",
-    "At",
-    "As",
-    "After",
-    "According",
-    "When",
-    "While",
-];
+static SENTENCE_OPENERS: List =
+    LazyLock::new(|| lists::parse(include_str!("lists/sentence_openers.txt")));
 
 /// A labelled Latin name up to the first word of the next sentence (the
 /// name's first word is kept: `The Guardian`).
@@ -684,24 +561,8 @@ fn latin_name_end(name: &str) -> &str {
 
 /// Link shorteners: a host of theirs in a credit is a link to follow, not the
 /// outlet (`Source: bit.ly`, `via t.co`).
-const LINK_SHORTENERS: [&str; 16] = [
-    "bit.ly",
-    "t.co",
-    "goo.gl",
-    "ow.ly",
-    "buff.ly",
-    "tinyurl.com",
-    "is.gd",
-    "dlvr.it",
-    "fb.me",
-    "wp.me",
-    "lnkd.in",
-    "trib.al",
-    "youtu.be",
-    "amzn.to",
-    "j.mp",
-    "t.cn",
-];
+static LINK_SHORTENERS: List =
+    LazyLock::new(|| lists::parse(include_str!("lists/link_shorteners.txt")));
 
 /// Whether `name` is a link shortener's host ([`LINK_SHORTENERS`]).
 pub fn link_shortener(name: &str) -> bool {
@@ -731,38 +592,7 @@ static RE_DATELINE_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Words beside the date on a portal's byline line that name no outlet.
-const NOT_OUTLETS: [&str; 29] = [
-    "阅读",
-    // `閱讀時間約 2 分鐘`: a reading time's unit.
-    "分钟",
-    "字",
-    "评论",
-    "浏览",
-    "举报",
-    "分享",
-    "收藏",
-    "打印",
-    "字号",
-    "纠错",
-    "关注",
-    "原创",
-    "转载",
-    "来源",
-    "作者",
-    "编辑",
-    "责编",
-    "发布",
-    "发表",
-    "更新",
-    "时间",
-    "日期",
-    "点击",
-    "星期",
-    "周",
-    "今天",
-    "昨天",
-    "大中小",
-];
+static NOT_OUTLETS: List = LazyLock::new(|| lists::parse(include_str!("lists/not_outlets.txt")));
 
 /// The outlet printed beside the publish date with no label, the line's only
 /// other words (`2019-09-26 10:56:28 证券时报网`, `中国网 2019-11-25 10:37:31`):
@@ -906,44 +736,7 @@ pub fn followed_account(after: &[&str]) -> Option<String> {
 
 /// The places a Chinese platform shows as a post's IP location (its
 /// province-level region, or abroad).
-const IP_PLACES: [&str; 36] = [
-    "北京",
-    "天津",
-    "上海",
-    "重庆",
-    "河北",
-    "山西",
-    "辽宁",
-    "吉林",
-    "黑龙江",
-    "江苏",
-    "浙江",
-    "安徽",
-    "福建",
-    "江西",
-    "山东",
-    "河南",
-    "湖北",
-    "湖南",
-    "广东",
-    "海南",
-    "四川",
-    "贵州",
-    "云南",
-    "陕西",
-    "甘肃",
-    "青海",
-    "台湾",
-    "内蒙古",
-    "广西",
-    "西藏",
-    "宁夏",
-    "新疆",
-    "香港",
-    "澳门",
-    "海外",
-    "未知",
-];
+static IP_PLACES: List = LazyLock::new(|| lists::parse(include_str!("lists/ip_places.txt")));
 
 /// `北京`, `IP属地:浙江` beside a post's time: the IP location platforms show,
 /// no outlet or account.
@@ -1069,9 +862,7 @@ static RE_REPORTER_OUTLET: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Who `本报记者`, `本台记者` and the like write for: the page's own outlet,
 /// not named.
-const SELF_OUTLETS: [&str; 8] = [
-    "本报", "本网", "本台", "本刊", "本站", "我台", "我报", "本社",
-];
+static SELF_OUTLETS: List = LazyLock::new(|| lists::parse(include_str!("lists/self_outlets.txt")));
 
 /// The outlet of the first reporter's byline in `lines` ([`RE_REPORTER_OUTLET`]):
 /// a short line holding only the outlet's reporter title and names of 2-4

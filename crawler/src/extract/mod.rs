@@ -12,6 +12,7 @@
 
 pub mod budget;
 mod fold;
+mod lists;
 pub mod media;
 mod scan;
 pub mod text;

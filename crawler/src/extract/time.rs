@@ -12,6 +12,7 @@
 //! `modified`). A day-precise winner takes the minutes of another candidate of
 //! the same day.
 
+use super::lists::{self, List};
 use std::sync::LazyLock;
 
 use chrono::{
@@ -407,22 +408,8 @@ static RE_SHORT_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The labels a short date ([`RE_SHORT_NUMERIC`]) must follow, with only a
 /// colon or spaces between.
-const SHORT_DATE_LABELS: [&str; 11] = [
-    "发布时间",
-    // `时间：11-25 15:05` (a dateline's `来源 作者 时间`).
-    "时间",
-    "日期",
-    "发表时间",
-    "发布于",
-    "发表于",
-    "发布日期",
-    "发表日期",
-    // A modified time (`修改于05-20 16:00`), which stands in when the page
-    // states no publish time.
-    "修改于",
-    "编辑于",
-    "更新于",
-];
+static SHORT_DATE_LABELS: List =
+    LazyLock::new(|| lists::parse(include_str!("lists/short_date_labels.txt")));
 
 const MONTHS: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 /// A time of day after an English date (groups: hour, minute, second,
@@ -624,91 +611,13 @@ static RE_URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Labels that say the date after them is the publish time.
-const PUBLISH_LABELS: [&str; 31] = [
-    "发布时间",
-    "发布日期",
-    "发表时间",
-    "发表日期",
-    "发表于",
-    "发布于",
-    "发稿时间",
-    "上线时间",
-    "时间",
-    "日期",
-    "来源",
-    "稿源",
-    "published",
-    "posted",
-    "publish date",
-    "pubdate",
-    "date",
-    "created",
-    "erstellt",
-    "publié",
-    "publicado",
-    "first published",
-    "veröffentlicht",
-    "erschienen",
-    "datum",
-    "mis en ligne",
-    "mise en ligne",
-    "pubblicato",
-    "gepubliceerd",
-    // Korean: `입력 2024.11.25.`, `송고시간2024-11-25 15:05`.
-    "입력",
-    "송고시간",
-];
+static PUBLISH_LABELS: List =
+    LazyLock::new(|| lists::parse(include_str!("lists/publish_labels.txt")));
 
 /// Labels that say the date after them is not the publish time (the first
 /// [`UPDATE_LABELS`] of them: an update time; then comments', and a
 /// repost's original's).
-const OTHER_LABELS: [&str; 39] = [
-    "更新时间",
-    "更新于",
-    "最后更新",
-    "更新",
-    "修改时间",
-    // Before `日期` (a publish label) ends in the same place.
-    "更新日期",
-    "修改日期",
-    "修改于",
-    "最后修改",
-    "编辑于",
-    "updated",
-    "update",
-    "modified",
-    "edited",
-    "last reviewed",
-    "aktualisiert",
-    "geändert",
-    "letzte änderung",
-    "mis à jour",
-    "actualizado",
-    "aggiornato",
-    "bijgewerkt",
-    // Korean: `수정 2024.11.25. 오후 5:20`, `업데이트`.
-    "수정",
-    "업데이트",
-    // (comments and replies from here on)
-    "评论",
-    "回复",
-    "reply",
-    "comment",
-    // Another article's date (`最新推荐文章于 2024-11-20 发布` over a blog
-    // post, `上一篇`).
-    "推荐文章",
-    "相关文章",
-    "上一篇",
-    "下一篇",
-    // The original's date in a repost (`原文发布于…`), not this page's.
-    "原文发布于",
-    "原文发布时间",
-    "原文时间",
-    "原发于",
-    "原载于",
-    "首发于",
-    "originally published",
-];
+static OTHER_LABELS: List = LazyLock::new(|| lists::parse(include_str!("lists/other_labels.txt")));
 
 /// How many of [`OTHER_LABELS`] (the first) label an update time.
 const UPDATE_LABELS: usize = 24;
