@@ -376,7 +376,7 @@ impl PageJson {
             source: p.source.clone(),
             media: p.media.clone(),
             media_from_host: p.media_from_host,
-            outlet: p.outlet_or_host(),
+            outlet: p.outlet_or_host().to_string(),
             author: p.author.clone(),
             topic: p.topic.clone(),
             topic_score: p.topic_score,

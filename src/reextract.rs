@@ -95,8 +95,8 @@ pub fn explain(stores: &Stores, cfg: &Config, url: &str) -> Result<Explained> {
     let page = crate::read::page_by_url(stores, parsed.as_str())?
         .with_context(|| format!("{parsed} is not a page of the archive"))?;
     let x = extracted_again(stores, cfg, &page)?;
-    let decisions = x.decisions.clone();
-    let (new, _) = updated(&page, x);
+    let new = with_attributes(&page, &x);
+    let decisions = x.decisions;
     let published = |p: &PageRecord| {
         p.published.map(|t| {
             format!(
@@ -111,7 +111,7 @@ pub fn explain(stores: &Stores, cfg: &Config, url: &str) -> Result<Explained> {
             "title" => Some(p.title.clone()).filter(|t| !t.is_empty()),
             "published" => published(p),
             "media" => p.media.clone(),
-            "outlet" => Some(p.outlet_or_host()),
+            "outlet" => Some(p.outlet_or_host().to_string()),
             "author" => p.author.clone(),
             _ => None,
         }
@@ -156,11 +156,14 @@ pub fn reextract_page(
     page: &PageRecord,
 ) -> Result<(PageRecord, indexer::TextDoc)> {
     let x = extracted_again(stores, cfg, page)?;
-    Ok(updated(page, x))
+    let new = with_attributes(page, &x);
+    let han = indexer::TextDoc::han_of(x.main_text());
+    let text = indexer::TextDoc::of(&new, x.tokens, han);
+    Ok((new, text))
 }
 
-/// `page` with the attributes of its extraction `x`, and its words for the text index.
-fn updated(page: &PageRecord, x: crawler::Extracted) -> (PageRecord, indexer::TextDoc) {
+/// `page` with the attributes of its extraction `x`.
+fn with_attributes(page: &PageRecord, x: &crawler::Extracted) -> PageRecord {
     let mut new = page.clone();
     new.title = x.title.clone().unwrap_or_default();
     let from_hint = matches!(
@@ -187,9 +190,7 @@ fn updated(page: &PageRecord, x: crawler::Extracted) -> (PageRecord, indexer::Te
     new.participants = x.participants;
     new.keywords = x.keywords.clone();
     new.language = x.language.clone();
-    let han = indexer::TextDoc::han_of(x.main_text());
-    let text = indexer::TextDoc::of(&new, x.tokens, han);
-    (new, text)
+    new
 }
 
 /// Re-extracts every page `spec` selects; with `dry_run`, only counts.
@@ -317,8 +318,18 @@ pub fn run_command(
     out: &mut dyn Write,
 ) -> Result<()> {
     if let Some(url) = &args.explain {
-        if !args.filters.selects_everything() {
-            anyhow::bail!("--explain takes one URL and no filters");
+        // Only the zone's default is left: a filter, a switch, a zone or `--dry-run`
+        // would change nothing of what --explain prints, so each is refused.
+        let zone = args.filters.tz.as_str();
+        let plain = FilterSpec {
+            tz: zone.to_string(),
+            ..FilterSpec::default()
+        };
+        if args.filters != plain || !(zone.is_empty() || zone == "UTC") || args.dry_run {
+            anyhow::bail!(
+                "--explain takes one URL and nothing else: no filters, --tz, \
+                 --include-revisits, --collapse or --dry-run"
+            );
         }
         let explained = explain(stores, cfg, url)?;
         if args.json {

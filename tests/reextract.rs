@@ -238,6 +238,23 @@ fn publish_times_are_stored_with_their_source_and_reextract_repairs_old_rows() {
         String::from_utf8_lossy(&unknown.stderr).contains("is not a page of the archive"),
         "{unknown:?}"
     );
+    // What would change nothing of the answer is refused, not ignored.
+    for extra in [
+        &["--collapse"][..],
+        &["--tz", "+08:00"],
+        &["--dry-run"],
+        &["--source", "x"],
+    ] {
+        let mut args = vec!["reextract", "--explain", url.as_str()];
+        args.extend_from_slice(extra);
+        let refused = ws.harvest_raw(&args);
+        assert_eq!(refused.status.code(), Some(1), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&refused.stderr)
+                .contains("--explain takes one URL and nothing else"),
+            "{extra:?}: {refused:?}"
+        );
+    }
     let after = ws.harvest(&["reextract", "--dry-run", "--json"]);
     let after: Value = serde_json::from_slice(&after.stdout).expect("dry run JSON");
     assert_eq!(after["changed"], 0, "--explain wrote something: {after}");

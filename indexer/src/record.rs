@@ -234,11 +234,10 @@ impl PageRecord {
     }
 
     /// The outlet, else the URL's host (without port or user).
-    pub fn outlet_or_host(&self) -> String {
-        match &self.outlet {
-            Some(o) => o.clone(),
-            None => url_host(&self.url).to_string(),
-        }
+    pub fn outlet_or_host(&self) -> &str {
+        self.outlet
+            .as_deref()
+            .unwrap_or_else(|| url_host(&self.url))
     }
 
     /// Keywords as indexed: lowercased, deduplicated, sorted.

@@ -125,7 +125,10 @@ fn media_hosts(pages: &[PageRecord]) -> Names {
     let mut m: Vec<String> = pages.iter().filter_map(|p| p.media.clone()).collect();
     m.sort();
     m.dedup();
-    let mut o: Vec<String> = pages.iter().map(PageRecord::outlet_or_host).collect();
+    let mut o: Vec<String> = pages
+        .iter()
+        .map(|p| p.outlet_or_host().to_string())
+        .collect();
     o.sort();
     o.dedup();
     (m, o)

@@ -109,7 +109,7 @@ impl Query {
                 || page
                     .published_source()
                     .is_some_and(|f| self.published_from.iter().any(|w| w == f)))
-            && (self.outlets.is_empty() || self.outlets.contains(&page.outlet_or_host()))
+            && (self.outlets.is_empty() || self.outlets.iter().any(|o| o == page.outlet_or_host()))
     }
 
     /// Whether a condition only the data row tells is asked (publish-time provenance,

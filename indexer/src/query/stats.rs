@@ -116,7 +116,7 @@ pub(super) fn page_group(page: &PageRecord, g: Option<GroupBy>) -> Option<String
         GroupBy::Topic => Some(page.topic.clone()),
         GroupBy::Media => page.media.clone(),
         GroupBy::Source => Some(page.source.clone()),
-        GroupBy::Outlet => Some(page.outlet_or_host()),
+        GroupBy::Outlet => Some(page.outlet_or_host().to_string()),
         GroupBy::Story => Some(GROUP_COPIES.to_owned()),
     }
 }
