@@ -365,39 +365,47 @@ fn site_outlet(
     names: &[String],
 ) -> Option<(String, &'static str)> {
     let rules: Vec<Rule<'_>> = vec![
-        (
-            "og:site_name",
-            Box::new(|| {
-                meta_value(metas, "og:site_name")
-                    .and_then(media::name_value)
-                    .filter(|s| !media::domain_like(s))
-            }),
-        ),
-        (
-            "JSON-LD publisher",
-            Box::new(|| publisher.and_then(media::name_value)),
-        ),
+        ("og:site_name", Box::new(|| og_site_name(metas))),
+        ("JSON-LD publisher", Box::new(|| publisher_name(publisher))),
         (
             "site meta",
-            Box::new(|| {
-                media::SITE_META_KEYS
-                    .iter()
-                    .find_map(|k| meta_value(metas, k).and_then(media::name_value))
-                    .filter(|s| !media::domain_like(s))
-            }),
+            Box::new(|| site_meta(metas).filter(|s| !media::domain_like(s))),
         ),
         (
             "site part of <title>",
-            Box::new(|| {
-                title_tag
-                    .and_then(|t| title::site_segment(t, names))
-                    .and_then(|n| media::name_value(&n))
-            }),
+            Box::new(|| title_site_part(title_tag, names)),
         ),
     ];
     decide(&rules)
         .filter(|(m, _)| !media::link_shortener(m))
         .map(|(m, rule)| (media::chinese_part(&m).unwrap_or(m), rule))
+}
+
+/// `og:site_name` when it names the site, not its domain (`dw.com`).
+fn og_site_name(metas: &[(String, String)]) -> Option<String> {
+    meta_value(metas, "og:site_name")
+        .and_then(media::name_value)
+        .filter(|s| !media::domain_like(s))
+}
+
+/// The JSON-LD publisher's name.
+fn publisher_name(publisher: Option<&str>) -> Option<String> {
+    publisher.and_then(media::name_value)
+}
+
+/// The first of the site meta keys (`application-name`, `publisher`, ...) that holds a
+/// name.
+fn site_meta(metas: &[(String, String)]) -> Option<String> {
+    media::SITE_META_KEYS
+        .iter()
+        .find_map(|k| meta_value(metas, k).and_then(media::name_value))
+}
+
+/// The site name a `<title>` ends (or starts) with, one of `names`.
+fn title_site_part(title_tag: Option<&str>, names: &[String]) -> Option<String> {
+    title_tag
+        .and_then(|t| title::site_segment(t, names))
+        .and_then(|n| media::name_value(&n))
 }
 
 fn meta_value<'a>(metas: &'a [(String, String)], key: &str) -> Option<&'a str> {
@@ -1814,9 +1822,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             Box::new(|| {
                 // Not `dw.com`: a domain for a name gives way to the
                 // publisher's (and is taken last).
-                let site = meta_value(&metas, "og:site_name")
-                    .and_then(media::name_value)
-                    .filter(|s| !media::domain_like(s));
+                let site = og_site_name(&metas);
                 let agency = media::agency_dateline_media(edges.iter().copied());
                 match (site, agency) {
                     (Some(s), Some(a)) if !s.to_lowercase().contains(&a.to_lowercase()) => Some(a),
@@ -1826,24 +1832,12 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         ),
         (
             "JSON-LD publisher",
-            Box::new(|| ld.publisher.as_deref().and_then(media::name_value)),
+            Box::new(|| publisher_name(ld.publisher.as_deref())),
         ),
-        (
-            "site meta",
-            Box::new(|| {
-                media::SITE_META_KEYS
-                    .iter()
-                    .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
-            }),
-        ),
+        ("site meta", Box::new(|| site_meta(&metas))),
         (
             "site part of <title>",
-            Box::new(|| {
-                title_tag
-                    .as_deref()
-                    .and_then(|t| title::site_segment(t, &names))
-                    .and_then(|n| media::name_value(&n))
-            }),
+            Box::new(|| title_site_part(title_tag.as_deref(), &names)),
         ),
         (
             "account above the dateline",
@@ -1905,10 +1899,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
     // `Source: Al Jazeera News` on a page whose `og:site_name` is `Al
     // Jazeera`: the outlet as it names itself on all its pages.
     let named_media = named_media.map(|m| {
-        match meta_value(&metas, "og:site_name")
-            .and_then(media::name_value)
-            .filter(|s| *s != m && !media::domain_like(s) && media::same_outlet(&m, s))
-        {
+        match og_site_name(&metas).filter(|s| *s != m && media::same_outlet(&m, s)) {
             Some(site) => {
                 media_rule.push("then the outlet's name in og:site_name");
                 site
