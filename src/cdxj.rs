@@ -427,12 +427,12 @@ fn collect(
 }
 
 /// What the stored HTML of `page` embeds.
-fn page_embeds(stores: &Stores, page: &PageRecord) -> Result<Vec<crawler::extract::Embed>> {
+fn page_embeds(stores: &Stores, page: &PageRecord) -> Result<Vec<extract::Embed>> {
     let Ok(url) = url::Url::parse(&page.url) else {
         return Ok(Vec::new());
     };
     let html = crate::read::page_text(stores, page)?;
-    Ok(crawler::extract::stream_embeds(&html, &url))
+    Ok(extract::stream_embeds(&html, &url))
 }
 
 /// The captures of a page's requisites not in `done` into `sorter`: its
@@ -441,13 +441,12 @@ fn page_embeds(stores: &Stores, page: &PageRecord) -> Result<Vec<crawler::extrac
 /// does not hold are skipped.
 fn push_requisites(
     stores: &Stores,
-    embeds: Vec<crawler::extract::Embed>,
+    embeds: Vec<extract::Embed>,
     done: &mut HashSet<[u8; 8]>,
     lines: &mut Lines,
     sorter: &mut LineSorter,
 ) -> Result<()> {
-    let mut todo: Vec<(crawler::extract::Embed, u32)> =
-        embeds.into_iter().map(|e| (e, 0)).rev().collect();
+    let mut todo: Vec<(extract::Embed, u32)> = embeds.into_iter().map(|e| (e, 0)).rev().collect();
     while let Some((embed, depth)) = todo.pop() {
         if !done.insert(indexer::keys::url_hash(&embed.url)) {
             continue;

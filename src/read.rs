@@ -144,7 +144,7 @@ pub fn page_text(stores: &Stores, page: &PageRecord) -> Result<String> {
 pub fn page_words(stores: &Stores, page: &PageRecord) -> Result<indexer::TextDoc> {
     let html = page_text(stores, page)?;
     let url = url::Url::parse(&page.url)?;
-    let x = crawler::extract::extract(&html, &url);
+    let x = extract::extract(&html, &url);
     let han = indexer::TextDoc::han_of(x.main_text());
     Ok(indexer::TextDoc::of(page, x.tokens, han))
 }

@@ -5,7 +5,7 @@
 //!
 //! Per page: the record at the row's pack location (a revisit's first
 //! capture, which holds the payload) -> HTTP body -> charset decode (the
-//! archived Content-Type first) -> [`crawler::extract::extract_with`] with the
+//! archived Content-Type first) -> [`extract::extract_with`] with the
 //! capture's fetch time and the configured publish-time zone (the page's
 //! source's, else `[crawl]`'s). Title, publish
 //! time and its provenance, media, author, comments, participants, keywords
@@ -22,7 +22,7 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use crawler::extract::{extract_with, PublishedFrom, TimeContext};
+use extract::{extract_with, PublishedFrom, TimeContext};
 use indexer::{PageHit, PageRecord};
 
 use crate::cli::ReextractArgs;
@@ -132,7 +132,7 @@ pub fn explain(stores: &Stores, cfg: &Config, url: &str) -> Result<Explained> {
 }
 
 /// The page's archived response extracted again.
-fn extracted_again(stores: &Stores, cfg: &Config, page: &PageRecord) -> Result<crawler::Extracted> {
+fn extracted_again(stores: &Stores, cfg: &Config, page: &PageRecord) -> Result<extract::Extracted> {
     let html = crate::read::page_text(stores, page)?;
     let url = url::Url::parse(&page.url).with_context(|| format!("stored URL {:?}", page.url))?;
     let ctx = TimeContext {
@@ -163,7 +163,7 @@ pub fn reextract_page(
 }
 
 /// `page` with the attributes of its extraction `x`.
-fn with_attributes(page: &PageRecord, x: &crawler::Extracted) -> PageRecord {
+fn with_attributes(page: &PageRecord, x: &extract::Extracted) -> PageRecord {
     let mut new = page.clone();
     new.title = x.title.clone().unwrap_or_default();
     let from_hint = matches!(

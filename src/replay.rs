@@ -242,7 +242,7 @@ const REPLAY_BATCH: usize = 256;
 /// A page waiting for its batch: decoded and extracted at the flush.
 struct PendingPage {
     response: ArchivedResponse,
-    ctx: crawler::extract::TimeContext,
+    ctx: extract::TimeContext,
     stored: Option<Stored>,
 }
 
@@ -311,11 +311,11 @@ impl<'a> Replay<'a> {
         wanted_type(&self.crawl.allowed_content_types, content_type)
     }
 
-    fn time_context(&self, url: &str, fetched: DateTime<Utc>) -> crawler::extract::TimeContext {
+    fn time_context(&self, url: &str, fetched: DateTime<Utc>) -> extract::TimeContext {
         let host = url::Url::parse(url)
             .ok()
             .and_then(|u| u.host_str().map(str::to_ascii_lowercase));
-        crawler::extract::TimeContext {
+        extract::TimeContext {
             fetched,
             zone: host
                 .and_then(|h| {
@@ -430,15 +430,15 @@ impl<'a> Replay<'a> {
             e.response.normalise_or_raw(max_body).map(|(r, raw)| {
                 let raw_url = raw.then(|| r.url.clone());
                 let kind = if !(200..300).contains(&r.status) {
-                    crawler::extract::EmbedKind::Answer
+                    extract::EmbedKind::Answer
                 } else if content_type.starts_with("image/") {
-                    crawler::extract::EmbedKind::Image
+                    extract::EmbedKind::Image
                 } else if content_type == "text/css" {
-                    crawler::extract::EmbedKind::Stylesheet
+                    extract::EmbedKind::Stylesheet
                 } else if content_type.contains("javascript") {
-                    crawler::extract::EmbedKind::Script
+                    extract::EmbedKind::Script
                 } else {
-                    crawler::extract::EmbedKind::Media
+                    extract::EmbedKind::Media
                 };
                 let embed = crawler::FetchedEmbed {
                     url: r.url,

@@ -39,7 +39,7 @@ where
 {
     let html = page_text(page)?;
     let url = url::Url::parse(&page.url)?;
-    let x = crawler::extract::extract(&html, &url);
+    let x = extract::extract(&html, &url);
     Ok(snippet_of(x.main_text(), words, SNIPPET_CHARS)
         .or_else(|| snippet_of(&page.title, words, SNIPPET_CHARS)))
 }

@@ -43,7 +43,7 @@ const SITES: [&str; 3] = ["site0", "site1", "site2"];
 fn fingerprint(html: &[u8], url: &str) -> Option<u64> {
     let url = url::Url::parse(url).expect("url");
     let text = String::from_utf8_lossy(html);
-    harvest::ingest::fingerprint(&crawler::extract::extract(&text, &url))
+    harvest::ingest::fingerprint(&extract::extract(&text, &url))
 }
 
 #[test]

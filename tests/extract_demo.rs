@@ -9,7 +9,7 @@ use harvest::site::{SiteFiles, DEMO_SITE};
 #[test]
 fn help_pages_without_a_publish_time_get_none() {
     let site = SiteFiles::from_tar_gz(DEMO_SITE).expect("demo site");
-    let ctx = crawler::extract::TimeContext {
+    let ctx = extract::TimeContext {
         fetched: "2026-12-01T03:22:43Z".parse().expect("time"),
         zone: None,
         hint: None,
@@ -20,7 +20,7 @@ fn help_pages_without_a_publish_time_get_none() {
         let bytes = site.get(path).expect("listed file");
         let text = crawler::charset::decode(bytes, None).text;
         let url = crawler::Url::parse(&format!("http://127.0.0.1:8000{path}")).expect("url");
-        let x = crawler::extract::extract_with(&text, &url, &ctx);
+        let x = extract::extract_with(&text, &url, &ctx);
         pages += 1;
         if let Some(p) = x.published {
             dated.push(format!("{path}: {p} from {:?}", x.published_from));

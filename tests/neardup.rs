@@ -215,7 +215,7 @@ fn a_long_block_shared_outside_the_article_links_no_stories() {
                  </body></html>",
                 t = s.title
             );
-            let x = crawler::extract::extract(&html, &url);
+            let x = extract::extract(&html, &url);
             body.push(classifier::simhash::simhash(&x.body_text));
             ours.push(harvest::ingest::fingerprint(&x));
         }

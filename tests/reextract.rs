@@ -29,8 +29,7 @@ const PAGES: [(&str, &str); 6] = [
 ];
 
 fn site() -> Site {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crawler/tests/fixtures/extract");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("extract/tests/fixtures/pages");
     let mut files: Vec<(String, Vec<u8>)> = PAGES
         .iter()
         .map(|(f, _)| {

@@ -156,7 +156,7 @@ fn load_pages() -> Vec<(Page, TextDoc)> {
         let bytes = std::fs::read(f).expect("read page");
         let decoded = crawler::charset::decode(&bytes, None);
         let url = format!("http://pages.test/{}", f.display());
-        let x = crawler::extract::extract(&decoded.text, &url::Url::parse(&url).expect("url"));
+        let x = extract::extract(&decoded.text, &url::Url::parse(&url).expect("url"));
         let lang = match x.language.as_deref() {
             Some("zh") => "zh",
             Some("en") => "en",

@@ -165,7 +165,7 @@ fn a_very_long_page_indexes_its_first_words_and_says_how_many_it_left() {
         });
     }
     html.push_str("</p></body></html>");
-    assert!(html.len() < crawler::extract::LARGE_PAGE_BYTES);
+    assert!(html.len() < extract::LARGE_PAGE_BYTES);
     let site = Site::serve(harvest::site::SiteFiles::from_pairs(vec![(
         "/index.html".to_owned(),
         html.into_bytes(),

@@ -65,10 +65,10 @@ fn reference_keywords(text: &str, chinese: bool) -> Vec<String> {
     static TFIDF: std::sync::LazyLock<jieba_rs::TfIdf> =
         std::sync::LazyLock::new(jieba_rs::TfIdf::default);
     if !chinese {
-        return crawler::extract::keywords(text, false);
+        return extract::keywords(text, false);
     }
     let text: String = text.chars().take(50_000).collect();
-    let n = crawler::extract::KEYWORD_COUNT;
+    let n = extract::KEYWORD_COUNT;
     TFIDF
         .extract_keywords(tokens::jieba(), &text, n * 3, Vec::new())
         .into_iter()
@@ -123,7 +123,7 @@ fn check_chunk(name: &str, pages: &[(String, String)]) -> Tally {
     let mut t = Tally::default();
     for (url, html) in pages {
         let u = url::Url::parse(url).expect("url");
-        let x = crawler::extract::extract(html, &u);
+        let x = extract::extract(html, &u);
         let text = x.main_text();
         let chinese = x.language.as_deref() == Some("zh");
         t.pages += 1;

@@ -5,7 +5,7 @@
 //! fetched now). `BODY=1` also
 //! prints the page's visible text, `ARTICLE=1` the whole article text.
 
-use crawler::extract::{extract_with, TimeContext};
+use extract::{extract_with, TimeContext};
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1).peekable();

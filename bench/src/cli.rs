@@ -146,7 +146,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "deploy/cache/skimage-data")]
     pub images: PathBuf,
     /// harvest's labelled extraction pages (extract).
-    #[arg(long, default_value = "crawler/tests/fixtures/extract")]
+    #[arg(long, default_value = "extract/tests/fixtures/pages")]
     pub fixtures: PathBuf,
     /// extract: which pages: `dev` (the dev set the rules were built on),
     /// `heldout` (real pages the rules were not built on, --heldout) or `all`.

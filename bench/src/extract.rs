@@ -5,7 +5,7 @@
 //! Dev set (`--set dev`, the default): the newspaper4k 0.9.6 test pages that
 //! have expected metadata (`deploy/data/fetch-extract-devset.sh`: 20 pages,
 //! title and publish_date; media from `meta_site_name` where set) and
-//! harvest's own labelled pages (`crawler/tests/fixtures/extract/labels.json`:
+//! harvest's own labelled pages (`extract/tests/fixtures/pages/labels.json`:
 //! Chinese date/title/media patterns and bad input). The rules were built on
 //! these pages.
 //!
@@ -65,7 +65,7 @@
 //! each character of Chinese, Japanese, Thai...), averaged over the pages.
 //! Those texts are another extractor's output checked by its authors, not
 //! hand-cut articles: agreement with them, not truth. harvest's answer is
-//! [`crawler::extract::Extracted::article_text`] (empty where it finds no
+//! [`extract::Extracted::article_text`] (empty where it finds no
 //! article), trafilatura's its main text without comments.
 //!
 //! Chinese article text, on gne's pages: snippets written by reading each
@@ -83,7 +83,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
-use crawler::extract::{extract_with, PublishedFrom, TimeContext};
+use extract::{extract_with, PublishedFrom, TimeContext};
 use serde_json::Value;
 
 use crate::cli::{BenchArgs, ExtractSet};
@@ -752,7 +752,7 @@ fn read_if_there(path: &Path) -> Result<Option<String>> {
 
 /// The visible text of an HTML fragment or page.
 fn html_text(html: &str) -> String {
-    crawler::extract::visible_text(&scraper::Html::parse_document(html))
+    extract::visible_text(&scraper::Html::parse_document(html))
 }
 
 /// A character of a script written without spaces between words (Han,

@@ -603,7 +603,7 @@ pub fn accuracy_texts(stories: &[Story], seed: u64) -> Vec<(usize, String)> {
     let mut out = Vec::with_capacity(stories.len() * 2);
     let text = |html: &str, host: &str, id: u64| {
         let url = url::Url::parse(&format!("http://{host}/{id}.html")).ok();
-        url.map(|u| crawler::extract::extract(html, &u).main_text().to_owned())
+        url.map(|u| extract::extract(html, &u).main_text().to_owned())
             .unwrap_or_default()
     };
     for (i, s) in stories.iter().enumerate() {

@@ -9,8 +9,7 @@ use std::sync::Arc;
 use chrono::Datelike;
 use url::{Host, Url};
 
-/// Default longest URL queued (characters).
-pub const DEFAULT_MAX_URL_LENGTH: usize = 2048;
+pub use shapes::DEFAULT_MAX_URL_LENGTH;
 /// Default most times one path segment may repeat in a URL (`/a/b/a/b/a/b/…`).
 pub const DEFAULT_MAX_REPEATED_SEGMENTS: usize = 3;
 /// Default most query parameters of a URL.

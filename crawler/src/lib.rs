@@ -1,7 +1,7 @@
 //! crawler stage of harvest: frontier, fetcher (reqwest), robots.txt, per-host
-//! politeness, conditional GET, charset detection and decoding, and attribute
-//! extraction (title, publish time, media, comments, participants, body text,
-//! keywords, language, links).
+//! politeness, conditional GET and embeds. Each fetched page is decoded
+//! (`shapes::charset`) and handed to the extraction crate (`extract`), whose links
+//! the frontier takes.
 //!
 //! Entry point: [`crawl`] (or [`crawl_with_cancel`]). Pages and failures arrive on
 //! a bounded `tokio::sync::mpsc` channel, which gives backpressure; dropping the
@@ -15,18 +15,19 @@
 //! ([`discover::Limits`]).
 
 pub mod archived;
-pub mod charset;
 pub mod config;
 mod crawl;
 pub mod discover;
 pub mod embeds;
 pub mod error;
 pub mod event;
-pub mod extract;
+/// The extraction crate, reached through the crawler while its fetch loop still
+/// extracts each page.
+pub use ::extract;
 pub mod fetch;
 pub mod frontier;
 pub mod guard;
-pub mod normalize;
+pub use shapes::{charset, normalize};
 pub mod politeness;
 pub mod queue;
 pub mod robots;

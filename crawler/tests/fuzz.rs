@@ -20,7 +20,7 @@ fn base() -> Url {
 
 /// Real pages of the extraction fixtures (several charsets and layouts).
 fn html_corpus() -> Vec<Vec<u8>> {
-    let dir = util::fixtures().join("extract");
+    let dir = util::fixtures().join("../../../extract/tests/fixtures/pages");
     let mut out: Vec<Vec<u8>> = std::fs::read_dir(&dir)
         .map(|rd| {
             rd.flatten()

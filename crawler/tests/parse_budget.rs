@@ -109,7 +109,7 @@ fn other_hostile_shapes_stay_within_the_bound() {
 
 #[test]
 fn ordinary_pages_are_not_flattened() {
-    let dir = util::fixtures().join("extract");
+    let dir = util::fixtures().join("../../../extract/tests/fixtures/pages");
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).expect("fixtures") {
         let path = entry.expect("entry").path();

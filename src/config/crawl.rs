@@ -111,7 +111,7 @@ pub struct CrawlSettings {
     /// Zone of publish times without an offset (`None`: by site).
     pub publish_time_zone: Option<chrono_tz::Tz>,
     /// Budgets of one page's parse and links.
-    pub page_limits: crawler::extract::Limits,
+    pub page_limits: extract::Limits,
     /// Which embedded resources are archived with the pages.
     pub embeds: crawler::EmbedPolicy,
 }
@@ -190,8 +190,8 @@ impl RawCrawl {
         if concurrency == 0 {
             bail!("{section} concurrency must be at least 1");
         }
-        let defaults = crawler::extract::Limits::default();
-        let page_limits = crawler::extract::Limits {
+        let defaults = extract::Limits::default();
+        let page_limits = extract::Limits {
             max_depth: c.max_html_depth.unwrap_or(defaults.max_depth),
             max_links: c.max_links_per_page.unwrap_or(defaults.max_links),
             max_url_length: c.max_url_length.unwrap_or(defaults.max_url_length),

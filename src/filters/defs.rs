@@ -113,7 +113,7 @@ impl FilterDef {
 
 /// The publish-time provenances (`published_from`).
 fn published_from_values() -> Vec<&'static str> {
-    crawler::extract::PublishedFrom::ALL
+    extract::PublishedFrom::ALL
         .iter()
         .map(|p| p.as_str())
         .collect()

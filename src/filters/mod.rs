@@ -277,8 +277,8 @@ pub fn parse_published_from(values: &[String]) -> std::result::Result<Vec<String
         if v.is_empty() {
             continue;
         }
-        let Some(p) = crawler::extract::PublishedFrom::parse(v) else {
-            let known: Vec<&str> = crawler::extract::PublishedFrom::ALL
+        let Some(p) = extract::PublishedFrom::parse(v) else {
+            let known: Vec<&str> = extract::PublishedFrom::ALL
                 .iter()
                 .map(|p| p.as_str())
                 .collect();

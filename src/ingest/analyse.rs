@@ -67,7 +67,7 @@ pub(crate) struct PageAnalysis {
 
 /// The near-duplicate fingerprint of a page: the SimHash of its article text
 /// when the extractor found one, else of its whole visible text
-/// ([`crawler::extract::Extracted::main_text`]). The site's frame (menus,
+/// ([`extract::Extracted::main_text`]). The site's frame (menus,
 /// related headlines, a long notice in an `<aside>` or a `copyright` box)
 /// then has no say; a block the extractor counts as part of the article
 /// (prose beside it, rust-doc's lists of provided methods) still has.
@@ -75,19 +75,19 @@ pub(crate) struct PageAnalysis {
 /// [`Analyser::analyse_stored`]) uses this, so fingerprints stay comparable;
 /// `harvest reextract` keeps the stored fingerprint and link.
 /// It reads the tokens the extractor segmented the text into
-/// ([`crawler::extract::Extracted::tokens`]), the classifier's too: the
+/// ([`extract::Extracted::tokens`]), the classifier's too: the
 /// same fingerprint as `classifier::simhash::simhash` of the text.
-pub fn fingerprint(extract: &crawler::extract::Extracted) -> Option<u64> {
+pub fn fingerprint(extract: &extract::Extracted) -> Option<u64> {
     classifier::simhash::simhash_tokens(&extract.tokens)
 }
 
 /// The tokens the topic classifier reads of a page, in order: those of its
 /// title, then those of the first [`CLASSIFY_CHARS`] characters of its main
 /// text, from the tokens the extractor segmented the text into
-/// ([`crawler::extract::Extracted::tokens`]; only a line the cut falls in is
+/// ([`extract::Extracted::tokens`]; only a line the cut falls in is
 /// segmented again). The same tokens as `classifier::tokenize::tokenize` of
 /// `"{title}\n{first CLASSIFY_CHARS characters}"`.
-pub fn classifier_tokens(x: &crawler::extract::Extracted, push: &mut dyn FnMut(&str)) {
+pub fn classifier_tokens(x: &extract::Extracted, push: &mut dyn FnMut(&str)) {
     classifier::tokenize::for_each_token(x.title.as_deref().unwrap_or(""), &mut *push);
     x.tokens
         .for_each_in_prefix(x.main_text(), CLASSIFY_CHARS, push);
@@ -202,7 +202,7 @@ impl Analyser {
         stored: Option<Stored>,
     ) -> AnalysedEmbed {
         let digest = warc::payload_digest(&embed.body);
-        let image = (embed.kind != crawler::extract::EmbedKind::Answer
+        let image = (embed.kind != extract::EmbedKind::Answer
             && embed.content_type.starts_with("image/")
             && embed.content_type != "image/svg+xml")
             .then(|| self.image_hasher.hash_bytes(&embed.body).ok())

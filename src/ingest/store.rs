@@ -466,7 +466,7 @@ impl Ingest {
             // A page that states only when it was modified (a section page's
             // `og:updated_time`) is no article: hubs are fetched every run.
             let article = p.page.extract.published.is_some()
-                && p.page.extract.published_from != Some(crawler::extract::PublishedFrom::Modified)
+                && p.page.extract.published_from != Some(extract::PublishedFrom::Modified)
                 && p.page.depth > 0;
             let (next_fetch, interval_secs) = if article {
                 self.recrawl.next(
@@ -915,7 +915,7 @@ impl Ingest {
             };
             let here = pack_location(&loc);
             settle_first_location(&mut entry, revisit, &here, batch_firsts);
-            if e.kind == crawler::extract::EmbedKind::Answer {
+            if e.kind == extract::EmbedKind::Answer {
                 self.summary.answers += 1;
             } else {
                 self.summary.embeds += 1;
@@ -1472,7 +1472,7 @@ mod tests {
             charset_source: crawler::charset::CharsetSource::Header,
             ip_address: None,
             depth: 1,
-            extract: crawler::extract::extract(body, &parsed),
+            extract: extract::extract(body, &parsed),
             request: None,
             attached: Default::default(),
         }

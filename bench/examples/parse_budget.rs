@@ -1,12 +1,12 @@
 //! Parse budget benchmark: hostile pages (deep nesting) through the real
 //! extractor, beside html5ever's DOM alone on the same input.
 //!
-//! `cargo run --release -p harvest-crawler --example parse_budget [-- SIZES]`
+//! `cargo run --release -p harvest-bench --example parse_budget [-- SIZES]`
 
 use std::time::Instant;
 
-use crawler::extract::{extract_with, TimeContext};
-use crawler::Url;
+use extract::{extract_with, TimeContext};
+use url::Url;
 
 fn nested(n: usize, open: &str, close: &str) -> String {
     let mut s = String::with_capacity(n * (open.len() + close.len()) + 64);

@@ -7,14 +7,14 @@
 //! a byline element (`rel=author`, `itemprop=author`, `.byline`), a labelled
 //! name in the text (`作者：`, `记者 王希`, `By Jane Doe`).
 
-use super::lists::{self, List};
+use crate::lists::{self, List};
 use std::sync::LazyLock;
 
 use chrono::{Datelike, NaiveDate};
 use regex::Regex;
 
-use super::fold::fold;
-use super::{is_han, squash};
+use crate::fold::fold;
+use crate::lines::{is_han, squash};
 
 /// A media or author value longer than this (characters) is not one.
 const MAX_NAME_CHARS: usize = 60;

@@ -1,11 +1,14 @@
 //! Extraction on real news pages from the newspaper4k test corpus: title and
 //! publish date must match the values that project records for each page.
 
-mod util;
-
-use crawler::extract::extract;
-use crawler::Url;
+use extract::extract;
 use serde_json::Value;
+use url::Url;
+
+/// The crate's test pages (`tests/fixtures`).
+fn fixtures() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
 
 const NEWS: [&str; 5] = [
     "chinese_article_001",
@@ -23,7 +26,7 @@ struct Expected {
 }
 
 fn load(name: &str) -> (String, Expected) {
-    let dir = util::fixtures().join("news");
+    let dir = fixtures().join("news");
     let html = std::fs::read_to_string(dir.join(format!("{name}.html"))).expect("fixture html");
     let meta: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join(format!("{name}.expected.json"))).expect("fixture json"),
@@ -78,7 +81,7 @@ fn exact_times_media_language_and_keywords() {
     );
     assert_eq!(cnn.media.as_deref(), Some("CNN"));
     assert_eq!(cnn.language.as_deref(), Some("en"));
-    assert_eq!(cnn.keywords.len(), crawler::extract::KEYWORD_COUNT);
+    assert_eq!(cnn.keywords.len(), extract::KEYWORD_COUNT);
     assert!(cnn.body_text.contains("Thanksgiving"));
 
     let (html, want) = load("cleveland.com1");
@@ -104,10 +107,7 @@ fn exact_times_media_language_and_keywords() {
         xinhua.published_local.map(|d| d.to_rfc3339()).as_deref(),
         Some("2023-11-17T20:52:15+08:00")
     );
-    assert_eq!(
-        xinhua.published_from,
-        Some(crawler::extract::PublishedFrom::Text)
-    );
+    assert_eq!(xinhua.published_from, Some(extract::PublishedFrom::Text));
     assert!(xinhua.article_text.contains("短缺药品"));
     assert!(!xinhua.media_from_host);
     assert!(xinhua.body_text.contains("短缺药品"));

@@ -24,7 +24,7 @@ use ego_tree::{NodeId, NodeRef};
 use regex::Regex;
 use scraper::{ElementRef, Html, Node};
 
-use super::{push_squashed, BLOCK_ELEMENTS, SKIPPED_ELEMENTS};
+use crate::lines::{push_squashed, BLOCK_ELEMENTS, SKIPPED_ELEMENTS};
 
 /// Paragraphs with fewer characters than this do not vote.
 const MIN_PARAGRAPH_CHARS: usize = 20;

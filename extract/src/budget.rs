@@ -36,7 +36,7 @@ pub const DEFAULT_MAX_DEPTH: usize = 256;
 /// hold more: rust-doc's `core/all.html` links 17,939 items).
 pub const DEFAULT_MAX_LINKS: usize = 50_000;
 /// Longest absolute URL taken from a page, bytes (the trap limit's default).
-pub const DEFAULT_MAX_URL_LENGTH: usize = crate::guard::DEFAULT_MAX_URL_LENGTH;
+pub const DEFAULT_MAX_URL_LENGTH: usize = shapes::DEFAULT_MAX_URL_LENGTH;
 /// Thread CPU time the DOM parse of one page may use.
 pub const DEFAULT_PARSE_CPU: Duration = Duration::from_secs(1);
 /// Bytes fed to the parser between two looks at the CPU clock.

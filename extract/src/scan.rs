@@ -225,7 +225,7 @@ pub(crate) struct EmbedAttrs<'a> {
 }
 
 /// What an element `name` with `a` embeds, in document order: the one rule
-/// of the page scan and of [`super::stream_embeds`].
+/// of the page scan and of [`crate::stream_embeds`].
 pub(crate) fn element_embeds<'a>(
     name: &str,
     a: &EmbedAttrs<'a>,

@@ -7,7 +7,7 @@
 //! starts with it wins), JSON-LD, then `<title>` with the site suffix or
 //! prefix removed. Titles longer than [`MAX_TITLE_CHARS`] are not titles.
 
-use super::squash;
+use crate::lines::squash;
 
 /// A candidate longer than this (characters) is rejected.
 pub const MAX_TITLE_CHARS: usize = 400;
@@ -121,7 +121,7 @@ fn names_site(segment: &str, site_names: &[String]) -> bool {
         "客户端",
         "官网",
     ];
-    let folded = super::fold::fold(&seg);
+    let folded = crate::fold::fold(&seg);
     let cjk_site = seg.chars().count() <= 10
         && seg.chars().all(is_cjk)
         && CJK_SITE_ENDINGS.iter().any(|e| folded.ends_with(e));

@@ -12,7 +12,7 @@
 //! `modified`). A day-precise winner takes the minutes of another candidate of
 //! the same day.
 
-use super::lists::{self, List};
+use crate::lists::{self, List};
 use std::sync::LazyLock;
 
 use chrono::{
@@ -643,7 +643,7 @@ fn label_window(line: &str, start: usize) -> String {
         .rev()
         .nth(LABEL_WINDOW_CHARS - 1)
         .map_or(0, |(i, _)| i);
-    super::fold::fold(&line[from..start]).to_lowercase()
+    crate::fold::fold(&line[from..start]).to_lowercase()
 }
 
 /// Where the last of `labels` in `window` ends.
@@ -1124,7 +1124,7 @@ fn text_dates(text: &str) -> Vec<TextDate> {
         return out;
     }
     // `10時30分`: the same offsets in the folded text.
-    let folded = super::fold::fold(text);
+    let folded = crate::fold::fold(text);
     let text = folded.as_ref();
     for c in RE_NUMERIC.captures_iter(text) {
         let Some(m) = c.get(0) else { continue };
@@ -1387,7 +1387,7 @@ fn contextual_dates(
     let now_local = fetched.with_timezone(&zone).naive_local();
     let mut out = Vec::new();
     // `3小時前`, `剛剛`: the same offsets in the folded text.
-    let folded = super::fold::fold(text);
+    let folded = crate::fold::fold(text);
     let text = folded.as_ref();
     for c in RE_MONTH_DAY_ZH.captures_iter(text) {
         let Some(m) = c.get(0) else { continue };
@@ -1613,7 +1613,7 @@ fn line_label(lines: &[&str], i: usize, start: usize) -> Label {
     let line = lines[i];
     match label_before(line, start) {
         Label::None if i > 0 && line[..start].trim().is_empty() => {
-            let prev = super::fold::fold(lines[i - 1])
+            let prev = crate::fold::fold(lines[i - 1])
                 .trim()
                 .trim_end_matches([':', '：'])
                 .trim_end()
@@ -1716,7 +1716,7 @@ pub(crate) mod score {
     /// The `title` of an element that shows a relative phrase (`<span
     /// title="2024-11-25 15:05:06">3 天前</span>`, Discuz's and timeago's
     /// markup): the time the phrase stands for. Its own score, so that
-    /// [`super::decide`] knows it: a relative winner takes it.
+    /// [`crate::decide`] knows it: a relative winner takes it.
     pub const TITLED: i32 = 24;
     /// A modified / updated time: only when nothing else is found.
     pub const MODIFIED: i32 = 5;

@@ -12,6 +12,7 @@
 
 pub mod budget;
 mod fold;
+mod lines;
 mod lists;
 pub mod media;
 mod scan;
@@ -29,9 +30,10 @@ use serde_json::Value;
 use tokens::Tokens;
 use url::Url;
 
-use crate::normalize::parse_normalized;
 pub use budget::{LimitReport, Limits};
+use lines::{is_han, push_squashed, squash, BLOCK_ELEMENTS, SKIPPED_ELEMENTS};
 pub use scan::EmbedKind;
+use shapes::normalize::parse_normalized;
 pub use time::{page_zone, parse_date, Published, PublishedFrom, TimeContext};
 use time::{score, Candidate};
 
@@ -101,49 +103,6 @@ pub const MODIFIED_META_KEYS: [&str; 9] = [
     "dcterms.modified",
     "last-modified",
     "lastmod",
-];
-
-/// Elements whose content is not body text. `footer` is page chrome; on the
-/// LibreOffice help pages it also holds a CSS-hidden block naming the source
-/// file, which is not text a reader sees.
-pub(crate) const SKIPPED_ELEMENTS: [&str; 12] = [
-    "script", "style", "nav", "noscript", "template", "svg", "iframe", "head", "object", "canvas",
-    "select", "footer",
-];
-
-/// Elements that start a new line of body text.
-pub(crate) const BLOCK_ELEMENTS: [&str; 31] = [
-    "p",
-    "div",
-    "br",
-    "li",
-    "ul",
-    "ol",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "tr",
-    "table",
-    "section",
-    "article",
-    "header",
-    "footer",
-    "aside",
-    "main",
-    "blockquote",
-    "pre",
-    "dd",
-    "dt",
-    "dl",
-    "form",
-    "hr",
-    "figure",
-    "figcaption",
-    "address",
-    "td",
 ];
 
 /// Attributes holding a comment count directly.
@@ -269,31 +228,6 @@ static RE_ZH_PARTICIPANTS: LazyLock<[Regex; 2]> = LazyLock::new(|| {
         re(r"(\d[\d,]*(?:\.\d+)?\s*万?)\s*人参与"),
     ]
 });
-
-/// Collapses runs of whitespace into one space and trims.
-pub(crate) fn squash(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Appends the words of `text` to `out` separated by single spaces; the
-/// first word is preceded by a space unless `out` is empty or ends with one
-/// of `no_space_after` (what [`squash`] then a join would give, without
-/// allocating).
-pub(crate) fn push_squashed(out: &mut String, text: &str, no_space_after: &[char]) {
-    let mut words = text.split_whitespace();
-    let Some(first) = words.next() else {
-        return;
-    };
-    if !out.is_empty() && !out.ends_with('\n') && !no_space_after.iter().any(|c| out.ends_with(*c))
-    {
-        out.push(' ');
-    }
-    out.push_str(first);
-    for w in words {
-        out.push(' ');
-        out.push_str(w);
-    }
-}
 
 /// An element's text, a `<br>` in it a space (`<h1>长三角一体化发展再提速<br>三省一市签署
 /// 合作协议</h1>`: a headline of two clauses the page sets on two lines; `作者：郭轩<br>
@@ -586,11 +520,6 @@ fn jsonld(scripts: &[ElementRef<'_>]) -> JsonLd {
         }
     }
     out
-}
-
-/// A Han character (the CJK ideograph blocks).
-pub(crate) fn is_han(c: char) -> bool {
-    matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF)
 }
 
 /// The shortest line taken for a post's text when a page has neither a
@@ -2245,7 +2174,7 @@ mod tests {
             ]
         );
         // And on the labelled real pages.
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extract");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages");
         let mut pages = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();

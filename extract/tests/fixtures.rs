@@ -2,18 +2,21 @@
 //! media and author pattern of issue 11 (markup shapes of the portals that
 //! use them) and on bad input (dozens of dates, nonsense dates, a 10 KB
 //! title, no `<head>`, a page labelled GBK that is UTF-8). Labels:
-//! `fixtures/extract/labels.json`; a label left out is not checked, a `null`
+//! `fixtures/pages/labels.json`; a label left out is not checked, a `null`
 //! label must come out missing.
 
-mod util;
-
 use chrono::{DateTime, FixedOffset, Utc};
-use crawler::extract::{extract_with, TimeContext};
-use crawler::Url;
+use extract::{extract_with, TimeContext};
 use serde_json::Value;
+use url::Url;
+
+/// The crate's test pages (`tests/fixtures`).
+fn fixtures() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
 
 fn labels() -> Vec<Value> {
-    let path = util::fixtures().join("extract/labels.json");
+    let path = fixtures().join("pages/labels.json");
     let text = std::fs::read_to_string(&path).expect("labels.json");
     match serde_json::from_str(&text).expect("valid json") {
         Value::Array(a) => a,
@@ -32,9 +35,8 @@ fn every_labelled_attribute_comes_out_right() {
     assert!(labels.len() >= 15, "fixtures missing");
     for label in &labels {
         let file = text_of(label, "file").expect("file");
-        let bytes =
-            std::fs::read(util::fixtures().join("extract").join(&file)).expect("fixture file");
-        let text = crawler::charset::decode(&bytes, None).text;
+        let bytes = std::fs::read(fixtures().join("pages").join(&file)).expect("fixture file");
+        let text = shapes::charset::decode(&bytes, None).text;
         let url = Url::parse(&text_of(label, "url").expect("url")).expect("fixture url");
         let fetched: DateTime<Utc> = text_of(label, "fetched")
             .and_then(|f| DateTime::parse_from_rfc3339(&f).ok())
@@ -100,21 +102,21 @@ fn a_page_that_names_no_media_gets_its_host_flagged() {
         <h1>小区停车位涨价，业主该怎么维权？</h1><p>发表于 2024-01-05 10:20</p>\
         <p>我们小区的地下停车位月租从三百涨到五百，物业说是业委会同意的，但业主都不知道。</p></body></html>";
     let url = Url::parse("https://bbs.example.com/thread-1001-1-1.html").expect("url");
-    let got = crawler::extract::extract(text, &url);
+    let got = extract::extract(text, &url);
     assert_eq!(got.media.as_deref(), Some("bbs.example.com"));
     assert!(got.media_from_host);
     // The forum's name after the headline in its `<title>` (`… - 业主论坛 -
     // 幸福社区 - Powered by Discuz!`) names it, not flagged.
-    let bytes = std::fs::read(util::fixtures().join("extract/discuz_forum.html")).expect("fixture");
+    let bytes = std::fs::read(fixtures().join("pages/discuz_forum.html")).expect("fixture");
     let text = String::from_utf8(bytes).expect("utf-8");
-    let got = crawler::extract::extract(&text, &url);
+    let got = extract::extract(&text, &url);
     assert_eq!(got.media.as_deref(), Some("幸福社区"));
     assert!(!got.media_from_host);
 }
 
 #[test]
 fn a_configured_zone_reads_times_without_an_offset() {
-    let bytes = std::fs::read(util::fixtures().join("extract/chinanews.html")).expect("fixture");
+    let bytes = std::fs::read(fixtures().join("pages/chinanews.html")).expect("fixture");
     let text = String::from_utf8(bytes).expect("utf-8");
     let url = Url::parse("https://www.chinanews.com.cn/cj/2024/04-12/10198765.shtml").expect("url");
     let ctx = TimeContext {
@@ -136,7 +138,7 @@ fn a_configured_zone_reads_times_without_an_offset() {
 /// wins over the bar's day above it.
 #[test]
 fn a_stale_top_bar_date_does_not_hide_the_byline() {
-    let bytes = std::fs::read(util::fixtures().join("extract/mil81.html")).expect("fixture");
+    let bytes = std::fs::read(fixtures().join("pages/mil81.html")).expect("fixture");
     let text = String::from_utf8(bytes).expect("utf-8");
     let url = Url::parse("http://www.81.cn/hj_208563/16350123.html").expect("url");
     let ctx = TimeContext {
@@ -160,12 +162,12 @@ fn a_stale_top_bar_date_does_not_hide_the_byline() {
 #[test]
 fn truncated_and_doubled_pages_never_panic_nor_give_absurd_times() {
     let mut pages: Vec<String> = Vec::new();
-    for dir in ["extract", "news"] {
-        for entry in std::fs::read_dir(util::fixtures().join(dir)).expect("fixture dir") {
+    for dir in ["pages", "news"] {
+        for entry in std::fs::read_dir(fixtures().join(dir)).expect("fixture dir") {
             let path = entry.expect("entry").path();
             if path.extension().is_some_and(|e| e == "html") {
                 let bytes = std::fs::read(&path).expect("page");
-                pages.push(crawler::charset::decode(&bytes, None).text);
+                pages.push(shapes::charset::decode(&bytes, None).text);
             }
         }
     }
