@@ -10,10 +10,12 @@ use std::io::Read;
 use chrono::{DateTime, Utc};
 use url::Url;
 
-use crate::charset::{self, CharsetSource};
+use crate::charset;
 use crate::event::FetchedPage;
-use crate::extract::{self, Limits, TimeContext};
+use shapes::page::{Limits, TimeContext};
+
 use crate::fetch::{media_type, CONTENT_LENGTH, DROPPED_HEADERS};
+use crate::reader::{read_page, PageLinks, PageReader};
 
 /// An HTTP response as a WARC `response` record holds it.
 #[derive(Debug, Clone)]
@@ -229,15 +231,16 @@ impl ArchivedResponse {
     }
 
     /// The page a crawl would have produced from this answer: charset
-    /// decoding (the `Content-Type` charset first) and extraction under
+    /// decoding (the `Content-Type` charset first) and `reader`'s reading under
     /// `limits`, with `ctx` for the publish time. The body must already be
     /// in stored form ([`ArchivedResponse::normalise`]).
-    pub fn into_page(
+    pub fn into_page<R: PageReader>(
         self,
+        reader: &R,
         depth: u32,
         ctx: &TimeContext,
         limits: &Limits,
-    ) -> Result<FetchedPage, ArchivedError> {
+    ) -> Result<(FetchedPage<R::Read>, PageLinks), ArchivedError> {
         let url = Url::parse(&self.url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https"))
@@ -246,9 +249,7 @@ impl ArchivedResponse {
             .unwrap_or_default()
             .to_string();
         let header_charset = charset::charset_from_content_type(&content_type_header);
-        let (charset, charset_source, extracted) =
-            analyse_body(&self.body, header_charset.as_deref(), &url, ctx, limits);
-        Ok(FetchedPage {
+        let page = FetchedPage {
             requested_url: url.to_string(),
             url: url.to_string(),
             fetched_at: self.fetched_at,
@@ -257,29 +258,21 @@ impl ArchivedResponse {
             content_type: media_type(&content_type_header),
             headers: self.headers,
             body: self.body,
-            charset: charset.to_string(),
-            charset_source,
+            charset: String::new(),
+            charset_source: crate::reader::UNDECODED,
             ip_address: self.ip_address,
             depth,
-            extract: extracted,
+            extract: (),
             request: None,
-            attached: Default::default(),
-        })
+        };
+        Ok(read_page(
+            reader,
+            page,
+            header_charset.as_deref(),
+            ctx,
+            limits,
+        ))
     }
-}
-
-/// Charset decoding and extraction of one body: the work a page costs
-/// after its fetch (the same for a crawled and an archived page).
-pub fn analyse_body(
-    body: &[u8],
-    header_charset: Option<&str>,
-    url: &Url,
-    ctx: &TimeContext,
-    limits: &Limits,
-) -> (&'static str, CharsetSource, extract::Extracted) {
-    let decoded = charset::decode(body, header_charset);
-    let extracted = extract::extract_limited(&decoded.text, url, ctx, limits);
-    (decoded.encoding.name(), decoded.source, extracted)
 }
 
 #[cfg(test)]
@@ -341,8 +334,13 @@ mod tests {
                 ("Content-Length".to_string(), html.len().to_string()),
             ]
         );
-        let page = r
-            .into_page(1, &TimeContext::default(), &Limits::default())
+        let (page, _) = r
+            .into_page(
+                &crate::test_reader::Extracting,
+                1,
+                &TimeContext::default(),
+                &Limits::default(),
+            )
             .unwrap();
         assert_eq!(page.extract.title.as_deref(), Some("T"));
         assert_eq!(page.content_type, "text/html");
@@ -426,7 +424,12 @@ mod tests {
         let mut r = response(&[], b"x");
         r.url = "dns:example.com".into();
         assert!(matches!(
-            r.into_page(0, &TimeContext::default(), &Limits::default()),
+            r.into_page(
+                &crate::test_reader::Extracting,
+                0,
+                &TimeContext::default(),
+                &Limits::default()
+            ),
             Err(ArchivedError::Url(_))
         ));
     }

@@ -119,21 +119,18 @@ pub struct CrawlConfig {
     pub max_retry_after: Duration,
     /// Zone of publish times that pages state without an offset. Default
     /// `None`: by site (`.cn` hosts and Chinese pages Asia/Shanghai, see
-    /// [`crate::extract::page_zone`]), else UTC.
+    /// [`extract::page_zone (the extraction crate)`]), else UTC.
     pub time_zone: Option<chrono_tz::Tz>,
     /// Zones by host (lower case) that win over [`CrawlConfig::time_zone`]
     /// (the binary's per-source zones). Default empty.
     pub host_time_zones: Vec<(String, chrono_tz::Tz)>,
     /// Budgets of one page's extraction: nesting depth, parse CPU, links,
-    /// URL length. Default [`crate::extract::Limits::default`] (256 levels,
+    /// URL length. Default [`shapes::page::Limits::default`] (256 levels,
     /// 1 s, 50,000 links, 2,048 bytes).
-    pub page_limits: crate::extract::Limits,
+    pub page_limits: shapes::page::Limits,
     /// Which embedded resources of a page are fetched and reported
     /// ([`crate::CrawlEvent::Embed`]). Default none.
     pub embeds: EmbedPolicy,
-    /// The consumer's work on each fetched page, run where the page is
-    /// extracted (see [`crate::PageWork`]). Default none.
-    pub page_work: Option<crate::PageWork>,
     /// URLs an interrupted run already archived, for the run that takes it
     /// up: a queued URL found here is not fetched again; the links of the
     /// stored copy of the URL it maps to (itself, or a redirect's target)
@@ -169,8 +166,8 @@ impl Default for EmbedPolicy {
 
 impl EmbedPolicy {
     /// Whether embeds of `kind` are fetched.
-    pub fn wants(&self, kind: crate::extract::EmbedKind) -> bool {
-        self.requisites || (self.images && kind == crate::extract::EmbedKind::Image)
+    pub fn wants(&self, kind: shapes::page::EmbedKind) -> bool {
+        self.requisites || (self.images && kind == shapes::page::EmbedKind::Image)
     }
 
     /// Whether anything is fetched at all.
@@ -211,9 +208,8 @@ impl Default for CrawlConfig {
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             time_zone: None,
             host_time_zones: Vec::new(),
-            page_limits: crate::extract::Limits::default(),
+            page_limits: shapes::page::Limits::default(),
             embeds: EmbedPolicy::default(),
-            page_work: None,
             stored_in_run: Default::default(),
         }
     }

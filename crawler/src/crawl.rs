@@ -20,13 +20,14 @@ use crate::error::Result;
 use crate::event::{
     CrawlEvent, CrawlSummary, FailureKind, FetchedEmbed, FetchedPage, NotModifiedPage, UrlHistory,
 };
-use crate::extract::{self, PublishedFrom};
 use crate::fetch::{self, RobotsFetch};
 use crate::frontier::{Frontier, ScopeMatcher};
 use crate::normalize::{host_key, parse_normalized};
 use crate::politeness::Politeness;
 use crate::queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
+use crate::reader::PageReader;
 use crate::robots::{self, RobotsCache, RobotsRules};
+use shapes::page::{Embed, EmbedKind, LimitReport, PublishedFrom, TimeContext};
 
 /// Pause of a host that answered 429/503 without `Retry-After`.
 const DEFAULT_PAUSE: std::time::Duration = std::time::Duration::from_secs(30);
@@ -35,8 +36,10 @@ const DEFAULT_PAUSE: std::time::Duration = std::time::Duration::from_secs(30);
 pub const SCHEDULER_SCAN_LIMIT: usize = 1024;
 
 /// State shared by the scheduler and the fetch tasks.
-struct Shared {
+struct Shared<R: PageReader> {
     cfg: CrawlConfig,
+    /// Reads each fetched page.
+    reader: R,
     agent: String,
     client: Client,
     frontier: Mutex<Frontier>,
@@ -47,14 +50,14 @@ struct Shared {
     queue_error: Mutex<Option<QueueError>>,
     /// Publish times given by feeds and news sitemaps, by URL (normalised).
     hints: Mutex<HashMap<String, (chrono::DateTime<Utc>, PublishedFrom)>>,
-    events: Sender<CrawlEvent>,
+    events: Sender<CrawlEvent<R::Read>>,
     summary: Mutex<CrawlSummary>,
     cancel: CancellationToken,
     /// Embed URLs fetched in this crawl.
     embeds_seen: crate::embeds::Seen,
 }
 
-impl crate::embeds::EmbedHost for Shared {
+impl<R: PageReader> crate::embeds::EmbedHost for Shared<R> {
     fn cfg(&self) -> &CrawlConfig {
         &self.cfg
     }
@@ -76,7 +79,7 @@ impl crate::embeds::EmbedHost for Shared {
     }
 }
 
-impl Shared {
+impl<R: PageReader> Shared<R> {
     fn summary(&self) -> std::sync::MutexGuard<'_, CrawlSummary> {
         self.summary.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -90,7 +93,7 @@ impl Shared {
     }
 
     /// Sends an event; a closed channel cancels the crawl.
-    async fn emit(&self, event: CrawlEvent) {
+    async fn emit(&self, event: CrawlEvent<R::Read>) {
         if self.events.send(event).await.is_err() {
             self.cancel.cancel();
         }
@@ -132,29 +135,26 @@ impl Shared {
     }
 
     /// Links of the stored copy of `url` (for a 304), if the history has one.
-    async fn stored_links(&self, url: &Url) -> Option<Vec<String>> {
+    async fn stored_links(self: &Arc<Self>, url: &Url) -> Option<Vec<String>> {
         let copy = self.history.stored_copy(url)?;
         let page_url = url.clone();
-        let limits = self.cfg.page_limits;
-        let x = tokio::task::spawn_blocking(move || {
+        let shared = self.clone();
+        let found = tokio::task::spawn_blocking(move || {
             let charset = charset::charset_from_content_type(&copy.content_type);
             let decoded = charset::decode(&copy.body, charset.as_deref());
-            extract::extract_limited(
-                &decoded.text,
-                &page_url,
-                &extract::TimeContext::default(),
-                &limits,
-            )
+            shared
+                .reader
+                .links(&decoded.text, &page_url, &shared.cfg.page_limits)
         })
         .await
         .ok()?;
-        self.count_limits(&x.limits);
-        Some(x.links)
+        self.count_limits(&found.limits);
+        Some(found.links)
     }
 
     /// Adds what a page's budgets did to the summary.
-    fn count_limits(&self, l: &extract::LimitReport) {
-        if *l == extract::LimitReport::default() {
+    fn count_limits(&self, l: &LimitReport) {
+        if *l == LimitReport::default() {
             return;
         }
         let mut s = self.summary();
@@ -211,24 +211,27 @@ impl Shared {
 
 /// Runs a crawl until the frontier is empty, a limit is reached, or the event
 /// receiver is dropped. Fetch problems are reported as events, not errors.
-pub async fn crawl(
+pub async fn crawl<R: PageReader>(
     config: CrawlConfig,
+    reader: R,
     history: Arc<dyn UrlHistory>,
-    events: Sender<CrawlEvent>,
+    events: Sender<CrawlEvent<R::Read>>,
 ) -> Result<CrawlSummary> {
-    crawl_with_cancel(config, history, events, CancellationToken::new()).await
+    crawl_with_cancel(config, reader, history, events, CancellationToken::new()).await
 }
 
 /// [`crawl`] that also stops when `cancel` is cancelled. In-flight fetches are
 /// aborted; the summary counts what was reported before that.
-pub async fn crawl_with_cancel(
+pub async fn crawl_with_cancel<R: PageReader>(
     config: CrawlConfig,
+    reader: R,
     history: Arc<dyn UrlHistory>,
-    events: Sender<CrawlEvent>,
+    events: Sender<CrawlEvent<R::Read>>,
     cancel: CancellationToken,
 ) -> Result<CrawlSummary> {
     crawl_with_queue(
         config,
+        reader,
         history,
         Arc::new(MemoryQueue::new()),
         events,
@@ -244,11 +247,12 @@ pub async fn crawl_with_cancel(
 /// [`CrawlEvent::NotModified`] once it has stored it (the crawl finishes the
 /// URLs that produced no page itself). A failing queue stops the crawl with
 /// [`crate::Error::Queue`].
-pub async fn crawl_with_queue(
+pub async fn crawl_with_queue<R: PageReader>(
     config: CrawlConfig,
+    reader: R,
     history: Arc<dyn UrlHistory>,
     queue: Arc<dyn UrlQueue>,
-    events: Sender<CrawlEvent>,
+    events: Sender<CrawlEvent<R::Read>>,
     cancel: CancellationToken,
 ) -> Result<CrawlSummary> {
     config.validate()?;
@@ -278,6 +282,7 @@ pub async fn crawl_with_queue(
         agent: robots::agent_token(&config.user_agent),
         politeness: Politeness::process_wide(config.politeness_delay),
         cfg: config,
+        reader,
         client,
         frontier: Mutex::new(frontier),
         robots: RobotsCache::new(),
@@ -419,7 +424,7 @@ const ACCEPT_DISCOVERY: &str =
 /// `Sitemap:` lines) and queues their in-scope URLs at depth 1. Sitemap
 /// indexes are followed, up to `max_discovery_documents` documents in all.
 /// A document that cannot be fetched or parsed is a `discovery` failure.
-async fn discover_all(shared: &Arc<Shared>) {
+async fn discover_all<R: PageReader>(shared: &Arc<Shared<R>>) {
     let cfg = &shared.cfg;
     let mut docs: std::collections::VecDeque<(Url, bool)> = std::collections::VecDeque::new();
     let mut seen_docs: HashSet<String> = HashSet::new();
@@ -478,7 +483,10 @@ async fn discover_all(shared: &Arc<Shared>) {
 
 /// The body of a sitemap or feed (politely, decompressed, within the size
 /// limit), or why not.
-async fn fetch_document(shared: &Arc<Shared>, doc: &Url) -> std::result::Result<Vec<u8>, String> {
+async fn fetch_document<R: PageReader>(
+    shared: &Arc<Shared<R>>,
+    doc: &Url,
+) -> std::result::Result<Vec<u8>, String> {
     let cfg = &shared.cfg;
     let _permit = shared.politeness.acquire(&host_key(doc)).await;
     let (resp, _) = fetch::send(&shared.client, cfg, doc, None, ACCEPT_DISCOVERY, || {
@@ -496,7 +504,11 @@ async fn fetch_document(shared: &Arc<Shared>, doc: &Url) -> std::result::Result<
 
 /// Fetches and parses one sitemap or feed, queues its URLs; returns the
 /// child sitemaps of a sitemap index (`None` when it failed).
-async fn discover_one(shared: &Arc<Shared>, doc: &Url, is_feed: bool) -> Option<Vec<Url>> {
+async fn discover_one<R: PageReader>(
+    shared: &Arc<Shared<R>>,
+    doc: &Url,
+    is_feed: bool,
+) -> Option<Vec<Url>> {
     let cfg = &shared.cfg;
     let what = if is_feed { "feed" } else { "sitemap" };
     if cfg.respect_robots && !shared.robots_for(doc).await.allowed(doc) {
@@ -609,7 +621,7 @@ struct PendingPage {
     header_charset: Option<String>,
     ip_address: Option<String>,
     depth: u32,
-    time_ctx: extract::TimeContext,
+    time_ctx: TimeContext,
     /// The redirect answers on the way to it (archived after the page).
     hops: Vec<FetchedEmbed>,
     /// The request it answers.
@@ -631,7 +643,7 @@ async fn answer_record(
         resp,
         request,
         url,
-        extract::EmbedKind::Answer,
+        EmbedKind::Answer,
         fetched_at,
         MAX_ANSWER_BODY,
     )
@@ -640,7 +652,7 @@ async fn answer_record(
 }
 
 /// Reports redirect and error answers that lead to no page, to be archived.
-async fn emit_answers(shared: &Shared, answers: Vec<FetchedEmbed>) {
+async fn emit_answers<R: PageReader>(shared: &Shared<R>, answers: Vec<FetchedEmbed>) {
     let count = answers.len() as u64;
     for a in answers {
         shared.emit(CrawlEvent::Embed(Box::new(a))).await;
@@ -649,7 +661,7 @@ async fn emit_answers(shared: &Shared, answers: Vec<FetchedEmbed>) {
 }
 
 /// Takes a URL that produced no page out of the queue.
-fn finish_unhanded(shared: &Shared, requested: &str) {
+fn finish_unhanded<R: PageReader>(shared: &Shared<R>, requested: &str) {
     if let Err(e) = shared.queue.finish(&[requested.to_string()]) {
         shared.queue_failed(e);
     }
@@ -657,7 +669,7 @@ fn finish_unhanded(shared: &Shared, requested: &str) {
 
 /// Fetches one frontier URL; a URL that produced no page leaves the queue
 /// here, a page when the consumer has stored it.
-async fn process(shared: Arc<Shared>, queued: QueuedUrl) -> Fetched {
+async fn process<R: PageReader>(shared: Arc<Shared<R>>, queued: QueuedUrl) -> Fetched {
     let requested = queued.url.to_string();
     if let Some(copy) = shared.cfg.stored_in_run.get(&requested) {
         take_up(&shared, &requested, copy, queued.depth).await;
@@ -671,24 +683,15 @@ async fn process(shared: Arc<Shared>, queued: QueuedUrl) -> Fetched {
     fetched
 }
 
-/// Decodes and extracts a fetched page on the blocking pool (under the
-/// page budgets), runs the consumer's [`crate::PageWork`] on it in the same
-/// task, queues its links and reports it.
-async fn analyse_page(shared: Arc<Shared>, mut p: PendingPage) {
+/// Decodes a fetched page and has the crawl's reader read it on the blocking
+/// pool (under the page budgets), queues its links and reports it.
+async fn analyse_page<R: PageReader>(shared: Arc<Shared<R>>, mut p: PendingPage) {
     let requested = p.requested.clone();
     let hops = std::mem::take(&mut p.hops);
-    let limits = shared.cfg.page_limits;
-    let work = shared.cfg.page_work.clone();
+    let reading = shared.clone();
     let analysed = tokio::task::spawn_blocking(move || {
-        let (charset, charset_source, extract) = crate::archived::analyse_body(
-            &p.body,
-            p.header_charset.as_deref(),
-            &p.url,
-            &p.time_ctx,
-            &limits,
-        );
         let bytes = p.body.len() as u64;
-        let mut page = FetchedPage {
+        let page = FetchedPage {
             requested_url: p.requested,
             url: p.url.to_string(),
             fetched_at: p.fetched_at,
@@ -697,21 +700,24 @@ async fn analyse_page(shared: Arc<Shared>, mut p: PendingPage) {
             headers: p.headers,
             body: p.body,
             content_type: p.content_type,
-            charset: charset.to_string(),
-            charset_source,
+            charset: String::new(),
+            charset_source: crate::reader::UNDECODED,
             ip_address: p.ip_address,
             depth: p.depth,
-            extract,
+            extract: (),
             request: Some(p.request),
-            attached: Default::default(),
         };
-        if let Some(work) = &work {
-            (work.0)(&mut page);
-        }
-        (page, bytes)
+        let (page, found) = crate::reader::read_page(
+            &reading.reader,
+            page,
+            p.header_charset.as_deref(),
+            &p.time_ctx,
+            &reading.cfg.page_limits,
+        );
+        (page, found, bytes)
     })
     .await;
-    let (page, bytes) = match analysed {
+    let (page, found, bytes) = match analysed {
         Ok(a) => a,
         Err(e) => {
             let msg = format!("extraction task failed: {e}");
@@ -720,8 +726,8 @@ async fn analyse_page(shared: Arc<Shared>, mut p: PendingPage) {
             return;
         }
     };
-    shared.count_limits(&page.extract.limits);
-    if !shared.queue_links(&page.extract.links, page.depth) {
+    shared.count_limits(&found.limits);
+    if !shared.queue_links(&found.links, page.depth) {
         return;
     }
     {
@@ -730,7 +736,7 @@ async fn analyse_page(shared: Arc<Shared>, mut p: PendingPage) {
         s.bytes += bytes;
     }
     let embeds = if shared.cfg.embeds.any() {
-        crate::embeds::wanted(&shared.cfg, &shared.embeds_seen, &page.extract.embeds)
+        crate::embeds::wanted(&shared.cfg, &shared.embeds_seen, &found.embeds)
     } else {
         Vec::new()
     };
@@ -746,8 +752,8 @@ async fn analyse_page(shared: Arc<Shared>, mut p: PendingPage) {
 
 /// Fetches a page's embeds one after another (and what its stylesheets
 /// reference) and reports each.
-async fn fetch_embeds(shared: &Arc<Shared>, page_url: &str, embeds: Vec<crate::extract::Embed>) {
-    let mut todo: Vec<(crate::extract::Embed, u32)> = embeds.into_iter().map(|e| (e, 0)).collect();
+async fn fetch_embeds<R: PageReader>(shared: &Arc<Shared<R>>, page_url: &str, embeds: Vec<Embed>) {
+    let mut todo: Vec<(Embed, u32)> = embeds.into_iter().map(|e| (e, 0)).collect();
     todo.reverse();
     while let Some((embed, depth)) = todo.pop() {
         if shared.cancel.is_cancelled() {
@@ -779,7 +785,7 @@ async fn fetch_embeds(shared: &Arc<Shared>, page_url: &str, embeds: Vec<crate::e
 
 /// A queued URL the interrupted run had archived: its stored copy's links
 /// are queued (as its fetch would have), nothing is fetched.
-async fn take_up(shared: &Shared, requested: &str, copy: &str, depth: u32) {
+async fn take_up<R: PageReader>(shared: &Arc<Shared<R>>, requested: &str, copy: &str, depth: u32) {
     tracing::debug!(
         url = requested,
         "archived before the interruption: not fetched again"
@@ -793,7 +799,7 @@ async fn take_up(shared: &Shared, requested: &str, copy: &str, depth: u32) {
 }
 
 /// Follows the links of a 304's stored copy and reports the 304.
-async fn analyse_not_modified(shared: Arc<Shared>, mut nm: NotModifiedPage) {
+async fn analyse_not_modified<R: PageReader>(shared: Arc<Shared<R>>, mut nm: NotModifiedPage) {
     // A 304 has no body: the links come from the stored copy, so that
     // discovery never stops at an unchanged page.
     let Ok(url) = Url::parse(&nm.url) else {
@@ -812,7 +818,7 @@ async fn analyse_not_modified(shared: Arc<Shared>, mut nm: NotModifiedPage) {
 }
 
 /// Fetches one URL, following redirects, up to its body: what is left to do.
-async fn fetch_one(shared: &Arc<Shared>, queued: QueuedUrl) -> Fetched {
+async fn fetch_one<R: PageReader>(shared: &Arc<Shared<R>>, queued: QueuedUrl) -> Fetched {
     let QueuedUrl {
         url,
         depth,
@@ -1022,7 +1028,7 @@ async fn fetch_one(shared: &Arc<Shared>, queued: QueuedUrl) -> Fetched {
         let stored_headers = fetch::stored_headers(&headers, body.len());
         let page_url = current.clone();
         let header_charset = charset::charset_from_content_type(&content_type_header);
-        let time_ctx = extract::TimeContext {
+        let time_ctx = TimeContext {
             fetched: fetched_at,
             zone: current
                 .host_str()

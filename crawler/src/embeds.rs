@@ -15,9 +15,9 @@ use std::sync::LazyLock;
 use url::Url;
 
 use crate::event::FetchedEmbed;
-use crate::extract::{Embed, EmbedKind};
 use crate::fetch;
 use crate::normalize::{host_key, parse_normalized};
+use shapes::page::{Embed, EmbedKind};
 
 /// Accept header of embed requests.
 const ACCEPT_ANY: &str = "*/*";

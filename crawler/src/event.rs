@@ -1,15 +1,12 @@
 //! What the crawl reports: pages, not-modified notices, failures, and the summary.
 
-use std::any::Any;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use url::Url;
 
 use crate::charset::CharsetSource;
-use crate::extract::Extracted;
 
 /// Validators remembered from an earlier capture, used for a conditional GET.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,7 +61,7 @@ pub struct SentRequest {
 
 /// A fetched HTML page with its extracted attributes.
 #[derive(Debug, Clone)]
-pub struct FetchedPage {
+pub struct FetchedPage<P> {
     /// The URL taken from the frontier (normalised).
     pub requested_url: String,
     /// The final URL after redirects.
@@ -97,72 +94,51 @@ pub struct FetchedPage {
     pub ip_address: Option<String>,
     /// Link depth from the seed (seeds are 0).
     pub depth: u32,
-    /// Extracted attributes.
-    pub extract: Extracted,
+    /// What the crawl's [`crate::PageReader`] made of the page (its extraction, and
+    /// whatever else the reader does on it).
+    pub extract: P,
     /// The request that fetched it; `None` for a page this crawl did not fetch (a record
     /// imported from another tool's WARC or indexed again from a pack).
     pub request: Option<SentRequest>,
-    /// What the consumer's [`PageWork`] made of the page, if it ran.
-    pub attached: Attached,
 }
 
-/// A consumer's own per-page work (classification, hashing, encoding...), run
-/// by the crawl on each fetched page in the task that extracted it, off the
-/// async workers, just before the page is reported: one handoff to the
-/// blocking pool a page instead of two. It may keep its result in
-/// [`FetchedPage::attached`] and may drop what it no longer needs of the
-/// page's texts and body (the crawl reads only the extracted links, embeds
-/// and limits afterwards; it counts the body's bytes before).
-#[derive(Clone)]
-pub struct PageWork(pub Arc<dyn Fn(&mut FetchedPage) + Send + Sync>);
-
-impl std::fmt::Debug for PageWork {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PageWork")
-    }
-}
-
-/// A value of the consumer's type carried with a page (see [`PageWork`]).
-#[derive(Clone, Default)]
-pub struct Attached(Option<Arc<dyn Any + Send + Sync>>);
-
-impl Attached {
-    /// Carries `value`.
-    pub fn new<T: Any + Send + Sync>(value: T) -> Self {
-        Self(Some(Arc::new(value)))
-    }
-
-    /// Takes the value out if it is a `T` and this is its only holder (a
-    /// cloned page leaves it where it is).
-    pub fn take<T: Any + Send + Sync>(&mut self) -> Option<T> {
-        let value = self.0.take()?;
-        match value.downcast::<T>() {
-            Ok(typed) => match Arc::try_unwrap(typed) {
-                Ok(v) => Some(v),
-                Err(shared) => {
-                    self.0 = Some(shared);
-                    None
-                }
-            },
-            Err(other) => {
-                self.0 = Some(other);
-                None
-            }
+impl<P> FetchedPage<P> {
+    /// The page with `f` of what its reader made of it: the one conversion between the
+    /// shapes a page takes.
+    pub fn map<Q>(self, f: impl FnOnce(P) -> Q) -> FetchedPage<Q> {
+        FetchedPage {
+            requested_url: self.requested_url,
+            url: self.url,
+            fetched_at: self.fetched_at,
+            status: self.status,
+            status_line: self.status_line,
+            headers: self.headers,
+            body: self.body,
+            content_type: self.content_type,
+            charset: self.charset,
+            charset_source: self.charset_source,
+            ip_address: self.ip_address,
+            depth: self.depth,
+            extract: f(self.extract),
+            request: self.request,
         }
     }
-}
 
-impl std::fmt::Debug for Attached {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Attached(..)"
-        } else {
-            "Attached(none)"
-        })
+    /// The page with the first part of what `f` makes of its reading, and the second
+    /// part apart.
+    pub fn split<Q, S>(self, f: impl FnOnce(P) -> (Q, S)) -> (FetchedPage<Q>, S) {
+        let mut apart = None;
+        let page = self.map(|p| {
+            let (q, s) = f(p);
+            apart = Some(s);
+            q
+        });
+        match apart {
+            Some(s) => (page, s),
+            None => unreachable!("map calls f once"),
+        }
     }
-}
 
-impl FetchedPage {
     /// `body` decoded with `charset`.
     pub fn text(&self) -> String {
         crate::charset::decode_with_name(&self.body, &self.charset)
@@ -193,7 +169,7 @@ pub struct FetchedEmbed {
     /// The page that embeds it (the first one of the crawl that did).
     pub page_url: String,
     /// What the page embeds it as.
-    pub kind: crate::extract::EmbedKind,
+    pub kind: shapes::page::EmbedKind,
     pub fetched_at: DateTime<Utc>,
     pub status: u16,
     pub status_line: String,
@@ -288,9 +264,9 @@ impl FailureKind {
 
 /// One crawl outcome, sent on the event channel.
 #[derive(Debug, Clone)]
-pub enum CrawlEvent {
-    /// A fetched HTML page.
-    Page(Box<FetchedPage>),
+pub enum CrawlEvent<P> {
+    /// A fetched HTML page, with what the crawl's reader made of it.
+    Page(Box<FetchedPage<P>>),
     /// The server answered 304 to a conditional GET.
     NotModified(Box<NotModifiedPage>),
     /// A resource a stored page embeds (image, stylesheet, script...).
@@ -364,22 +340,5 @@ impl CrawlSummary {
     /// Total number of failures.
     pub fn failure_count(&self) -> u64 {
         self.failures.values().sum()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn attached_value_is_taken_once_by_its_own_type_and_only_from_its_sole_holder() {
-        let mut a = Attached::new(7u32);
-        assert_eq!(a.take::<String>(), None, "another type leaves it in place");
-        let mut copy = a.clone();
-        assert_eq!(copy.take::<u32>(), None, "a shared value stays where it is");
-        drop(copy);
-        assert_eq!(a.take::<u32>(), Some(7));
-        assert_eq!(a.take::<u32>(), None, "taken once");
-        assert_eq!(Attached::default().take::<u32>(), None);
     }
 }

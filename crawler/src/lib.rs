@@ -21,15 +21,13 @@ pub mod discover;
 pub mod embeds;
 pub mod error;
 pub mod event;
-/// The extraction crate, reached through the crawler while its fetch loop still
-/// extracts each page.
-pub use ::extract;
 pub mod fetch;
 pub mod frontier;
 pub mod guard;
 pub use shapes::{charset, normalize};
 pub mod politeness;
 pub mod queue;
+pub mod reader;
 pub mod robots;
 
 pub use charset::CharsetSource;
@@ -37,10 +35,18 @@ pub use config::{CrawlConfig, EmbedPolicy, Scope};
 pub use crawl::{crawl, crawl_with_cancel, crawl_with_queue, SCHEDULER_SCAN_LIMIT};
 pub use error::{DiscoverError, Error, Result};
 pub use event::{
-    Attached, CrawlEvent, CrawlSummary, FailureKind, FetchedEmbed, FetchedPage, NoHistory,
-    NotModifiedPage, PageWork, SentRequest, StoredCopy, UrlHistory, Validators,
+    CrawlEvent, CrawlSummary, FailureKind, FetchedEmbed, FetchedPage, NoHistory, NotModifiedPage,
+    SentRequest, StoredCopy, UrlHistory, Validators,
 };
-pub use extract::Extracted;
 pub use queue::{MemoryQueue, QueueError, QueuedUrl, UrlQueue};
+pub use reader::{read_page, PageLinks, PageReader};
 pub use tokio_util::sync::CancellationToken;
 pub use url::Url;
+
+/// The extraction crate as a page reader, for the crawler's own tests (shared with
+/// `tests/util`).
+#[cfg(test)]
+#[path = "../tests/util/reader.rs"]
+mod test_reader;
+#[cfg(test)]
+extern crate self as crawler;

@@ -50,7 +50,7 @@ async fn fetch_as(
     fixture: &str,
     enc: &'static Encoding,
     label: Label,
-) -> (String, crawler::FetchedPage) {
+) -> (String, crawler::FetchedPage<extract::Extracted>) {
     let original = page_text(fixture, enc, label);
     let (bytes, _, had_errors) = enc.encode(&original);
     assert!(!had_errors);

@@ -561,6 +561,7 @@ async fn a_failing_queue_stops_the_crawl_with_its_error() {
         test_config(vec![
             Url::parse("http://127.0.0.1:9/").unwrap_or_else(|_| unreachable!())
         ]),
+        util::Extracting,
         Arc::new(crawler::NoHistory),
         Arc::new(Broken),
         tx,
@@ -593,7 +594,12 @@ async fn dropping_the_receiver_stops_the_crawl() {
     let server = endless_site().await;
     let (tx, mut rx) = tokio::sync::mpsc::channel(2);
     let cfg = test_config(vec![server.url("/p/0")]);
-    let crawl = tokio::spawn(crawler::crawl(cfg, Arc::new(crawler::NoHistory), tx));
+    let crawl = tokio::spawn(crawler::crawl(
+        cfg,
+        util::Extracting,
+        Arc::new(crawler::NoHistory),
+        tx,
+    ));
     for _ in 0..3 {
         assert!(rx.recv().await.is_some());
     }
@@ -618,6 +624,7 @@ async fn cancellation_token_and_limits() {
     let (tx, mut rx) = tokio::sync::mpsc::channel(64);
     let crawl = tokio::spawn(crawler::crawl_with_cancel(
         test_config(vec![server.url("/p/0")]),
+        util::Extracting,
         Arc::new(crawler::NoHistory),
         tx,
         token.clone(),
@@ -648,6 +655,7 @@ async fn invalid_config_is_an_error() {
     let (tx, _rx) = tokio::sync::mpsc::channel(1);
     let res = crawler::crawl(
         crawler::CrawlConfig::default(),
+        util::Extracting,
         Arc::new(crawler::NoHistory),
         tx,
     )
@@ -679,7 +687,12 @@ async fn a_busy_host_does_not_starve_another() {
     cfg.concurrency = 4;
     let (tx, mut rx) = tokio::sync::mpsc::channel(64);
     let started = std::time::Instant::now();
-    let crawl = tokio::spawn(crawler::crawl(cfg, Arc::new(crawler::NoHistory), tx));
+    let crawl = tokio::spawn(crawler::crawl(
+        cfg,
+        util::Extracting,
+        Arc::new(crawler::NoHistory),
+        tx,
+    ));
     let small_prefix = format!("http://{}/", small.addr);
     let (mut small_done, mut busy_done, mut small_pages) = (Duration::ZERO, Duration::ZERO, 0);
     while let Some(ev) = rx.recv().await {
@@ -763,7 +776,7 @@ async fn private_addresses_are_refused_unless_allowed() {
     ]);
     cfg.allow_private = false;
     let (tx, _rx) = tokio::sync::mpsc::channel(4);
-    let err = crawler::crawl(cfg, Arc::new(crawler::NoHistory), tx).await;
+    let err = crawler::crawl(cfg, util::Extracting, Arc::new(crawler::NoHistory), tx).await;
     assert!(
         matches!(&err, Err(crawler::Error::Config(m)) if m.contains("allow_private")),
         "{err:?}"

@@ -7,9 +7,9 @@
 mod util;
 
 use crawler::discover::{self, Limits as DiscoverLimits};
-use crawler::extract::{budget, extract_with, TimeContext};
 use crawler::robots::RobotsRules;
 use crawler::Url;
+use extract::{budget, extract_with, TimeContext};
 use fuzzkit::gen;
 use fuzzkit::proptest;
 use fuzzkit::proptest::prelude::*;

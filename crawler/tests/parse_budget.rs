@@ -7,9 +7,9 @@ mod util;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crawler::extract::budget::thread_cpu_time;
-use crawler::extract::{extract_with, Limits, TimeContext};
 use crawler::{CrawlEvent, NoHistory, Url};
+use extract::budget::thread_cpu_time;
+use extract::{extract_with, Limits, TimeContext};
 use util::{Reply, TestServer};
 
 fn nested_divs(n: usize) -> String {
@@ -71,7 +71,7 @@ fn nested_divs_parse_within_a_bound() {
             ],
             "{n}"
         );
-        if html.len() <= crawler::extract::LARGE_PAGE_BYTES {
+        if html.len() <= extract::LARGE_PAGE_BYTES {
             assert!(x.body_text.contains("bottom text"), "{n}");
         }
     }
@@ -151,7 +151,7 @@ fn links_are_capped_and_counted() {
             max_links: cap,
             ..Limits::default()
         };
-        let x = crawler::extract::extract_limited(
+        let x = extract::extract_limited(
             &html,
             &url("http://links.test/"),
             &TimeContext::default(),
@@ -177,7 +177,7 @@ fn long_urls_are_dropped_and_counted() {
         max_url_length: 4_000,
         ..Limits::default()
     };
-    let x = crawler::extract::extract_limited(
+    let x = extract::extract_limited(
         &html,
         &url("http://links.test/"),
         &TimeContext::default(),
@@ -231,7 +231,7 @@ async fn a_hostile_page_neither_blocks_its_host_nor_the_crawl() {
     });
     let summary = tokio::time::timeout(
         Duration::from_secs(120),
-        crawler::crawl(cfg, Arc::new(NoHistory), tx),
+        crawler::crawl(cfg, util::Extracting, Arc::new(NoHistory), tx),
     )
     .await
     .expect("crawl finished within 120 s")

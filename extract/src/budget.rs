@@ -27,91 +27,13 @@
 
 use std::time::Duration;
 
-/// Deepest element nesting parsed into a DOM; deeper tags are flattened.
-/// Real pages stay far below it (the deepest of the test fixtures and of
-/// the demo site is under 40).
-pub const DEFAULT_MAX_DEPTH: usize = 256;
-/// Most distinct links taken from one page: the sitemaps.org limit of URLs a
-/// sitemap (Heritrix keeps 6,000 outlinks a URI, but generated index pages
-/// hold more: rust-doc's `core/all.html` links 17,939 items).
-pub const DEFAULT_MAX_LINKS: usize = 50_000;
-/// Longest absolute URL taken from a page, bytes (the trap limit's default).
-pub const DEFAULT_MAX_URL_LENGTH: usize = shapes::DEFAULT_MAX_URL_LENGTH;
-/// Thread CPU time the DOM parse of one page may use.
-pub const DEFAULT_PARSE_CPU: Duration = Duration::from_secs(1);
+pub use shapes::page::{
+    LimitReport, Limits, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINKS, DEFAULT_MAX_URL_LENGTH,
+    DEFAULT_PARSE_CPU,
+};
+
 /// Bytes fed to the parser between two looks at the CPU clock.
 pub const PARSE_CHUNK_BYTES: usize = 8 * 1024;
-/// An `href` longer than this many times `max_url_length` is dropped without
-/// being resolved (it cannot shrink below the limit but by dot segments).
-const RAW_HREF_FACTOR: usize = 4;
-
-/// Budgets of one page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Deepest nesting parsed into the DOM. Default 256.
-    pub max_depth: usize,
-    /// Most distinct links a page. Default 50,000.
-    pub max_links: usize,
-    /// Longest link URL (bytes, absolute and normalised). Default 2,048.
-    pub max_url_length: usize,
-    /// Thread CPU time of the DOM parse. Default 1 s.
-    pub parse_cpu: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_depth: DEFAULT_MAX_DEPTH,
-            max_links: DEFAULT_MAX_LINKS,
-            max_url_length: DEFAULT_MAX_URL_LENGTH,
-            parse_cpu: DEFAULT_PARSE_CPU,
-        }
-    }
-}
-
-impl Limits {
-    /// No budget at all (what extraction did before issue 13; benchmarks).
-    pub fn unlimited() -> Self {
-        Limits {
-            max_depth: usize::MAX,
-            max_links: usize::MAX,
-            max_url_length: usize::MAX,
-            parse_cpu: Duration::MAX,
-        }
-    }
-
-    /// Whether an `href` is too long to be worth resolving.
-    pub(crate) fn raw_href_too_long(&self, href: &str) -> bool {
-        href.len() > self.max_url_length.saturating_mul(RAW_HREF_FACTOR)
-    }
-}
-
-/// What the budgets did to one page (all zero for an ordinary page).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LimitReport {
-    /// Deepest nesting the pre-scan saw (approximate: the parser's own
-    /// rules decide the final tree).
-    pub depth: usize,
-    /// Tags left out of the DOM because they were deeper than
-    /// [`Limits::max_depth`] (0: the page was parsed as it is).
-    pub flattened_tags: u64,
-    /// The parse stopped at [`Limits::parse_cpu`]: attributes come from the
-    /// part of the page parsed until then.
-    pub parse_truncated: bool,
-    /// Links past [`Limits::max_links`] (link elements with an `href`, not
-    /// resolved nor de-duplicated).
-    pub links_dropped: u64,
-    /// Links dropped because their URL was longer than
-    /// [`Limits::max_url_length`].
-    pub long_links: u64,
-}
-
-impl LimitReport {
-    /// Whether the markup was flattened or cut.
-    pub fn parse_limited(&self) -> bool {
-        self.flattened_tags > 0 || self.parse_truncated
-    }
-}
 
 /// CPU time used by the calling thread so far (wall time where the platform
 /// has no thread clock).

@@ -34,6 +34,7 @@ pub use budget::{LimitReport, Limits};
 use lines::{is_han, push_squashed, squash, BLOCK_ELEMENTS, SKIPPED_ELEMENTS};
 pub use scan::EmbedKind;
 use shapes::normalize::parse_normalized;
+pub use shapes::page::Embed;
 pub use time::{page_zone, parse_date, Published, PublishedFrom, TimeContext};
 use time::{score, Candidate};
 
@@ -1059,13 +1060,6 @@ pub fn keywords(text: &str, chinese: bool) -> Vec<String> {
         .take(KEYWORD_COUNT)
         .map(|(w, _)| w)
         .collect()
-}
-
-/// A resource a page embeds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Embed {
-    pub url: String,
-    pub kind: EmbedKind,
 }
 
 /// The embeds of a page: resolved against `base`, http(s) only (no `data:`),

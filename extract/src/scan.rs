@@ -13,6 +13,7 @@ use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
 use scraper::{ElementRef, Html};
+pub use shapes::page::EmbedKind;
 
 /// Class fragments (case-sensitive, as the CSS `[class*=...]` they replace)
 /// that mark the publish time.
@@ -178,40 +179,6 @@ pub(crate) struct PageElements<'a> {
 
 /// At most this many embedded resources are kept per page.
 pub const MAX_EMBEDS: usize = 500;
-
-/// What kind of resource a page embeds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum EmbedKind {
-    /// `<img src>` (or a lazy-loading `data-src`/`data-original`), `<video poster>`.
-    Image,
-    /// `<link rel=stylesheet href>`.
-    Stylesheet,
-    /// `<script src>`.
-    Script,
-    /// `<link rel=icon href>` (and its kin).
-    Icon,
-    /// `<video src>`, `<audio src>`, `<source src>`.
-    Media,
-    /// `url(...)` of a stylesheet (fonts, backgrounds).
-    StyleAsset,
-    /// Not embedded: a redirect (3xx) or error (4xx, 5xx) answer of a page
-    /// URL, archived as fetched.
-    Answer,
-}
-
-impl EmbedKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            EmbedKind::Image => "image",
-            EmbedKind::Stylesheet => "stylesheet",
-            EmbedKind::Script => "script",
-            EmbedKind::Icon => "icon",
-            EmbedKind::Media => "media",
-            EmbedKind::StyleAsset => "style-asset",
-            EmbedKind::Answer => "answer",
-        }
-    }
-}
 
 /// The attributes an element's embeds are read from.
 #[derive(Debug, Default, Clone, Copy)]

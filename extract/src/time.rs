@@ -13,6 +13,7 @@
 //! the same day.
 
 use crate::lists::{self, List};
+pub use shapes::page::{PublishedFrom, TimeContext};
 use std::sync::LazyLock;
 
 use chrono::{
@@ -48,100 +49,6 @@ const MAX_BYLINE_CHARS: usize = 160;
 const DATELINE_START_CHARS: usize = 40;
 /// Characters before a date searched for a byline that ends at it (`by NAME on`).
 const BYLINE_WINDOW_CHARS: usize = 64;
-
-/// Where the publish time of a page came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PublishedFrom {
-    /// A `<meta>` tag or microdata (`itemprop=datePublished`).
-    Meta,
-    /// JSON-LD `datePublished`.
-    Jsonld,
-    /// A `<time>` element.
-    Time,
-    /// A variable of the page's own scripts (`var ct = "1581517074"` on
-    /// WeChat articles, `publish_time: '2019-09-08 11:42:03'`): the data a
-    /// page's script renders its date from.
-    Script,
-    /// Visible text (near the title, labelled, or at the edges of the article).
-    Text,
-    /// A date in the URL path.
-    Url,
-    /// A feed entry's publication time (RSS `pubDate`, Atom `published`).
-    Feed,
-    /// A news sitemap's `publication_date`.
-    Sitemap,
-    /// The page states no publish time, only when it was modified or updated
-    /// (meta, JSON-LD, `<time class="updated">`, an `Updated:` label).
-    Modified,
-    /// No publish time: the fetch time stands in for it.
-    Fetch,
-}
-
-impl PublishedFrom {
-    /// Every value, in the order of the docs.
-    pub const ALL: [PublishedFrom; 10] = [
-        Self::Meta,
-        Self::Jsonld,
-        Self::Time,
-        Self::Script,
-        Self::Text,
-        Self::Url,
-        Self::Feed,
-        Self::Sitemap,
-        Self::Modified,
-        Self::Fetch,
-    ];
-
-    /// Lower-case name as stored and as filters accept it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Meta => "meta",
-            Self::Jsonld => "jsonld",
-            Self::Time => "time",
-            Self::Script => "script",
-            Self::Text => "text",
-            Self::Url => "url",
-            Self::Feed => "feed",
-            Self::Sitemap => "sitemap",
-            Self::Modified => "modified",
-            Self::Fetch => "fetch",
-        }
-    }
-
-    /// Parses [`PublishedFrom::as_str`] (case-insensitive).
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|p| p.as_str().eq_ignore_ascii_case(s.trim()))
-    }
-}
-
-impl std::fmt::Display for PublishedFrom {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What the time decision knows besides the page.
-#[derive(Debug, Clone)]
-pub struct TimeContext {
-    /// Fetch time: relative times count back from it, later times are rejected.
-    pub fetched: DateTime<Utc>,
-    /// Configured zone of the job or source for times without an offset.
-    pub zone: Option<Tz>,
-    /// Publication time from the feed or sitemap that listed the page.
-    pub hint: Option<(DateTime<Utc>, PublishedFrom)>,
-}
-
-impl Default for TimeContext {
-    fn default() -> Self {
-        Self {
-            fetched: Utc::now(),
-            zone: None,
-            hint: None,
-        }
-    }
-}
 
 /// The decided publish time. A page that states only a day gets 00:00 UTC
 /// of that day (the day stays the stated one in UTC row keys and filters).

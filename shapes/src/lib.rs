@@ -4,6 +4,7 @@
 
 pub mod charset;
 pub mod normalize;
+pub mod page;
 
 /// Default longest URL queued or kept as a page's link (characters).
 pub const DEFAULT_MAX_URL_LENGTH: usize = 2048;

@@ -5,7 +5,8 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crawler::FetchedPage;
+use crawler::{FetchedPage, PageLinks, PageReader};
+use extract::{Extracted, Limits, TimeContext};
 use indexer::Index;
 use packer::warc::{self, EncodedRecord, ResponseInput};
 use packer::{AttributeEncoder, Location, PageAttributes};
@@ -30,7 +31,7 @@ pub struct AnalysedEmbed {
 
 /// A page with the work on it that needs no store ([`PageAnalysis`]).
 pub struct Analysed {
-    pub(crate) page: FetchedPage,
+    pub(crate) page: Page,
     /// Set when the page's record is already in a pack (reindex, fsck
     /// repair): it is indexed where it lies instead of written again.
     pub(crate) stored: Option<Stored>,
@@ -40,8 +41,8 @@ pub struct Analysed {
 /// The per-page work that needs no store: source, topic, payload digest,
 /// the response record (compressed) and the attribute vector. Done by
 /// [`Analyser::analyse`] as pages arrive, several at a time (in a crawl, by
-/// the crawler's task that extracted the page: [`Analyser::page_work`]), so
-/// the storage thread is left with what must be serial.
+/// the crawler's task that decoded the page: the [`Analyser`] is the crawl's
+/// reader), so the storage thread is left with what must be serial.
 pub(crate) struct PageAnalysis {
     pub(crate) source: String,
     pub(crate) topic: String,
@@ -116,6 +117,103 @@ impl Stored {
     }
 }
 
+/// A page the crawl fetched (or a record held), with its extraction.
+pub type Page = FetchedPage<Extracted>;
+
+/// Extracts `page`, whose body decodes to `text`: the page with its extraction, and the
+/// links and embeds a crawl follows (taken out of the extraction: no later step reads
+/// them).
+fn extracted(
+    page: FetchedPage<()>,
+    text: &str,
+    ctx: &TimeContext,
+    limits: &Limits,
+) -> (Page, PageLinks) {
+    let mut x = match url::Url::parse(&page.url) {
+        Ok(url) => extract::extract_limited(text, &url, ctx, limits),
+        Err(_) => Extracted::default(),
+    };
+    let found = PageLinks {
+        links: std::mem::take(&mut x.links),
+        embeds: std::mem::take(&mut x.embeds),
+        limits: x.limits,
+    };
+    (page.map(|()| x), found)
+}
+
+/// The links and embeds of a page's stored copy.
+fn stored_links(text: &str, url: &url::Url, limits: &Limits) -> PageLinks {
+    let x = extract::extract_limited(text, url, &TimeContext::default(), limits);
+    PageLinks {
+        links: x.links,
+        embeds: x.embeds,
+        limits: x.limits,
+    }
+}
+
+/// Reads pages with the extraction crate alone: records indexed again or imported,
+/// whose analysis runs after ([`Analyser::analyse_stored`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExtractOnly;
+
+impl PageReader for ExtractOnly {
+    type Read = Extracted;
+
+    fn read(
+        &self,
+        page: FetchedPage<()>,
+        text: &str,
+        ctx: &TimeContext,
+        limits: &Limits,
+    ) -> (Page, PageLinks) {
+        extracted(page, text, ctx, limits)
+    }
+
+    fn links(&self, text: &str, url: &url::Url, limits: &Limits) -> PageLinks {
+        stored_links(text, url, limits)
+    }
+}
+
+/// What a crawl's reader ([`Analyser`]) makes of a page: its extraction and the work
+/// on it, done in the crawler's task that decoded the page, so a page reaches the
+/// storage thread without a second task.
+pub struct Reading {
+    extract: Extracted,
+    work: PageAnalysis,
+}
+
+impl Analysed {
+    /// A crawled page as the storage thread takes it.
+    pub fn from_crawl(page: FetchedPage<Reading>) -> Self {
+        let (page, work) = page.split(|r| (r.extract, r.work));
+        Analysed {
+            page,
+            stored: None,
+            work,
+        }
+    }
+}
+
+impl PageReader for Analyser {
+    type Read = Reading;
+
+    fn read(
+        &self,
+        page: FetchedPage<()>,
+        text: &str,
+        ctx: &TimeContext,
+        limits: &Limits,
+    ) -> (FetchedPage<Reading>, PageLinks) {
+        let (mut page, found) = extracted(page, text, ctx, limits);
+        let work = self.work(&mut page, None);
+        (page.map(|extract| Reading { extract, work }), found)
+    }
+
+    fn links(&self, text: &str, url: &url::Url, limits: &Limits) -> PageLinks {
+        stored_links(text, url, limits)
+    }
+}
+
 /// Everything [`Analysed`] needs, shareable across threads.
 #[derive(Clone)]
 pub struct Analyser {
@@ -181,7 +279,7 @@ impl Analyser {
         }
     }
 
-    fn classify(&self, page: &FetchedPage) -> (String, f32) {
+    fn classify(&self, page: &Page) -> (String, f32) {
         let Some(model) = &self.model else {
             return (UNCLASSIFIED.to_string(), 0.0);
         };
@@ -216,32 +314,21 @@ impl Analyser {
     }
 
     /// The store-independent work on one page.
-    pub fn analyse(&self, page: FetchedPage) -> Analysed {
+    pub fn analyse(&self, page: Page) -> Analysed {
         self.analyse_stored(page, None)
     }
 
     /// [`Analyser::analyse`] of a page whose record is already in a pack:
     /// the pack's folder keeps its topic (the model's score is kept when it
     /// agrees) and no record is encoded.
-    pub fn analyse_stored(&self, mut page: FetchedPage, stored: Option<Stored>) -> Analysed {
+    pub fn analyse_stored(&self, mut page: Page, stored: Option<Stored>) -> Analysed {
         let work = self.work(&mut page, stored.as_ref());
         Analysed { page, stored, work }
     }
 
-    /// [`Analyser::analyse`] as the crawler's per-page hook: the analysis
-    /// travels with the page ([`crawler::FetchedPage::attached`]) and the
-    /// page reaches the storage thread without a second task.
-    pub fn page_work(&self) -> crawler::PageWork {
-        let analyser = self.clone();
-        crawler::PageWork(Arc::new(move |page: &mut FetchedPage| {
-            let work = analyser.work(page, None);
-            page.attached = crawler::Attached::new(work);
-        }))
-    }
-
     /// Classifies, hashes and encodes `page`, then drops its body and texts
     /// (what a batch still needs is the record and the attributes).
-    fn work(&self, page: &mut FetchedPage, stored: Option<&Stored>) -> PageAnalysis {
+    fn work(&self, page: &mut Page, stored: Option<&Stored>) -> PageAnalysis {
         let source = self.cfg.source_for(&page.url);
         // A page with a publish time is keyed by it (one without one by this
         // year, whose tables the crawl made at its start).

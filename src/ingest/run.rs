@@ -114,16 +114,6 @@ pub struct RunReport {
     pub summary: IngestSummary,
 }
 
-/// Pages analysed at the same time (the blocking pool's threads).
-const ANALYSE_PARALLEL: usize = 4;
-
-/// Bytes of page bodies under analysis at the same time, in KiB: a page
-/// takes its body's size (at most all of it), so several pages of many
-/// megabytes are analysed one after the other instead of side by side (each
-/// holds its body, its decoded text, a DOM and its compressed record while
-/// it is analysed), and small pages are not held back.
-const ANALYSE_BUDGET_KIB: u32 = 24 * 1024;
-
 /// What the storage thread gathers for its next batch, and the requested
 /// URLs of the batches it stored whose index rows may not be in yet.
 #[derive(Default)]
@@ -163,60 +153,26 @@ impl Gathered {
     }
 }
 
-/// A crawler event on its way to the storage thread: a page being analysed
-/// (awaited in arrival order), or an event that needs no analysis.
+/// A crawler event on its way to the storage thread: a page the crawl's reader
+/// analysed, an embed being hashed (awaited in arrival order), or an event that needs
+/// no analysis.
 enum Staged {
-    Page(Analysing),
+    Page(Box<Analysed>),
     Embed(tokio::task::JoinHandle<AnalysedEmbed>),
-    Other(CrawlEvent),
+    Other(CrawlEvent<Reading>),
 }
 
-/// A page's analysis: done by the crawler ([`Analyser::page_work`]), or
-/// running on the blocking pool.
-enum Analysing {
-    Done(Box<Analysed>),
-    Running(tokio::task::JoinHandle<Analysed>),
-}
-
-/// Passes on, in arrival order, each page the crawler analysed
-/// ([`Analyser::page_work`]) and hands any other to the blocking pool for
-/// [`Analyser::analyse`] (at most [`ANALYSE_PARALLEL`] at a time). Ends when
-/// the crawler closes its channel or the storage thread stops reading.
+/// Passes on, in arrival order, each page the crawler analysed (its reader is the
+/// [`Analyser`]) and hands each embed to the blocking pool to be hashed. Ends when the
+/// crawler closes its channel or the storage thread stops reading.
 async fn analyse_stage(
     analyser: Analyser,
-    mut events: mpsc::Receiver<CrawlEvent>,
+    mut events: mpsc::Receiver<CrawlEvent<Reading>>,
     staged: mpsc::Sender<Staged>,
 ) {
-    let slots = Arc::new(tokio::sync::Semaphore::new(ANALYSE_PARALLEL));
-    let budget = Arc::new(tokio::sync::Semaphore::new(ANALYSE_BUDGET_KIB as usize));
     while let Some(event) = events.recv().await {
         let next = match event {
-            CrawlEvent::Page(mut page) => {
-                if let Some(work) = page.attached.take::<PageAnalysis>() {
-                    let analysed = Analysed {
-                        page: *page,
-                        stored: None,
-                        work,
-                    };
-                    Staged::Page(Analysing::Done(Box::new(analysed)))
-                } else {
-                    let Ok(slot) = slots.clone().acquire_owned().await else {
-                        break;
-                    };
-                    let kib = u32::try_from(page.body.len() / 1024)
-                        .unwrap_or(u32::MAX)
-                        .clamp(1, ANALYSE_BUDGET_KIB);
-                    let Ok(bytes) = budget.clone().acquire_many_owned(kib).await else {
-                        break;
-                    };
-                    let analyser = analyser.clone();
-                    Staged::Page(Analysing::Running(tokio::task::spawn_blocking(move || {
-                        let analysed = analyser.analyse(*page);
-                        drop((slot, bytes));
-                        analysed
-                    })))
-                }
-            }
+            CrawlEvent::Page(page) => Staged::Page(Box::new(Analysed::from_crawl(*page))),
             CrawlEvent::Embed(embed) => {
                 let analyser = analyser.clone();
                 Staged::Embed(tokio::task::spawn_blocking(move || {
@@ -265,8 +221,6 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     ingest.apply_behind(true);
     let mut crawl_cfg = crate::crawl_config(cfg)?;
     prepare_page_tables(stores, cfg, &crawl_cfg.seeds);
-    // Pages are analysed by the crawler's task that extracted them.
-    crawl_cfg.page_work = Some(ingest.analyser().page_work());
     let history: Arc<dyn crawler::UrlHistory> = if run.conditional {
         Arc::new(IndexHistory(stores.clone()))
     } else {
@@ -364,10 +318,11 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     let batch_pages = cfg.packing.batch_pages;
     let max_wait = cfg.packing.max_batch_wait;
     let capacity = batch_pages.clamp(64, 4096);
-    let (tx, rx) = mpsc::channel::<CrawlEvent>(capacity);
+    let (tx, rx) = mpsc::channel::<CrawlEvent<Reading>>(capacity);
     // Pages are analysed (classified, hashed, encoded) on the blocking pool
     // as they arrive, in order, then handed to the storage thread.
     let (staged_tx, mut staged_rx) = mpsc::channel::<Staged>(capacity);
+    let reader = ingest.analyser();
     let analyse_stage = tokio::spawn(analyse_stage(ingest.analyser(), rx, staged_tx));
     let bar = matches!(run.progress, Progress::Bar).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -426,13 +381,8 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
                             .block_on(async { tokio::time::timeout(wait, staged_rx.recv()).await });
                         match event {
                             Ok(None) => break,
-                            Ok(Some(Staged::Page(analysing))) => {
-                                let page = match analysing {
-                                    Analysing::Done(page) => *page,
-                                    Analysing::Running(task) => {
-                                        handle.block_on(task).context("analysing a page")?
-                                    }
-                                };
+                            Ok(Some(Staged::Page(page))) => {
+                                let page = *page;
                                 batch_started.get_or_insert_with(Instant::now);
                                 gathered.done.push(page.page.requested_url.clone());
                                 gathered.pages.push(page);
@@ -483,7 +433,17 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         )
         .context("cannot start the storage thread")?;
     let crawl_result =
-        crawler::crawl_with_queue(crawl_cfg, history, queue, tx, run.cancel.clone()).await;
+        // Pages are analysed by the crawler's task that decodes them: the
+        // analyser is the crawl's reader.
+        crawler::crawl_with_queue(
+            crawl_cfg,
+            reader,
+            history,
+            queue,
+            tx,
+            run.cancel.clone(),
+        )
+        .await;
     let cancelled = crawl_result.as_ref().is_ok_and(|s| s.cancelled);
     let (finished, active) = tokio::task::spawn_blocking(move || storage.join())
         .await

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use crawler::{CrawlEvent, FetchedPage, NotModifiedPage};
+use crawler::{CrawlEvent, NotModifiedPage};
 use indexer::{ClusterRow, DigestEntry, Index, PageRecord, UrlState};
 use packer::warc::{self, EncodedRecord, ResponseInput, RevisitInput};
 use packer::{Centre, Location, PackKey, Packer};
@@ -92,7 +92,7 @@ struct WrittenEmbeds {
 
 /// A page of a batch, decided but not yet written.
 struct Prepared {
-    page: FetchedPage,
+    page: Page,
     source: String,
     topic: String,
     topic_score: f32,
@@ -329,7 +329,7 @@ impl Ingest {
     }
 
     /// Count a crawler event that carries no page.
-    pub fn note_event(&mut self, event: &CrawlEvent) {
+    pub fn note_event<P>(&mut self, event: &CrawlEvent<P>) {
         match event {
             CrawlEvent::NotModified(_) => {}
             CrawlEvent::Failure { kind, .. } => {
@@ -1246,7 +1246,7 @@ impl Drop for Ingest {
 
 #[allow(clippy::too_many_arguments)]
 fn page_record(
-    page: &FetchedPage,
+    page: &Page,
     source: &str,
     topic: String,
     topic_score: f32,
@@ -1457,9 +1457,9 @@ mod tests {
         }
     }
 
-    fn page(url: &str, body: &str) -> FetchedPage {
+    fn page(url: &str, body: &str) -> Page {
         let parsed = url::Url::parse(url).expect("url");
-        FetchedPage {
+        crawler::FetchedPage {
             requested_url: url.to_string(),
             url: url.to_string(),
             fetched_at: chrono::Utc::now(),
@@ -1474,7 +1474,6 @@ mod tests {
             depth: 1,
             extract: extract::extract(body, &parsed),
             request: None,
-            attached: Default::default(),
         }
     }
 

@@ -12,11 +12,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crawler::{CrawlConfig, CrawlEvent, CrawlSummary, NoHistory, Url, UrlHistory};
+use extract::Extracted;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
+
+mod reader;
+pub use reader::Extracting;
+
+/// What a test crawl reports: pages with their extraction.
+pub type Event = CrawlEvent<Extracted>;
 
 /// A request as the server saw it.
 #[derive(Debug, Clone)]
@@ -251,7 +258,7 @@ pub fn test_config(seeds: Vec<Url>) -> CrawlConfig {
 }
 
 /// Runs a crawl to the end and collects every event.
-pub async fn run(config: CrawlConfig) -> (CrawlSummary, Vec<CrawlEvent>) {
+pub async fn run(config: CrawlConfig) -> (CrawlSummary, Vec<Event>) {
     run_with_history(config, Arc::new(NoHistory)).await
 }
 
@@ -260,11 +267,12 @@ pub async fn run_with_queue(
     config: CrawlConfig,
     history: Arc<dyn UrlHistory>,
     queue: Arc<dyn crawler::UrlQueue>,
-) -> (crawler::Result<CrawlSummary>, Vec<CrawlEvent>) {
+) -> (crawler::Result<CrawlSummary>, Vec<Event>) {
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let collector = tokio::spawn(collect(rx));
     let summary = crawler::crawl_with_queue(
         config,
+        Extracting,
         history,
         queue,
         tx,
@@ -275,7 +283,7 @@ pub async fn run_with_queue(
 }
 
 /// Every event until the channel closes.
-async fn collect(mut rx: tokio::sync::mpsc::Receiver<CrawlEvent>) -> Vec<CrawlEvent> {
+async fn collect(mut rx: tokio::sync::mpsc::Receiver<Event>) -> Vec<Event> {
     let mut events = Vec::new();
     while let Some(e) = rx.recv().await {
         events.push(e);
@@ -287,20 +295,22 @@ async fn collect(mut rx: tokio::sync::mpsc::Receiver<CrawlEvent>) -> Vec<CrawlEv
 pub async fn run_with_history(
     config: CrawlConfig,
     history: Arc<dyn UrlHistory>,
-) -> (CrawlSummary, Vec<CrawlEvent>) {
+) -> (CrawlSummary, Vec<Event>) {
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let collector = tokio::spawn(collect(rx));
-    let summary =
-        tokio::time::timeout(Duration::from_secs(60), crawler::crawl(config, history, tx))
-            .await
-            .expect("crawl finished within 60 s")
-            .expect("crawl config is valid");
+    let summary = tokio::time::timeout(
+        Duration::from_secs(60),
+        crawler::crawl(config, Extracting, history, tx),
+    )
+    .await
+    .expect("crawl finished within 60 s")
+    .expect("crawl config is valid");
     let events = collector.await.expect("collector");
     (summary, events)
 }
 
 /// The pages among `events`.
-pub fn pages(events: &[CrawlEvent]) -> Vec<&crawler::FetchedPage> {
+pub fn pages(events: &[Event]) -> Vec<&crawler::FetchedPage<Extracted>> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -311,7 +321,7 @@ pub fn pages(events: &[CrawlEvent]) -> Vec<&crawler::FetchedPage> {
 }
 
 /// The failures among `events` as (url, kind).
-pub fn failures(events: &[CrawlEvent]) -> Vec<(String, crawler::FailureKind)> {
+pub fn failures(events: &[Event]) -> Vec<(String, crawler::FailureKind)> {
     events
         .iter()
         .filter_map(|e| match e {
