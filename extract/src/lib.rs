@@ -1499,108 +1499,198 @@ pub fn stream_embeds(html: &str, url: &Url) -> Vec<Embed> {
     resolve_embeds(&raw, &base, &Limits::default())
 }
 
-/// Extracts the attributes of a parsed page (all but its links); also the
-/// base URL of its links.
-/// A page's attributes, its base URL and its raw link `href`s.
-fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, Url, Vec<&'a str>) {
-    let mut els = scan::PageElements::collect(doc, &COMMENT_DATA_ATTRS);
-    let hrefs = std::mem::take(&mut els.links);
-    let metas = meta_pairs(&els.meta);
-    let ld = jsonld(&els.jsonld);
-    let base = els
-        .base_href
-        .and_then(|h| url.join(h.trim()).ok())
-        .unwrap_or_else(|| url.clone());
-    let body_text = visible_text(doc);
-    let language = detect_language(&body_text, els.html_lang);
-    let (comments, participants) = extract_counts(&els, &ld, &body_text);
-    let chinese = language.as_deref() == Some("zh");
-    let article_text = text::article_text(doc);
+/// A page as its attribute rules read it: the elements the scan found, the meta
+/// pairs and JSON-LD facts, the site's names, and the page's visible text and article
+/// text by line.
+struct PageView<'p> {
+    url: &'p Url,
+    ctx: &'p TimeContext,
+    els: &'p scan::PageElements<'p>,
+    metas: &'p [(String, String)],
+    ld: &'p JsonLd,
+    language: Option<&'p str>,
+    /// Site names the title may carry ([`site_names`]).
+    names: Vec<String>,
+    h1s: Vec<String>,
+    title_tag: Option<String>,
+    article_text: &'p str,
+    lines: Vec<&'p str>,
+    article_lines: Vec<&'p str>,
+    /// The first and last lines of the article: bylines, datelines, source labels.
+    edges: Vec<&'p str>,
+}
 
-    // Title.
-    let names = site_names(&metas, &ld, url);
-    let h1s: Vec<String> = els
-        .h1
-        .iter()
-        .map(element_text)
-        .filter(|t| !t.is_empty())
-        .collect();
-    let title_tag = els.title.iter().map(element_text).find(|t| !t.is_empty());
-    let og_title = meta_value(&metas, "og:title").or_else(|| meta_value(&metas, "twitter:title"));
-    let founder_title = els
+impl<'p> PageView<'p> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        url: &'p Url,
+        ctx: &'p TimeContext,
+        els: &'p scan::PageElements<'p>,
+        metas: &'p [(String, String)],
+        ld: &'p JsonLd,
+        language: Option<&'p str>,
+        body_text: &'p str,
+        article_text: &'p str,
+    ) -> Self {
+        let h1s: Vec<String> = els
+            .h1
+            .iter()
+            .map(element_text)
+            .filter(|t| !t.is_empty())
+            .collect();
+        let title_tag = els.title.iter().map(element_text).find(|t| !t.is_empty());
+        let article_lines: Vec<&str> = article_text.lines().collect();
+        let edges: Vec<&str> = article_lines
+            .iter()
+            .take(ARTICLE_EDGE_LINES)
+            .chain(article_lines.iter().rev().take(ARTICLE_EDGE_LINES))
+            .copied()
+            .collect();
+        PageView {
+            url,
+            ctx,
+            els,
+            metas,
+            ld,
+            language,
+            names: site_names(metas, ld, url),
+            h1s,
+            title_tag,
+            article_text,
+            lines: body_text.lines().collect(),
+            article_lines,
+            edges,
+        }
+    }
+
+    /// The header's lines, then the article's edges.
+    fn header_and_edges<'v>(
+        &'v self,
+        around: &'v Around<'p>,
+    ) -> impl Iterator<Item = &'p str> + 'v {
+        around.header.iter().chain(self.edges.iter()).copied()
+    }
+}
+
+/// Where a page's headline is among its lines, and the lines around it.
+struct Around<'p> {
+    /// The line of the headline.
+    at_title: Option<usize>,
+    /// Two lines above the headline to [`HEADER_LINES_AFTER`] below it.
+    header: &'p [&'p str],
+    /// The last line of the article's text, below its start.
+    article_end: Option<usize>,
+    /// The header down to the article's end (not the related items and
+    /// comments under a short article).
+    header_above_end: Vec<&'p str>,
+    /// Where the page's text starts: the headline, else the article's first line,
+    /// else the longest line of the page (a microblog post, a forum reply).
+    anchor: Option<usize>,
+}
+
+impl<'p> Around<'p> {
+    fn find(p: &'p PageView<'p>, title: Option<&str>) -> Self {
+        let lines = &p.lines;
+        let at_title = title_line(lines, title, &p.h1s);
+        let header: &[&str] = match at_title {
+            Some(i) => &lines[i.saturating_sub(2)..(i + 1 + HEADER_LINES_AFTER).min(lines.len())],
+            None => &[],
+        };
+        // A page without a headline on it (a microblog post, a forum reply): its
+        // byline is read around where its text starts.
+        // With no article text found, the longest line of the page (the post).
+        let anchor =
+            at_title.or_else(
+                || match p.article_lines.iter().find(|l| !l.trim().is_empty()) {
+                    Some(first) => lines.iter().position(|l| l == first),
+                    None => lines
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| (l.chars().count(), std::cmp::Reverse(i)))
+                        .max()
+                        .filter(|(n, _)| *n >= MIN_POST_CHARS)
+                        .map(|(_, std::cmp::Reverse(i))| i),
+                },
+            );
+        // The last line of the article's text, below the title.
+        let article_end = anchor.and_then(|i| {
+            p.article_lines
+                .iter()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .and_then(|last| lines.iter().skip(i + 1).rposition(|l| l == last))
+                .map(|j| j + i + 1)
+        });
+        let from = at_title.map_or(0, |i| i.saturating_sub(2));
+        let header_above_end = header
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| article_end.is_none_or(|e| from + k <= e))
+            .map(|(_, l)| *l)
+            .collect();
+        Around {
+            at_title,
+            header,
+            article_end,
+            header_above_end,
+            anchor,
+        }
+    }
+
+    /// Up to `n` lines under the headline.
+    fn under_title(&self, lines: &'p [&'p str], n: usize) -> &'p [&'p str] {
+        self.at_title.map_or(&[][..], |i| {
+            &lines[(i + 1).min(lines.len())..(i + 1 + n).min(lines.len())]
+        })
+    }
+}
+
+/// The headline and the rule that chose it (see [`title::choose_ruled`]), as the page
+/// shows it.
+fn decide_title(p: &PageView<'_>) -> (Option<String>, Option<&'static str>) {
+    let og_title = meta_value(p.metas, "og:title").or_else(|| meta_value(p.metas, "twitter:title"));
+    let founder_title = p
+        .els
         .founder_title
         .map(|e| element_text(&e))
         .filter(|t| !t.is_empty());
-    let (title, title_rule) = title::choose_ruled(
-        title_tag.as_deref(),
+    let (title, rule) = title::choose_ruled(
+        p.title_tag.as_deref(),
         og_title,
-        ld.headline.as_deref().or(founder_title.as_deref()),
-        &h1s,
-        &names,
+        p.ld.headline.as_deref().or(founder_title.as_deref()),
+        &p.h1s,
+        &p.names,
     )
     .unzip();
-
-    // The lines around the title and at the edges of the article: bylines.
-    let lines: Vec<&str> = body_text.lines().collect();
     let title = title
-        .map(|t| title::as_shown(&t, &lines).unwrap_or(t))
-        .map(|t| title::as_spaced(&t, &lines).unwrap_or(t));
-    let at_title = title_line(&lines, title.as_deref(), &h1s);
-    let header: &[&str] = match at_title {
-        Some(i) => &lines[i.saturating_sub(2)..(i + 1 + HEADER_LINES_AFTER).min(lines.len())],
-        None => &[],
-    };
-    let article_lines: Vec<&str> = article_text.lines().collect();
-    let edges: Vec<&str> = article_lines
-        .iter()
-        .take(ARTICLE_EDGE_LINES)
-        .chain(article_lines.iter().rev().take(ARTICLE_EDGE_LINES))
-        .copied()
-        .collect();
+        .map(|t| title::as_shown(&t, &p.lines).unwrap_or(t))
+        .map(|t| title::as_spaced(&t, &p.lines).unwrap_or(t));
+    (title, rule)
+}
 
-    // Publish time.
+/// The publish time: every candidate the page offers (markup, the lines near the
+/// headline, labels, marked and classed elements, the article's edges, the URL, the
+/// page's scripts, the feed's or sitemap's hint), scored and decided by [`time::decide`].
+fn decide_published(p: &PageView<'_>, a: &Around<'_>) -> Option<Published> {
+    let (els, url, ctx) = (p.els, p.url, p.ctx);
     let locales: Vec<&str> = els
         .html_lang
         .into_iter()
-        .chain(meta_value(&metas, "og:locale"))
+        .chain(meta_value(p.metas, "og:locale"))
         .collect();
-    let zone = page_zone(ctx.zone, url.host_str(), language.as_deref(), &locales);
-    let mut cands = markup_time_candidates(&els, &metas, &ld);
-    // A page without a headline on it (a microblog post, a forum reply): its
-    // byline is read around where its text starts.
-    // With no article text found, the longest line of the page (the post).
-    let anchor = at_title.or_else(
-        || match article_lines.iter().find(|l| !l.trim().is_empty()) {
-            Some(first) => lines.iter().position(|l| l == first),
-            None => lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (l.chars().count(), std::cmp::Reverse(i)))
-                .max()
-                .filter(|(n, _)| *n >= MIN_POST_CHARS)
-                .map(|(_, std::cmp::Reverse(i))| i),
-        },
-    );
-    // The last line of the article's text, below the title.
-    let article_end = anchor.and_then(|i| {
-        article_lines
-            .iter()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .and_then(|last| lines.iter().skip(i + 1).rposition(|l| l == last))
-            .map(|j| j + i + 1)
-    });
-    if let Some(i) = anchor {
+    let zone = page_zone(ctx.zone, url.host_str(), p.language, &locales);
+    let mut cands = markup_time_candidates(els, p.metas, p.ld);
+    if let Some(i) = a.anchor {
         cands.extend(time::near_title_candidates(
-            &lines,
+            &p.lines,
             i,
-            article_end,
+            a.article_end,
             ctx,
             zone,
             time::url_year(url.path()),
         ));
     }
-    cands.extend(time::labelled_candidates(&lines));
+    cands.extend(time::labelled_candidates(&p.lines));
     let marked: Vec<String> = els
         .date_marked
         .iter()
@@ -1633,7 +1723,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         .filter(|t| t.chars().count() <= 120)
         .collect();
     cands.extend(time::date_class_candidate(&classed));
-    cands.extend(time::article_edge_candidates(&article_text));
+    cands.extend(time::article_edge_candidates(p.article_text));
     // `发表于 <span title="2024-11-25 15:05:06">3 天前</span>`: the first
     // relative phrase's time, to the second.
     cands.extend(els.titled.iter().find_map(|e| {
@@ -1658,45 +1748,52 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             relative: false,
         });
     }
-    let published = time::decide(&cands, ctx, zone);
+    time::decide(&cands, ctx, zone)
+}
 
-    // Media and author.
-    // The account a follow button names under the headline.
-    let followed = || {
-        media::followed_account(at_title.map_or(&[][..], |i| {
-            &lines[(i + 1).min(lines.len())..(i + 1 + ACCOUNT_LINES).min(lines.len())]
-        }))
-    };
-    // The lines around the title down to the article's end (not the related
-    // items and comments under a short article).
-    let header_above_end: Vec<&str> = {
-        let from = at_title.map_or(0, |i| i.saturating_sub(2));
-        header
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| article_end.is_none_or(|e| from + k <= e))
-            .map(|(_, l)| *l)
-            .collect()
-    };
-    let labelled_media = media::labelled_media(header.iter().chain(edges.iter()).copied());
-    // The media's sources, in order: the first that names one decides.
-    let media_rules: Vec<Rule<'_>> = vec![
-        ("source label", Box::new(|| labelled_media.clone())),
+/// The media as decided: the outlet a page names or credits, else its host.
+struct MediaChoice {
+    media: Option<String>,
+    /// The media is only the host name.
+    from_host: bool,
+    /// What a source label names (it outranks a wire agency credited as the author).
+    labelled: Option<String>,
+    /// The rule, then the corrections made to its value.
+    rule: Vec<&'static str>,
+}
+
+/// The account a follow button names under the headline.
+fn followed_account(p: &PageView<'_>, a: &Around<'_>) -> Option<String> {
+    media::followed_account(a.under_title(&p.lines, ACCOUNT_LINES))
+}
+
+/// The media's sources, in order: the first that names one decides.
+fn media_rules<'r>(
+    p: &'r PageView<'_>,
+    a: &'r Around<'_>,
+    title: Option<&'r str>,
+    published: Option<Published>,
+    labelled: &'r Option<String>,
+) -> Vec<Rule<'r>> {
+    let metas = p.metas;
+    vec![
+        ("source label", Box::new(|| labelled.clone())),
         // `資料來源：環境部` under the headline of a government's release (a
         // data source's label elsewhere: a chart's).
         (
             "data source label",
-            Box::new(|| media::data_source_media(header.iter().copied())),
+            Box::new(|| media::data_source_media(a.header.iter().copied())),
         ),
         (
             "edition line",
-            Box::new(|| media::edition_media(header.iter().copied())),
+            Box::new(|| media::edition_media(a.header.iter().copied())),
         ),
         (
             "source element",
             Box::new(|| {
                 media::source_element_media(
-                    els.source
+                    p.els
+                        .source
                         .iter()
                         .filter(|e| e.children().filter(|c| c.value().is_element()).count() <= 2)
                         .map(element_text),
@@ -1708,34 +1805,35 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             Box::new(|| {
                 media::MEDIA_META_KEYS
                     .iter()
-                    .find_map(|k| meta_value(&metas, k).and_then(media::name_value))
+                    .find_map(|k| meta_value(metas, k).and_then(media::name_value))
             }),
         ),
         (
             "account element",
             Box::new(|| {
-                els.account
+                p.els
+                    .account
                     .and_then(|e| media::name_value(&element_text(&e)))
             }),
         ),
         (
             "outlet beside the date",
-            Box::new(|| {
+            Box::new(move || {
                 // Not a related item's line under the article (`行政院會通過前瞻預算
                 // 18:10 2024/11/25`, the same day).
                 media::dateline_media(
-                    header_above_end.iter().copied(),
+                    a.header_above_end.iter().copied(),
                     published.map(|p| p.local.date_naive()),
                 )
                 // `2024-10-30 14:26 财经新闻`: the page's section beside the date
                 // (its `article:section`, a step of its breadcrumb) is no outlet.
-                .filter(|m| !page_sections(&metas, &lines).iter().any(|s| s == m))
+                .filter(|m| !page_sections(metas, &p.lines).iter().any(|s| s == m))
             }),
         ),
-        ("followed account", Box::new(followed)),
+        ("followed account", Box::new(|| followed_account(p, a))),
         (
             "reporter's outlet",
-            Box::new(|| media::reporter_outlet(header.iter().chain(edges.iter()).copied())),
+            Box::new(|| media::reporter_outlet(p.header_and_edges(a))),
         ),
         // `MEMPHIS, Tenn. (AP) —`, `新华社北京11月17日电`: the agency that
         // filed the story, over the site that runs it; the site's own name
@@ -1745,8 +1843,8 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
             Box::new(|| {
                 // Not `dw.com`: a domain for a name gives way to the
                 // publisher's (and is taken last).
-                let site = og_site_name(&metas);
-                let agency = media::agency_dateline_media(edges.iter().copied());
+                let site = og_site_name(metas);
+                let agency = media::agency_dateline_media(p.edges.iter().copied());
                 match (site, agency) {
                     (Some(s), Some(a)) if !s.to_lowercase().contains(&a.to_lowercase()) => Some(a),
                     (site, agency) => site.or(agency),
@@ -1755,55 +1853,61 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         ),
         (
             "JSON-LD publisher",
-            Box::new(|| publisher_name(ld.publisher.as_deref())),
+            Box::new(|| publisher_name(p.ld.publisher.as_deref())),
         ),
-        ("site meta", Box::new(|| site_meta(&metas))),
+        ("site meta", Box::new(|| site_meta(metas))),
         (
             "site part of <title>",
-            Box::new(|| title_site_part(title_tag.as_deref(), &names)),
+            Box::new(|| title_site_part(p.title_tag.as_deref(), &p.names)),
         ),
         (
             "account above the dateline",
-            Box::new(|| {
-                let after = at_title.map_or(&[][..], |i| {
-                    &lines[(i + 1).min(lines.len())..(i + 3).min(lines.len())]
-                });
-                media::account_above_dateline(after)
-            }),
+            Box::new(|| media::account_above_dateline(a.under_title(&p.lines, 2))),
         ),
         (
             "segment after the headline in <title>",
-            Box::new(|| {
-                title_tag
+            Box::new(move || {
+                p.title_tag
                     .as_deref()
-                    .zip(title.as_deref())
+                    .zip(title)
                     .and_then(|(t, h)| title::segment_after_headline(t, h))
                     .and_then(|n| media::name_value(&n))
             }),
         ),
         (
             "og:site_name (a domain)",
-            Box::new(|| meta_value(&metas, "og:site_name").and_then(media::name_value)),
+            Box::new(|| meta_value(metas, "og:site_name").and_then(media::name_value)),
         ),
-    ];
-    let mut media_rule = Vec::new();
-    let named_media = decide(&media_rules).map(|(m, rule)| {
-        media_rule.push(rule);
+    ]
+}
+
+/// The media: the first of [`media_rules`] that names an outlet, then its
+/// corrections, else the host.
+fn decide_media(
+    p: &PageView<'_>,
+    a: &Around<'_>,
+    title: Option<&str>,
+    published: Option<Published>,
+) -> MediaChoice {
+    let labelled = media::labelled_media(p.header_and_edges(a));
+    let mut rule = Vec::new();
+    let named = decide(&media_rules(p, a, title, published, &labelled)).map(|(m, r)| {
+        rule.push(r);
         m
     });
     // `来源：澎湃新闻·澎湃号·湃客`, the platform's channel (all of it in the
     // title's site part), over an account a follow button names: the
     // account published the article.
-    let named_media = match named_media {
+    let named = match named {
         Some(m)
-            if title_tag
+            if p.title_tag
                 .as_deref()
-                .zip(title.as_deref())
+                .zip(title)
                 .is_some_and(|(t, h)| title::names_the_sites_part(t, h, &m)) =>
         {
-            match followed() {
+            match followed_account(p, a) {
                 Some(account) => {
-                    media_rule = vec!["followed account (the source names the site)"];
+                    rule = vec!["followed account (the source names the site)"];
                     Some(account)
                 }
                 None => Some(m),
@@ -1812,166 +1916,182 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         other => other,
     };
     // `<meta name="source" content="bit.ly">`: a link, not an outlet.
-    let named_media = named_media.filter(|m| {
+    let named = named.filter(|m| {
         let link = media::link_shortener(m);
         if link {
-            media_rule.clear();
+            rule.clear();
         }
         !link
     });
     // `Source: Al Jazeera News` on a page whose `og:site_name` is `Al
     // Jazeera`: the outlet as it names itself on all its pages.
-    let named_media = named_media.map(|m| {
-        match og_site_name(&metas).filter(|s| *s != m && media::same_outlet(&m, s)) {
+    let named = named.map(|m| {
+        match og_site_name(p.metas).filter(|s| *s != m && media::same_outlet(&m, s)) {
             Some(site) => {
-                media_rule.push("then the outlet's name in og:site_name");
+                rule.push("then the outlet's name in og:site_name");
                 site
             }
             None => m,
         }
     });
-    let mut media_from_host = named_media.is_none() && url.host_str().is_some();
-    let (outlet, outlet_rule) = site_outlet(
-        &metas,
-        ld.publisher.as_deref(),
-        title_tag.as_deref(),
-        &names,
-    )
-    .unzip();
+    let from_host = named.is_none() && p.url.host_str().is_some();
     // `三立新聞網 SETN.COM`, `端傳媒 Initium Media`: a Chinese name with its
     // Latin form after it is the Chinese name, as source labels give it.
-    let named_media = named_media.map(|m| match media::chinese_part(&m) {
+    let named = named.map(|m| match media::chinese_part(&m) {
         Some(chinese) => {
-            media_rule.push("then its Chinese name");
+            rule.push("then its Chinese name");
             chinese
         }
         None => m,
     });
-    if named_media.is_none() {
-        media_rule = vec!["host (no source names an outlet)"];
+    if named.is_none() {
+        rule = vec!["host (no source names an outlet)"];
     }
-    let mut media = named_media.or_else(|| url.host_str().map(str::to_string));
-    // The author the markup names, and the one the text labels (`作者：`,
-    // `（记者 X）`, `By X`). Chinese portals put their own name in `<meta
-    // name="author">` and the reporter in the text: a markup author naming
-    // the site or the outlet gives way to a labelled one.
-    let marked_rules: Vec<Rule<'_>> = vec![
-        ("JSON-LD author", Box::new(|| ld.author.clone())),
-        (
-            "author meta",
-            Box::new(|| {
-                media::AUTHOR_META_KEYS
-                    .iter()
-                    .find_map(|k| meta_value(&metas, k).and_then(media::author_value))
-            }),
-        ),
-        ("byline element", Box::new(|| byline_author(&els.byline))),
-    ];
-    let marked_author = decide(&marked_rules);
-    let text_rules: Vec<Rule<'_>> = vec![
+    MediaChoice {
+        media: named.or_else(|| p.url.host_str().map(str::to_string)),
+        from_host,
+        labelled,
+        rule,
+    }
+}
+
+/// The author the text labels (`作者：`, `（记者 X）`, `By X`), in order.
+fn text_author_rules<'r>(
+    p: &'r PageView<'_>,
+    a: &'r Around<'_>,
+    published: Option<Published>,
+) -> Vec<Rule<'r>> {
+    vec![
         (
             "author label",
-            Box::new(|| media::labelled_author(header.iter().chain(edges.iter()).copied())),
+            Box::new(|| media::labelled_author(p.header_and_edges(a))),
         ),
         (
             "byline line of the article",
-            Box::new(|| media::byline_line_author(article_lines.iter().copied())),
+            Box::new(|| media::byline_line_author(p.article_lines.iter().copied())),
         ),
         // `澎湃新闻记者 陈思远` on a line of its own under the headline.
         (
             "byline line under the headline",
-            Box::new(|| media::byline_line_author(header_above_end.iter().copied())),
+            Box::new(|| media::byline_line_author(a.header_above_end.iter().copied())),
         ),
         (
             "reporter beside the date",
-            Box::new(|| {
+            Box::new(move || {
                 media::dateline_reporter(
-                    header.iter().copied(),
+                    a.header.iter().copied(),
                     published.map(|p| p.local.date_naive()),
                 )
             }),
         ),
         (
             "poster above 'posted'",
-            Box::new(|| media::poster_above_posted(header)),
+            Box::new(|| media::poster_above_posted(a.header)),
         ),
         // `<a href="/author/kelly-ip">Kelly Ip</a>` under the headline.
         (
             "author link under the headline",
             Box::new(|| {
-                els.author_links.iter().find_map(|e| {
+                p.els.author_links.iter().find_map(|e| {
                     let name = media::author_value(&element_text(e))?;
                     (name.chars().count() <= 40
-                        && header_above_end.iter().any(|l| l.contains(&name)))
+                        && a.header_above_end.iter().any(|l| l.contains(&name)))
                     .then_some(name)
                 })
             }),
         ),
+    ]
+}
+
+/// The author and its rule. The author the markup names (JSON-LD, meta, a byline
+/// element), unless it names the site or the outlet: Chinese portals put their own
+/// name in `<meta name="author">` and the reporter in the text, so such a markup author
+/// gives way to one the text labels. A wire agency credited as the author filed the
+/// story: it becomes the media (unless a source label names one) and no person is
+/// named.
+fn decide_author(
+    p: &PageView<'_>,
+    a: &Around<'_>,
+    published: Option<Published>,
+    m: &mut MediaChoice,
+) -> (Option<String>, Option<&'static str>) {
+    let marked_rules: Vec<Rule<'_>> = vec![
+        ("JSON-LD author", Box::new(|| p.ld.author.clone())),
+        (
+            "author meta",
+            Box::new(|| {
+                media::AUTHOR_META_KEYS
+                    .iter()
+                    .find_map(|k| meta_value(p.metas, k).and_then(media::author_value))
+            }),
+        ),
+        ("byline element", Box::new(|| byline_author(&p.els.byline))),
     ];
-    let mut author_rule = None;
-    let author = match marked_author {
-        Some((a, rule))
-            if media::names_an_outlet(
-                &a,
-                media.as_deref().filter(|_| !media_from_host),
-                &names,
-                title_tag.as_deref(),
-            ) =>
+    let text_rules = text_author_rules(p, a, published);
+    let outlet_media = |m: &MediaChoice| m.media.clone().filter(|_| !m.from_host);
+    let title_tag = p.title_tag.as_deref();
+    let (author, rule) = match decide(&marked_rules) {
+        Some((author, rule))
+            if media::names_an_outlet(&author, outlet_media(m).as_deref(), &p.names, title_tag) =>
         {
             // Else a byline element naming someone else (`<a rel="author">`
             // beside `<meta name="author" content="中時電子報">`).
             if let Some((t, rule)) = decide(&text_rules) {
-                author_rule = Some(rule);
-                Some(t)
-            } else if let Some(b) = byline_author(&els.byline).filter(|b| *b != a) {
-                author_rule = Some("byline element (the markup author names the outlet)");
-                Some(b)
+                (Some(t), Some(rule))
+            } else if let Some(b) = byline_author(&p.els.byline).filter(|b| *b != author) {
+                (
+                    Some(b),
+                    Some("byline element (the markup author names the outlet)"),
+                )
             } else {
-                author_rule = Some(rule);
-                Some(a)
+                (Some(author), Some(rule))
             }
         }
-        Some((a, rule)) => {
-            author_rule = Some(rule);
-            Some(a)
-        }
-        None => decide(&text_rules).map(|(t, rule)| {
-            author_rule = Some(rule);
-            t
-        }),
+        Some((author, rule)) => (Some(author), Some(rule)),
+        None => decide(&text_rules).unzip(),
     };
     // `<a href="/author/kyodo/">Kyodo</a>`, `By Reuters`: a wire agency
-    // credited as the author filed the story. It is the media (unless a
-    // source label names one), and no person is named.
-    let author = match author.as_deref().and_then(media::wire_agency) {
-        Some(agency) => {
-            if labelled_media.is_none() {
-                media = Some(agency);
-                media_from_host = false;
-                media_rule = vec!["wire agency credited as the author"];
-            }
-            author_rule = None;
-            None
+    // credited as the author filed the story.
+    if let Some(agency) = author.as_deref().and_then(media::wire_agency) {
+        if m.labelled.is_none() {
+            m.media = Some(agency);
+            m.from_host = false;
+            m.rule = vec!["wire agency credited as the author"];
         }
-        None => author,
-    };
-    let author = author.map(|a| {
-        media::without_outlet_prefix(
-            a,
-            media.as_deref().filter(|_| !media_from_host),
-            &names,
-            title_tag.as_deref(),
-        )
+        return (None, None);
+    }
+    let author = author.map(|author| {
+        media::without_outlet_prefix(author, outlet_media(m).as_deref(), &p.names, title_tag)
     });
+    (author, rule)
+}
 
-    let main_text = if article_text.is_empty() {
-        &body_text
-    } else {
-        &article_text
-    };
-    // The rule tables borrow the page's texts, which the result takes.
-    drop((media_rules, marked_rules, text_rules));
-    let (keywords, tokens) = keywords_and_tokens(main_text, chinese);
+/// The attributes of a page decided by its rules, and which rule decided each.
+struct Decided {
+    title: Option<String>,
+    published: Option<Published>,
+    media: MediaChoice,
+    outlet: Option<String>,
+    author: Option<String>,
+    decisions: Vec<Decision>,
+}
+
+/// Decides each attribute in turn: the headline first (the lines around it are where
+/// bylines, datelines and source labels are read), then the publish time, the media, the
+/// outlet and the author (a wire agency credited as the author may become the media).
+fn decide_attributes(p: &PageView<'_>) -> Decided {
+    let (title, title_rule) = decide_title(p);
+    let around = Around::find(p, title.as_deref());
+    let published = decide_published(p, &around);
+    let mut media = decide_media(p, &around, title.as_deref(), published);
+    let (outlet, outlet_rule) = site_outlet(
+        p.metas,
+        p.ld.publisher.as_deref(),
+        p.title_tag.as_deref(),
+        &p.names,
+    )
+    .unzip();
+    let (author, author_rule) = decide_author(p, &around, published, &mut media);
     let decisions = vec![
         Decision::new("title", title_rule.map(str::to_string)),
         Decision::new(
@@ -1980,7 +2100,7 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         ),
         Decision::new(
             "media",
-            (!media_rule.is_empty()).then(|| media_rule.join(", ")),
+            (!media.rule.is_empty()).then(|| media.rule.join(", ")),
         ),
         Decision::new(
             "outlet",
@@ -1988,13 +2108,63 @@ fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, U
         ),
         Decision::new("author", author_rule.map(str::to_string)),
     ];
+    Decided {
+        title,
+        published,
+        media,
+        outlet,
+        author,
+        decisions,
+    }
+}
+
+/// Extracts the attributes of a parsed page (all but its links); also the
+/// base URL of its links and its raw link `href`s.
+fn extract_doc<'a>(doc: &'a Html, url: &Url, ctx: &TimeContext) -> (Extracted, Url, Vec<&'a str>) {
+    let mut els = scan::PageElements::collect(doc, &COMMENT_DATA_ATTRS);
+    let hrefs = std::mem::take(&mut els.links);
+    let metas = meta_pairs(&els.meta);
+    let ld = jsonld(&els.jsonld);
+    let base = els
+        .base_href
+        .and_then(|h| url.join(h.trim()).ok())
+        .unwrap_or_else(|| url.clone());
+    let body_text = visible_text(doc);
+    let language = detect_language(&body_text, els.html_lang);
+    let (comments, participants) = extract_counts(&els, &ld, &body_text);
+    let chinese = language.as_deref() == Some("zh");
+    let article_text = text::article_text(doc);
+    let decided = decide_attributes(&PageView::new(
+        url,
+        ctx,
+        &els,
+        &metas,
+        &ld,
+        language.as_deref(),
+        &body_text,
+        &article_text,
+    ));
+    let main_text = if article_text.is_empty() {
+        &body_text
+    } else {
+        &article_text
+    };
+    let (keywords, tokens) = keywords_and_tokens(main_text, chinese);
+    let Decided {
+        title,
+        published,
+        media,
+        outlet,
+        author,
+        decisions,
+    } = decided;
     let extracted = Extracted {
         title,
         published: published.map(|p| p.utc),
         published_from: published.map(|p| p.from),
         published_local: published.map(|p| p.local),
-        media,
-        media_from_host,
+        media: media.media,
+        media_from_host: media.from_host,
         outlet,
         author,
         decisions,
