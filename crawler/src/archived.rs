@@ -268,6 +268,7 @@ impl ArchivedResponse {
         Ok(read_page(
             reader,
             page,
+            &url,
             header_charset.as_deref(),
             ctx,
             limits,

@@ -710,6 +710,7 @@ async fn analyse_page<R: PageReader>(shared: Arc<Shared<R>>, mut p: PendingPage)
         let (page, found) = crate::reader::read_page(
             &reading.reader,
             page,
+            &p.url,
             p.header_charset.as_deref(),
             &p.time_ctx,
             &reading.cfg.page_limits,

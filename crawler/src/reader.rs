@@ -28,13 +28,14 @@ pub trait PageReader: Send + Sync + 'static {
     /// ([`FetchedPage::extract`]).
     type Read: Send + 'static;
 
-    /// Reads `page`, whose body decodes to `text`, with `ctx` for its publish time and
-    /// under `limits`: the page with what the reader made of it (the reader may drop
-    /// what it no longer needs of the body, the crawl counted its bytes before), and what
-    /// the crawl follows.
+    /// Reads `page`, fetched from `url` (its final URL, parsed) and whose body decodes
+    /// to `text`, with `ctx` for its publish time and under `limits`: the page with what
+    /// the reader made of it (the reader may drop what it no longer needs of the body,
+    /// the crawl counted its bytes before), and what the crawl follows.
     fn read(
         &self,
         page: FetchedPage<()>,
+        url: &Url,
         text: &str,
         ctx: &TimeContext,
         limits: &Limits,
@@ -47,10 +48,11 @@ pub trait PageReader: Send + Sync + 'static {
 
 /// Decodes `page`'s body (its `Content-Type` charset first, `header_charset`) and reads
 /// it with `reader`: the work a page costs after its fetch, the same for a crawled and an
-/// archived page.
+/// archived page. `url` is the page's final URL (`page.url`), parsed.
 pub fn read_page<R: PageReader>(
     reader: &R,
     mut page: FetchedPage<()>,
+    url: &Url,
     header_charset: Option<&str>,
     ctx: &TimeContext,
     limits: &Limits,
@@ -58,7 +60,7 @@ pub fn read_page<R: PageReader>(
     let decoded = charset::decode(&page.body, header_charset);
     page.charset = decoded.encoding.name().to_string();
     page.charset_source = decoded.source;
-    reader.read(page, &decoded.text, ctx, limits)
+    reader.read(page, url, &decoded.text, ctx, limits)
 }
 
 /// The charset source a page has before it is decoded.

@@ -125,14 +125,12 @@ pub type Page = FetchedPage<Extracted>;
 /// them).
 fn extracted(
     page: FetchedPage<()>,
+    url: &url::Url,
     text: &str,
     ctx: &TimeContext,
     limits: &Limits,
 ) -> (Page, PageLinks) {
-    let mut x = match url::Url::parse(&page.url) {
-        Ok(url) => extract::extract_limited(text, &url, ctx, limits),
-        Err(_) => Extracted::default(),
-    };
+    let mut x = extract::extract_limited(text, url, ctx, limits);
     let found = PageLinks {
         links: std::mem::take(&mut x.links),
         embeds: std::mem::take(&mut x.embeds),
@@ -162,11 +160,12 @@ impl PageReader for ExtractOnly {
     fn read(
         &self,
         page: FetchedPage<()>,
+        url: &url::Url,
         text: &str,
         ctx: &TimeContext,
         limits: &Limits,
     ) -> (Page, PageLinks) {
-        extracted(page, text, ctx, limits)
+        extracted(page, url, text, ctx, limits)
     }
 
     fn links(&self, text: &str, url: &url::Url, limits: &Limits) -> PageLinks {
@@ -200,11 +199,12 @@ impl PageReader for Analyser {
     fn read(
         &self,
         page: FetchedPage<()>,
+        url: &url::Url,
         text: &str,
         ctx: &TimeContext,
         limits: &Limits,
     ) -> (FetchedPage<Reading>, PageLinks) {
-        let (mut page, found) = extracted(page, text, ctx, limits);
+        let (mut page, found) = extracted(page, url, text, ctx, limits);
         let work = self.work(&mut page, None);
         (page.map(|extract| Reading { extract, work }), found)
     }

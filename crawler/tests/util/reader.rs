@@ -23,14 +23,12 @@ impl PageReader for Extracting {
     fn read(
         &self,
         page: FetchedPage<()>,
+        url: &Url,
         text: &str,
         ctx: &TimeContext,
         limits: &Limits,
     ) -> (FetchedPage<Extracted>, PageLinks) {
-        let x = match Url::parse(&page.url) {
-            Ok(url) => extract::extract_limited(text, &url, ctx, limits),
-            Err(_) => Extracted::default(),
-        };
+        let x = extract::extract_limited(text, url, ctx, limits);
         let links = found(&x);
         (page.map(|()| x), links)
     }
