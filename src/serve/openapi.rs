@@ -1,13 +1,14 @@
-//! The OpenAPI 3 document of the API, generated from [`super::ROUTES`] and
+//! The OpenAPI 3 document of the API, generated from the route table and
 //! the parameter lists the handlers accept (so it cannot drift from them:
 //! `tests/api.rs` walks every documented route and parameter).
 
 use serde_json::{json, Map, Value};
 
 use super::params::{
-    FILTER_PARAMS, RUNS_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS, UPLOAD_PARAMS,
+    DEFAULT_LIMIT, FILTER_PARAMS, MAX_LIMIT, RUNS_PARAMS, SEARCH_PARAMS, STATS_PARAMS,
+    TOPICS_PARAMS, UPLOAD_PARAMS,
 };
-use super::{DEFAULT_LIMIT, MAX_LIMIT, ROUTES};
+use super::route::{Access, Route};
 
 /// Schema and description of a query parameter (a filter's from its definition).
 fn param_doc(name: &str) -> (Value, &'static str) {
@@ -84,32 +85,13 @@ fn cli_answer() -> Value {
     })
 }
 
-/// The routes that act on the server's host (`host_route` of the server):
-/// they need a token always.
-const HOST_ROUTES: [&str; 3] = ["/api/cli", "/api/uploads", "/api/jobs/{name}/run"];
-
-/// The routes whose handler reads the index or a pack on the blocking pool
-/// (or writes an upload): a failure there is a 500 with the `Error` body.
-const FALLIBLE_ROUTES: [&str; 12] = [
-    "/api/search",
-    "/api/stats",
-    "/api/stats.csv",
-    "/api/stats.json",
-    "/api/pages/{id}",
-    "/api/pages/{id}/copies",
-    "/api/pages/{id}/raw",
-    "/api/topics",
-    "/api/jobs",
-    "/api/runs",
-    "/api/sources",
-    "/api/uploads",
-];
-
 /// Every status a route answers, with its description: what the handler
 /// and the layers in front of it (`same_host` 403, `auth` 401, `admit` 503,
 /// the body limit 413) can return. `tests/contracts.rs` checks a running
 /// server's answers against this list.
-pub fn responses_of(method: &str, path: &str, ok: Value) -> Vec<(u16, Value)> {
+pub fn responses_of(route: &Route, ok: Value) -> Vec<(u16, Value)> {
+    let (method, path) = (route.method.name(), route.path);
+    let host = route.access == Access::Host;
     let ok_status = match (method, path) {
         ("post", "/api/jobs/{name}/run") => 202,
         ("post", "/api/uploads") => 201,
@@ -143,7 +125,7 @@ pub fn responses_of(method: &str, path: &str, ok: Value) -> Vec<(u16, Value)> {
             json!({"description": "The JSON body has no `args` list of strings", "content": {"text/plain": {"schema": {"type": "string"}}}}),
         ));
     }
-    if HOST_ROUTES.contains(&path) {
+    if host {
         out.push((
             401,
             json!({"description": "Missing or wrong bearer token: this route acts on the server's host and needs a token always (`--token`, else the one the server keeps in the serve file of its data dir)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
@@ -165,19 +147,19 @@ pub fn responses_of(method: &str, path: &str, ok: Value) -> Vec<(u16, Value)> {
         out.push((404, error("No such job (the message lists the known ones)")));
         out.push((409, error("The job is running in this server")));
     }
-    if FALLIBLE_ROUTES.contains(&path) {
+    if route.fallible {
         out.push((
             500,
             error("The index or a pack could not be read (or the upload written): the message says why"),
         ));
     }
-    if super::routes::queued_route(path) {
+    if route.queued {
         out.push((
             503,
             json!({"description": "Busy: more requests than the server runs at once have waited their turn (`--max-queries`, `--queue-wait-ms`); try again after `Retry-After` seconds", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
         ));
     }
-    if HOST_ROUTES.contains(&path) {
+    if host {
         out.push((
             503,
             error("The server was started without a configuration (no jobs, no data dir for commands and uploads)"),
@@ -186,10 +168,14 @@ pub fn responses_of(method: &str, path: &str, ok: Value) -> Vec<(u16, Value)> {
     out
 }
 
-/// The whole document.
-pub fn document() -> Value {
+/// The whole document: every route of `routes` that has a summary.
+pub fn document(routes: &[Route]) -> Value {
     let mut paths = Map::new();
-    for (method, path, summary) in ROUTES {
+    for route in routes {
+        let Some(summary) = route.summary else {
+            continue;
+        };
+        let (method, path) = (route.method.name(), &route.path);
         let mut params: Vec<Value> = route_params(path)
             .into_iter()
             .map(|name| {
@@ -242,7 +228,7 @@ pub fn document() -> Value {
             }
         };
         let mut responses = Map::new();
-        for (status, response) in responses_of(method, path, ok) {
+        for (status, response) in responses_of(route, ok) {
             responses.insert(status.to_string(), response);
         }
         let mut op = json!({
@@ -260,7 +246,7 @@ pub fn document() -> Value {
         let entry = paths
             .entry(path.to_string())
             .or_insert_with(|| Value::Object(Map::new()));
-        entry[*method] = op;
+        entry[method] = op;
     }
     json!({
         "openapi": "3.0.3",

@@ -19,6 +19,10 @@ pub const RUNS_PARAMS: &[&str] = &["job", "limit"];
 /// Query parameters of `POST /api/uploads`.
 pub const UPLOAD_PARAMS: &[&str] = &["name"];
 
+/// Default and largest `limit` of `/api/search` and `/api/runs`.
+pub const DEFAULT_LIMIT: usize = 20;
+pub const MAX_LIMIT: usize = 200;
+
 /// Parsed parameters: name -> values in order (repeatable ones may also be
 /// comma-separated).
 #[derive(Debug, Default)]
