@@ -480,8 +480,13 @@ impl<'a> Replay<'a> {
         let results = par_map(pages, |p| {
             p.response.normalise_or_raw(max_body).and_then(|(r, raw)| {
                 let raw_url = raw.then(|| r.url.clone());
-                r.into_page(&crate::ingest::ExtractOnly, REPLAY_DEPTH, &p.ctx, limits)
-                    .map(|(page, _)| (analyser.analyse_stored(page, p.stored), raw_url))
+                r.into_page(
+                    &crate::ingest::analyse::ExtractOnly,
+                    REPLAY_DEPTH,
+                    &p.ctx,
+                    limits,
+                )
+                .map(|(page, _)| (analyser.analyse_stored(page, p.stored), raw_url))
             })
         });
         let mut analysed = Vec::with_capacity(results.len());

@@ -6,11 +6,15 @@
 //! channel, so a slow disk slows the crawl instead of filling memory.
 
 pub mod analyse;
+mod batch;
+mod decide;
+mod index;
 pub mod place;
 pub mod progress;
 pub mod records;
 pub mod run;
 pub mod store;
+mod write;
 
 pub use crate::summary::{IngestSummary, StorageTimes};
 pub use analyse::*;

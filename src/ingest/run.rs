@@ -13,6 +13,7 @@ use crate::jobs::Recrawl;
 use crate::stores::Stores;
 use crate::summary::IngestSummary;
 
+use super::write::header_value;
 use super::{analyse::*, progress::*, store::*};
 
 /// Validators for conditional GET, read from the `urls` table, and the
