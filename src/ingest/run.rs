@@ -232,206 +232,38 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         .as_ref()
         .map_or_else(Recrawl::always, |j| j.recrawl.clone());
     ingest.set_recrawl(recrawl.clone());
-    // The job's run record and durable queue, or a queue in memory.
-    let mut active = match &run.job {
-        Some(job) => {
-            let index = stores.index.clone();
-            let name = job.name.clone();
-            let active =
-                tokio::task::spawn_blocking(move || crate::jobs::ActiveRun::start(&index, &name))
-                    .await
-                    .context("starting the run")??;
-            Some(active)
-        }
-        None => None,
-    };
-    let resumed = active.as_ref().is_some_and(|a| a.is_resumed());
-    if resumed {
-        if let Some(a) = &active {
-            let mut before: IngestSummary =
-                serde_json::from_value(a.record.summary.clone()).unwrap_or_default();
-            let mut note = String::new();
-            if a.crashed && !a.record.writers.is_empty() {
-                // What the dead process packed and did not index is indexed
-                // now, and nothing it archived is fetched again.
-                let taken =
-                    take_up_packs(cfg, stores, &a.record.writers, &a.record.appended).await?;
-                before.taken_up_indexed += taken.indexed;
-                // Its last heartbeat may be seconds older than its last batch.
-                before.pages = before.pages.max(taken.pages);
-                before.not_modified = before.not_modified.max(taken.not_modified);
-                note = format!(
-                    "; {} of the {} records in its {} packs indexed now",
-                    taken.indexed, taken.records, taken.packs
-                );
-                if taken.unreadable > 0 {
-                    note.push_str(&format!(", {} packs unreadable", taken.unreadable));
-                }
-                crawl_cfg.stored_in_run = Arc::new(taken.stored);
-            }
-            if let Some(max) = crawl_cfg.max_pages {
-                crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
-            }
-            let what = match &a.failed_on {
-                Some(error) => format!("failed run (it stopped on: {error})"),
-                None => "interrupted run".to_string(),
-            };
-            crate::logline::say(&format!(
-                "harvest: taking up the {what} of job {} started {} ({} pages stored before{note})",
-                a.record.job, a.record.started, before.pages
-            ));
-            ingest.resume_from(before);
-        }
-    }
-    if let Some(a) = &active {
-        crate::job_metrics::started(&a.record.job, ingest.summary());
-    }
-    if let Some(mut a) = active.take() {
-        // Before this run writes a pack: a crash of it is taken up so too.
-        ingest.note_appends_of(a.runs_table(), a.record.job.clone(), a.record.started);
-        let writer = ingest.pack_writer().to_owned();
-        let recorded = tokio::task::spawn_blocking(move || a.add_writer(&writer).map(|()| a))
-            .await
-            .context("recording the run's pack writer")?
-            .context("recording the run's pack writer")?;
-        active = Some(recorded);
-    }
-    let table_queue: Option<Arc<crate::jobs::TableQueue>> = match &run.job {
-        Some(job) => {
-            let index = stores.index.clone();
-            let name = job.name.clone();
-            let rc = recrawl.clone();
-            Some(Arc::new(
-                tokio::task::spawn_blocking(move || {
-                    crate::jobs::TableQueue::open(index, &name, rc)
-                })
-                .await
-                .context("opening the crawl queue")??,
-            ))
-        }
-        None => None,
-    };
-    let queue: Arc<dyn crawler::UrlQueue> = match &table_queue {
-        Some(q) => q.clone(),
-        None => Arc::new(crawler::MemoryQueue::new()),
-    };
+    let active = start_run(cfg, stores, &run, &mut ingest, &mut crawl_cfg).await?;
+    let (table_queue, queue) = open_queue(stores, &run, recrawl).await?;
     let start = Instant::now();
     let batch_pages = cfg.packing.batch_pages;
-    let max_wait = cfg.packing.max_batch_wait;
     let capacity = batch_pages.clamp(64, 4096);
     let (tx, rx) = mpsc::channel::<CrawlEvent<Reading>>(capacity);
     // Pages are analysed (classified, hashed, encoded) on the blocking pool
     // as they arrive, in order, then handed to the storage thread.
-    let (staged_tx, mut staged_rx) = mpsc::channel::<Staged>(capacity);
+    let (staged_tx, staged_rx) = mpsc::channel::<Staged>(capacity);
     let reader = ingest.analyser();
     let analyse_stage = tokio::spawn(analyse_stage(ingest.analyser(), rx, staged_tx));
-    let bar = matches!(run.progress, Progress::Bar).then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    });
-    let lines: Option<LineSink> = match &run.progress {
-        Progress::Lines => Some(LineSink::new(crate::logline::say)),
-        Progress::To(sink) => Some(sink.clone()),
-        Progress::Quiet | Progress::Bar => None,
+    let bar = progress_bar(&run.progress);
+    let storage = StorageThread {
+        ingest,
+        staged: staged_rx,
+        queue: queue.clone(),
+        table: table_queue.clone(),
+        active,
+        handle: tokio::runtime::Handle::current(),
+        bar: bar.clone(),
+        lines: match &run.progress {
+            Progress::Lines => Some(LineSink::new(crate::logline::say)),
+            Progress::To(sink) => Some(sink.clone()),
+            Progress::Quiet | Progress::Bar => None,
+        },
+        batch_pages,
+        max_wait: cfg.packing.max_batch_wait,
+        start,
     };
-    let bar2 = bar.clone();
-    let handle = tokio::runtime::Handle::current();
-    let storage_queue = queue.clone();
-    let storage_table = table_queue.clone();
     let storage = std::thread::Builder::new()
         .name("harvest-storage".into())
-        .spawn(
-            move || -> (Result<IngestSummary>, Option<crate::jobs::ActiveRun>) {
-                let mut gathered = Gathered {
-                    pages: Vec::with_capacity(batch_pages),
-                    ..Gathered::default()
-                };
-                let mut batch_started: Option<Instant> = None;
-                let mut last_report = Instant::now();
-                // A batch's URLs leave the durable queue once its index rows are in.
-                let release = |ingest: &Ingest, gathered: &mut Gathered| -> Result<()> {
-                    for urls in gathered.indexed(ingest) {
-                        if let Some(q) = &storage_table {
-                            q.finish_stored(&urls)?;
-                        } else {
-                            storage_queue
-                                .finish(&urls)
-                                .map_err(|e| anyhow::anyhow!(e))?;
-                        }
-                    }
-                    Ok(())
-                };
-                let store = |ingest: &mut Ingest, gathered: &mut Gathered| -> Result<()> {
-                    gathered.store(ingest)?;
-                    release(ingest, gathered)
-                };
-                let result = (|| -> Result<()> {
-                    loop {
-                        // Wait for the next event, but not past the batch's
-                        // deadline (or the next progress report when idle).
-                        let wait = match batch_started {
-                            None => PROGRESS_EVERY,
-                            Some(t0) => max_wait.saturating_sub(t0.elapsed()),
-                        };
-                        let event = handle
-                            .block_on(async { tokio::time::timeout(wait, staged_rx.recv()).await });
-                        match event {
-                            Ok(None) => break,
-                            Ok(Some(Staged::Page(page))) => {
-                                let page = *page;
-                                batch_started.get_or_insert_with(Instant::now);
-                                gathered.done.push(page.page.requested_url.clone());
-                                gathered.pages.push(page);
-                            }
-                            Ok(Some(Staged::Other(CrawlEvent::NotModified(nm)))) => {
-                                batch_started.get_or_insert_with(Instant::now);
-                                gathered.done.push(nm.requested_url.clone());
-                                gathered.not_modified.push(*nm);
-                            }
-                            Ok(Some(Staged::Embed(analysing))) => {
-                                let embed =
-                                    handle.block_on(analysing).context("hashing an embed")?;
-                                ingest.queue_embed(embed);
-                            }
-                            Ok(Some(Staged::Other(other))) => ingest.note_event(&other),
-                            Err(_) => {} // timed out: the checks below
-                        }
-                        let due = batch_started.is_some_and(|t0| t0.elapsed() >= max_wait);
-                        if gathered.pages.len() + gathered.not_modified.len() >= batch_pages || due
-                        {
-                            store(&mut ingest, &mut gathered)?;
-                            batch_started = None;
-                        }
-                        if last_report.elapsed() >= PROGRESS_EVERY
-                            || (bar2.is_some() && batch_started.is_none())
-                        {
-                            report(
-                                &ingest,
-                                &storage_queue,
-                                &mut active,
-                                &bar2,
-                                &lines,
-                                start,
-                                &mut last_report,
-                            );
-                        }
-                    }
-                    store(&mut ingest, &mut gathered)?;
-                    ingest.wait_applied()?;
-                    release(&ingest, &mut gathered)
-                })();
-                // Packs are closed here, on a plain thread: a store may be a
-                // blocking client of a remote file system (HDFS refuses
-                // calls from inside a tokio runtime, its blocking pool too).
-                let finished = result.and_then(|()| ingest.finish(start.elapsed()));
-                (finished, active)
-            },
-        )
+        .spawn(move || storage.run())
         .context("cannot start the storage thread")?;
     let crawl_result =
         // Pages are analysed by the crawler's task that decodes them: the
@@ -446,7 +278,7 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         )
         .await;
     let cancelled = crawl_result.as_ref().is_ok_and(|s| s.cancelled);
-    let (finished, active) = tokio::task::spawn_blocking(move || storage.join())
+    let (finished, mut active) = tokio::task::spawn_blocking(move || storage.join())
         .await
         .context("waiting for the storage thread")?
         .map_err(|_| anyhow::anyhow!("the storage thread panicked"))?;
@@ -454,21 +286,9 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let mut active = active;
-    let finished = finished.context("storing pages");
-    let outcome = finished.and_then(|mut summary| {
-        let crawl_summary = crawl_result.context("crawl failed")?;
-        summary.discovery_documents += crawl_summary.discovery_documents;
-        summary.discovered_urls += crawl_summary.discovered_urls;
-        summary.taken_up_not_fetched += crawl_summary.taken_up;
-        summary.add_limits(&crawl_summary);
-        // Failures the crawler counted without an event (none expected) are kept.
-        for (kind, n) in crawl_summary.failures {
-            let e = summary.failures.entry(kind).or_default();
-            *e = (*e).max(n);
-        }
-        Ok(summary)
-    });
+    let outcome = finished
+        .context("storing pages")
+        .and_then(|summary| with_crawl_summary(summary, crawl_result));
     if let Some(q) = &table_queue {
         let q = q.clone();
         if let Err(e) = tokio::task::spawn_blocking(move || q.flush()).await? {
@@ -477,36 +297,8 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
     }
     let not_due = table_queue.as_ref().map_or(0, |q| q.not_due());
     if let Some(a) = active.as_mut() {
-        let (status, summary, error) = match &outcome {
-            Ok(s) => (
-                if cancelled {
-                    indexer::RunStatus::Cancelled
-                } else {
-                    indexer::RunStatus::Finished
-                },
-                serde_json::to_value(s).unwrap_or_default(),
-                None,
-            ),
-            Err(e) => (
-                indexer::RunStatus::Failed,
-                a.record.summary.clone(),
-                Some(format!("{e:#}")),
-            ),
-        };
-        // The metrics first: a reader that sees the run ended in the
-        // `runs` table finds it counted.
         let queued = table_queue.as_ref().map_or(0, |q| q.pending());
-        let at = chrono::Utc::now();
-        crate::job_metrics::ended(
-            &a.record.job,
-            status.label(),
-            outcome.as_ref().ok(),
-            queued,
-            at,
-        );
-        if let Err(e) = a.end(status, summary, error, at) {
-            tracing::error!(error = %e, "cannot record the end of the run");
-        }
+        end_run(a, &outcome, cancelled, queued);
     }
     let summary = outcome?;
     Ok(RunReport {
@@ -517,6 +309,301 @@ pub async fn run_job(cfg: &Config, stores: &Stores, run: CrawlRun) -> Result<Run
         cancelled,
         summary,
     })
+}
+
+/// A job's run record, started (a run left interrupted or failed is taken up: what a
+/// crashed process packed and did not index is indexed now) and knowing this run's pack
+/// writer; `None` for an ad-hoc crawl.
+async fn start_run(
+    cfg: &Config,
+    stores: &Stores,
+    run: &CrawlRun,
+    ingest: &mut Ingest,
+    crawl_cfg: &mut crawler::CrawlConfig,
+) -> Result<Option<crate::jobs::ActiveRun>> {
+    let Some(job) = &run.job else {
+        return Ok(None);
+    };
+    let index = stores.index.clone();
+    let name = job.name.clone();
+    let a = tokio::task::spawn_blocking(move || crate::jobs::ActiveRun::start(&index, &name))
+        .await
+        .context("starting the run")??;
+    if a.is_resumed() {
+        take_up(cfg, stores, &a, ingest, crawl_cfg).await?;
+    }
+    crate::job_metrics::started(&a.record.job, ingest.summary());
+    // Before this run writes a pack: a crash of it is taken up so too.
+    ingest.note_appends_of(a.runs_table(), a.record.job.clone(), a.record.started);
+    let writer = ingest.pack_writer().to_owned();
+    let mut a = a;
+    let recorded = tokio::task::spawn_blocking(move || a.add_writer(&writer).map(|()| a))
+        .await
+        .context("recording the run's pack writer")?
+        .context("recording the run's pack writer")?;
+    Ok(Some(recorded))
+}
+
+/// Takes up the interrupted or failed run `a`: its counts carried over, and when its
+/// process crashed, what it packed and did not index indexed now (nothing it archived is
+/// fetched again).
+async fn take_up(
+    cfg: &Config,
+    stores: &Stores,
+    a: &crate::jobs::ActiveRun,
+    ingest: &mut Ingest,
+    crawl_cfg: &mut crawler::CrawlConfig,
+) -> Result<()> {
+    let mut before: IngestSummary =
+        serde_json::from_value(a.record.summary.clone()).unwrap_or_default();
+    let mut note = String::new();
+    if a.crashed && !a.record.writers.is_empty() {
+        // What the dead process packed and did not index is indexed
+        // now, and nothing it archived is fetched again.
+        let taken = take_up_packs(cfg, stores, &a.record.writers, &a.record.appended).await?;
+        before.taken_up_indexed += taken.indexed;
+        // Its last heartbeat may be seconds older than its last batch.
+        before.pages = before.pages.max(taken.pages);
+        before.not_modified = before.not_modified.max(taken.not_modified);
+        note = format!(
+            "; {} of the {} records in its {} packs indexed now",
+            taken.indexed, taken.records, taken.packs
+        );
+        if taken.unreadable > 0 {
+            note.push_str(&format!(", {} packs unreadable", taken.unreadable));
+        }
+        crawl_cfg.stored_in_run = Arc::new(taken.stored);
+    }
+    if let Some(max) = crawl_cfg.max_pages {
+        crawl_cfg.max_pages = Some(max.saturating_sub(before.pages + before.not_modified));
+    }
+    let what = match &a.failed_on {
+        Some(error) => format!("failed run (it stopped on: {error})"),
+        None => "interrupted run".to_string(),
+    };
+    crate::logline::say(&format!(
+        "harvest: taking up the {what} of job {} started {} ({} pages stored before{note})",
+        a.record.job, a.record.started, before.pages
+    ));
+    ingest.resume_from(before);
+    Ok(())
+}
+
+/// The run's crawl queue: a job's durable one (also returned as such, to flush and
+/// count), else one in memory.
+async fn open_queue(
+    stores: &Stores,
+    run: &CrawlRun,
+    recrawl: Recrawl,
+) -> Result<(
+    Option<Arc<crate::jobs::TableQueue>>,
+    Arc<dyn crawler::UrlQueue>,
+)> {
+    let table_queue: Option<Arc<crate::jobs::TableQueue>> = match &run.job {
+        Some(job) => {
+            let index = stores.index.clone();
+            let name = job.name.clone();
+            Some(Arc::new(
+                tokio::task::spawn_blocking(move || {
+                    crate::jobs::TableQueue::open(index, &name, recrawl)
+                })
+                .await
+                .context("opening the crawl queue")??,
+            ))
+        }
+        None => None,
+    };
+    let queue: Arc<dyn crawler::UrlQueue> = match &table_queue {
+        Some(q) => q.clone(),
+        None => Arc::new(crawler::MemoryQueue::new()),
+    };
+    Ok((table_queue, queue))
+}
+
+/// The spinner of a run shown with a progress bar.
+fn progress_bar(progress: &Progress) -> Option<indicatif::ProgressBar> {
+    matches!(progress, Progress::Bar).then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    })
+}
+
+/// The storage summary with what the crawler counted (discovery, taken-up URLs, page
+/// budgets, failures it counted without an event).
+fn with_crawl_summary(
+    mut summary: IngestSummary,
+    crawl_result: crawler::Result<crawler::CrawlSummary>,
+) -> Result<IngestSummary> {
+    let crawl_summary = crawl_result.context("crawl failed")?;
+    summary.discovery_documents += crawl_summary.discovery_documents;
+    summary.discovered_urls += crawl_summary.discovered_urls;
+    summary.taken_up_not_fetched += crawl_summary.taken_up;
+    summary.add_limits(&crawl_summary);
+    // Failures the crawler counted without an event (none expected) are kept.
+    for (kind, n) in crawl_summary.failures {
+        let e = summary.failures.entry(kind).or_default();
+        *e = (*e).max(n);
+    }
+    Ok(summary)
+}
+
+/// Records the end of the job's run `a` (its metrics first: a reader that sees the run
+/// ended in the `runs` table finds it counted).
+fn end_run(
+    a: &mut crate::jobs::ActiveRun,
+    outcome: &Result<IngestSummary>,
+    cancelled: bool,
+    queued: u64,
+) {
+    let (status, summary, error) = match outcome {
+        Ok(s) => (
+            if cancelled {
+                indexer::RunStatus::Cancelled
+            } else {
+                indexer::RunStatus::Finished
+            },
+            serde_json::to_value(s).unwrap_or_default(),
+            None,
+        ),
+        Err(e) => (
+            indexer::RunStatus::Failed,
+            a.record.summary.clone(),
+            Some(format!("{e:#}")),
+        ),
+    };
+    let at = chrono::Utc::now();
+    crate::job_metrics::ended(
+        &a.record.job,
+        status.label(),
+        outcome.as_ref().ok(),
+        queued,
+        at,
+    );
+    if let Err(e) = a.end(status, summary, error, at) {
+        tracing::error!(error = %e, "cannot record the end of the run");
+    }
+}
+
+/// The storage side of a run, on its own OS thread: events gathered into batches (by
+/// size or by age), each stored, its URLs let out of the queue once indexed, progress
+/// reported; the packs closed at the end.
+struct StorageThread {
+    ingest: Ingest,
+    staged: mpsc::Receiver<Staged>,
+    queue: Arc<dyn crawler::UrlQueue>,
+    table: Option<Arc<crate::jobs::TableQueue>>,
+    active: Option<crate::jobs::ActiveRun>,
+    handle: tokio::runtime::Handle,
+    bar: Option<indicatif::ProgressBar>,
+    lines: Option<LineSink>,
+    batch_pages: usize,
+    max_wait: Duration,
+    start: Instant,
+}
+
+impl StorageThread {
+    fn run(mut self) -> (Result<IngestSummary>, Option<crate::jobs::ActiveRun>) {
+        let result = self.store_events();
+        // Packs are closed here, on a plain thread: a store may be a
+        // blocking client of a remote file system (HDFS refuses
+        // calls from inside a tokio runtime, its blocking pool too).
+        let StorageThread {
+            ingest,
+            active,
+            start,
+            ..
+        } = self;
+        let finished = result.and_then(|()| ingest.finish(start.elapsed()));
+        (finished, active)
+    }
+
+    fn store_events(&mut self) -> Result<()> {
+        let mut gathered = Gathered {
+            pages: Vec::with_capacity(self.batch_pages),
+            ..Gathered::default()
+        };
+        let mut batch_started: Option<Instant> = None;
+        let mut last_report = Instant::now();
+        loop {
+            // Wait for the next event, but not past the batch's
+            // deadline (or the next progress report when idle).
+            let wait = match batch_started {
+                None => PROGRESS_EVERY,
+                Some(t0) => self.max_wait.saturating_sub(t0.elapsed()),
+            };
+            let staged = &mut self.staged;
+            let event = self
+                .handle
+                .block_on(async { tokio::time::timeout(wait, staged.recv()).await });
+            match event {
+                Ok(None) => break,
+                Ok(Some(Staged::Page(page))) => {
+                    let page = *page;
+                    batch_started.get_or_insert_with(Instant::now);
+                    gathered.done.push(page.page.requested_url.clone());
+                    gathered.pages.push(page);
+                }
+                Ok(Some(Staged::Other(CrawlEvent::NotModified(nm)))) => {
+                    batch_started.get_or_insert_with(Instant::now);
+                    gathered.done.push(nm.requested_url.clone());
+                    gathered.not_modified.push(*nm);
+                }
+                Ok(Some(Staged::Embed(analysing))) => {
+                    let embed = self
+                        .handle
+                        .block_on(analysing)
+                        .context("hashing an embed")?;
+                    self.ingest.queue_embed(embed);
+                }
+                Ok(Some(Staged::Other(other))) => self.ingest.note_event(&other),
+                Err(_) => {} // timed out: the checks below
+            }
+            let due = batch_started.is_some_and(|t0| t0.elapsed() >= self.max_wait);
+            if gathered.pages.len() + gathered.not_modified.len() >= self.batch_pages || due {
+                self.store(&mut gathered)?;
+                batch_started = None;
+            }
+            if last_report.elapsed() >= PROGRESS_EVERY
+                || (self.bar.is_some() && batch_started.is_none())
+            {
+                report(
+                    &self.ingest,
+                    &self.queue,
+                    &mut self.active,
+                    &self.bar,
+                    &self.lines,
+                    self.start,
+                    &mut last_report,
+                );
+            }
+        }
+        self.store(&mut gathered)?;
+        self.ingest.wait_applied()?;
+        self.release(&mut gathered)
+    }
+
+    /// Stores the gathered batch.
+    fn store(&mut self, gathered: &mut Gathered) -> Result<()> {
+        gathered.store(&mut self.ingest)?;
+        self.release(gathered)
+    }
+
+    /// A batch's URLs leave the durable queue once its index rows are in.
+    fn release(&self, gathered: &mut Gathered) -> Result<()> {
+        for urls in gathered.indexed(&self.ingest) {
+            if let Some(q) = &self.table {
+                q.finish_stored(&urls)?;
+            } else {
+                self.queue.finish(&urls).map_err(|e| anyhow::anyhow!(e))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// [`crate::replay::take_up_crashed_run`] on a plain thread (a remote pack
