@@ -229,185 +229,212 @@ fn run_archive_command(cli: &Cli) -> Result<()> {
 fn run(cli: Cli) -> Result<()> {
     let config_path = cli.config.as_deref();
     match cli.command {
-        Command::Serve(args) => {
-            let cfg = Config::load(config_path)?;
-            // A server with jobs to run, or on a fresh data_dir, creates the
-            // archive; otherwise it serves an existing one (read-only media
-            // included).
-            let stores = stores::Stores::open_for(&cfg, stores::Access::for_serve(&cfg))?;
-            runtime()?.block_on(harvest::serve::serve(
-                stores,
-                harvest::serve::ServeOptions {
-                    listen: args.listen,
-                    token: args.token,
-                    allowed_hosts: args.allow_host,
-                    admission: {
-                        let mut a = harvest::serve::AdmissionLimits::default();
-                        if let Some(n) = args.max_queries {
-                            a.max_queries = n.max(1);
-                        }
-                        a.queue_wait = std::time::Duration::from_millis(args.queue_wait_ms);
-                        a
-                    },
-                    config: Some(cfg),
-                    config_file: config::config_file(config_path),
-                    limits: harvest::serve::ServerLimits {
-                        max_connections: args.max_connections,
-                        header_timeout: std::time::Duration::from_secs(args.header_timeout),
-                        max_idle_per_client: args.max_idle_per_client,
-                    },
-                },
-            ))
-        }
-        Command::Reindex(args) => {
-            let cfg = Config::load(config_path)?;
-            if let Some(info) = remote::find(&cfg) {
-                anyhow::bail!(
-                    "`harvest serve` (pid {}) has this archive open: stop it first, reindex replaces the index it reads",
-                    info.pid
-                );
-            }
-            if args.replace {
-                if let config::IndexBackend::Embedded { path } = &cfg.index {
-                    if path.exists() {
-                        let aside = std::path::PathBuf::from(format!(
-                            "{}.replaced-{}",
-                            path.display(),
-                            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
-                        ));
-                        std::fs::rename(path, &aside)
-                            .with_context(|| format!("cannot set {} aside", path.display()))?;
-                        logline::say(&format!(
-                            "harvest: the old index is kept at {}",
-                            aside.display()
-                        ));
-                    }
-                } else {
-                    anyhow::bail!("--replace works on the embedded index; on HBase drop the archive's tables first");
-                }
-            }
-            let stores = stores::Stores::open_for(&cfg, stores::Access::Write)?;
-            let mut sink = std::io::sink();
-            let mut stderr = logline::StderrLines::new();
-            let progress: &mut dyn std::io::Write =
-                if args.quiet { &mut sink } else { &mut stderr };
-            let summary = harvest::replay::reindex(&cfg, &stores, progress)?;
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
-            } else {
-                print!("{}", summary.render("reindex"));
-            }
-            Ok(())
-        }
+        Command::Serve(args) => serve(args, config_path),
+        Command::Reindex(args) => reindex(&args, config_path),
         Command::Demo(args) => demo::run(&args),
-        Command::Config { command } => match command {
-            ConfigCommand::Check { file } => {
-                let path = file.as_deref().or(config_path);
-                let cfg = Config::load(path)?;
-                let default_file = std::path::Path::new(config::DEFAULT_CONFIG_FILE);
-                let path = path.or_else(|| default_file.exists().then_some(default_file));
-                println!(
-                    "config OK: {}",
-                    path.map_or("(defaults, no harvest.toml)".to_string(), |p| p
-                        .display()
-                        .to_string())
-                );
-                let abs = |p: &std::path::Path| config::absolute(p).display().to_string();
-                println!("  data dir {}", abs(&cfg.data_dir));
-                let packs = if cfg.packs.contains("://") {
-                    cfg.packs.clone()
-                } else {
-                    abs(std::path::Path::new(&cfg.packs))
-                };
-                println!("  packs    {packs}");
-                match &cfg.index {
-                    config::IndexBackend::Embedded { path } => {
-                        println!("  index    embedded {}", abs(path))
-                    }
-                    other => println!("  index    {other:?}"),
-                }
-                println!("  buckets  {}", cfg.buckets);
-                println!("  model    {}", abs(&cfg.model));
-                println!("  seeds    {}", cfg.crawl.seeds.len());
-                println!("  sources  {}", cfg.sources.len());
-                Ok(())
-            }
-            ConfigCommand::Sample => {
-                print!("{}", config::SAMPLE_CONFIG);
-                Ok(())
-            }
-        },
-        Command::Model { command } => match command {
-            ModelCommand::Train { corpus, out } => {
-                let spec: classifier::CorpusSpec = corpus.parse()?;
-                let docs = spec
-                    .load()
-                    .with_context(|| format!("cannot read corpus {corpus}"))?;
-                let started = std::time::Instant::now();
-                let opts = classifier::TrainOptions {
-                    trained_on: corpus.clone(),
-                    ..Default::default()
-                };
-                let model = classifier::Model::train(&docs, &opts)?;
-                model.save(&out)?;
-                println!(
-                    "trained on {} documents, {} classes in {:.2} s -> {}",
-                    docs.len(),
-                    model.classes.len(),
-                    started.elapsed().as_secs_f64(),
-                    out.display()
-                );
-                Ok(())
-            }
-            ModelCommand::Eval { model, corpus } => {
-                let m = classifier::Model::load(&model)?;
-                let spec: classifier::CorpusSpec = corpus.parse()?;
-                let docs = spec
-                    .load()
-                    .with_context(|| format!("cannot read corpus {corpus}"))?;
-                let e = m.evaluate(&docs)?;
-                print!("{e}");
-                Ok(())
-            }
-            ModelCommand::Bench { cache, python } => run_bench(
-                vec![
-                    "model".into(),
-                    "--cache".into(),
-                    cache.into_os_string(),
-                    "--python".into(),
-                    python.into_os_string(),
-                ],
-                cli.verbose,
-                cli.log_format,
-            ),
-            ModelCommand::Info { model } => {
-                let path = match model {
-                    Some(p) => p,
-                    None => Config::load(config_path)?.model,
-                };
-                let m = classifier::Model::load(&path)?;
-                println!("model       {}", path.display());
-                println!("format      {}", m.format_version);
-                println!("classes     {}", m.classes.join(", "));
-                println!("trained on  {}", m.trained_on);
-                println!("created     {}", m.created);
-                Ok(())
-            }
-        },
-        Command::Bench { args } => run_bench(args, cli.verbose, cli.log_format),
-        Command::Cluster { command } => {
-            let cfg = Config::load(config_path)?;
-            match command {
-                ClusterCommand::Check => print!("{}", stores::check(&cfg)?),
-                ClusterCommand::Init => {
-                    for t in stores::init(&cfg)? {
-                        println!("table {t} ready");
-                    }
-                }
-            }
-            Ok(())
+        Command::Config { command } => config_command(command, config_path),
+        Command::Model { command } => {
+            model_command(command, config_path, cli.verbose, cli.log_format)
         }
+        Command::Bench { args } => run_bench(args, cli.verbose, cli.log_format),
+        Command::Cluster { command } => cluster_command(command, config_path),
         // The commands that work on the archive (`Command::uses_archive`).
         _ => run_archive_command(&cli),
     }
+}
+
+/// `harvest serve`.
+fn serve(args: harvest::cli::ServeArgs, config_path: Option<&std::path::Path>) -> Result<()> {
+    let cfg = Config::load(config_path)?;
+    // A server with jobs to run, or on a fresh data_dir, creates the
+    // archive; otherwise it serves an existing one (read-only media
+    // included).
+    let stores = stores::Stores::open_for(&cfg, stores::Access::for_serve(&cfg))?;
+    runtime()?.block_on(harvest::serve::serve(
+        stores,
+        harvest::serve::ServeOptions {
+            listen: args.listen,
+            token: args.token,
+            allowed_hosts: args.allow_host,
+            admission: {
+                let mut a = harvest::serve::AdmissionLimits::default();
+                if let Some(n) = args.max_queries {
+                    a.max_queries = n.max(1);
+                }
+                a.queue_wait = std::time::Duration::from_millis(args.queue_wait_ms);
+                a
+            },
+            config: Some(cfg),
+            config_file: config::config_file(config_path),
+            limits: harvest::serve::ServerLimits {
+                max_connections: args.max_connections,
+                header_timeout: std::time::Duration::from_secs(args.header_timeout),
+                max_idle_per_client: args.max_idle_per_client,
+            },
+        },
+    ))
+}
+
+/// `harvest reindex`.
+fn reindex(args: &harvest::cli::ReindexArgs, config_path: Option<&std::path::Path>) -> Result<()> {
+    let cfg = Config::load(config_path)?;
+    if let Some(info) = remote::find(&cfg) {
+        anyhow::bail!(
+            "`harvest serve` (pid {}) has this archive open: stop it first, reindex replaces the index it reads",
+            info.pid
+        );
+    }
+    if args.replace {
+        if let config::IndexBackend::Embedded { path } = &cfg.index {
+            if path.exists() {
+                let aside = std::path::PathBuf::from(format!(
+                    "{}.replaced-{}",
+                    path.display(),
+                    chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+                ));
+                std::fs::rename(path, &aside)
+                    .with_context(|| format!("cannot set {} aside", path.display()))?;
+                logline::say(&format!(
+                    "harvest: the old index is kept at {}",
+                    aside.display()
+                ));
+            }
+        } else {
+            anyhow::bail!(
+                "--replace works on the embedded index; on HBase drop the archive's tables first"
+            );
+        }
+    }
+    let stores = stores::Stores::open_for(&cfg, stores::Access::Write)?;
+    let mut sink = std::io::sink();
+    let mut stderr = logline::StderrLines::new();
+    let progress: &mut dyn std::io::Write = if args.quiet { &mut sink } else { &mut stderr };
+    let summary = harvest::replay::reindex(&cfg, &stores, progress)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print!("{}", summary.render("reindex"));
+    }
+    Ok(())
+}
+
+/// `harvest config check|sample`.
+fn config_command(command: ConfigCommand, config_path: Option<&std::path::Path>) -> Result<()> {
+    match command {
+        ConfigCommand::Check { file } => {
+            let path = file.as_deref().or(config_path);
+            let cfg = Config::load(path)?;
+            let default_file = std::path::Path::new(config::DEFAULT_CONFIG_FILE);
+            let path = path.or_else(|| default_file.exists().then_some(default_file));
+            println!(
+                "config OK: {}",
+                path.map_or("(defaults, no harvest.toml)".to_string(), |p| p
+                    .display()
+                    .to_string())
+            );
+            let abs = |p: &std::path::Path| config::absolute(p).display().to_string();
+            println!("  data dir {}", abs(&cfg.data_dir));
+            let packs = if cfg.packs.contains("://") {
+                cfg.packs.clone()
+            } else {
+                abs(std::path::Path::new(&cfg.packs))
+            };
+            println!("  packs    {packs}");
+            match &cfg.index {
+                config::IndexBackend::Embedded { path } => {
+                    println!("  index    embedded {}", abs(path))
+                }
+                other => println!("  index    {other:?}"),
+            }
+            println!("  buckets  {}", cfg.buckets);
+            println!("  model    {}", abs(&cfg.model));
+            println!("  seeds    {}", cfg.crawl.seeds.len());
+            println!("  sources  {}", cfg.sources.len());
+            Ok(())
+        }
+        ConfigCommand::Sample => {
+            print!("{}", config::SAMPLE_CONFIG);
+            Ok(())
+        }
+    }
+}
+
+/// `harvest model train|eval|bench|info`.
+fn model_command(
+    command: ModelCommand,
+    config_path: Option<&std::path::Path>,
+    verbose: u8,
+    log_format: LogFormat,
+) -> Result<()> {
+    match command {
+        ModelCommand::Train { corpus, out } => {
+            let spec: classifier::CorpusSpec = corpus.parse()?;
+            let docs = spec
+                .load()
+                .with_context(|| format!("cannot read corpus {corpus}"))?;
+            let started = std::time::Instant::now();
+            let opts = classifier::TrainOptions {
+                trained_on: corpus.clone(),
+                ..Default::default()
+            };
+            let model = classifier::Model::train(&docs, &opts)?;
+            model.save(&out)?;
+            println!(
+                "trained on {} documents, {} classes in {:.2} s -> {}",
+                docs.len(),
+                model.classes.len(),
+                started.elapsed().as_secs_f64(),
+                out.display()
+            );
+            Ok(())
+        }
+        ModelCommand::Eval { model, corpus } => {
+            let m = classifier::Model::load(&model)?;
+            let spec: classifier::CorpusSpec = corpus.parse()?;
+            let docs = spec
+                .load()
+                .with_context(|| format!("cannot read corpus {corpus}"))?;
+            let e = m.evaluate(&docs)?;
+            print!("{e}");
+            Ok(())
+        }
+        ModelCommand::Bench { cache, python } => run_bench(
+            vec![
+                "model".into(),
+                "--cache".into(),
+                cache.into_os_string(),
+                "--python".into(),
+                python.into_os_string(),
+            ],
+            verbose,
+            log_format,
+        ),
+        ModelCommand::Info { model } => {
+            let path = match model {
+                Some(p) => p,
+                None => Config::load(config_path)?.model,
+            };
+            let m = classifier::Model::load(&path)?;
+            println!("model       {}", path.display());
+            println!("format      {}", m.format_version);
+            println!("classes     {}", m.classes.join(", "));
+            println!("trained on  {}", m.trained_on);
+            println!("created     {}", m.created);
+            Ok(())
+        }
+    }
+}
+
+/// `harvest cluster check|init`.
+fn cluster_command(command: ClusterCommand, config_path: Option<&std::path::Path>) -> Result<()> {
+    let cfg = Config::load(config_path)?;
+    match command {
+        ClusterCommand::Check => print!("{}", stores::check(&cfg)?),
+        ClusterCommand::Init => {
+            for t in stores::init(&cfg)? {
+                println!("table {t} ready");
+            }
+        }
+    }
+    Ok(())
 }
