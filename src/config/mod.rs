@@ -312,34 +312,7 @@ impl Config {
         if max_open_packs == 0 {
             bail!("[storage] max_open_packs = 0: must be at least 1");
         }
-        let index = match raw.index.backend.as_deref().unwrap_or("embedded") {
-            "embedded" => {
-                let path = raw
-                    .index
-                    .path
-                    .as_deref()
-                    .map_or_else(|| data_dir.join("index"), resolve);
-                check_folder("[index] path", &path)?;
-                IndexBackend::Embedded { path }
-            }
-            "hbase" => {
-                let thrift = raw
-                    .index
-                    .thrift
-                    .clone()
-                    .context("[index] backend = \"hbase\" needs thrift = \"host:port\"")?;
-                let master_http = match &raw.index.master_http {
-                    Some(m) => m.clone(),
-                    None => format!("{}:{DEFAULT_MASTER_HTTP_PORT}", authority_host(&thrift)),
-                };
-                IndexBackend::Hbase {
-                    thrift,
-                    thrift2: raw.index.thrift2.clone(),
-                    master_http,
-                }
-            }
-            other => bail!("[index] backend = {other:?}: expected \"embedded\" or \"hbase\""),
-        };
+        let index = index_backend(&raw.index, &data_dir, &resolve)?;
         let buckets = raw.index.buckets.unwrap_or(DEFAULT_BUCKETS);
         if buckets == 0 {
             bail!("[index] buckets must be between 1 and 255");
@@ -352,35 +325,7 @@ impl Config {
 
         let crawl = raw.crawl.settings("[crawl]")?;
 
-        let mut seen = BTreeSet::new();
-        let mut sources = Vec::new();
-        for s in &raw.sources {
-            if !valid_source_name(&s.name) {
-                bail!(
-                    "[[sources]] name = {:?}: use lower-case letters, digits and _ (it names tables)",
-                    s.name
-                );
-            }
-            if !seen.insert(s.name.clone()) {
-                bail!("[[sources]] name = {:?} is defined twice", s.name);
-            }
-            if s.hosts.is_empty() && s.prefixes.is_empty() {
-                bail!("[[sources]] {:?} needs hosts or prefixes", s.name);
-            }
-            sources.push(Source {
-                name: s.name.clone(),
-                hosts: s.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
-                prefixes: s.prefixes.clone(),
-                publish_time_zone: s
-                    .publish_time_zone
-                    .as_deref()
-                    .map(|z| {
-                        parse_publish_zone(z)
-                            .with_context(|| format!("[[sources]] {:?}: publish_time_zone", s.name))
-                    })
-                    .transpose()?,
-            });
-        }
+        let sources = sources(&raw.sources)?;
         let namenode_http = match (&raw.storage.namenode_http, packs.strip_prefix("hdfs://")) {
             (Some(n), _) => Some(n.clone()),
             (None, Some(rest)) => {
@@ -392,29 +337,7 @@ impl Config {
             }
             (None, None) => None,
         };
-        let mode = match raw.packing.mode.as_deref().unwrap_or("kmeans") {
-            "kmeans" => PackingMode::Kmeans,
-            "arrival" => PackingMode::Arrival,
-            other => bail!("[packing] mode = {other:?}: expected \"kmeans\" or \"arrival\""),
-        };
-        let batch_pages = raw.packing.batch_pages.unwrap_or(DEFAULT_BATCH_PAGES);
-        if !(1..=100_000).contains(&batch_pages) {
-            bail!("[packing] batch_pages = {batch_pages}: must be between 1 and 100000");
-        }
-        raw.packing
-            .kmeans
-            .validate()
-            .map_err(|e| anyhow::anyhow!("[packing.kmeans] {e}"))?;
-        let packing = Packing {
-            mode,
-            batch_pages,
-            max_batch_wait: std::time::Duration::from_millis(
-                raw.packing
-                    .max_batch_wait_ms
-                    .unwrap_or(DEFAULT_MAX_BATCH_WAIT_MS),
-            ),
-            kmeans: raw.packing.kmeans.clone(),
-        };
+        let packing = packing(&raw.packing)?;
         let distance = raw
             .dedup
             .distance
@@ -472,6 +395,100 @@ impl Config {
         }
         source_from_host(&host)
     }
+}
+
+/// `[[sources]]`, validated: names usable in table names and each once, each with
+/// hosts or prefixes, time zones parsed.
+fn sources(raw: &[RawSource]) -> Result<Vec<Source>> {
+    let mut seen = BTreeSet::new();
+    let mut sources = Vec::new();
+    for s in raw {
+        if !valid_source_name(&s.name) {
+            bail!(
+                "[[sources]] name = {:?}: use lower-case letters, digits and _ (it names tables)",
+                s.name
+            );
+        }
+        if !seen.insert(s.name.clone()) {
+            bail!("[[sources]] name = {:?} is defined twice", s.name);
+        }
+        if s.hosts.is_empty() && s.prefixes.is_empty() {
+            bail!("[[sources]] {:?} needs hosts or prefixes", s.name);
+        }
+        sources.push(Source {
+            name: s.name.clone(),
+            hosts: s.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+            prefixes: s.prefixes.clone(),
+            publish_time_zone: s
+                .publish_time_zone
+                .as_deref()
+                .map(|z| {
+                    parse_publish_zone(z)
+                        .with_context(|| format!("[[sources]] {:?}: publish_time_zone", s.name))
+                })
+                .transpose()?,
+        });
+    }
+    Ok(sources)
+}
+
+/// `[packing]`, validated.
+fn packing(raw: &RawPacking) -> Result<Packing> {
+    let mode = match raw.mode.as_deref().unwrap_or("kmeans") {
+        "kmeans" => PackingMode::Kmeans,
+        "arrival" => PackingMode::Arrival,
+        other => bail!("[packing] mode = {other:?}: expected \"kmeans\" or \"arrival\""),
+    };
+    let batch_pages = raw.batch_pages.unwrap_or(DEFAULT_BATCH_PAGES);
+    if !(1..=100_000).contains(&batch_pages) {
+        bail!("[packing] batch_pages = {batch_pages}: must be between 1 and 100000");
+    }
+    raw.kmeans
+        .validate()
+        .map_err(|e| anyhow::anyhow!("[packing.kmeans] {e}"))?;
+    Ok(Packing {
+        mode,
+        batch_pages,
+        max_batch_wait: std::time::Duration::from_millis(
+            raw.max_batch_wait_ms.unwrap_or(DEFAULT_MAX_BATCH_WAIT_MS),
+        ),
+        kmeans: raw.kmeans.clone(),
+    })
+}
+
+/// `[index]`: the embedded index (its folder checked) or HBase (its Thrift servers and
+/// the master's web UI).
+fn index_backend(
+    raw: &RawIndex,
+    data_dir: &Path,
+    resolve: &dyn Fn(&Path) -> PathBuf,
+) -> Result<IndexBackend> {
+    Ok(match raw.backend.as_deref().unwrap_or("embedded") {
+        "embedded" => {
+            let path = raw
+                .path
+                .as_deref()
+                .map_or_else(|| data_dir.join("index"), resolve);
+            check_folder("[index] path", &path)?;
+            IndexBackend::Embedded { path }
+        }
+        "hbase" => {
+            let thrift = raw
+                .thrift
+                .clone()
+                .context("[index] backend = \"hbase\" needs thrift = \"host:port\"")?;
+            let master_http = match &raw.master_http {
+                Some(m) => m.clone(),
+                None => format!("{}:{DEFAULT_MASTER_HTTP_PORT}", authority_host(&thrift)),
+            };
+            IndexBackend::Hbase {
+                thrift,
+                thrift2: raw.thrift2.clone(),
+                master_http,
+            }
+        }
+        other => bail!("[index] backend = {other:?}: expected \"embedded\" or \"hbase\""),
+    })
 }
 
 /// The absolute folder of a config file.
