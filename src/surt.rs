@@ -356,166 +356,217 @@ pub fn surt(url: &str) -> String {
 }
 
 fn canonical_key(url: &str) -> Option<Vec<u8>> {
-    // handyurl.parse
-    let ascii_space = |b: &u8| b" \t\n\r\x0b\x0c".contains(b);
-    let bytes = url.as_bytes();
-    let start = bytes
-        .iter()
-        .position(|b| !ascii_space(b))
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !ascii_space(b))
-        .map_or(start, |e| e + 1);
-    let cleaned: Vec<u8> = bytes[start..end]
-        .iter()
-        .copied()
-        .filter(|b| !b"\n\r\t".contains(b))
-        .collect();
-    let mut url = cleaned;
-    let has_scheme = {
-        let p = split(&url);
-        !p.scheme.is_empty()
-    };
-    if !has_scheme {
-        url.splice(0..0, b"http://".iter().copied());
-    }
-    // `^(https?://)+` -> the first one.
-    for scheme in [&b"http://"[..], b"https://"] {
-        if url.starts_with(scheme) {
-            let mut rest = &url[scheme.len()..];
-            loop {
-                if let Some(r) = rest.strip_prefix(b"http://") {
-                    rest = r;
-                } else if let Some(r) = rest.strip_prefix(b"https://") {
-                    rest = r;
-                } else {
-                    break;
+    let mut u = HandyUrl::parse(url)?;
+    u.google_canonicalize();
+    u.ia_canonicalize();
+    Some(u.surt_bytes())
+}
+
+/// A URL as surt's `handyurl` holds it, parsed and canonicalized in place.
+struct HandyUrl {
+    scheme: Vec<u8>,
+    host: Option<Vec<u8>>,
+    port: Option<u16>,
+    path: Option<Vec<u8>>,
+    query: Option<Vec<u8>>,
+}
+
+impl HandyUrl {
+    /// `handyurl.parse`: whitespace trimmed, a missing scheme made `http`, repeated
+    /// schemes collapsed, a host found in the path of a URL without one.
+    fn parse(url: &str) -> Option<HandyUrl> {
+        let ascii_space = |b: &u8| b" \t\n\r\x0b\x0c".contains(b);
+        let bytes = url.as_bytes();
+        let start = bytes
+            .iter()
+            .position(|b| !ascii_space(b))
+            .unwrap_or(bytes.len());
+        let end = bytes
+            .iter()
+            .rposition(|b| !ascii_space(b))
+            .map_or(start, |e| e + 1);
+        let cleaned: Vec<u8> = bytes[start..end]
+            .iter()
+            .copied()
+            .filter(|b| !b"\n\r\t".contains(b))
+            .collect();
+        let mut url = cleaned;
+        let has_scheme = {
+            let p = split(&url);
+            !p.scheme.is_empty()
+        };
+        if !has_scheme {
+            url.splice(0..0, b"http://".iter().copied());
+        }
+        // `^(https?://)+` -> the first one.
+        for scheme in [&b"http://"[..], b"https://"] {
+            if url.starts_with(scheme) {
+                let mut rest = &url[scheme.len()..];
+                loop {
+                    if let Some(r) = rest.strip_prefix(b"http://") {
+                        rest = r;
+                    } else if let Some(r) = rest.strip_prefix(b"https://") {
+                        rest = r;
+                    } else {
+                        break;
+                    }
                 }
+                let mut collapsed = scheme.to_vec();
+                collapsed.extend_from_slice(rest);
+                url = collapsed;
+                break;
             }
-            let mut collapsed = scheme.to_vec();
-            collapsed.extend_from_slice(rest);
-            url = collapsed;
-            break;
         }
-    }
-    let parts = split(&url);
-    let scheme = parts.scheme.to_vec();
-    let mut netloc = parts.netloc;
-    while let Some(n) = netloc.strip_suffix(b":") {
-        netloc = n;
-    }
-    let (mut host, mut port) = host_and_port(netloc).ok()?;
-    let mut path: Option<Vec<u8>> = (!parts.path.is_empty()).then(|| parts.path.to_vec());
-    let query: Option<Vec<u8>> = (!parts.query.is_empty()).then(|| parts.query.to_vec());
-    if scheme.starts_with(b"http") && host.is_none() {
-        if let Some(p) = &path {
-            let trimmed: &[u8] = {
-                let mut t = &p[..];
-                while let Some(r) = t.strip_prefix(b"/") {
-                    t = r;
-                }
-                t
-            };
-            let (h, rest) = match trimmed.iter().position(|&b| b == b'/') {
-                Some(i) => (&trimmed[..i], &trimmed[i + 1..]),
-                None => (trimmed, &b""[..]),
-            };
-            host = Some(h.to_vec());
-            let mut np = b"/".to_vec();
-            np.extend_from_slice(rest);
-            path = Some(np);
+        let parts = split(&url);
+        let scheme = parts.scheme.to_vec();
+        let mut netloc = parts.netloc;
+        while let Some(n) = netloc.strip_suffix(b":") {
+            netloc = n;
         }
+        let (mut host, port) = host_and_port(netloc).ok()?;
+        let mut path: Option<Vec<u8>> = (!parts.path.is_empty()).then(|| parts.path.to_vec());
+        let query: Option<Vec<u8>> = (!parts.query.is_empty()).then(|| parts.query.to_vec());
+        if scheme.starts_with(b"http") && host.is_none() {
+            if let Some(p) = &path {
+                let trimmed: &[u8] = {
+                    let mut t = &p[..];
+                    while let Some(r) = t.strip_prefix(b"/") {
+                        t = r;
+                    }
+                    t
+                };
+                let (h, rest) = match trimmed.iter().position(|&b| b == b'/') {
+                    Some(i) => (&trimmed[..i], &trimmed[i + 1..]),
+                    None => (trimmed, &b""[..]),
+                };
+                host = Some(h.to_vec());
+                let mut np = b"/".to_vec();
+                np.extend_from_slice(rest);
+                path = Some(np);
+            }
+        }
+        Some(HandyUrl {
+            scheme,
+            host,
+            port,
+            path,
+            query,
+        })
     }
 
-    // GoogleURLCanonicalizer
-    let query = query.map(|q| escape_once(&unescape_repeatedly(&q)));
-    if let Some(h) = host.take() {
-        let mut h = unescape_repeatedly(&h);
-        if !h.is_ascii() {
-            let text = String::from_utf8_lossy(&h).into_owned();
-            if let Ok(ascii) = url::Host::parse(&text) {
-                h = ascii.to_string().into_bytes();
+    /// `GoogleURLCanonicalizer`: escapes normalised, the host in IDNA and IP forms,
+    /// dot segments of the path resolved.
+    fn google_canonicalize(&mut self) {
+        let (mut host, path, query) = (self.host.take(), self.path.take(), self.query.take());
+        let query = query.map(|q| escape_once(&unescape_repeatedly(&q)));
+        if let Some(h) = host.take() {
+            let mut h = unescape_repeatedly(&h);
+            if !h.is_ascii() {
+                let text = String::from_utf8_lossy(&h).into_owned();
+                if let Ok(ascii) = url::Host::parse(&text) {
+                    h = ascii.to_string().into_bytes();
+                }
+            }
+            h = replace_double_dots(&h);
+            let start = h.iter().position(|&b| b != b'.').unwrap_or(h.len());
+            let end = h.iter().rposition(|&b| b != b'.').map_or(start, |e| e + 1);
+            let h = h[start..end].to_vec();
+            host = Some(match ip_form(&h) {
+                Some(ip) => ip,
+                None => escape_once(&h.to_ascii_lowercase()),
+            });
+        }
+        let mut path = path.map(|p| unescape_repeatedly(&p));
+        if host.is_some() {
+            path = Some(normalize_path(path.as_deref().unwrap_or(b"")));
+        }
+        let path = path.map(|p| escape_once(&p));
+        self.host = host;
+        self.path = path;
+        self.query = query;
+    }
+
+    /// `IAURLCanonicalizer`: lowercased, `www` prefix, default port, session ids and a
+    /// trailing slash dropped, the query's arguments sorted.
+    fn ia_canonicalize(&mut self) {
+        let scheme = &self.scheme;
+        let (mut host, mut port, path, query) = (
+            self.host.take(),
+            self.port,
+            self.path.take(),
+            self.query.take(),
+        );
+        if let Some(h) = &mut host {
+            h.make_ascii_lowercase();
+            // massageHost: a leading `www\d*.` goes.
+            if scheme != b"dns" && h.starts_with(b"www") {
+                let digits = h[3..].iter().take_while(|b| b.is_ascii_digit()).count();
+                if h.get(3 + digits) == Some(&b'.') {
+                    h.drain(..3 + digits + 1);
+                }
             }
         }
-        h = replace_double_dots(&h);
-        let start = h.iter().position(|&b| b != b'.').unwrap_or(h.len());
-        let end = h.iter().rposition(|&b| b != b'.').map_or(start, |e| e + 1);
-        let h = h[start..end].to_vec();
-        host = Some(match ip_form(&h) {
-            Some(ip) => ip,
-            None => escape_once(&h.to_ascii_lowercase()),
+        let default_port = match scheme.to_ascii_lowercase().as_slice() {
+            b"http" => Some(80),
+            b"https" => Some(443),
+            _ => None,
+        };
+        if port == default_port {
+            port = None;
+        }
+        let path = path.map(|p| {
+            let p = p.to_ascii_lowercase();
+            let mut p = strip_session_ids(p, &PATH_SESSION_IDS, &[1, 3]);
+            if p.len() > 1 && p.ends_with(b"/") {
+                p.pop();
+            }
+            p
         });
+        let query = match query {
+            Some(q) if !q.is_empty() => {
+                let q = strip_session_ids(q, &QUERY_SESSION_IDS, &[1, 2]);
+                let q = alpha_reorder_query(&q.to_ascii_lowercase());
+                (!q.is_empty()).then_some(q)
+            }
+            _ => None,
+        };
+        self.host = host;
+        self.port = port;
+        self.path = path;
+        self.query = query;
     }
-    let mut path = path.map(|p| unescape_repeatedly(&p));
-    if host.is_some() {
-        path = Some(normalize_path(path.as_deref().unwrap_or(b"")));
-    }
-    let path = path.map(|p| escape_once(&p));
 
-    // IAURLCanonicalizer
-    if let Some(h) = &mut host {
-        h.make_ascii_lowercase();
-        // massageHost: a leading `www\d*.` goes.
-        if scheme != b"dns" && h.starts_with(b"www") {
-            let digits = h[3..].iter().take_while(|b| b.is_ascii_digit()).count();
-            if h.get(3 + digits) == Some(&b'.') {
-                h.drain(..3 + digits + 1);
+    /// `geturl_bytes(surt=True, with_scheme=False)`: the SURT form.
+    fn surt_bytes(&self) -> Vec<u8> {
+        let (scheme, host, port, path, query) =
+            (&self.scheme, &self.host, self.port, &self.path, &self.query);
+        let mut out = Vec::new();
+        match &host {
+            Some(h) if !h.is_empty() => {
+                let mut labels: Vec<&[u8]> = h.split(|&b| b == b'.').collect();
+                labels.reverse();
+                out.extend_from_slice(&labels.join(&b","[..]));
+                if let Some(p) = port {
+                    out.extend_from_slice(format!(":{p}").as_bytes());
+                }
+                out.push(b')');
+            }
+            _ => {
+                out.extend_from_slice(scheme);
+                out.push(b':');
             }
         }
-    }
-    let default_port = match scheme.to_ascii_lowercase().as_slice() {
-        b"http" => Some(80),
-        b"https" => Some(443),
-        _ => None,
-    };
-    if port == default_port {
-        port = None;
-    }
-    let path = path.map(|p| {
-        let p = p.to_ascii_lowercase();
-        let mut p = strip_session_ids(p, &PATH_SESSION_IDS, &[1, 3]);
-        if p.len() > 1 && p.ends_with(b"/") {
-            p.pop();
+        match &path {
+            Some(p) if !p.is_empty() => out.extend_from_slice(p),
+            _ if query.is_some() => out.push(b'/'),
+            _ => {}
         }
-        p
-    });
-    let query = match query {
-        Some(q) if !q.is_empty() => {
-            let q = strip_session_ids(q, &QUERY_SESSION_IDS, &[1, 2]);
-            let q = alpha_reorder_query(&q.to_ascii_lowercase());
-            (!q.is_empty()).then_some(q)
+        if let Some(q) = &query {
+            out.push(b'?');
+            out.extend_from_slice(q);
         }
-        _ => None,
-    };
-
-    // geturl_bytes(surt=True, with_scheme=False)
-    let mut out = Vec::new();
-    match &host {
-        Some(h) if !h.is_empty() => {
-            let mut labels: Vec<&[u8]> = h.split(|&b| b == b'.').collect();
-            labels.reverse();
-            out.extend_from_slice(&labels.join(&b","[..]));
-            if let Some(p) = port {
-                out.extend_from_slice(format!(":{p}").as_bytes());
-            }
-            out.push(b')');
-        }
-        _ => {
-            out.extend_from_slice(&scheme);
-            out.push(b':');
-        }
+        out
     }
-    match &path {
-        Some(p) if !p.is_empty() => out.extend_from_slice(p),
-        _ if query.is_some() => out.push(b'/'),
-        _ => {}
-    }
-    if let Some(q) = &query {
-        out.push(b'?');
-        out.extend_from_slice(q);
-    }
-    Some(out)
 }
 
 #[cfg(test)]
