@@ -88,7 +88,7 @@ pub struct Extracted {
     /// The media is only the host name: the page names no outlet.
     pub media_from_host: bool,
     /// The site that published the page, as it names itself
-    /// ([`site_outlet`]): unlike [`Extracted::media`], never the agency or
+    /// (the outlet rule of `attributes`): unlike [`Extracted::media`], never the agency or
     /// paper an article credits. `None`: the page names no site (its host
     /// stands for it).
     pub outlet: Option<String>,

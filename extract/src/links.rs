@@ -197,9 +197,9 @@ fn each_start_tag(
     tok.end();
 }
 
-/// What `html` embeds ([`Extracted::embeds`]: the same rule, base URL and
+/// What `html` embeds ([`crate::Extracted::embeds`]: the same rule, base URL and
 /// budgets), found by the HTML tokenizer alone: a fraction of the cost of
-/// [`extract`] for a reader that wants only the requisites of a stored page.
+/// [`crate::extract`] for a reader that wants only the requisites of a stored page.
 /// Elements inside `<noscript>` are left out, as the parser (scripting on)
 /// leaves them out of the document the extraction walks.
 pub fn stream_embeds(html: &str, url: &Url) -> Vec<Embed> {

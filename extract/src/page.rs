@@ -20,7 +20,7 @@ const MIN_POST_CHARS: usize = 20;
 const HEADER_LINES_AFTER: usize = 10;
 
 /// Lines after the title searched for the account a page's follow button
-/// names ([`media::followed_account`]).
+/// names ([`crate::media::followed_account`]).
 pub(crate) const ACCOUNT_LINES: usize = 4;
 
 /// Lines at the head and foot of the article searched for source and author.

@@ -22,7 +22,7 @@ impl Decision {
 }
 
 /// One source of an attribute's value, by name: the rule tables of
-/// [`extract`] list them in order, and [`decide`] takes the first that gives a
+/// [`crate::attributes`] list them in order, and [`decide`] takes the first that gives a
 /// value.
 pub(crate) type Rule<'a> = (&'static str, Box<dyn Fn() -> Option<String> + 'a>);
 

@@ -8,7 +8,7 @@ use super::names::{name_value, person_names};
 use super::patterns::{RE_AGENCY_OUTLET, RE_WIRE_DATELINE};
 use super::words::{SELF_OUTLETS, WIRE_AGENCIES};
 
-/// The names of a [`RE_AGENCY_DATELINE`]: those before the last whole, the
+/// The names of a [`super::patterns::RE_AGENCY_DATELINE`]: those before the last whole, the
 /// last one's place cut off (a name of three characters before a place of two
 /// or more, of two before a place of two: `溫貴香台北`, `王明台北`; a lone
 /// name of two or three is taken whole).

@@ -7,11 +7,11 @@
 //! a byline element (`rel=author`, `itemprop=author`, `.byline`), a labelled
 //! name in the text (`作者：`, `记者 王希`, `By Jane Doe`).
 //!
-//! Parts: [`names`] (what counts as a name or an outlet), [`source`] (source
-//! labels and elements), [`dateline`] (the lines beside the date and under the
-//! headline), [`agency`] (wire agencies), [`author`] (author labels, bylines,
-//! reporters), and the rules' data: [`words`] (word lists, meta keys) and
-//! [`patterns`] (regular expressions).
+//! Parts: `names` (what counts as a name or an outlet), `source` (source
+//! labels and elements), `dateline` (the lines beside the date and under the
+//! headline), `agency` (wire agencies), `author` (author labels, bylines,
+//! reporters), and the rules' data: `words` (word lists, meta keys) and
+//! `patterns` (regular expressions).
 
 mod agency;
 mod author;

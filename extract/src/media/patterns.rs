@@ -22,7 +22,7 @@ pub(super) static RE_MEDIA_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 /// `作者：王希`, `撰文 | 王希`, `文/王希`, `作者 王希`: a labelled name of 2-4
 /// characters (several joined by `、`, or by spaces when of 2-3 characters),
 /// ending where the Chinese text ends; roles after the names (`编辑`) are cut
-/// by [`chinese_names`]; an outlet's reporter title may come before them
+/// by [`super::names::chinese_names`]; an outlet's reporter title may come before them
 /// (`作者：南方周末记者 王瑞恩`).
 pub(super) static RE_AUTHOR_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -99,7 +99,7 @@ pub(super) static RE_AUTHOR_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
 /// `（记者 张三 通讯员 李四）`, `【环球时报记者 张晓】`, `（本报实习记者 王五、赵六）`,
 /// `【环球时报驻欧洲特约记者 程远 环球时报特约记者 沈舟】`: a
 /// bracketed byline whose reporter title may name the outlet and whose names
-/// other roles may follow (cut by [`chinese_names`]); not a photo credit
+/// other roles may follow (cut by [`super::names::chinese_names`]); not a photo credit
 /// (`（新华社记者 李四 摄）`).
 pub(super) static RE_BRACKETED_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -111,7 +111,7 @@ pub(super) static RE_BRACKETED_REPORTER: LazyLock<Regex> = LazyLock::new(|| {
 /// reporter and where they report from.
 ///
 /// In brackets the title may be left out: `（王煌忠／台中報導）`, but not a
-/// desk (`（國際中心／綜合報導）`, see [`NOT_REPORTERS`]).
+/// desk (`（國際中心／綜合報導）`, see [`super::words::NOT_REPORTERS`]).
 pub(super) static RE_REPORTER_PLACE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?:^|[\s（(〔【])(?:本报)?记者\s*([\p{Han}·]{2,4})\s*[／/]\s*\p{Han}{1,12}(?:报导|报道)|[（(〔【]\s*([\p{Han}·]{2,4})\s*[／/]\s*\p{Han}{1,12}(?:报导|报道)\s*[）)〕】]",
@@ -163,7 +163,7 @@ pub(super) static RE_SHORT_DATELINE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `澎湃新闻记者 朱奕奕`, `新京报记者 陆一夫 实习生 张三`, `记者 王希`,
 /// `界面新闻记者 | 李可`: a line that is only an outlet's reporter title and
-/// names (roles cut by [`chinese_names`]); the outlet's name may hold a `·`
+/// names (roles cut by [`super::names::chinese_names`]); the outlet's name may hold a `·`
 /// (`中青报·中青网记者 邱晨辉`), a bullet may lead (`■南方日报记者 刘倩`,
 /// `□本报记者`), and an agency's dateline may come first on its own line
 /// (`新华社广州11月17日电 记者周颖、李嘉乐`).

@@ -69,7 +69,7 @@ pub(super) const NOT_REPORTERS: [&str; 10] =
     ["中心", "组", "組", "社", "部", "台", "网", "报", "室", "处"];
 
 /// Capitalised words that open a sentence, not words of an outlet's name:
-/// a Latin name ([`RE_MEDIA_LABEL`] runs over capitalised words) ends before
+/// a Latin name ([`super::patterns::RE_MEDIA_LABEL`] runs over capitalised words) ends before
 /// one (`Source: Gov.UK However, Sir James added`).
 pub(super) static SENTENCE_OPENERS: List =
     LazyLock::new(|| lists::parse(include_str!("../lists/sentence_openers.txt")));

@@ -10,7 +10,7 @@ pub(super) fn num<T: std::str::FromStr>(c: &regex::Captures<'_>, i: usize) -> Op
     c.get(i).and_then(|m| m.as_str().parse().ok())
 }
 
-/// The [`DAY_FIRST_TIME`] whose hour is group `t` of `c`: `Some(None)`
+/// The [`super::patterns::DAY_FIRST_TIME`] whose hour is group `t` of `c`: `Some(None)`
 /// without one, `None` when it is no time of day.
 pub(super) fn day_first_time(c: &regex::Captures<'_>, t: usize) -> Option<Option<NaiveTime>> {
     match num::<u32>(c, t) {

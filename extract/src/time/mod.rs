@@ -12,12 +12,12 @@
 //! `modified`). A day-precise winner takes the minutes of another candidate of
 //! the same day.
 //!
-//! Parts: [`zone`] (the page's zone, stated offsets), [`stated`] (the shapes
-//! of a time), [`patterns`] (the date forms, as data), [`fields`],
-//! [`numerals`], [`join`] and [`scan`] (the text scan), [`contextual`] (days
-//! without a year, relative times), [`labels`] (what the words before a date
-//! say), [`parse`] (machine-readable values), [`candidates`] (each source's
-//! candidates), [`score`] and [`decide`] (the decision).
+//! Parts: `zone` (the page's zone, stated offsets), `stated` (the shapes
+//! of a time), `patterns` (the date forms, as data), `fields`,
+//! `numerals`, `join` and `scan` (the text scan), `contextual` (days
+//! without a year, relative times), `labels` (what the words before a date
+//! say), `parse` (machine-readable values), `candidates` (each source's
+//! candidates), `score` and `decide` (the decision).
 
 mod candidates;
 mod contextual;

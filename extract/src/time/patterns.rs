@@ -13,8 +13,6 @@ fn re(s: &str) -> Regex {
     Regex::new(s).expect("static regex is valid")
 }
 
-/// `YYYY-MM-DD`, `YYYY/M/D`, `YYYY.MM.DD`, `YYYY年M月D日`, each with an optional
-/// time `H:MM[:SS]` (also `10时20分`, `下午3:05`) and an optional offset.
 /// A byline ending where its date starts: `by NAME on`, `Submitted by NAME
 /// on`, `Geschrieben von NAME am`, `Author: NAME am` (one to four
 /// capitalised words without digits, not `by a television crew on`; the
@@ -26,10 +24,12 @@ pub(super) static RE_BYLINE_BEFORE_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The zone abbreviations read beside a numeric date's time (not `CST` nor
-/// `IST`, which name more than one zone; [`abbreviation_offset`] gives their
+/// `IST`, which name more than one zone; [`super::zone::abbreviation_offset`] gives their
 /// offsets).
 const ZONE_ABBRS: &str = "UTC|GMT|HKT|SGT|MYT|JST|KST|EST|EDT|PST|PDT|BST|CET|CEST|AEST|AEDT";
 
+/// `YYYY-MM-DD`, `YYYY/M/D`, `YYYY.MM.DD`, `YYYY年M月D日`, each with an optional
+/// time `H:MM[:SS]` (also `10时20分`, `下午3:05`) and an optional offset.
 pub(super) static RE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     re(&r"(?x)
         ((?:19|20)\d{2}) \s* (?:[-/.]|年) \s* (\d{1,2}) \s* (?:[-/.]|月) \s* (\d{1,2}) (?:\s*日|\.(?:\s|$))?
@@ -136,7 +136,7 @@ pub(super) static RE_DMY_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
 /// `8.5.12`, `02.12.19, 14:30`: day first with a two-digit year (German,
 /// Swiss and Austrian bylines), with an optional [`DAY_FIRST_TIME`]. The
 /// century comes from the fetch time; only a dateline beside the title
-/// counts (see [`contextual_dates`]): in running text it is as often a
+/// counts (see [`super::contextual::contextual_dates`]): in running text it is as often a
 /// version number or a score.
 pub(super) static RE_DMY_SHORT_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(

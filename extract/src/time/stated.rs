@@ -105,7 +105,7 @@ pub(crate) struct Candidate {
     pub score: i32,
     /// Found in the lines around the title.
     pub near_title: bool,
-    /// Stated without its year (see [`decide`]).
+    /// Stated without its year (see [`super::decide::decide`]).
     pub year_inferred: bool,
     /// Counted back from the fetch time (`昨天 10:20`, `3小时前`).
     pub relative: bool,

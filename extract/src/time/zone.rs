@@ -194,7 +194,7 @@ pub(super) fn abbreviation_offset(abbr: &str, date: NaiveDate) -> Option<FixedOf
     FixedOffset::east_opt(hours * 3600)
 }
 
-/// An offset as [`OFFSET_AFTER`] finds it: numeric, or a zone's
+/// An offset as [`super::patterns::OFFSET_AFTER`] finds it: numeric, or a zone's
 /// abbreviation on `date`.
 pub(super) fn stated_offset(z: &str, date: NaiveDate) -> Option<FixedOffset> {
     parse_offset(z).or_else(|| abbreviation_offset(z, date))
