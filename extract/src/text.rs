@@ -179,6 +179,48 @@ fn is_body(n: NodeRef<'_, Node>) -> bool {
 pub fn article_text(doc: &Html) -> String {
     let stats = stats(doc);
     let get = |id: NodeId| stats.get(&id).copied().unwrap_or_default();
+    let scores = paragraph_scores(doc, &get);
+    let fin = |id: NodeId, raw: f64| raw * (1.0 - get(id).link_density());
+    let mut ranked: Vec<(NodeId, f64)> = scores.iter().map(|(id, s)| (*id, fin(*id, *s))).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let Some(&(top, top_score)) = ranked.first() else {
+        return String::new();
+    };
+    let Some(mut top_node) = doc.tree.get(top) else {
+        return String::new();
+    };
+    // The best candidate, and later the others that moved the article up to
+    // their shared ancestor, with their ancestors: a block holding them is
+    // never left out as boilerplate (a `widget` wrapper of a blog post).
+    let mut keep: HashSet<NodeId> = self_and_ancestors(top_node).map(|n| n.id()).collect();
+    let mut top_score = top_score;
+    let score_of = |n: NodeRef<'_, Node>| scores.get(&n.id()).map(|r| fin(n.id(), *r));
+    (top_node, top_score) =
+        shared_ancestor(doc, &ranked, (top_node, top_score), &mut keep, &score_of);
+    (top_node, top_score) = better_parent(top_node, top_score, &score_of);
+    // An only child stands for its parent.
+    while let Some(parent) = top_node.parent() {
+        if is_body(parent) || parent.children().filter(|c| c.value().is_element()).count() != 1 {
+            break;
+        }
+        top_node = parent;
+    }
+    let parts = article_parts(top_node, top_score, &get, &score_of);
+    let mut out = String::new();
+    for p in parts {
+        render(p, &stats, &keep, &mut out);
+    }
+    let text = out.trim().to_string();
+    if text.chars().filter(|c| !c.is_whitespace()).count() < MIN_ARTICLE_CHARS {
+        return String::new();
+    }
+    text
+}
+
+/// The score of each block: every paragraph's (its text, punctuation and
+/// length) given to its container and up to [`ANCESTOR_LEVELS`] ancestors,
+/// less the farther up, over each ancestor's own tag and class weight.
+fn paragraph_scores(doc: &Html, get: &impl Fn(NodeId) -> Stats) -> HashMap<NodeId, f64> {
     let mut scores: HashMap<NodeId, f64> = HashMap::default();
     let base = |n: NodeRef<'_, Node>| match n.value() {
         Node::Element(e) => tag_weight(e.name()) + class_weight(e),
@@ -219,24 +261,19 @@ pub fn article_text(doc: &Html) -> String {
             *scores.entry(t.id()).or_insert_with(|| base(t)) += score / divider;
         }
     }
-    let fin = |id: NodeId, raw: f64| raw * (1.0 - get(id).link_density());
-    let mut ranked: Vec<(NodeId, f64)> = scores.iter().map(|(id, s)| (*id, fin(*id, *s))).collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let Some(&(top, top_score)) = ranked.first() else {
-        return String::new();
-    };
-    let Some(mut top_node) = doc.tree.get(top) else {
-        return String::new();
-    };
-    // The best candidate, and later the others that moved the article up to
-    // their shared ancestor, with their ancestors: a block holding them is
-    // never left out as boilerplate (a `widget` wrapper of a blog post).
-    let mut keep: HashSet<NodeId> = self_and_ancestors(top_node).map(|n| n.id()).collect();
-    let mut top_score = top_score;
-    let score_of = |n: NodeRef<'_, Node>| scores.get(&n.id()).map(|r| fin(n.id(), *r));
-    // An article in several blocks (sections, one block per paragraph
-    // group): when three of the next best candidates, each nearly as good,
-    // sit under one ancestor of the best, that ancestor is the article.
+    scores
+}
+
+/// An article in several blocks (sections, one block per paragraph
+/// group): when three of the next best candidates, each nearly as good,
+/// sit under one ancestor of the best, that ancestor is the article.
+fn shared_ancestor<'a>(
+    doc: &'a Html,
+    ranked: &[(NodeId, f64)],
+    (mut top_node, mut top_score): (NodeRef<'a, Node>, f64),
+    keep: &mut HashSet<NodeId>,
+    score_of: &impl Fn(NodeRef<'a, Node>) -> Option<f64>,
+) -> (NodeRef<'a, Node>, f64) {
     let alternatives: Vec<NodeRef<'_, Node>> = ranked
         .iter()
         .skip(1)
@@ -265,8 +302,16 @@ pub fn article_text(doc: &Html) -> String {
             top_score = score_of(c).unwrap_or(top_score);
         }
     }
-    // A parent scoring more than the best, within a few steps up, holds
-    // more of the article.
+    (top_node, top_score)
+}
+
+/// A parent scoring more than the best, within a few steps up, holds
+/// more of the article.
+fn better_parent<'a>(
+    mut top_node: NodeRef<'a, Node>,
+    mut top_score: f64,
+    score_of: &impl Fn(NodeRef<'a, Node>) -> Option<f64>,
+) -> (NodeRef<'a, Node>, f64) {
     let mut last = top_score;
     for parent in top_node.ancestors().take_while(|a| !is_body(*a)) {
         let Some(ps) = score_of(parent) else {
@@ -282,13 +327,18 @@ pub fn article_text(doc: &Html) -> String {
         }
         last = ps;
     }
-    // An only child stands for its parent.
-    while let Some(parent) = top_node.parent() {
-        if is_body(parent) || parent.children().filter(|c| c.value().is_element()).count() != 1 {
-            break;
-        }
-        top_node = parent;
-    }
+    (top_node, top_score)
+}
+
+/// The article's blocks: the best block and those of its siblings that score
+/// near it (more so with its class) or are prose paragraphs; the best block
+/// alone at the document's top.
+fn article_parts<'a>(
+    top_node: NodeRef<'a, Node>,
+    top_score: f64,
+    get: &impl Fn(NodeId) -> Stats,
+    score_of: &impl Fn(NodeRef<'a, Node>) -> Option<f64>,
+) -> Vec<NodeRef<'a, Node>> {
     let top = top_node.id();
     let top_class = match top_node.value() {
         Node::Element(e) => e.attr("class").unwrap_or_default(),
@@ -328,15 +378,7 @@ pub fn article_text(doc: &Html) -> String {
         }
         None => parts.push(top_node),
     }
-    let mut out = String::new();
-    for p in parts {
-        render(p, &stats, &keep, &mut out);
-    }
-    let text = out.trim().to_string();
-    if text.chars().filter(|c| !c.is_whitespace()).count() < MIN_ARTICLE_CHARS {
-        return String::new();
-    }
-    text
+    parts
 }
 
 /// Appends the text of `node` to `out`, one line per block, without
