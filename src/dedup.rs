@@ -192,93 +192,8 @@ pub fn report(stores: &Stores, args: &DedupArgs) -> Result<DedupReport> {
         }
     }
 
-    // Exact groups: captures by digest, oldest first.
-    let mut by_digest: BTreeMap<&str, Vec<&Capture>> = BTreeMap::new();
-    for c in &captures {
-        source_row(&mut sources, source_of[c.url.as_str()]).captures += 1;
-        if let Some(d) = &c.digest {
-            by_digest.entry(d.as_str()).or_default().push(c);
-        }
-    }
-    let mut exact = Vec::new();
-    for (digest, group) in &by_digest {
-        if group.len() < 2 {
-            continue;
-        }
-        let payload_bytes = payload_len(stores, digest, group)?;
-        for c in &group[1..] {
-            let r = source_row(&mut sources, source_of[c.url.as_str()]);
-            r.exact_duplicates += 1;
-            r.bytes_saved += payload_bytes;
-        }
-        let (first, last) = (group[0], group[group.len() - 1]);
-        let urls: BTreeSet<&str> = group.iter().map(|c| c.url.as_str()).collect();
-        let srcs: BTreeSet<&str> = group.iter().map(|c| source_of[c.url.as_str()]).collect();
-        exact.push(ExactGroup {
-            digest: (*digest).to_owned(),
-            captures: group.len() as u64,
-            urls: urls.len() as u64,
-            sources: srcs.into_iter().map(str::to_owned).collect(),
-            first_time: first.time,
-            first_url: first.url.clone(),
-            first_source: source_of[first.url.as_str()].to_owned(),
-            last_time: last.time,
-            last_url: last.url.clone(),
-            payload_bytes,
-            bytes_saved: (group.len() as u64 - 1) * payload_bytes,
-        });
-    }
-    exact.sort_by(|a, b| {
-        b.bytes_saved
-            .cmp(&a.bytes_saved)
-            .then(b.captures.cmp(&a.captures))
-            .then_with(|| a.digest.cmp(&b.digest))
-    });
-
-    // Near-duplicate text groups: the stories of the fingerprinted pages.
-    let mut roots: BTreeSet<&str> = BTreeSet::new();
-    let mut stories_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for p in pages.iter().filter(|p| p.simhash.is_some()) {
-        let root = indexer::neardup::story_root(p);
-        roots.insert(root);
-        stories_of
-            .entry(p.source.as_str())
-            .or_default()
-            .insert(root);
-    }
-    for (s, set) in &stories_of {
-        source_row(&mut sources, s).stories = set.len() as u64;
-    }
-    let roots: Vec<&str> = roots.into_iter().collect();
-    let mut text = Vec::new();
-    for (root, copies) in roots.iter().zip(stores.index.stories(&roots)?) {
-        if copies.len() < 2 {
-            continue;
-        }
-        let first = copies.iter().find(|c| c.url == *root).unwrap_or(&copies[0]);
-        let last = copies
-            .iter()
-            .max_by(|a, b| a.time.cmp(&b.time).then(a.fetched.cmp(&b.fetched)))
-            .unwrap_or(first);
-        let first_time = copies.iter().map(|c| c.time).min().unwrap_or(first.time);
-        let srcs: BTreeSet<&str> = copies.iter().map(|c| c.source.as_str()).collect();
-        let media: BTreeSet<&str> = copies.iter().filter_map(|c| c.media.as_deref()).collect();
-        // (A first copy outside the selection still gets its source's row.)
-        source_row(&mut sources, &first.source).stories_first += 1;
-        text.push(TextGroup {
-            story: (*root).to_owned(),
-            title: first.title.clone(),
-            copies: copies.len() as u64,
-            sources: srcs.into_iter().map(str::to_owned).collect(),
-            media: media.into_iter().map(str::to_owned).collect(),
-            first_source: first.source.clone(),
-            first_media: first.media.clone(),
-            first_time,
-            last_time: last.time,
-            last_url: last.url.clone(),
-        });
-    }
-    text.sort_by(|a, b| b.copies.cmp(&a.copies).then_with(|| a.story.cmp(&b.story)));
+    let exact = exact_groups(stores, &captures, &source_of, &mut sources)?;
+    let text = text_groups(stores, &pages, &mut sources)?;
 
     // Near-duplicate image groups: the images of the selected pages.
     let mut filed: Vec<indexer::ImageEntry> = Vec::new();
@@ -312,6 +227,111 @@ pub fn report(stores: &Stores, args: &DedupArgs) -> Result<DedupReport> {
         images,
         sources: sources.into_values().collect(),
     })
+}
+
+/// Exact groups: the captures (oldest first) by payload digest, the groups of two or
+/// more by bytes saved; each source's captures, exact duplicates and bytes saved counted.
+fn exact_groups(
+    stores: &Stores,
+    captures: &[Capture],
+    source_of: &HashMap<&str, &str>,
+    sources: &mut BTreeMap<String, SourceRow>,
+) -> Result<Vec<ExactGroup>> {
+    let mut by_digest: BTreeMap<&str, Vec<&Capture>> = BTreeMap::new();
+    for c in captures {
+        source_row(sources, source_of[c.url.as_str()]).captures += 1;
+        if let Some(d) = &c.digest {
+            by_digest.entry(d.as_str()).or_default().push(c);
+        }
+    }
+    let mut exact = Vec::new();
+    for (digest, group) in &by_digest {
+        if group.len() < 2 {
+            continue;
+        }
+        let payload_bytes = payload_len(stores, digest, group)?;
+        for c in &group[1..] {
+            let r = source_row(sources, source_of[c.url.as_str()]);
+            r.exact_duplicates += 1;
+            r.bytes_saved += payload_bytes;
+        }
+        let (first, last) = (group[0], group[group.len() - 1]);
+        let urls: BTreeSet<&str> = group.iter().map(|c| c.url.as_str()).collect();
+        let srcs: BTreeSet<&str> = group.iter().map(|c| source_of[c.url.as_str()]).collect();
+        exact.push(ExactGroup {
+            digest: (*digest).to_owned(),
+            captures: group.len() as u64,
+            urls: urls.len() as u64,
+            sources: srcs.into_iter().map(str::to_owned).collect(),
+            first_time: first.time,
+            first_url: first.url.clone(),
+            first_source: source_of[first.url.as_str()].to_owned(),
+            last_time: last.time,
+            last_url: last.url.clone(),
+            payload_bytes,
+            bytes_saved: (group.len() as u64 - 1) * payload_bytes,
+        });
+    }
+    exact.sort_by(|a, b| {
+        b.bytes_saved
+            .cmp(&a.bytes_saved)
+            .then(b.captures.cmp(&a.captures))
+            .then_with(|| a.digest.cmp(&b.digest))
+    });
+    Ok(exact)
+}
+
+/// Near-duplicate text groups: the stories of the fingerprinted pages with two or more
+/// copies, the largest first; each source's stories and the stories it had first counted.
+fn text_groups(
+    stores: &Stores,
+    pages: &[PageRecord],
+    sources: &mut BTreeMap<String, SourceRow>,
+) -> Result<Vec<TextGroup>> {
+    let mut roots: BTreeSet<&str> = BTreeSet::new();
+    let mut stories_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for p in pages.iter().filter(|p| p.simhash.is_some()) {
+        let root = indexer::neardup::story_root(p);
+        roots.insert(root);
+        stories_of
+            .entry(p.source.as_str())
+            .or_default()
+            .insert(root);
+    }
+    for (s, set) in &stories_of {
+        source_row(sources, s).stories = set.len() as u64;
+    }
+    let roots: Vec<&str> = roots.into_iter().collect();
+    let mut text = Vec::new();
+    for (root, copies) in roots.iter().zip(stores.index.stories(&roots)?) {
+        if copies.len() < 2 {
+            continue;
+        }
+        let first = copies.iter().find(|c| c.url == *root).unwrap_or(&copies[0]);
+        let last = copies
+            .iter()
+            .max_by(|a, b| a.time.cmp(&b.time).then(a.fetched.cmp(&b.fetched)))
+            .unwrap_or(first);
+        let first_time = copies.iter().map(|c| c.time).min().unwrap_or(first.time);
+        let srcs: BTreeSet<&str> = copies.iter().map(|c| c.source.as_str()).collect();
+        let media: BTreeSet<&str> = copies.iter().filter_map(|c| c.media.as_deref()).collect();
+        // (A first copy outside the selection still gets its source's row.)
+        source_row(sources, &first.source).stories_first += 1;
+        text.push(TextGroup {
+            story: (*root).to_owned(),
+            title: first.title.clone(),
+            copies: copies.len() as u64,
+            sources: srcs.into_iter().map(str::to_owned).collect(),
+            media: media.into_iter().map(str::to_owned).collect(),
+            first_source: first.source.clone(),
+            first_media: first.media.clone(),
+            first_time,
+            last_time: last.time,
+            last_url: last.url.clone(),
+        });
+    }
+    text.sort_by(|a, b| b.copies.cmp(&a.copies).then_with(|| a.story.cmp(&b.story)));
+    Ok(text)
 }
 
 /// Groups `filed` (oldest first) by pHash: each image joins the group of
