@@ -26,7 +26,7 @@ use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256Plus;
 use serde::{Deserialize, Serialize};
 
-/// Result alias of the cluster module.
+/// Result alias of the placement module.
 pub type Result<T, E = ClusterError> = std::result::Result<T, E>;
 
 /// Everything that can go wrong while encoding, clustering or measuring.

@@ -117,7 +117,7 @@ pub fn list_is_recursive_sorted_and_filtered_by_prefix(store: &dyn PackStore) {
         ("a/2024/05/01/c1-1.warc.gz", 2),
         ("a/2024/05/01/c1-0.warc.gz", 7),
         ("a/2024/12/31/c0-0.warc.gz", 1),
-        // A current pack name (layout.rs): '-' and digits throughout.
+        // A current pack name (layout/name.rs): '-' and digits throughout.
         (
             "a/2024/05/01/a-20240501-c1-20240502101112-00002-k7q2mxa4.warc.gz",
             4,
