@@ -12,8 +12,8 @@
 //! is the pack path relative to the pack store's root (`cdxj-indexer
 //! --dir-root PACKS` writes the same). Lines are sorted as byte strings,
 //! duplicates dropped (what `cdxj-indexer --sort` does), by an external
-//! merge sort: at most [`SORT_BUFFER_BYTES`] of lines in memory, sorted runs
-//! spilled to temporary files and merged.
+//! merge sort (`extsort`): at most [`SORT_BUFFER_LINES`] lines in memory,
+//! sorted runs spilled to temporary files and merged.
 //!
 //! One deliberate difference, for replay: a 304 capture (a
 //! server-not-modified `revisit` record holds the 304 answer, which pywb
@@ -34,21 +34,22 @@
 //! reference, as the crawl follows them. A page with no recorded capture (an
 //! archive from before the captures table) gets a line from its page row.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
-use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Seek, Write};
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::io::{self, Read, Write};
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
+use extsort::{ExternalSorter, PushExternalSorter, Sortable};
 use indexer::{Capture, CaptureKind, PackLocation, PageRecord};
 
 use crate::cli::CdxjArgs;
 use crate::filters::FilterSpec;
 use crate::stores::Stores;
 
-/// Bytes of lines held in memory before a sorted run is spilled to a file.
-pub const SORT_BUFFER_BYTES: usize = 64 << 20;
+/// Lines held in memory before a sorted run is spilled to a file: about
+/// 50 MiB at the ~250 bytes of a typical line (a URL of 100 characters).
+pub const SORT_BUFFER_LINES: usize = 200_000;
 /// Pages read per index call for a filtered export.
 const PAGE_BATCH: usize = 1_000;
 /// `mime` of a revisit record in `cdxj-indexer`'s output.
@@ -148,102 +149,67 @@ fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Sorts lines with bounded memory: runs of at most `limit` bytes are
-/// sorted and spilled to anonymous temporary files, then merged; equal
+/// One CDXJ line as `extsort` spills it: its length, then its bytes.
+struct SortLine(String);
+
+impl Sortable for SortLine {
+    fn encode<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        w.write_all(&(self.0.len() as u64).to_le_bytes())?;
+        w.write_all(self.0.as_bytes())
+    }
+
+    fn decode<R: Read>(r: &mut R) -> io::Result<SortLine> {
+        let mut len = [0u8; 8];
+        r.read_exact(&mut len)?;
+        let mut bytes = vec![0u8; u64::from_le_bytes(len) as usize];
+        r.read_exact(&mut bytes)?;
+        String::from_utf8(bytes)
+            .map(SortLine)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+}
+
+/// Sorts lines with bounded memory (`extsort`): runs of at most `limit`
+/// lines are sorted and spilled to temporary files, then merged; equal
 /// lines are written once.
 pub struct LineSorter {
-    limit: usize,
-    buffer: Vec<String>,
-    bytes: usize,
-    runs: Vec<File>,
+    sorter: PushExternalSorter<SortLine, fn(&SortLine, &SortLine) -> Ordering>,
 }
 
 impl LineSorter {
     pub fn new(limit: usize) -> LineSorter {
+        let by_bytes: fn(&SortLine, &SortLine) -> Ordering = |a, b| a.0.cmp(&b.0);
         LineSorter {
-            limit,
-            buffer: Vec::new(),
-            bytes: 0,
-            runs: Vec::new(),
+            sorter: ExternalSorter::new()
+                .with_segment_size(limit)
+                .pushed_by(by_bytes),
         }
     }
 
     /// Adds one line (ending in `\n`).
     pub fn push(&mut self, line: String) -> Result<()> {
-        self.bytes += line.len();
-        self.buffer.push(line);
-        if self.bytes > self.limit {
-            self.spill()?;
-        }
-        Ok(())
+        self.sorter
+            .push(SortLine(line))
+            .context("spilling sorted lines to a temporary file")
     }
 
-    /// Sorted runs spilled so far.
-    pub fn runs(&self) -> usize {
-        self.runs.len()
-    }
-
-    fn spill(&mut self) -> Result<()> {
-        self.buffer.sort_unstable();
-        let file = tempfile::tempfile().context("creating a temporary file for sorting")?;
-        let mut w = BufWriter::new(file);
-        let mut last: Option<&String> = None;
-        for line in &self.buffer {
-            if last != Some(line) {
-                w.write_all(line.as_bytes())?;
-            }
-            last = Some(line);
-        }
-        let mut file = w.into_inner().map_err(|e| e.into_error())?;
-        file.rewind()?;
-        self.runs.push(file);
-        self.buffer.clear();
-        self.bytes = 0;
-        Ok(())
-    }
-
-    /// Writes every line, sorted, each distinct line once; returns how many.
-    pub fn finish(mut self, out: &mut dyn Write) -> Result<u64> {
+    /// Writes every line, sorted, each distinct line once; returns how many
+    /// and the number of sorted runs that were spilled.
+    pub fn finish(self, out: &mut dyn Write) -> Result<(u64, usize)> {
+        let sorted = self.sorter.done().context("merging sorted lines")?;
+        let runs = sorted.disk_segment_count();
         let mut written = 0u64;
-        if self.runs.is_empty() {
-            self.buffer.sort_unstable();
-            self.buffer.dedup();
-            for line in &self.buffer {
-                out.write_all(line.as_bytes())?;
-            }
-            return Ok(self.buffer.len() as u64);
-        }
-        if !self.buffer.is_empty() {
-            self.spill()?;
-        }
-        let mut readers: Vec<BufReader<File>> = self.runs.drain(..).map(BufReader::new).collect();
-        let mut heap = BinaryHeap::new();
-        for (i, r) in readers.iter_mut().enumerate() {
-            if let Some(line) = next_line(r)? {
-                heap.push(Reverse((line, i)));
-            }
-        }
         let mut last = String::new();
-        while let Some(Reverse((line, i))) = heap.pop() {
+        for line in sorted {
+            let SortLine(line) = line.context("reading back sorted lines")?;
             if line != last {
                 out.write_all(line.as_bytes())?;
                 written += 1;
+                last = line;
             }
-            if let Some(next) = next_line(&mut readers[i])? {
-                heap.push(Reverse((next, i)));
-            }
-            last = line;
         }
-        Ok(written)
+        Ok((written, runs))
     }
-}
-
-fn next_line(r: &mut BufReader<File>) -> Result<Option<String>> {
-    let mut line = String::new();
-    if r.read_line(&mut line)? == 0 {
-        return Ok(None);
-    }
-    Ok(Some(line))
 }
 
 /// The Content-Type of the HTTP head of the record at `loc` (`None` = no
@@ -477,11 +443,10 @@ pub fn export(
     records: bool,
     out: &mut dyn Write,
 ) -> Result<u64> {
-    let mut sorter = LineSorter::new(SORT_BUFFER_BYTES);
+    let mut sorter = LineSorter::new(SORT_BUFFER_LINES);
     let mut lines = Lines::new(records);
     collect(stores, spec, &mut lines, &mut sorter)?;
-    let runs = sorter.runs();
-    let n = sorter.finish(out)?;
+    let (n, runs) = sorter.finish(out)?;
     if lines.unresolved > 0 {
         tracing::warn!(
             captures = lines.unresolved,
@@ -573,7 +538,7 @@ mod tests {
 
     #[test]
     fn the_external_sort_equals_an_in_memory_sort() {
-        // Lines out of order, with repeats, through runs of ~100 bytes.
+        // Lines out of order, with repeats, through runs of 100 lines.
         let mut x: u64 = 7;
         let mut lines = Vec::new();
         for _ in 0..2000 {
@@ -586,9 +551,9 @@ mod tests {
         for l in &lines {
             sorter.push(l.clone()).unwrap();
         }
-        assert!(sorter.runs() > 10);
         let mut out = Vec::new();
-        let n = sorter.finish(&mut out).unwrap();
+        let (n, runs) = sorter.finish(&mut out).unwrap();
+        assert!(runs > 10, "{runs} runs");
         let mut expected = lines.clone();
         expected.sort();
         expected.dedup();
