@@ -113,6 +113,7 @@ pub fn router(state: impl Into<Arc<AppState>>) -> Router {
             state.clone(),
             guard::observe,
         ))
+        .layer(middleware::from_fn(guard::route_of))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
 }

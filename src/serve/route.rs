@@ -73,10 +73,18 @@ impl Route {
         routes.iter().find(|r| r.path == path)
     }
 
-    /// The route a request was routed to (none for a path no route has).
-    pub fn of(routes: &'static [Route], req: &Request) -> Option<&'static Route> {
+    /// The route a request was routed to, by its matched path (none for a path no route
+    /// has). Looked up once, by [`super::guard::route_of`], which keeps it in the
+    /// request's extensions for the layers behind it ([`Route::of`]).
+    pub fn matched(routes: &'static [Route], req: &Request) -> Option<&'static Route> {
         let matched = req.extensions().get::<MatchedPath>()?;
         Route::find(routes, matched.as_str())
+    }
+
+    /// The route [`super::guard::route_of`] found for `req` (none for a path no route
+    /// has).
+    pub fn of(req: &Request) -> Option<&'static Route> {
+        req.extensions().get::<&'static Route>().copied()
     }
 
     /// Whether `req` calls this route's host action (its method, on a [`Access::Host`]
