@@ -13,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
-use super::route::Route;
+use super::route::{Access, Route};
 use super::routes::ROUTES;
 use super::state::AppState;
 
@@ -88,13 +88,13 @@ fn allowed_host(state: &AppState, host: &str) -> bool {
 /// Refuses (403) a request that names a host this server does not answer
 /// for (DNS rebinding: a web page whose name was pointed at 127.0.0.1) or
 /// that comes from another site's page (`Origin` not this server: a
-/// cross-site request). `/healthz` is exempt (load balancers' probes).
+/// cross-site request). A [`Access::Probe`] route is exempt (load balancers' probes).
 pub(super) async fn same_host(
     State(state): State<Arc<AppState>>,
     req: Request,
     next: Next,
 ) -> Response {
-    if req.uri().path() == "/healthz" {
+    if Route::of(&req).is_some_and(|r| r.access == Access::Probe) {
         return next.run(req).await;
     }
     let refuse = |message: String| {

@@ -98,7 +98,7 @@ pub fn responses_of(route: &Route, ok: Value) -> Vec<(u16, Value)> {
         _ => 200,
     };
     let mut out = vec![(ok_status, ok)];
-    if path == "/healthz" {
+    if route.access == Access::Probe {
         // Exempt from every check: load balancers' probes.
         return out;
     }
@@ -220,7 +220,10 @@ pub fn document(routes: &[Route]) -> Value {
             "/api/jobs/{name}/run" => {
                 json!({"description": "The run was started; it goes on in the server (`GET /api/jobs`, `/api/runs`)", "content": {"application/json": {"schema": {"type": "object", "required": ["job", "started"], "properties": {"job": {"type": "string"}, "started": {"type": "boolean", "enum": [true]}}}}}})
             }
-            "/healthz" | "/metrics" => {
+            _ if route.access == Access::Probe => {
+                json!({"description": "Plain text", "content": {"text/plain": {"schema": {"type": "string"}}}})
+            }
+            "/metrics" => {
                 json!({"description": "Plain text", "content": {"text/plain": {"schema": {"type": "string"}}}})
             }
             _ => {

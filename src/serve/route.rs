@@ -37,7 +37,11 @@ impl Method {
 /// Who may call a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Anyone who reaches the server: liveness and the UI's files.
+    /// Anyone who reaches the server, and exempt from every check, the host check
+    /// included: liveness, for load balancers' probes. Its answer is its only status in
+    /// the API document.
+    Probe,
+    /// Anyone who reaches the server from a host it answers for: the UI's files.
     Open,
     /// The server's token, when it was started with one (`--token`).
     Token,
@@ -91,5 +95,11 @@ impl Route {
     /// route): a token is needed always.
     pub fn acts_on_host(&self, req: &Request) -> bool {
         self.access == Access::Host && self.method.is(req.method())
+    }
+
+    /// Whether the token and admission layers are in front of it (not for
+    /// [`Access::Probe`] and [`Access::Open`]).
+    pub fn guarded(&self) -> bool {
+        matches!(self.access, Access::Token | Access::Host)
     }
 }

@@ -170,7 +170,7 @@ pub static ROUTES: &[Route] = &[
         path: "/healthz",
         label: "healthz",
         summary: Some("Liveness"),
-        access: Access::Open,
+        access: Access::Probe,
         queued: false,
         fallible: false,
         handler: || get(|| async { "ok\n" }),
