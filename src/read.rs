@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 use indexer::{CaptureKind, PackLocation, PageHit, PageRecord};
 use packer::warc::{HttpResponse, WarcRecord};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::stores::Stores;
 
@@ -270,9 +271,11 @@ fn record_text(record: &WarcRecord) -> Vec<u8> {
 
 /// One page as the command line's JSON lines (`harvest query --format
 /// jsonl`) and the API's hits (`/api/search`) show it; `/api/pages/{id}`
-/// adds its capture history ([`PageDetailJson`]). Field names are the API's;
+/// adds its capture history (`PageDetail`). Field names are the API's;
 /// the JSON lines' `pack_path`, `offset` and `length` stay beside `pack`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Its schema in the API document (`Hit`) is derived from this struct.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Hit)]
 pub struct PageJson {
     /// Page id (`/api/pages/{id}`).
     pub id: String,
@@ -310,7 +313,9 @@ pub struct PageJson {
     pub near_duplicate: bool,
     /// URL of the story's first archived page, for a near-duplicate.
     pub near_duplicate_of: Option<String>,
-    /// Archived copies of the page's story, itself included (1: none known).
+    /// Archived copies of the page's story (near-duplicates), itself included (1:
+    /// none known).
+    #[schema(minimum = 1)]
     pub copies: u64,
     pub language: Option<String>,
     /// Charset the page was decoded from.
@@ -324,31 +329,37 @@ pub struct PageJson {
     /// SimHash of the text, 16 hex digits (a JSON number loses bits of a
     /// u64 in JavaScript).
     pub simhash: Option<String>,
-    /// The recipe of `simhash` (`classifier::simhash::FINGERPRINT_VERSION`);
-    /// absent for rows written before harvest recorded it.
+    /// The recipe of the fingerprint `simhash`
+    /// (`classifier::simhash::FINGERPRINT_VERSION`); null for rows written before
+    /// harvest recorded it.
     pub simhash_version: Option<u32>,
     /// Where the page's WARC record is.
+    #[schema(value_type = PackLocationSchema)]
     pub pack: PackLocation,
-    /// `pack.path`, `pack.offset`, `pack.length` again, under the names the
-    /// JSON lines had first.
+    /// `pack.path` again, under the name the JSON lines had first.
     pub pack_path: String,
+    /// `pack.offset` again.
     pub offset: u64,
+    /// `pack.length` again.
     pub length: u64,
     /// API paths of the page, its original and its story's copies.
     pub links: PageLinks,
-    /// For a text query: a passage of the page's text around the words found, HTML-escaped,
-    /// the query's words in `<mark>` (absent without a text query, or when the record
-    /// cannot be read).
+    /// For a text query (`text=`): a passage of the page's text around the words found,
+    /// HTML-escaped, the query's words in `<mark>` (absent without a text query, or when
+    /// the record cannot be read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub snippet: Option<String>,
-    /// For a text query sorted by relevance: the page's BM25 score, as Elasticsearch's
-    /// `_score` (absent otherwise).
+    /// For a text query sorted by relevance (`text=` and `sort=relevance`): the page's
+    /// BM25 score, to four decimals, as Elasticsearch's `_score` (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub score: Option<f32>,
 }
 
-/// [`PageJson::links`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// API paths of a page (`links` of a hit): the page, its archived original, its
+/// story's copies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PageLinks {
     pub page: String,
     pub raw: String,
@@ -430,7 +441,8 @@ pub fn pages_json(
 }
 
 /// A page with its URL's capture history: `/api/pages/{id}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(as = PageDetail)]
 pub struct PageDetailJson {
     #[serde(flatten)]
     pub page: PageJson,
@@ -441,27 +453,85 @@ pub struct PageDetailJson {
     pub history: Vec<CaptureJson>,
     /// Captures of the page's payload digest, when the digest is recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub payload_captures: Option<u64>,
 }
 
-/// [`PageDetailJson::captures`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The captures of a page's URL: count, first and last.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct CaptureCounts {
     pub count: u64,
     pub first_seen: Option<DateTime<Utc>>,
     pub last_seen: DateTime<Utc>,
 }
 
-/// One capture in [`PageDetailJson::history`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One capture of a page's URL (`history` of a page).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Capture)]
 pub struct CaptureJson {
     pub time: DateTime<Utc>,
     /// `response`, `revisit` or `not_modified`.
+    #[schema(value_type = CaptureKindSchema)]
     pub kind: CaptureKind,
     pub status: u16,
     pub digest: Option<String>,
     pub record_id: String,
+    #[schema(value_type = PackLocationSchema)]
     pub pack: PackLocation,
+}
+
+/// Where a WARC record is: the schema of `indexer::PackLocation` (another crate's
+/// type) in the API document. `From` names every field, so a field added there
+/// fails to build here; `tests/contracts.rs` checks its answers against the document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(as = PackLocation)]
+pub struct PackLocationSchema {
+    /// Pack path.
+    pub path: String,
+    /// Offset of the record's gzip member.
+    pub offset: u64,
+    /// Length of the record's gzip member.
+    pub length: u64,
+}
+
+impl From<PackLocation> for PackLocationSchema {
+    fn from(
+        PackLocation {
+            path,
+            offset,
+            length,
+        }: PackLocation,
+    ) -> Self {
+        PackLocationSchema {
+            path,
+            offset,
+            length,
+        }
+    }
+}
+
+/// What a capture's WARC record is: the schema of `indexer::CaptureKind` (another
+/// crate's type) in the API document; `From` names every variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = CaptureKind)]
+pub enum CaptureKindSchema {
+    /// A `response` record holding the payload.
+    Response,
+    /// A `revisit` record: the same payload as an earlier capture (digest).
+    Revisit,
+    /// A `revisit` record for a 304 Not Modified: the payload of the capture before it.
+    NotModified,
+}
+
+impl From<CaptureKind> for CaptureKindSchema {
+    fn from(kind: CaptureKind) -> Self {
+        match kind {
+            CaptureKind::Response => CaptureKindSchema::Response,
+            CaptureKind::Revisit => CaptureKindSchema::Revisit,
+            CaptureKind::NotModified => CaptureKindSchema::NotModified,
+        }
+    }
 }
 
 /// `/api/pages/{id}`: the page with this id and its capture history
@@ -586,5 +656,28 @@ mod tests {
         );
         let err = parse_at("yesterday").unwrap_err().to_string();
         assert!(err.contains("--at"), "{err}");
+    }
+
+    #[test]
+    fn the_schemas_of_other_crates_types_serialize_as_those_types() {
+        let loc = PackLocation {
+            path: "a/b.warc.gz".into(),
+            offset: 7,
+            length: 9,
+        };
+        assert_eq!(
+            serde_json::to_value(PackLocationSchema::from(loc.clone())).unwrap(),
+            serde_json::to_value(loc).unwrap()
+        );
+        for kind in [
+            CaptureKind::Response,
+            CaptureKind::Revisit,
+            CaptureKind::NotModified,
+        ] {
+            assert_eq!(
+                serde_json::to_value(CaptureKindSchema::from(kind)).unwrap(),
+                serde_json::to_value(kind).unwrap()
+            );
+        }
     }
 }

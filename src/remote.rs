@@ -28,8 +28,9 @@ pub struct ServeInfo {
     pub token: Option<String>,
 }
 
-/// A command for the server: the arguments after the global options.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+/// A command for the server: the arguments after the global options (the body of
+/// `POST /api/cli`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 pub struct CliRequest {
     /// Arguments, e.g. `["query", "--topic", "military"]`.
     pub args: Vec<String>,

@@ -4,8 +4,12 @@
 //! streams the JSON lines the document describes; `/metrics` parses as the
 //! Prometheus text format and carries the figures of the job run it served;
 //! usage errors exit 2; every `--json` output is JSON alone on stdout; under
-//! `--log-format json` every line on stderr is a JSON object.
+//! `--log-format json` every line on stderr is a JSON object. Every JSON answer has
+//! the fields its schema in the document lists, no other, of the documented types
+//! ([`schema::Checker`]).
 
+#[path = "contracts/schema.rs"]
+mod schema;
 mod util;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -142,17 +146,25 @@ fn served_answers_match_the_openapi_document_and_metrics_carry_the_job_run() {
     let auth = ("Authorization", bearer.as_str());
     let json = ("Content-Type", "application/json");
     let doc = request(addr, "GET", "/api/openapi.json", &[], b"").json();
-    // (method, documented path, status answered, what was asked).
+    // (method, documented path, status answered, what was asked), and the answer's
+    // JSON body.
     let mut seen: Vec<(&str, String, u16, String)> = Vec::new();
+    let mut json_answers: Vec<(&str, String, u16, String, Value)> = Vec::new();
     let mut ask =
         |method: &'static str, route: &str, path: &str, headers: &[(&str, &str)], body: &[u8]| {
             let a = request(addr, method, path, headers, body);
-            seen.push((
-                method,
-                route.to_string(),
-                a.status,
-                format!("{method} {path}: {}", a.text()),
-            ));
+            let what = format!("{method} {path}: {}", a.text());
+            let ctype = a.headers.get("content-type").map_or("", String::as_str);
+            if ctype.starts_with("application/json") {
+                json_answers.push((
+                    method,
+                    route.to_string(),
+                    a.status,
+                    format!("{method} {path}"),
+                    a.json(),
+                ));
+            }
+            seen.push((method, route.to_string(), a.status, what));
             a
         };
 
@@ -317,7 +329,19 @@ fn served_answers_match_the_openapi_document_and_metrics_carry_the_job_run() {
             "/api/search",
             "/api/search?source=no-such-source".to_string(),
         ),
+        (
+            "/api/search",
+            "/api/search?text=%E6%95%B0%E6%8D%AE&sort=relevance&limit=3".to_string(),
+        ),
+        (
+            "/api/search",
+            "/api/search?topic=no-such-topic&media=no-such-media".to_string(),
+        ),
         ("/api/stats", "/api/stats?interval=week".into()),
+        (
+            "/api/stats",
+            "/api/stats?group_by=story&topic=no-such-topic".into(),
+        ),
         ("/api/stats", "/api/stats?interval=fortnight".into()),
         ("/api/stats.csv", "/api/stats.csv".into()),
         ("/api/stats.json", "/api/stats.json?group_by=media".into()),
@@ -461,14 +485,45 @@ fn served_answers_match_the_openapi_document_and_metrics_carry_the_job_run() {
     }
     assert!(undocumented.is_empty(), "{undocumented:#?}");
     // The checks above reached every documented route.
-    for route in harvest::serve::ROUTES
-        .iter()
-        .filter(|r| r.summary.is_some())
-    {
+    for route in harvest::serve::ROUTES.iter().filter(|r| r.doc.is_some()) {
         let (method, path) = (route.method.name(), route.path);
         assert!(
             answered.contains_key(&(path.to_string(), method)),
             "{method} {path} not asked"
+        );
+    }
+    // Every JSON answer is what its schema says, and every field the schemas of the
+    // answers list was in some answer.
+    let mut checker = schema::Checker::new(&doc);
+    let mut wrong = Vec::new();
+    let mut declared = BTreeSet::new();
+    for (method, path, status, what, value) in &json_answers {
+        let documented = &doc["paths"][path][*method]["responses"][status.to_string()];
+        let schema = &documented["content"]["application/json"]["schema"];
+        if schema.is_object() {
+            checker.check("", schema, value, what, &mut wrong);
+            checker.declared("", schema, &mut declared);
+        }
+    }
+    assert!(wrong.is_empty(), "answers unlike their schemas: {wrong:#?}");
+    let unseen: Vec<&String> = declared.difference(&checker.seen).collect();
+    assert!(
+        unseen.is_empty(),
+        "fields the document lists that no answer had: {unseen:?}"
+    );
+    for name in [
+        "Hit",
+        "PageDetail",
+        "Stats",
+        "Copies",
+        "Error",
+        "Warning",
+        "Jobs",
+        "Runs",
+    ] {
+        assert!(
+            declared.iter().any(|d| d.starts_with(&format!("{name}."))),
+            "no answer of schema {name} checked: {declared:?}"
         );
     }
     // And a good part of the statuses each documents.

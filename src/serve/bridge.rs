@@ -11,7 +11,8 @@ use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::filters::ParamError;
 
@@ -19,6 +20,15 @@ use super::error::{ApiError, ApiResult};
 use super::jobs::needs_config;
 use super::params::{self, Params};
 use super::state::AppState;
+
+/// The answer of `POST /api/cli` in the API document.
+pub(super) const CLI_ANSWER: &str = "The command was run (or refused as a usage error): its output streams as it is written, \
+    `application/x-ndjson`, one JSON value a line, each a `CliFrame`: `{\"stdout\": BASE64}` (bytes of standard output), \
+    `{\"stderr\": TEXT}` (messages and warnings), `{\"file\": BASE64}` (bytes of the file `--out` / `--plot` names, \
+    for the caller to write; the first, empty, one creates it), the string `\"alive\"` (every 2 s while the command runs: \
+    a caller that went away is noticed and the command cancelled), and last `{\"code\": N}`, the exit code \
+    (0 success, 1 error, 2 usage: the arguments do not parse or name no archive command); nothing follows it. \
+    The status is 200 whatever the exit code; an answer that ends without a `code` line was cut off (the server stopped).";
 
 /// `POST /api/cli`: a command line found this server in the data dir. The
 /// answer streams the command's output as [`crate::remote::CliFrame`] lines
@@ -183,6 +193,16 @@ pub(super) fn remove_stale_uploads(dir: &std::path::Path) {
     }
 }
 
+/// A file kept for a forwarded import.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Upload)]
+pub(super) struct Uploaded {
+    /// Bytes kept.
+    bytes: u64,
+    /// How a forwarded import names the file: `upload:ID/NAME`.
+    upload: String,
+}
+
 /// `POST /api/uploads?name=NAME`: the body (any size, streamed to disk) is
 /// kept in the data dir's upload folder for a forwarded `import`, which
 /// names it by the answer's `upload` (`upload:ID/NAME`); the import removes
@@ -191,7 +211,7 @@ pub(super) async fn upload(
     State(state): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
     body: Body,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<Uploaded>)> {
     use futures_util::StreamExt;
     use tokio::io::AsyncWriteExt;
     let cfg = needs_config(&state)?;
@@ -230,10 +250,10 @@ pub(super) async fn upload(
     match written {
         Ok(bytes) => Ok((
             StatusCode::CREATED,
-            Json(json!({
-                "upload": format!("{}{id}/{name}", crate::remote::UPLOAD_PREFIX),
-                "bytes": bytes,
-            })),
+            Json(Uploaded {
+                bytes,
+                upload: format!("{}{id}/{name}", crate::remote::UPLOAD_PREFIX),
+            }),
         )),
         Err(e) => {
             let _ = tokio::fs::remove_dir_all(&dir).await;

@@ -4,7 +4,8 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::filters::ParamError;
 
@@ -49,13 +50,33 @@ impl From<ParamError> for ApiError {
     }
 }
 
+/// The body of an error answer of the API.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+/// What went wrong.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// What went wrong (and what would do).
+    pub message: String,
+    /// The query or path parameter at fault, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub param: Option<String>,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut err = json!({ "message": self.message });
-        if let Some(p) = self.param {
-            err["param"] = Value::String(p);
-        }
-        (self.status, Json(json!({ "error": err }))).into_response()
+        let body = ErrorBody {
+            error: ErrorDetail {
+                message: self.message,
+                param: self.param,
+            },
+        };
+        (self.status, Json(body)).into_response()
     }
 }
 

@@ -1,6 +1,8 @@
 //! The checks in front of the handlers: the host a request names and the site it comes
 //! from ([`same_host`]), the bearer token ([`auth`]), a turn for an index read
-//! ([`admit`]), and the request metrics ([`observe`], labelled by route).
+//! ([`admit`]), and the request metrics ([`observe`], labelled by route). In front of
+//! them all, [`route_of`] finds the request's row of [`ROUTES`] once and keeps it in
+//! the request's extensions, where the others read it ([`Route::of`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -11,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
-use super::route::Route;
+use super::route::{Access, Route};
 use super::routes::ROUTES;
 use super::state::AppState;
 
@@ -26,7 +28,7 @@ fn bearer_token(value: &str) -> Option<&str> {
 }
 
 pub(super) async fn auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    let on_host = Route::of(ROUTES, &req).is_some_and(|r| r.acts_on_host(&req));
+    let on_host = Route::of(&req).is_some_and(|r| r.acts_on_host(&req));
     let needed = if on_host {
         Some(state.admin_token.as_str())
     } else {
@@ -86,13 +88,13 @@ fn allowed_host(state: &AppState, host: &str) -> bool {
 /// Refuses (403) a request that names a host this server does not answer
 /// for (DNS rebinding: a web page whose name was pointed at 127.0.0.1) or
 /// that comes from another site's page (`Origin` not this server: a
-/// cross-site request). `/healthz` is exempt (load balancers' probes).
+/// cross-site request). A [`Access::Probe`] route is exempt (load balancers' probes).
 pub(super) async fn same_host(
     State(state): State<Arc<AppState>>,
     req: Request,
     next: Next,
 ) -> Response {
-    if req.uri().path() == "/healthz" {
+    if Route::of(&req).is_some_and(|r| r.access == Access::Probe) {
         return next.run(req).await;
     }
     let refuse = |message: String| {
@@ -152,7 +154,7 @@ pub(super) async fn admit(
     req: Request,
     next: Next,
 ) -> Response {
-    if !Route::of(ROUTES, &req).is_some_and(|r| r.queued) {
+    if !Route::of(&req).is_some_and(|r| r.queued) {
         return next.run(req).await;
     }
     let Some(turn) = state.admission.turn().await else {
@@ -171,6 +173,16 @@ pub(super) async fn admit(
     resp
 }
 
+/// Finds the request's route in [`ROUTES`] (by the path it was matched to) and keeps it
+/// in the request's extensions (`&'static Route`) for the layers behind: the outermost
+/// layer.
+pub(super) async fn route_of(mut req: Request, next: Next) -> Response {
+    if let Some(route) = Route::matched(ROUTES, &req) {
+        req.extensions_mut().insert(route);
+    }
+    next.run(req).await
+}
+
 /// Counts the request and its time in the metrics, labelled by its route (`other` for
 /// a path no route has).
 pub(super) async fn observe(
@@ -178,7 +190,7 @@ pub(super) async fn observe(
     req: Request,
     next: Next,
 ) -> Response {
-    let route = Route::of(ROUTES, &req).map_or("other", |r| r.label);
+    let route = Route::of(&req).map_or("other", |r| r.label);
     let started = Instant::now();
     let resp = next.run(req).await;
     state

@@ -8,7 +8,10 @@ use std::time::Duration;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::Json;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
 use serde_json::{json, Value};
+use utoipa::ToSchema;
 
 use crate::config::Config;
 use crate::filters::ParamError;
@@ -106,7 +109,60 @@ pub(super) fn needs_config(state: &AppState) -> ApiResult<Config> {
         })
 }
 
-pub(super) async fn jobs_list(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
+/// The configured jobs. Fields in the order of their names, as the answer had them
+/// when it was built as a `serde_json::Value`.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Jobs)]
+pub(super) struct JobsAnswer {
+    /// Why the configuration file, changed since the server started, could not be
+    /// read (the jobs are the last good ones); null when it was.
+    config_error: Option<String>,
+    jobs: Vec<JobJson>,
+}
+
+/// A configured job: schedule, next run, live progress of a running run, last runs.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Job)]
+pub(super) struct JobJson {
+    /// Its last runs (at most 5), newest first: records as `/api/runs` lists them.
+    #[schema(value_type = Vec<Object>)]
+    last_runs: Vec<Value>,
+    name: String,
+    /// When the schedule starts it next; null without a schedule.
+    next_run: Option<DateTime<Utc>>,
+    /// The summary so far of its running run; null when none runs.
+    #[schema(value_type = Option<Object>)]
+    progress: Option<Value>,
+    /// `always` or `schedule`.
+    recrawl: &'static str,
+    /// Whether a run of it is running.
+    running: bool,
+    /// Its cron expression; null without a schedule.
+    schedule: Option<String>,
+    seeds: Vec<String>,
+    /// The time zone of its schedule.
+    timezone: Option<String>,
+}
+
+/// Recorded job runs, newest first.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Runs)]
+pub(super) struct RunsAnswer {
+    /// Run records (`harvest jobs status --json` lines) with their `state`.
+    #[schema(value_type = Vec<Object>)]
+    runs: Vec<Value>,
+}
+
+/// A run was started.
+#[derive(Serialize, ToSchema)]
+#[schema(as = JobStarted)]
+pub(super) struct JobStarted {
+    job: String,
+    /// Always true.
+    started: bool,
+}
+
+pub(super) async fn jobs_list(State(state): State<Arc<AppState>>) -> ApiResult<Json<JobsAnswer>> {
     // A server without a configuration has no jobs.
     let configured = state
         .config
@@ -127,24 +183,29 @@ pub(super) async fn jobs_list(State(state): State<Arc<AppState>>) -> ApiResult<J
                     crate::jobs::running_here(&job.name)
                         || !crate::jobs::status_label(r, now).starts_with("interrupted")
                 });
-            out.push(json!({
-                "name": job.name,
-                "seeds": job.crawl.seeds,
-                "schedule": job.schedule.as_ref().map(|s| s.expr.clone()),
-                "timezone": job.schedule.as_ref().map(|s| s.tz.to_string()),
-                "next_run": job.schedule.as_ref().and_then(|s| s.next_after(now)),
-                "recrawl": if job.recrawl.always { "always" } else { "schedule" },
-                "running": running.is_some(),
-                "progress": running.map(|r| r.summary.clone()),
-                "last_runs": runs.iter().map(|r| run_json(r, now)).collect::<Vec<_>>(),
-            }));
+            out.push(JobJson {
+                name: job.name.clone(),
+                seeds: job.crawl.seeds.clone(),
+                schedule: job.schedule.as_ref().map(|s| s.expr.clone()),
+                timezone: job.schedule.as_ref().map(|s| s.tz.to_string()),
+                next_run: job.schedule.as_ref().and_then(|s| s.next_after(now)),
+                recrawl: if job.recrawl.always {
+                    "always"
+                } else {
+                    "schedule"
+                },
+                running: running.is_some(),
+                progress: running.map(|r| r.summary.clone()),
+                last_runs: runs.iter().map(|r| run_json(r, now)).collect(),
+            });
         }
         Ok(out)
     })
     .await?;
-    Ok(Json(
-        json!({ "jobs": jobs_json, "config_error": config_error }),
-    ))
+    Ok(Json(JobsAnswer {
+        config_error,
+        jobs: jobs_json,
+    }))
 }
 
 fn run_json(r: &indexer::RunRecord, now: chrono::DateTime<chrono::Utc>) -> Value {
@@ -156,7 +217,7 @@ fn run_json(r: &indexer::RunRecord, now: chrono::DateTime<chrono::Utc>) -> Value
 pub(super) async fn job_run(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<JobStarted>)> {
     let cfg = needs_config(&state)?;
     let job = crate::commands::find_job(&cfg, &name)
         .map_err(|e| ApiError::not_found(format!("{e:#}")))?
@@ -171,14 +232,17 @@ pub(super) async fn job_run(
     start_job(&state, &cfg, &job);
     Ok((
         StatusCode::ACCEPTED,
-        Json(json!({ "job": job.name, "started": true })),
+        Json(JobStarted {
+            job: job.name,
+            started: true,
+        }),
     ))
 }
 
 pub(super) async fn runs_list(
     State(state): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<RunsAnswer>> {
     let p = Params::parse(raw.as_deref(), &[RUNS_PARAMS])?;
     let limit = p.number::<usize>("limit")?.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
@@ -192,7 +256,7 @@ pub(super) async fn runs_list(
     let st = state.clone();
     let runs = blocking(move || crate::jobs::runs(&st.stores.index, job.as_deref(), limit)).await?;
     let now = chrono::Utc::now();
-    Ok(Json(json!({
-        "runs": runs.iter().map(|r| run_json(r, now)).collect::<Vec<_>>(),
-    })))
+    Ok(Json(RunsAnswer {
+        runs: runs.iter().map(|r| run_json(r, now)).collect(),
+    }))
 }

@@ -92,10 +92,10 @@ pub fn router(state: impl Into<Arc<AppState>>) -> Router {
     let state: Arc<AppState> = state.into();
     let (mut api, mut open) = (Router::new(), Router::new());
     for route in ROUTES {
-        if route.access == Access::Open {
-            open = open.route(route.path, (route.handler)());
-        } else {
+        if route.guarded() {
             api = api.route(route.path, (route.handler)());
+        } else {
+            open = open.route(route.path, (route.handler)());
         }
     }
     let api = api
@@ -113,6 +113,7 @@ pub fn router(state: impl Into<Arc<AppState>>) -> Router {
             state.clone(),
             guard::observe,
         ))
+        .layer(middleware::from_fn(guard::route_of))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
 }

@@ -2,6 +2,7 @@
 //! location, captures), its story's copies, its archived payload (sandboxed), and the
 //! index's topics and sources.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -9,7 +10,9 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use axum::Json;
-use serde_json::{json, Value};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::filters::ParamError;
 
@@ -42,13 +45,61 @@ pub(super) async fn page(
     Ok(Json(detail))
 }
 
+/// The copies of a page's story (near-duplicates), oldest first, and how many per
+/// source and per media (the spread of the story). Fields in the order of their
+/// names, as the answer had them when it was built as a `serde_json::Value`.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Copies)]
+pub(super) struct CopiesAnswer {
+    /// Copies per media (the empty name: none named).
+    by_media: BTreeMap<String, u64>,
+    /// Copies per source.
+    by_source: BTreeMap<String, u64>,
+    copies: Vec<CopyJson>,
+    /// Copies of the story.
+    count: usize,
+    /// The page asked about.
+    id: String,
+    /// URL of the story's first archived page.
+    story: String,
+}
+
+/// One copy of a story.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Copy)]
+pub(super) struct CopyJson {
+    /// Hamming distance to the nearest earlier copy it was matched with when archived
+    /// (0 for the story's first page).
+    distance: u32,
+    fetched: DateTime<Utc>,
+    id: String,
+    links: CopyLinks,
+    /// Media (publisher) named by the page, if any.
+    media: Option<String>,
+    /// An identical payload of an earlier capture (a `revisit`).
+    revisit: bool,
+    /// SimHash of the text, 16 hex digits.
+    simhash: String,
+    source: String,
+    /// Key time: published, else first seen, else fetched.
+    time: DateTime<Utc>,
+    title: String,
+    url: String,
+}
+
+/// API paths of a copy.
+#[derive(Serialize, ToSchema)]
+pub(super) struct CopyLinks {
+    page: String,
+}
+
 /// `/api/pages/{id}/copies`: the story's copies, oldest first, and how
 /// many per source and per media (the spread of the story).
 pub(super) async fn copies(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<CopiesAnswer>> {
     no_params(raw.as_deref())?;
     indexer::PageId::parse(&id)
         .map_err(|e| ParamError::new("id", format!("{id:?} is not a page id: {e}")))?;
@@ -63,34 +114,39 @@ pub(super) async fn copies(
     })
     .await?;
     let (hit, copies) = found.ok_or_else(|| ApiError::not_found(format!("no page {id}")))?;
-    let mut by_source: std::collections::BTreeMap<&str, u64> = Default::default();
-    let mut by_media: std::collections::BTreeMap<&str, u64> = Default::default();
+    let mut by_source: BTreeMap<String, u64> = Default::default();
+    let mut by_media: BTreeMap<String, u64> = Default::default();
     for c in &copies {
-        *by_source.entry(c.source.as_str()).or_default() += 1;
+        *by_source.entry(c.source.clone()).or_default() += 1;
         *by_media
-            .entry(c.media.as_deref().unwrap_or(""))
+            .entry(c.media.clone().unwrap_or_default())
             .or_default() += 1;
     }
-    Ok(Json(json!({
-        "id": id,
-        "story": indexer::neardup::story_root(&hit.page),
-        "count": copies.len(),
-        "by_source": by_source,
-        "by_media": by_media,
-        "copies": copies.iter().map(|c| json!({
-            "id": c.id,
-            "url": c.url,
-            "title": c.title,
-            "source": c.source,
-            "media": c.media,
-            "time": c.time,
-            "fetched": c.fetched,
-            "distance": c.distance,
-            "revisit": c.revisit,
-            "simhash": format!("{:016x}", c.simhash),
-            "links": {"page": format!("/api/pages/{}", c.id)},
-        })).collect::<Vec<_>>(),
-    })))
+    Ok(Json(CopiesAnswer {
+        story: indexer::neardup::story_root(&hit.page).to_string(),
+        count: copies.len(),
+        by_source,
+        by_media,
+        copies: copies
+            .into_iter()
+            .map(|c| CopyJson {
+                links: CopyLinks {
+                    page: format!("/api/pages/{}", c.id),
+                },
+                simhash: format!("{:016x}", c.simhash),
+                id: c.id,
+                url: c.url,
+                title: c.title,
+                source: c.source,
+                media: c.media,
+                time: c.time,
+                fetched: c.fetched,
+                distance: c.distance,
+                revisit: c.revisit,
+            })
+            .collect(),
+        id,
+    }))
 }
 
 pub(super) async fn raw(
@@ -144,10 +200,40 @@ pub(super) async fn raw(
     Ok(resp)
 }
 
+/// The topics of the index (of the sources asked for).
+#[derive(Serialize, ToSchema)]
+#[schema(as = Topics)]
+pub(super) struct TopicsAnswer {
+    topics: Vec<Named>,
+}
+
+/// A topic.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Topic)]
+pub(super) struct Named {
+    name: String,
+}
+
+/// The sources of the index and their years.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Sources)]
+pub(super) struct SourcesAnswer {
+    sources: Vec<SourceJson>,
+}
+
+/// A source of the index.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Source)]
+pub(super) struct SourceJson {
+    name: String,
+    /// The years it has pages of, in order.
+    years: Vec<i32>,
+}
+
 pub(super) async fn topics(
     State(state): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<TopicsAnswer>> {
     let p = Params::parse(raw.as_deref(), &[TOPICS_PARAMS])?;
     let sources = p.list("source");
     let st = state.clone();
@@ -158,25 +244,28 @@ pub(super) async fn topics(
         Ok(Ok(st.stores.index.topics(&sources)?))
     })
     .await??;
-    Ok(Json(json!({
-        "topics": names.into_iter().map(|n| json!({"name": n})).collect::<Vec<_>>()
-    })))
+    Ok(Json(TopicsAnswer {
+        topics: names.into_iter().map(|name| Named { name }).collect(),
+    }))
 }
 
 pub(super) async fn sources(
     State(state): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SourcesAnswer>> {
     no_params(raw.as_deref())?;
     let st = state.clone();
     let tables = blocking(move || Ok(st.stores.index.store().list_tables()?)).await?;
-    let mut by_source: std::collections::BTreeMap<String, Vec<i32>> = Default::default();
+    let mut by_source: BTreeMap<String, Vec<i32>> = Default::default();
     for t in &tables {
         if let Some((s, y)) = indexer::keys::parse_table_name(t) {
             by_source.entry(s.to_string()).or_default().push(y);
         }
     }
-    Ok(Json(json!({
-        "sources": by_source.into_iter().map(|(name, years)| json!({"name": name, "years": years})).collect::<Vec<_>>()
-    })))
+    Ok(Json(SourcesAnswer {
+        sources: by_source
+            .into_iter()
+            .map(|(name, years)| SourceJson { name, years })
+            .collect(),
+    }))
 }

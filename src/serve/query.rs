@@ -9,7 +9,9 @@ use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use indexer::{GroupBy, Interval, Sort, StatsQuery, StatsRow};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use crate::filters::ParamError;
 use crate::stores::Stores;
@@ -38,13 +40,40 @@ pub(super) fn check_sources(
     Ok(Ok(()))
 }
 
+/// A filter value no page of the selected sources has (topic, media): the answer is
+/// empty or narrower for that reason. (An unknown source is a 400 instead.)
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct Warning {
+    message: String,
+    param: WarningParam,
+    value: String,
+}
+
+/// The parameter of a [`Warning`].
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum WarningParam {
+    Topic,
+    Media,
+}
+
 /// The `warnings` of an answer: topic and media values that no page of the
-/// selected sources has (unknown sources are a 400 instead), each as
-/// `{"param", "value", "message"}`.
-fn warnings_json(stores: &Stores, q: &indexer::Query) -> anyhow::Result<Vec<Value>> {
+/// selected sources has.
+fn warnings_json(stores: &Stores, q: &indexer::Query) -> anyhow::Result<Vec<Warning>> {
     Ok(crate::filters::unknown_values(&stores.index, q, false)?
         .iter()
-        .map(|u| json!({"param": u.param, "value": u.value, "message": u.message()}))
+        .filter_map(|u| {
+            let param = match u.param {
+                "topic" => WarningParam::Topic,
+                "media" => WarningParam::Media,
+                _ => return None,
+            };
+            Some(Warning {
+                message: u.message(),
+                param,
+                value: u.value.clone(),
+            })
+        })
         .collect())
 }
 
@@ -60,13 +89,17 @@ fn parse_sort(v: Option<&str>) -> Result<Sort, ParamError> {
     }
 }
 
-/// An answer of `/api/search`, serialised as it is (through `serde_json::Value` a hit's f32
-/// `topic_score` would print as its f64 widening, unlike the same page's JSON line).
-#[derive(serde::Serialize)]
+/// One page of hits: an answer of `/api/search`, serialised as it is (through
+/// `serde_json::Value` a hit's f32 `topic_score` would print as its f64 widening,
+/// unlike the same page's JSON line).
+#[derive(Serialize, ToSchema)]
+#[schema(as = SearchPage)]
 pub(super) struct SearchAnswer {
     hits: Vec<crate::read::PageJson>,
+    /// The `cursor` of the next page; null on the last.
     next_cursor: Option<String>,
-    warnings: Vec<Value>,
+    warnings: Vec<Warning>,
+    /// Time the server took, in milliseconds.
     took_ms: f64,
 }
 
@@ -160,7 +193,7 @@ pub fn stats_request(raw: Option<&str>) -> Result<StatsQuery, ParamError> {
 }
 
 /// The statistics of a request and the warnings of its answer.
-type StatsAnswer = (StatsQuery, Vec<StatsRow>, Vec<Value>);
+type StatsAnswer = (StatsQuery, Vec<StatsRow>, Vec<Warning>);
 
 pub(super) async fn run_stats(
     state: &Arc<AppState>,
@@ -186,35 +219,80 @@ pub(super) async fn run_stats(
     Ok((sq, rows, warnings))
 }
 
-/// The JSON answer of `/api/stats`: buckets in order and one series per
-/// group, counts aligned to the buckets.
-pub fn stats_json_body(sq: &StatsQuery, rows: &[StatsRow], took: Duration) -> Value {
+/// Counts per bucket and series: the answer of `/api/stats` (and `/api/stats.json`).
+/// Fields in the order of their names, as the answer had them when it was built as a
+/// `serde_json::Value`.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Stats)]
+pub(super) struct StatsAnswerJson {
+    /// The time buckets, in order.
+    buckets: Vec<String>,
+    /// `group_by` as asked; null without one.
+    group_by: Option<&'static str>,
+    /// `day`, `week`, `month` or `year`.
+    interval: &'static str,
+    /// One series per group (one, `all`, without `group_by`), counts aligned to
+    /// `buckets`.
+    series: Vec<Series>,
+    /// Time the server took, in milliseconds.
+    took_ms: f64,
+    /// Pages counted (with `group_by=story`: the `copies` series' sum; `stories` counts
+    /// the same pages again, by story).
+    total: u64,
+    /// The time zone the buckets are cut in.
+    tz: String,
+    warnings: Vec<Warning>,
+}
+
+/// One series of the statistics: a group's counts.
+#[derive(Serialize, ToSchema)]
+pub(super) struct Series {
+    counts: Vec<u64>,
+    name: String,
+}
+
+/// The answer of `/api/stats`: buckets in order and one series per group, counts
+/// aligned to the buckets.
+fn stats_answer(
+    sq: &StatsQuery,
+    rows: &[StatsRow],
+    took: Duration,
+    warnings: Vec<Warning>,
+) -> StatsAnswerJson {
     let table = crate::plot::StatsTable::from_rows(rows, sq.group_by.is_some());
-    json!({
-        "interval": match sq.interval {
+    StatsAnswerJson {
+        interval: match sq.interval {
             Interval::Day => "day",
             Interval::Week => "week",
             Interval::Month => "month",
             Interval::Year => "year",
         },
-        "group_by": sq.group_by.map(GroupBy::as_str),
-        "tz": sq.tz.to_string(),
-        "buckets": table.buckets,
-        "series": table.series.iter().map(|(name, counts)| json!({"name": name, "counts": counts})).collect::<Vec<_>>(),
-        "total": table.pages(sq.group_by),
-        "took_ms": took.as_secs_f64() * 1e3,
-    })
+        group_by: sq.group_by.map(GroupBy::as_str),
+        tz: sq.tz.to_string(),
+        total: table.pages(sq.group_by),
+        buckets: table.buckets,
+        series: table
+            .series
+            .into_iter()
+            .map(|(name, counts)| Series { counts, name })
+            .collect(),
+        took_ms: took.as_secs_f64() * 1e3,
+        warnings,
+    }
+}
+
+/// The JSON answer of `/api/stats` without warnings (`warnings` is empty).
+pub fn stats_json_body(sq: &StatsQuery, rows: &[StatsRow], took: Duration) -> Value {
+    serde_json::to_value(stats_answer(sq, rows, took, Vec::new())).unwrap_or_default()
 }
 
 pub(super) async fn stats(
     State(state): State<Arc<AppState>>,
     RawQuery(raw): RawQuery,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<StatsAnswerJson>> {
     let started = Instant::now();
     let (sq, rows, warnings) = run_stats(&state, raw).await?;
-    let mut body = stats_json_body(&sq, &rows, started.elapsed());
-    body["warnings"] = json!(warnings);
-    Ok(Json(body))
+    Ok(Json(stats_answer(&sq, &rows, started.elapsed(), warnings)))
 }
 
 fn attachment(mut resp: Response, content_type: &'static str, filename: &'static str) -> Response {
@@ -245,8 +323,7 @@ pub(super) async fn stats_json(
 ) -> ApiResult<Response> {
     let started = Instant::now();
     let (sq, rows, warnings) = run_stats(&state, raw).await?;
-    let mut body = stats_json_body(&sq, &rows, started.elapsed());
-    body["warnings"] = json!(warnings);
+    let body = stats_answer(&sq, &rows, started.elapsed(), warnings);
     Ok(attachment(
         Json(body).into_response(),
         "application/json",

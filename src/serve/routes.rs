@@ -1,5 +1,6 @@
-//! The server's routes, each declared once: method, path, metrics label, summary in
-//! the API document, who may call it, whether it waits for a turn, and its handler.
+//! The server's routes, each declared once: method, path, metrics label, entry in the
+//! API document (summary, answers, parameters, body), who may call it, whether it waits
+//! for a turn, and its handler.
 //! The router ([`super::router`]), the layers in front of the handlers and the OpenAPI
 //! document (`/api/openapi.json`) are all built from [`ROUTES`]; `tests/api.rs` calls
 //! every GET route the document lists.
@@ -10,8 +11,42 @@ use axum::Json;
 use serde_json::Value;
 
 use super::error::ApiResult;
-use super::route::{Access, Method, Route};
+use super::params::{RUNS_PARAMS, SEARCH_PARAMS, STATS_PARAMS, TOPICS_PARAMS, UPLOAD_PARAMS};
+use super::route::{component, Access, Body, BodySchema, Doc, Method, Reply, Route};
 use super::{bridge, jobs, monitor, openapi, pages, query, ui};
+
+/// The path parameter of a page's routes.
+const PAGE_ID: &[(&str, &str)] = &[("id", "Page id from a search hit")];
+
+/// The other answer of a page's routes.
+const NO_PAGE: &[Reply] = &[Reply::error(404, "No such page")];
+
+/// The other answers of a job run.
+const JOB_RUN_REPLIES: &[Reply] = &[
+    Reply::error(404, "No such job (the message lists the known ones)"),
+    Reply::error(409, "The job is running in this server"),
+];
+
+/// The other answers of the command bridge: its body refused (axum's `Json`, the body
+/// limit).
+const CLI_REPLIES: &[Reply] = &[
+    Reply::text(
+        400,
+        "The body is not JSON (plain text naming the error)",
+        "text/plain",
+    ),
+    Reply::text(413, "The body is over 64 KiB", "text/plain"),
+    Reply::text(
+        415,
+        "The body is not sent as `Content-Type: application/json`",
+        "text/plain",
+    ),
+    Reply::text(
+        422,
+        "The JSON body has no `args` list of strings",
+        "text/plain",
+    ),
+];
 
 /// Every route of the server.
 pub static ROUTES: &[Route] = &[
@@ -19,7 +54,13 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/search",
         label: "search",
-        summary: Some("Pages matching the filters, one page of results"),
+        doc: Some(
+            Doc::new(
+                "Pages matching the filters, one page of results",
+                Reply::json(200, "One page of hits", component::<query::SearchAnswer>),
+            )
+            .filters(SEARCH_PARAMS)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -29,7 +70,13 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/stats",
         label: "stats",
-        summary: Some("Counts per time bucket (and group) for the filters"),
+        doc: Some(
+            Doc::new(
+                "Counts per time bucket (and group) for the filters",
+                Reply::json(200, "Counts per bucket and series", component::<query::StatsAnswerJson>),
+            )
+            .filters(STATS_PARAMS)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -39,7 +86,13 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/stats.csv",
         label: "stats_csv",
-        summary: Some("The statistics as CSV (bucket,group,count)"),
+        doc: Some(
+            Doc::new(
+                "The statistics as CSV (bucket,group,count)",
+                Reply::text(200, "bucket,group,count rows", "text/csv"),
+            )
+            .filters(STATS_PARAMS)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -49,7 +102,13 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/stats.json",
         label: "stats_json",
-        summary: Some("The statistics as a JSON download"),
+        doc: Some(
+            Doc::new(
+                "The statistics as a JSON download",
+                Reply::json(200, "Counts per bucket and series", component::<query::StatsAnswerJson>),
+            )
+            .filters(STATS_PARAMS)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -59,7 +118,14 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/pages/{id}",
         label: "page",
-        summary: Some("All attributes, pack location and capture history of a page"),
+        doc: Some(
+            Doc::new(
+                "All attributes, pack location and capture history of a page",
+                Reply::json(200, "The page", component::<crate::read::PageDetailJson>),
+            )
+            .path(PAGE_ID)
+            .replies(NO_PAGE)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -69,7 +135,14 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/pages/{id}/copies",
         label: "page_copies",
-        summary: Some("Every archived copy of the page's story (near-duplicates): source, media, time"),
+        doc: Some(
+            Doc::new(
+                "Every archived copy of the page's story (near-duplicates): source, media, time",
+                Reply::json(200, "The copies of the page's story", component::<pages::CopiesAnswer>),
+            )
+            .path(PAGE_ID)
+            .replies(NO_PAGE)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -79,7 +152,21 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/pages/{id}/raw",
         label: "page_raw",
-        summary: Some("The archived page, read from its pack, sandboxed"),
+        doc: Some(
+            Doc::new(
+                "The archived page, read from its pack, sandboxed",
+                Reply {
+                    status: 200,
+                    description: "The archived payload with its archived content type, sandboxed by CSP",
+                    body: Body {
+                        media: "*/*",
+                        schema: BodySchema::Binary,
+                    },
+                },
+            )
+            .path(PAGE_ID)
+            .replies(NO_PAGE)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -89,7 +176,13 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/topics",
         label: "topics",
-        summary: Some("Topics present in the index"),
+        doc: Some(
+            Doc::new(
+                "Topics present in the index",
+                Reply::json(200, "The topics", component::<pages::TopicsAnswer>),
+            )
+            .params(TOPICS_PARAMS)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -99,7 +192,13 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/jobs",
         label: "jobs",
-        summary: Some("Configured crawl jobs: schedule, next run, live progress of a running run, last runs"),
+        doc: Some(
+            Doc::new(
+                "Configured crawl jobs: schedule, next run, live progress of a running run, last runs",
+                Reply::json(200, "The jobs", component::<jobs::JobsAnswer>),
+            )
+            .unchecked()
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -109,7 +208,19 @@ pub static ROUTES: &[Route] = &[
         method: Method::Post,
         path: "/api/jobs/{name}/run",
         label: "job_run",
-        summary: Some("Start a run of the job now"),
+        doc: Some(
+            Doc::new(
+                "Start a run of the job now",
+                Reply::json(
+                    202,
+                    "The run was started; it goes on in the server (`GET /api/jobs`, `/api/runs`)",
+                    component::<jobs::JobStarted>,
+                ),
+            )
+            .unchecked()
+            .path(&[("name", "Job name ([[job]] name)")])
+            .replies(JOB_RUN_REPLIES)
+        ),
         access: Access::Host,
         queued: false,
         fallible: false,
@@ -119,7 +230,13 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/runs",
         label: "runs",
-        summary: Some("Recorded job runs, newest first"),
+        doc: Some(
+            Doc::new(
+                "Recorded job runs, newest first",
+                Reply::json(200, "The runs", component::<jobs::RunsAnswer>),
+            )
+            .params(RUNS_PARAMS)
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -129,7 +246,18 @@ pub static ROUTES: &[Route] = &[
         method: Method::Post,
         path: crate::remote::CLI_ROUTE,
         label: "cli",
-        summary: Some("Run a command line of an archive command (crawl, jobs, query, stats, get, reextract, fsck, dedup, import, compact, export) on the server's store"),
+        doc: Some(
+            Doc::new(
+                "Run a command line of an archive command (crawl, jobs, query, stats, get, reextract, fsck, dedup, import, compact, export) on the server's store",
+                Reply::text(200, bridge::CLI_ANSWER, "application/x-ndjson"),
+            )
+            .unchecked()
+            .request(
+                "application/json",
+                BodySchema::Of(component::<crate::remote::CliRequest>),
+            )
+            .replies(CLI_REPLIES)
+        ),
         access: Access::Host,
         queued: false,
         fallible: false,
@@ -139,7 +267,18 @@ pub static ROUTES: &[Route] = &[
         method: Method::Post,
         path: crate::remote::UPLOAD_ROUTE,
         label: "uploads",
-        summary: Some("Send a file for a forwarded import (kept until that import ends)"),
+        doc: Some(
+            Doc::new(
+                "Send a file for a forwarded import (kept until that import ends)",
+                Reply::json(
+                    201,
+                    "Kept (201): {\"upload\": \"upload:ID/NAME\", \"bytes\": N}; a forwarded import names the file by `upload`",
+                    component::<bridge::Uploaded>,
+                ),
+            )
+            .params(UPLOAD_PARAMS)
+            .request("application/octet-stream", BodySchema::Binary)
+        ),
         access: Access::Host,
         queued: false,
         fallible: true,
@@ -149,7 +288,12 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/sources",
         label: "sources",
-        summary: Some("Sources and their years"),
+        doc: Some(
+            Doc::new(
+                "Sources and their years",
+                Reply::json(200, "The sources", component::<pages::SourcesAnswer>),
+            )
+        ),
         access: Access::Token,
         queued: true,
         fallible: true,
@@ -159,7 +303,19 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/api/openapi.json",
         label: "openapi",
-        summary: Some("This document"),
+        doc: Some(
+            Doc::new(
+                "This document",
+                Reply {
+                    status: 200,
+                    description: "The OpenAPI document",
+                    body: Body {
+                        media: "application/json",
+                        schema: BodySchema::Object,
+                    },
+                },
+            )
+        ),
         access: Access::Token,
         queued: false,
         fallible: false,
@@ -169,8 +325,10 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/healthz",
         label: "healthz",
-        summary: Some("Liveness"),
-        access: Access::Open,
+        doc: Some(
+            Doc::new("Liveness", Reply::text(200, "Plain text", "text/plain"))
+        ),
+        access: Access::Probe,
         queued: false,
         fallible: false,
         handler: || get(|| async { "ok\n" }),
@@ -179,7 +337,13 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/metrics",
         label: "metrics",
-        summary: Some("Prometheus metrics"),
+        doc: Some(
+            Doc::new(
+                "Prometheus metrics",
+                Reply::text(200, "Plain text", "text/plain"),
+            )
+            .unchecked()
+        ),
         access: Access::Token,
         queued: false,
         fallible: false,
@@ -189,7 +353,7 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/",
         label: "ui",
-        summary: None,
+        doc: None,
         access: Access::Open,
         queued: false,
         fallible: false,
@@ -199,7 +363,7 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/assets/app.js",
         label: "ui",
-        summary: None,
+        doc: None,
         access: Access::Open,
         queued: false,
         fallible: false,
@@ -209,7 +373,7 @@ pub static ROUTES: &[Route] = &[
         method: Method::Get,
         path: "/assets/app.css",
         label: "ui",
-        summary: None,
+        doc: None,
         access: Access::Open,
         queued: false,
         fallible: false,
