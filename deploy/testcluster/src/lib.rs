@@ -164,8 +164,8 @@ pub struct Options {
     /// replication get it.
     pub replication: u32,
     /// Also run YARN + MapReduce (MiniMRYarnCluster: ResourceManager, one NodeManager, JobHistoryServer) on the
-    /// same HDFS, see [`Yarn`]. Adds ~7-9 s to the start and ~130 MB to the JVM, plus ~0.9 GB of container JVMs
-    /// while a job runs.
+    /// same HDFS, see [`Yarn`]. Adds ~6-9 s to the start and ~85 MB to the JVM's RSS, plus ~0.7 GB of container
+    /// JVMs while a job runs (the AM and two tasks).
     pub yarn: bool,
 }
 
