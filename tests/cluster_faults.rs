@@ -195,6 +195,7 @@ fn namenode_restart_and_reads_of_packs_being_written() {
     let cluster = TestCluster::start_with(Options {
         datanodes: 3,
         replication: 2,
+        ..Options::default()
     })
     .unwrap_or_else(|e| panic!("the 3-DataNode test cluster did not start: {e}"));
     eprintln!(

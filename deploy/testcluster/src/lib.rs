@@ -8,7 +8,9 @@
 //! DataNodes, a replication factor) for fault tests, which use the control methods
 //! ([`TestCluster::stop_datanode`], [`TestCluster::datanodes_of`], [`TestCluster::restart_namenode`],
 //! [`TestCluster::restart_thrift`]). [`TestCluster::shared`] gives one cluster per test
-//! process. The JVM exits by itself when its stdin closes, so it never outlives the test process, even one that
+//! process. With [`Options::yarn`] (or [`TestCluster::shared_with_yarn`]) the JVM also runs YARN and MapReduce
+//! (ResourceManager, one NodeManager, JobHistoryServer) on the same HDFS and writes a Hadoop client configuration
+//! and a `hadoop` launcher ([`Yarn`]). The JVM exits by itself when its stdin closes, so it never outlives the test process, even one that
 //! was killed.
 //!
 //! ```no_run
@@ -81,6 +83,15 @@ const MAIN_CLASS: &str = "harvest.testcluster.Main";
 const DELETE_ON_EXIT: &str = "--delete-on-exit";
 const OPT_DATANODES: &str = "--datanodes";
 const OPT_REPLICATION: &str = "--replication";
+const OPT_YARN: &str = "--yarn";
+const KEY_YARN_RM: &str = "yarn_rm";
+const KEY_YARN_WEB: &str = "yarn_web";
+const KEY_JHS: &str = "jhs";
+const KEY_JHS_WEB: &str = "jhs_web";
+const KEY_HADOOP_CONF: &str = "hadoop_conf";
+const KEY_HADOOP: &str = "hadoop";
+const KEY_STREAMING_JAR: &str = "streaming_jar";
+const KEY_YARN_START_MS: &str = "yarn_start_ms";
 const JVM_FLAGS_FILE: &str = "jvm.flags";
 const BUILD_SCRIPT: &str = "build.sh";
 const POM_FILE: &str = "pom.xml";
@@ -143,8 +154,8 @@ enum Event {
     Closed,
 }
 
-/// Shape of a test cluster started by [`TestCluster::start_with`]. `Default`: 1 DataNode, replication 1 (what
-/// [`TestCluster::start`] and [`TestCluster::shared`] use: the fastest start).
+/// Shape of a test cluster started by [`TestCluster::start_with`]. `Default`: 1 DataNode, replication 1, no YARN
+/// (what [`TestCluster::start`] and [`TestCluster::shared`] use: the fastest start).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     /// DataNodes of the MiniDFSCluster (at least 1).
@@ -152,6 +163,10 @@ pub struct Options {
     /// `dfs.replication` of the cluster (1 ..= `datanodes`); HBase's files and new files without their own
     /// replication get it.
     pub replication: u32,
+    /// Also run YARN + MapReduce (MiniMRYarnCluster: ResourceManager, one NodeManager, JobHistoryServer) on the
+    /// same HDFS, see [`Yarn`]. Adds ~6-9 s to the start and ~85 MB to the JVM's RSS, plus ~0.7 GB of container
+    /// JVMs while a job runs (the AM and two tasks).
+    pub yarn: bool,
 }
 
 impl Default for Options {
@@ -159,8 +174,38 @@ impl Default for Options {
         Self {
             datanodes: 1,
             replication: 1,
+            yarn: false,
         }
     }
+}
+
+/// The YARN part of a cluster started with [`Options::yarn`]: what a Hadoop client needs to submit jobs.
+///
+/// The NodeManager offers 1536 MB; the MapReduce AM takes 512 MB, map and reduce containers 384 MB each (so the
+/// AM and two tasks run at once). Container JVMs get the Java 17 `--add-opens` Hadoop needs; their class path is
+/// the cluster's (Hadoop 3.3.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Yarn {
+    /// The ResourceManager's client RPC address "127.0.0.1:PORT" (`yarn.resourcemanager.address`).
+    pub resourcemanager: String,
+    /// The ResourceManager's web server "127.0.0.1:PORT" (REST: `/ws/v1/cluster/info`, `/ws/v1/cluster/apps`).
+    pub resourcemanager_web: String,
+    /// The MapReduce JobHistoryServer's RPC address "127.0.0.1:PORT" (`mapreduce.jobhistory.address`).
+    pub jobhistory: String,
+    /// The JobHistoryServer's web server "127.0.0.1:PORT" (REST: `/ws/v1/history/mapreduce/jobs`).
+    pub jobhistory_web: String,
+    /// A Hadoop configuration folder (`HADOOP_CONF_DIR`): core-site.xml (`fs.defaultFS`), hdfs-site.xml,
+    /// yarn-site.xml (the RM's addresses), mapred-site.xml (`mapreduce.framework.name=yarn`, container sizes and
+    /// Java 17 options), log4j.properties (INFO to stderr, as Hadoop's).
+    pub conf_dir: PathBuf,
+    /// The `hadoop` launcher: `hadoop jar JAR [MAINCLASS] ARGS...` (RunJar), `hadoop fs ARGS...` (FsShell),
+    /// `hadoop classpath`, `hadoop version`, with the cluster's class path and [`Yarn::conf_dir`]; honours
+    /// `HADOOP_CONF_DIR`, `HADOOP_CLASSPATH` and `HADOOP_CLIENT_OPTS`. Progress and counters go to stderr.
+    pub hadoop: PathBuf,
+    /// The `hadoop-streaming-3.3.5.jar` (in `~/.m2`).
+    pub streaming_jar: PathBuf,
+    /// How long starting YARN and MapReduce took inside the JVM (after HBase was up).
+    pub start_time: Duration,
 }
 
 /// The JVM's combined output: the log file plus the last [`TAIL_LINES`] lines in memory.
@@ -238,6 +283,7 @@ struct Endpoints {
     thrift2: String,
     namenode_http: String,
     hbase_http: String,
+    yarn: Option<Yarn>,
 }
 
 fn parse_ready(line: &str) -> Result<Endpoints> {
@@ -252,7 +298,26 @@ fn parse_ready(line: &str) -> Result<Endpoints> {
                 line: line.to_string(),
             })
     };
+    let yarn = if rest.split_whitespace().any(|kv| kv.starts_with("yarn_rm=")) {
+        let ms = get(KEY_YARN_START_MS)?;
+        Some(Yarn {
+            resourcemanager: get(KEY_YARN_RM)?,
+            resourcemanager_web: get(KEY_YARN_WEB)?,
+            jobhistory: get(KEY_JHS)?,
+            jobhistory_web: get(KEY_JHS_WEB)?,
+            conf_dir: PathBuf::from(get(KEY_HADOOP_CONF)?),
+            hadoop: PathBuf::from(get(KEY_HADOOP)?),
+            streaming_jar: PathBuf::from(get(KEY_STREAMING_JAR)?),
+            start_time: Duration::from_millis(ms.parse().map_err(|_| Error::ReadyLine {
+                missing: KEY_YARN_START_MS.to_string(),
+                line: line.to_string(),
+            })?),
+        })
+    } else {
+        None
+    };
     Ok(Endpoints {
+        yarn,
         hdfs_url: get(KEY_HDFS)?,
         thrift: get(KEY_THRIFT)?,
         zookeeper: get(KEY_ZK)?,
@@ -426,6 +491,9 @@ pub struct TestCluster {
     pub namenode_http: String,
     /// The HBase master's web server "127.0.0.1:PORT" (its /dump gives the HBase version).
     pub hbase_http: String,
+    /// YARN + MapReduce, when started with [`Options::yarn`].
+    pub yarn: Option<Yarn>,
+    start_time: Duration,
     child: Mutex<Child>,
     stdin: Mutex<Option<ChildStdin>>,
     events: Mutex<Receiver<Event>>,
@@ -436,6 +504,7 @@ pub struct TestCluster {
 }
 
 static SHARED: OnceLock<std::result::Result<TestCluster, String>> = OnceLock::new();
+static SHARED_YARN: OnceLock<std::result::Result<TestCluster, String>> = OnceLock::new();
 
 /// Starts of a test cluster tried when a port it chose was taken before it bound it.
 const START_ATTEMPTS: u32 = 3;
@@ -522,6 +591,7 @@ impl TestCluster {
             .arg(DELETE_ON_EXIT)
             .args([OPT_DATANODES, &options.datanodes.to_string()])
             .args([OPT_REPLICATION, &options.replication.to_string()])
+            .args(options.yarn.then_some(OPT_YARN))
             .current_dir(temp.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -580,9 +650,11 @@ impl TestCluster {
                 }
             }
         };
+        let start_time = started.elapsed();
         tracing::info!(
             pid,
-            elapsed_ms = started.elapsed().as_millis() as u64,
+            elapsed_ms = start_time.as_millis() as u64,
+            yarn = ?endpoints.yarn.as_ref().map(|y| &y.resourcemanager),
             hdfs = %endpoints.hdfs_url,
             thrift = %endpoints.thrift,
             zookeeper = %endpoints.zookeeper,
@@ -595,6 +667,8 @@ impl TestCluster {
             thrift2: endpoints.thrift2,
             namenode_http: endpoints.namenode_http,
             hbase_http: endpoints.hbase_http,
+            yarn: endpoints.yarn,
+            start_time,
             child: Mutex::new(child),
             stdin: Mutex::new(stdin),
             events: Mutex::new(rx),
@@ -611,6 +685,29 @@ impl TestCluster {
             Ok(cluster) => cluster,
             Err(e) => panic!("the harvest test cluster could not start: {e}"),
         }
+    }
+
+    /// A second per-process cluster that also runs YARN + MapReduce ([`Options::yarn`]); [`TestCluster::yarn`] is
+    /// `Some`. Separate from [`TestCluster::shared`] so that suites without MapReduce jobs do not pay for YARN; a
+    /// test binary that calls both runs two JVMs. Panics (the test FAILS) if it cannot start.
+    pub fn shared_with_yarn() -> &'static TestCluster {
+        let start = || {
+            TestCluster::start_with(Options {
+                yarn: true,
+                ..Options::default()
+            })
+            .map_err(|e| e.to_string())
+        };
+        match SHARED_YARN.get_or_init(start) {
+            Ok(cluster) => cluster,
+            Err(e) => panic!("the harvest test cluster with YARN could not start: {e}"),
+        }
+    }
+
+    /// Time from spawning the JVM to its ready line (with [`Options::yarn`], YARN's part is
+    /// [`Yarn::start_time`]).
+    pub fn start_time(&self) -> Duration {
+        self.start_time
     }
 
     /// Sends one control command and waits up to `limit` for its answer, which must start with `expect`; returns
@@ -811,6 +908,38 @@ mod tests {
         assert_eq!(e.zookeeper, "127.0.0.1:2181");
         assert_eq!(e.namenode_http, "127.0.0.1:41237");
         assert_eq!(e.hbase_http, "127.0.0.1:41238");
+    }
+
+    #[test]
+    fn parses_the_yarn_part_of_the_ready_line() {
+        let base =
+            "HARVEST-TESTCLUSTER READY hdfs=hdfs://127.0.0.1:1 thrift=127.0.0.1:2 zk=127.0.0.1:3 \
+                    thrift2=127.0.0.1:4 namenode_http=127.0.0.1:5 hbase_http=127.0.0.1:6";
+        assert_eq!(parse_ready(base).expect("valid line").yarn, None);
+        let line = format!(
+            "{base} yarn_rm=127.0.0.1:7 yarn_web=127.0.0.1:8 jhs=127.0.0.1:9 jhs_web=127.0.0.1:10 \
+             hadoop_conf=/t/work/hadoop/etc/hadoop hadoop=/t/work/hadoop/bin/hadoop \
+             streaming_jar=/m2/hadoop-streaming-3.3.5.jar yarn_start_ms=6761"
+        );
+        let yarn = parse_ready(&line)
+            .expect("valid line")
+            .yarn
+            .expect("yarn part");
+        assert_eq!(yarn.resourcemanager, "127.0.0.1:7");
+        assert_eq!(yarn.resourcemanager_web, "127.0.0.1:8");
+        assert_eq!(yarn.jobhistory, "127.0.0.1:9");
+        assert_eq!(yarn.jobhistory_web, "127.0.0.1:10");
+        assert_eq!(yarn.conf_dir, Path::new("/t/work/hadoop/etc/hadoop"));
+        assert_eq!(yarn.hadoop, Path::new("/t/work/hadoop/bin/hadoop"));
+        assert_eq!(
+            yarn.streaming_jar,
+            Path::new("/m2/hadoop-streaming-3.3.5.jar")
+        );
+        assert_eq!(yarn.start_time, Duration::from_millis(6761));
+        match parse_ready(&line.replace(" jhs_web=127.0.0.1:10", "")) {
+            Err(Error::ReadyLine { missing, .. }) => assert_eq!(missing, KEY_JHS_WEB),
+            other => panic!("expected ReadyLine error, got {other:?}"),
+        }
     }
 
     #[test]

@@ -26,9 +26,11 @@ import org.apache.hadoop.hdfs.protocol.LocatedBlocks;
  * one RegionServer, a MiniDFSCluster with one DataNode holding hbase.rootdir, a MiniZooKeeperCluster) and HBase's own
  * Thrift 1 server on top of it (thread-pool server, binary protocol, unframed), see {@link HBaseThrift}.
  *
- * <p>Usage: {@code Main <workdir> [--delete-on-exit] [--datanodes N] [--replication R]} (defaults: 1 DataNode,
- * replication 1). Prints {@code HARVEST-TESTCLUSTER READY hdfs=... thrift=... zk=... thrift2=... namenode_http=...
- * hbase_http=...} once every endpoint answers, then reads control commands on stdin, one a line, each answered by one
+ * <p>Usage: {@code Main <workdir> [--delete-on-exit] [--datanodes N] [--replication R] [--yarn]} (defaults: 1
+ * DataNode, replication 1, no YARN). {@code --yarn} adds YARN and MapReduce on the same HDFS ({@link YarnCluster}).
+ * Prints {@code HARVEST-TESTCLUSTER READY hdfs=... thrift=... zk=... thrift2=... namenode_http=... hbase_http=...}
+ * (with {@code --yarn} also {@code yarn_rm=... yarn_web=... jhs=... jhs_web=... hadoop_conf=... hadoop=...
+ * streaming_jar=... yarn_start_ms=...}) once every endpoint answers, then reads control commands on stdin, one a line, each answered by one
  * line:
  * <ul>
  *   <li>{@code restart-thrift} → {@code THRIFT-RESTARTED}</li>
@@ -62,8 +64,11 @@ public final class Main {
     static final String CMD_RESTART_NAMENODE = "restart-namenode";
     static final String OPT_DATANODES = "--datanodes";
     static final String OPT_REPLICATION = "--replication";
+    static final String OPT_YARN = "--yarn";
+    /** Folder (in the work dir) of the Hadoop client files written with --yarn: etc/hadoop, bin/hadoop, tmp. */
+    static final String HADOOP_HOME = "hadoop";
     static final String USAGE = "usage: harvest.testcluster.Main <workdir> [" + DELETE_ON_EXIT + "] ["
-            + OPT_DATANODES + " N] [" + OPT_REPLICATION + " R]";
+            + OPT_DATANODES + " N] [" + OPT_REPLICATION + " R] [" + OPT_YARN + "]";
     /** How long {@code restart-namenode} waits for the restarted NameNode to leave safe mode. */
     static final long SAFE_MODE_WAIT_MS = 60_000;
 
@@ -89,6 +94,7 @@ public final class Main {
         boolean deleteOnExit = false;
         int dataNodes = 1;
         int replication = 1;
+        boolean yarn = false;
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals(DELETE_ON_EXIT)) {
                 deleteOnExit = true;
@@ -96,6 +102,8 @@ public final class Main {
                 dataNodes = Integer.parseInt(args[++i]);
             } else if (args[i].equals(OPT_REPLICATION) && i + 1 < args.length) {
                 replication = Integer.parseInt(args[++i]);
+            } else if (args[i].equals(OPT_YARN)) {
+                yarn = true;
             } else {
                 System.err.println(USAGE);
                 System.exit(2);
@@ -142,6 +150,15 @@ public final class Main {
         waitForPort(zkPort);
         System.err.println(PREFIX + " hbase.rootdir=" + conf.get(ROOT_DIR_KEY) + " datanodes=" + dataNodes
                 + " replication=" + replication + " started in " + (System.currentTimeMillis() - started) + " ms");
+        String yarnFields = "";
+        YarnCluster yarnCluster = null;
+        if (yarn) {
+            String streamingJar = YarnCluster.streamingJar();
+            yarnCluster = YarnCluster.start(conf, new File(work, HADOOP_HOME), replication);
+            yarnFields = yarnCluster.readyFields(streamingJar);
+            System.err.println(PREFIX + " yarn started in " + yarnCluster.startMs + " ms");
+        }
+        YarnCluster mapReduce = yarnCluster;
 
         Runnable shutdown = () -> {
             Thread watchdog = new Thread(() -> {
@@ -158,7 +175,14 @@ public final class Main {
             try {
                 thrift.stop();
                 thrift2.stop();
+                long t1 = System.currentTimeMillis();
                 hbase.stop();
+                System.err.println(PREFIX + " hbase stopped in " + (System.currentTimeMillis() - t1) + " ms");
+                long t0 = System.currentTimeMillis();
+                if (mapReduce != null) {
+                    mapReduce.stop();
+                    System.err.println(PREFIX + " yarn stopped in " + (System.currentTimeMillis() - t0) + " ms");
+                }
             } catch (Exception e) {
                 System.err.println(PREFIX + " shutdown failed: " + e);
             }
@@ -166,7 +190,8 @@ public final class Main {
 
         System.out.println(PREFIX + " READY hdfs=" + hdfsUrl + " thrift=" + LOOPBACK + ":" + thriftPort + " zk="
                 + LOOPBACK + ":" + zkPort + " thrift2=" + LOOPBACK + ":" + thrift2Port + " namenode_http="
-                + LOOPBACK + ":" + nameNodeHttp.getPort() + " hbase_http=" + LOOPBACK + ":" + masterInfoPort);
+                + LOOPBACK + ":" + nameNodeHttp.getPort() + " hbase_http=" + LOOPBACK + ":" + masterInfoPort
+                + yarnFields);
         System.out.flush();
 
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
