@@ -99,7 +99,9 @@ impl Ingest {
             (Some(_), true) => self.summary.unchanged += 1,
             (Some(_), false) => self.summary.changed += 1,
         }
-        let record = page_row(&p, cluster, &loc);
+        // The topic moves into the page's row: nothing after this reads it.
+        let topic = std::mem::take(&mut p.topic);
+        let record = page_row(&p, topic, cluster, &loc);
         let url_state = self.url_state_after(&p, changed);
         if !p.recapture {
             if let Some(prev) = &p.previous {
@@ -458,12 +460,13 @@ fn capture_kind(revisit: bool) -> indexer::CaptureKind {
     }
 }
 
-/// A page's index row, as written at `loc` in `cluster`'s pack.
-fn page_row(p: &Prepared, cluster: u32, loc: &PackLocation) -> PageRecord {
+/// A page's index row, as written at `loc` in `cluster`'s pack; `topic` is the page's
+/// (`p.topic`, moved out).
+fn page_row(p: &Prepared, topic: String, cluster: u32, loc: &PackLocation) -> PageRecord {
     let mut record = page_record(
         &p.page,
         &p.source,
-        p.topic.clone(),
+        topic,
         p.topic_score,
         &p.digest,
         &p.encoded,
