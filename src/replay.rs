@@ -23,6 +23,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crawler::archived::ArchivedResponse;
 use crawler::NotModifiedPage;
 use packer::warc::{self, Resync, WarcRecord};
+use packer::PackLocation;
 use serde::Serialize;
 
 use crate::config::{Config, IndexBackend};
@@ -109,6 +110,15 @@ impl Entry {
             digest: record.payload_digest().map(str::to_string),
             concurrent_to: record.header("WARC-Concurrent-To").map(str::to_string),
         })
+    }
+
+    /// Where the record lies, its pack named from the pack path list.
+    pub fn location(&self, paths: &[String]) -> PackLocation {
+        PackLocation {
+            path: paths[self.pack as usize].clone(),
+            offset: self.offset,
+            length: self.length,
+        }
     }
 }
 
@@ -653,11 +663,7 @@ pub fn index_stored(
             continue;
         };
         let stored = Stored {
-            location: packer::Location {
-                path: path.clone(),
-                offset: e.offset,
-                length: e.length,
-            },
+            location: e.location(paths),
             record_id: e.record_id.clone(),
             topic,
             cluster,
@@ -728,14 +734,7 @@ fn revisit_payload(
     paths: &[String],
 ) -> Result<Option<Vec<u8>>> {
     let loc = match e.refers_to.as_ref().and_then(|id| responses.get(id)) {
-        Some(&i) => {
-            let first = &all[i];
-            indexer::PackLocation {
-                path: paths[first.pack as usize].clone(),
-                offset: first.offset,
-                length: first.length,
-            }
-        }
+        Some(&i) => all[i].location(paths),
         None => match &e.digest {
             Some(d) => return crate::read::archived_payload(stores, d),
             None => return Ok(None),
@@ -791,11 +790,7 @@ pub fn index_unindexed(
             status,
             digest: e.digest.clone(),
             record_id: e.record_id.clone(),
-            location: indexer::PackLocation {
-                path: path.clone(),
-                offset: e.offset,
-                length: e.length,
-            },
+            location: e.location(paths),
         });
     }
     stores

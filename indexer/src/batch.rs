@@ -182,7 +182,7 @@ pub struct Recovered {
     pub batches: usize,
     /// Journal rows left alone (their writer may still be at work).
     pub skipped: usize,
-    /// Text marks of killed writers cleared ([`crate::textmark`]).
+    /// Text marks of killed writers cleared ([`crate::tables::textmark`]).
     pub text_marks: usize,
     /// Pages of those marks whose rows never came: their words were removed from the
     /// text index.

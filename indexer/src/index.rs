@@ -163,7 +163,7 @@ pub struct PageKey {
 pub struct Index {
     pub(crate) store: Arc<dyn TableStore>,
     /// The store itself, also in a view over another store ([`Index::with_store`]):
-    /// what is written at once even in a recorded batch (text marks, [`crate::textmark`]).
+    /// what is written at once even in a recorded batch (text marks, [`crate::tables::textmark`]).
     pub(crate) direct: Arc<dyn TableStore>,
     pub(crate) options: IndexOptions,
     known_tables: Mutex<HashMap<String, KnownTable>>,

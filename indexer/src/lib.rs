@@ -7,22 +7,17 @@
 //! durable, and ask [`Index::search`] / [`Index::stats`].
 
 pub mod batch;
-pub mod captures;
-pub mod clusters;
-pub mod crawlstate;
 pub mod error;
-pub mod images;
 pub mod index;
 pub mod keys;
-pub mod neardup;
 pub mod overlay;
-pub mod pages;
 pub mod query;
 pub mod record;
 pub mod relocate;
 pub mod search;
 pub mod store;
 pub mod tables;
+// The table modules keep their paths (`indexer::captures`, ...).
 #[cfg(any(test, feature = "conformance"))]
 pub use store::conformance;
 pub use store::embedded;
@@ -30,8 +25,8 @@ pub use store::embedded;
 pub use store::hbase;
 #[cfg(feature = "hbase")]
 pub use store::thrift2;
+pub use tables::{captures, clusters, crawlstate, images, neardup, pages, textmark};
 pub mod text;
-pub mod textmark;
 pub mod zone;
 
 pub use batch::{Mutation, ReadRows, Recovered, JOURNAL_TABLE};

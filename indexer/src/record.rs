@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::store::{Cell, Row};
 
+/// Where a WARC record lives: the packer's type, kept in the rows that point at it.
+pub use shapes::PackLocation;
+
 /// Family of the attribute cells.
 pub const FAMILY_ATTRS: &str = "a";
 /// Family of the index cells (index rows, and the index-row list of a data row).
@@ -421,17 +424,6 @@ impl UrlState {
             interval_secs: r.opt_u64(q::INTERVAL)?,
         })
     }
-}
-
-/// Where a WARC record lives.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PackLocation {
-    /// Pack path.
-    pub path: String,
-    /// Offset of the gzip member.
-    pub offset: u64,
-    /// Length of the gzip member.
-    pub length: u64,
 }
 
 /// First capture of a payload digest, in the `digests` table (row key = digest).

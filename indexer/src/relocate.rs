@@ -12,12 +12,12 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::captures::Capture;
 use crate::error::Result;
-use crate::images::ImageEntry;
 use crate::index::{Index, DIGESTS_TABLE};
 use crate::record::{q, DigestEntry, PackLocation, PageRecord, FAMILY_ATTRS};
 use crate::store::{Cell, Row, Scan};
+use crate::tables::captures::Capture;
+use crate::tables::images::ImageEntry;
 use crate::{CAPTURES_TABLE, IMAGES_TABLE};
 
 /// Rows rewritten in one atomic batch by [`Index::relocate`].

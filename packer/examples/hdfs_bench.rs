@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use chrono::{NaiveDate, TimeZone, Utc};
 use packer::{
-    encode_response, HdfsPackStore, Location, PackKey, PackStore, Packer, PackerOptions,
+    encode_response, HdfsPackStore, PackKey, PackLocation, PackStore, Packer, PackerOptions,
     ResponseInput,
 };
 
@@ -135,7 +135,7 @@ fn random_indexes(n: usize, count: usize) -> Vec<usize> {
 
 fn read_latencies(
     store: &dyn PackStore,
-    locs: &[Location],
+    locs: &[PackLocation],
     picks: &[usize],
 ) -> BoxResult<Vec<Duration>> {
     let mut lat = Vec::with_capacity(picks.len());
@@ -206,10 +206,10 @@ fn bench_packs(
 
 fn bench_files(store: &HdfsPackStore, recs: &[Vec<u8>], picks: &[usize]) -> BoxResult<Figures> {
     let started = Instant::now();
-    let locs: Vec<Location> = recs
+    let locs: Vec<PackLocation> = recs
         .iter()
         .enumerate()
-        .map(|(i, rec)| Location {
+        .map(|(i, rec)| PackLocation {
             path: format!("files/{:02}/{i:05}.warc.gz", i % 100),
             offset: 0,
             length: rec.len() as u64,

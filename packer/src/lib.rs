@@ -30,15 +30,17 @@ pub use error::{Error, Result};
 #[cfg(feature = "hdfs")]
 pub use hdfs::{HdfsOptions, HdfsPackStore, HdfsPackWriter};
 pub use layout::{
-    legacy_pack_path, new_writer_token, pack_path, sanitize_topic, AppendNote, Location,
-    MonthPackName, PackKey, PackName, PackOrigin, Packer, PackerOptions, PackerStats,
-    DEFAULT_MAX_OPEN_PACKS, DEFAULT_MAX_PACK_BYTES, PACK_EXTENSION,
+    legacy_pack_path, new_writer_token, pack_path, sanitize_topic, AppendNote, MonthPackName,
+    PackKey, PackName, PackOrigin, Packer, PackerOptions, PackerStats, DEFAULT_MAX_OPEN_PACKS,
+    DEFAULT_MAX_PACK_BYTES, PACK_EXTENSION,
 };
 pub use local::{LocalPackStore, LocalPackWriter};
 pub use placement::{
     assign_batch, AttributeEncoder, BatchAssignment, Centre, ClusterError, ClusterOptions,
     PageAttributes,
 };
+/// Where a record was stored ([`Packer::write`]); the type the indexer keeps too.
+pub use shapes::PackLocation;
 pub use store::{
     open_store, open_store_with, validate_path, OpenOptions, PackEntry, PackStore, PackWriter,
 };

@@ -132,7 +132,7 @@ fn torn_tail_keeps_good_records_and_restart_starts_a_new_part() {
         "old part untouched"
     );
     // Half a gzip member read through Packer::read is an error, not a panic.
-    let bogus = packer::Location {
+    let bogus = packer::PackLocation {
         length: last.length / 2,
         ..last.clone()
     };

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use packer::{
-    open_store, Error, HdfsOptions, HdfsPackStore, Location, PackStore, Packer, RecordIter, Result,
+    open_store, Error, HdfsOptions, HdfsPackStore, PackLocation, PackStore, Packer, RecordIter,
+    Result,
 };
 use testcluster::TestCluster;
 
@@ -65,7 +66,7 @@ fn packer_end_to_end_with_rollover() {
     let store: Arc<dyn PackStore> = Arc::new(connect(&url));
     // Small packs: every page record is ~5-10 KB gzipped, so several parts are made.
     let mut packer = util::packer(&store, 12_000);
-    let mut written: Vec<(Location, Vec<u8>)> = Vec::new();
+    let mut written: Vec<(PackLocation, Vec<u8>)> = Vec::new();
     for round in 0..3 {
         for i in 0..util::PAGES.len() {
             let (rec, body) = util::page_record(i);
@@ -235,13 +236,13 @@ fn dead_writer_lease_is_recovered_and_a_new_part_follows() {
         .expect("run child");
     assert!(!out.status.success(), "the child must die by abort");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let synced: Vec<(Location, usize)> = stdout
+    let synced: Vec<(PackLocation, usize)> = stdout
         .lines()
         .filter_map(|l| l.find(SYNCED_PREFIX).map(|i| &l[i + SYNCED_PREFIX.len()..]))
         .map(|l| {
             let f: Vec<&str> = l.split(' ').collect();
             (
-                Location {
+                PackLocation {
                     path: f[0].to_string(),
                     offset: f[1].parse().expect("offset"),
                     length: f[2].parse().expect("length"),

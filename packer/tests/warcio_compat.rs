@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use packer::warc::RevisitInput;
-use packer::{encode_revisit, Location, RecordIter};
+use packer::{encode_revisit, PackLocation, RecordIter};
 
 const DIGEST_PASS: &str = "digest pass";
 const REVISIT_NOT_CHECKED: &str = "digest present but not checked (revisit)";
@@ -54,7 +54,7 @@ struct Written {
     _dir: tempfile::TempDir,
     file: std::path::PathBuf,
     /// (record id, record type, location) in write order, warcinfo first.
-    records: Vec<(String, &'static str, Location)>,
+    records: Vec<(String, &'static str, PackLocation)>,
     bodies: Vec<Vec<u8>>,
 }
 
@@ -105,7 +105,7 @@ fn write_pack() -> Written {
         (
             info_id,
             "warcinfo",
-            Location {
+            PackLocation {
                 path: path.clone(),
                 offset: off,
                 length: len,

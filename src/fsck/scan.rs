@@ -43,6 +43,17 @@ pub(super) struct Scan {
     pub(super) damage_files: HashMap<String, u64>,
 }
 
+/// What the checks of one pack's records share: the pack, the report they add to and
+/// whether they repair.
+struct PackCheck<'a> {
+    /// The pack's path.
+    path: &'a str,
+    /// The report the problems go to.
+    report: &'a mut FsckReport,
+    /// `fsck --repair`: collect what the repairs act on.
+    repair: bool,
+}
+
 /// What one pack's walk keeps of its damaged regions.
 #[derive(Default)]
 struct PackDamage {
@@ -109,36 +120,41 @@ impl Scan {
             },
             ..PackDamage::default()
         };
+        let cx = &mut PackCheck {
+            path: &entry.path,
+            report,
+            repair,
+        };
         for item in Resync::for_pack(&entry.path, &bytes) {
             let (offset, length, record) = match item {
                 Ok(r) => r,
                 Err(d) if d.to_end => {
                     let at = d.offset;
-                    report.problem(
+                    cx.report.problem(
                         "torn",
-                        &entry.path,
+                        cx.path,
                         at,
                         format!(
                             "{} bytes after the last whole record: {}",
                             d.length, d.reason
                         ),
                     );
-                    if repair {
-                        cut_torn_pack(stores, &entry.path, &bytes[..at as usize])?;
-                        report.repaired_torn += 1;
+                    if cx.repair {
+                        cut_torn_pack(stores, cx.path, &bytes[..at as usize])?;
+                        cx.report.repaired_torn += 1;
                     }
                     break;
                 }
                 Err(d) => {
-                    damage.found(&entry.path, d, report);
+                    damage.found(cx, d);
                     continue;
                 }
             };
-            report.records += 1;
+            cx.report.records += 1;
             let Some(exp) = wanted.remove(&offset) else {
                 if Kind::of(&record).is_some() {
-                    report.unindexed += 1;
-                    if repair {
+                    cx.report.unindexed += 1;
+                    if cx.repair {
                         let pack = self.paths.len() as u32;
                         self.unindexed
                             .extend(Entry::of(&record, pack, offset, length));
@@ -146,9 +162,9 @@ impl Scan {
                 }
                 continue;
             };
-            self.indexed(&entry.path, offset, length, &record, &exp, report, repair);
+            self.indexed(cx, offset, length, &record, &exp);
         }
-        self.not_found(&entry.path, wanted, &damage.regions, report);
+        self.not_found(cx, wanted, &damage.regions);
         if repair && damage.new_regions > 0 {
             self.to_record.push((
                 side,
@@ -161,7 +177,7 @@ impl Scan {
         let _ = writeln!(
             progress,
             "fsck: {} ({} records)",
-            entry.path, report.records
+            entry.path, cx.report.records
         );
         self.paths.push(entry.path.clone());
         Ok(())
@@ -169,22 +185,19 @@ impl Scan {
 
     /// Checks a record the index names against its rows (`exp`): the same record, its
     /// capture listed, a revisit to resolve.
-    #[allow(clippy::too_many_arguments)]
     fn indexed(
         &mut self,
-        pack: &str,
+        cx: &mut PackCheck<'_>,
         offset: u64,
         length: u64,
         record: &WarcRecord,
         exp: &Expected,
-        report: &mut FsckReport,
-        repair: bool,
     ) {
         match verify(record, length, exp) {
-            Ok(()) => report.verified += 1,
-            Err(why) => report.problem(
+            Ok(()) => cx.report.verified += 1,
+            Err(why) => cx.report.problem(
                 "mismatch",
-                pack,
+                cx.path,
                 offset,
                 format!("{} ({} row of {})", why, exp.from, exp.url),
             ),
@@ -194,23 +207,23 @@ impl Scan {
         };
         match &exp.capture {
             None => {
-                report.problem(
+                cx.report.problem(
                     "unlisted",
-                    pack,
+                    cx.path,
                     offset,
                     format!(
                         "the record of {} has a page row but no capture row: `export cdxj` leaves it out",
                         exp.url
                     ),
                 );
-                if repair {
+                if cx.repair {
                     self.unlisted.extend(capture_of(record, kind, exp));
                 }
             }
             Some(c) if c.kind != indexer::CaptureKind::Response => {
-                report.revisits += 1;
+                cx.report.revisits += 1;
                 self.revisits.push(PendingRevisit {
-                    pack: pack.to_string(),
+                    pack: cx.path.to_string(),
                     offset,
                     url: c.url.clone(),
                     target: record
@@ -223,14 +236,13 @@ impl Scan {
         }
     }
 
-    /// The rows of `pack` whose record was not found (`left`): missing, in a damaged
+    /// The rows of the pack whose record was not found (`left`): missing, in a damaged
     /// region or at an offset where no record starts.
     fn not_found(
         &mut self,
-        pack: &str,
+        cx: &mut PackCheck<'_>,
         left: HashMap<u64, Expected>,
         regions: &[RecordedRegion],
-        report: &mut FsckReport,
     ) {
         let mut left: Vec<(u64, Expected)> = left.into_iter().collect();
         left.sort_by_key(|(o, _)| *o);
@@ -245,9 +257,9 @@ impl Scan {
                 ),
                 None => "no record starts here".to_string(),
             };
-            report.problem(
+            cx.report.problem(
                 "missing",
-                pack,
+                cx.path,
                 offset,
                 format!("{why} ({} row of {})", exp.from, exp.url),
             );
@@ -276,9 +288,10 @@ impl Scan {
 }
 
 impl PackDamage {
-    /// A damaged region of `pack`: skipped when an earlier repair recorded it, else a
+    /// A damaged region of the pack: skipped when an earlier repair recorded it, else a
     /// problem and a region to record.
-    fn found(&mut self, pack: &str, d: packer::warc::Damage, report: &mut FsckReport) {
+    fn found(&mut self, cx: &mut PackCheck<'_>, d: packer::warc::Damage) {
+        let report = &mut *cx.report;
         report.damaged_bytes += d.length;
         let earlier = self
             .known
@@ -293,7 +306,7 @@ impl PackDamage {
             None => {
                 report.problem(
                     "damaged",
-                    pack,
+                    cx.path,
                     d.offset,
                     format!(
                         "{} bytes hold no readable record, the next one starts at {}: {}",
@@ -313,7 +326,7 @@ impl PackDamage {
         }
         if report.damaged_regions.len() < LISTED {
             report.damaged_regions.push(DamagedRegion {
-                pack: pack.to_string(),
+                pack: cx.path.to_string(),
                 offset: d.offset,
                 length: d.length,
                 reason: d.reason,

@@ -9,7 +9,7 @@ use crawler::{FetchedPage, PageLinks, PageReader};
 use extract::{Extracted, Limits, TimeContext};
 use indexer::Index;
 use packer::warc::{self, EncodedRecord, ResponseInput};
-use packer::{AttributeEncoder, Location, PageAttributes};
+use packer::{AttributeEncoder, PackLocation, PageAttributes};
 
 use crate::config::Config;
 
@@ -100,7 +100,7 @@ pub fn classifier_tokens(x: &extract::Extracted, push: &mut dyn FnMut(&str)) {
 #[derive(Debug, Clone)]
 pub struct Stored {
     /// Where the record is.
-    pub location: Location,
+    pub location: PackLocation,
     /// Its `WARC-Record-ID`.
     pub record_id: String,
     /// Topic label of the pack's folder (a model label when one sanitises

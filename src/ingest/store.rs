@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use crawler::{CrawlEvent, NotModifiedPage};
 use indexer::Index;
-use packer::{Location, Packer};
+use packer::{PackLocation, Packer};
 
 use crate::config::Config;
 use crate::jobs::Recrawl;
@@ -299,7 +299,13 @@ impl Ingest {
         Ok(())
     }
 
-    pub(super) fn account(&mut self, body_bytes: u64, topic: &str, revisit: bool, loc: &Location) {
+    pub(super) fn account(
+        &mut self,
+        body_bytes: u64,
+        topic: &str,
+        revisit: bool,
+        loc: &PackLocation,
+    ) {
         self.summary.pages += 1;
         self.summary.bytes += body_bytes;
         self.summary.pack_bytes += loc.length;

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use crawler::NotModifiedPage;
 use indexer::{DigestEntry, PageRecord, UrlState};
 use packer::warc::{self, EncodedRecord, ResponseInput};
-use packer::{Location, PackKey};
+use packer::{PackKey, PackLocation};
 
 use super::analyse::UNCLASSIFIED;
 use super::analyse::{Page, Stored};
@@ -87,12 +87,7 @@ impl Ingest {
                 source: p.source.clone(),
             },
         );
-        settle_first_location(
-            &mut p.digest_update,
-            p.revisit,
-            &pack_location(&loc),
-            &w.first_locations,
-        );
+        settle_first_location(&mut p.digest_update, p.revisit, &loc, &w.first_locations);
         if !p.revisit {
             w.first_locations
                 .insert(p.digest.clone(), p.digest_update.first_location.clone());
@@ -104,7 +99,9 @@ impl Ingest {
             (Some(_), true) => self.summary.unchanged += 1,
             (Some(_), false) => self.summary.changed += 1,
         }
-        let record = page_row(&p, cluster, &loc);
+        // The topic moves into the page's row: nothing after this reads it.
+        let topic = std::mem::take(&mut p.topic);
+        let record = page_row(&p, topic, cluster, &loc);
         let url_state = self.url_state_after(&p, changed);
         if !p.recapture {
             if let Some(prev) = &p.previous {
@@ -199,7 +196,7 @@ impl Ingest {
     /// image hashes, to index once the packs are synced.
     pub(super) fn write_embeds(
         &mut self,
-        batch_firsts: &HashMap<String, indexer::PackLocation>,
+        batch_firsts: &HashMap<String, PackLocation>,
     ) -> Result<WrittenEmbeds> {
         let mut out = WrittenEmbeds::default();
         let embeds = std::mem::take(&mut self.embeds);
@@ -249,7 +246,7 @@ impl Ingest {
                         .with_context(|| format!("writing the record of {}", e.url))?
                 }
             };
-            settle_first_location(&mut entry, revisit, &pack_location(&loc), batch_firsts);
+            settle_first_location(&mut entry, revisit, &loc, batch_firsts);
             if e.kind == extract::EmbedKind::Answer {
                 self.summary.answers += 1;
             } else {
@@ -307,7 +304,7 @@ impl Ingest {
         key: &PackKey,
         capture: &EncodedRecord,
         request: Option<&EncodedRecord>,
-    ) -> packer::Result<Location> {
+    ) -> packer::Result<PackLocation> {
         let mut records = vec![capture];
         records.extend(request);
         let mut locations = self.packer.write_all(key, &records)?.into_iter();
@@ -439,7 +436,7 @@ impl CaptureOf<'_> {
         kind: indexer::CaptureKind,
         digest: Option<String>,
         record: &EncodedRecord,
-        loc: &Location,
+        loc: &PackLocation,
     ) -> indexer::Capture {
         indexer::Capture {
             url: self.url.to_string(),
@@ -448,7 +445,7 @@ impl CaptureOf<'_> {
             status: self.status,
             digest,
             record_id: record.record_id.clone(),
-            location: pack_location(loc),
+            location: loc.clone(),
             content_type: Some(header_value(self.headers, "content-type")),
         }
     }
@@ -463,12 +460,13 @@ fn capture_kind(revisit: bool) -> indexer::CaptureKind {
     }
 }
 
-/// A page's index row, as written at `loc` in `cluster`'s pack.
-fn page_row(p: &Prepared, cluster: u32, loc: &Location) -> PageRecord {
+/// A page's index row, as written at `loc` in `cluster`'s pack; `topic` is the page's
+/// (`p.topic`, moved out).
+fn page_row(p: &Prepared, topic: String, cluster: u32, loc: &PackLocation) -> PageRecord {
     let mut record = page_record(
         &p.page,
         &p.source,
-        p.topic.clone(),
+        topic,
         p.topic_score,
         &p.digest,
         &p.encoded,
@@ -494,7 +492,7 @@ fn page_record(
     topic_score: f32,
     digest: &str,
     encoded: &EncodedRecord,
-    loc: &Location,
+    loc: &PackLocation,
     revisit: bool,
 ) -> PageRecord {
     let x = &page.extract;
@@ -542,23 +540,14 @@ pub(crate) fn header_value(headers: &[(String, String)], name: &str) -> Option<S
         .map(|(_, v)| v.clone())
 }
 
-/// The index's name for a record's place in a pack.
-fn pack_location(loc: &packer::Location) -> indexer::PackLocation {
-    indexer::PackLocation {
-        path: loc.path.clone(),
-        offset: loc.offset,
-        length: loc.length,
-    }
-}
-
 /// The first capture a digest entry names, for pages and embeds alike: a new payload's is
 /// the record just written (`here`); a revisit whose entry names none yet was first captured
 /// earlier in this batch (`batch_firsts`).
 fn settle_first_location(
     entry: &mut DigestEntry,
     revisit: bool,
-    here: &indexer::PackLocation,
-    batch_firsts: &HashMap<String, indexer::PackLocation>,
+    here: &PackLocation,
+    batch_firsts: &HashMap<String, PackLocation>,
 ) {
     if !revisit {
         entry.first_location = here.clone();

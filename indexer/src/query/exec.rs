@@ -48,7 +48,7 @@ pub(crate) struct TextMatch {
     pub(crate) rank: u32,
     /// Whether the page has its rows and is what the rows would count without reading
     /// them: not a revisit (unless asked for), named by no text mark
-    /// ([`crate::textmark`]), found in an index that keeps the revisit flag.
+    /// ([`crate::tables::textmark`]), found in an index that keeps the revisit flag.
     pub(crate) sure: bool,
 }
 

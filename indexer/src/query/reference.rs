@@ -107,7 +107,7 @@ impl Index {
             if sq.group_by == Some(GroupBy::Story) {
                 stories.insert((
                     label.clone(),
-                    crate::neardup::story_root(&h.page).to_owned(),
+                    crate::tables::neardup::story_root(&h.page).to_owned(),
                 ));
             }
             *counts

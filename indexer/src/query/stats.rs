@@ -33,7 +33,7 @@ struct TaskCounts {
 /// Story id of an entry (or of its data row, for values that do not tell).
 fn entry_story(e: &Entry, row: Option<&PageRecord>) -> u64 {
     if let Some(p) = row {
-        return u64::from_be_bytes(keys::url_hash(crate::neardup::story_root(p)));
+        return u64::from_be_bytes(keys::url_hash(crate::tables::neardup::story_root(p)));
     }
     let own = || {
         e.suffix[TIME_LEN..]

@@ -12,7 +12,7 @@
 //! near-duplicate fingerprint), and snippets are cut from the text kept in the
 //! packs. A page is written to the text index before its rows go to the page
 //! table (`Index::index_texts` then `Index::index_pages`), under a mark that the
-//! rows' batch removes ([`crate::textmark`]): a hit without a mark has its rows,
+//! rows' batch removes ([`crate::tables::textmark`]): a hit without a mark has its rows,
 //! so counts of mentions need not read them; a process killed in between leaves
 //! its mark, and the next writer to open the index removes the words of the
 //! pages whose rows never came. The index keeps each page's revisit flag, so

@@ -21,7 +21,6 @@ pub use name::{
     PackOrigin, PACK_EXTENSION, WRITER_TOKEN_CHARS,
 };
 pub use options::{
-    AppendNote, Location, PackKey, PackerOptions, PackerStats, DEFAULT_MAX_OPEN_PACKS,
-    DEFAULT_MAX_PACK_BYTES,
+    AppendNote, PackKey, PackerOptions, PackerStats, DEFAULT_MAX_OPEN_PACKS, DEFAULT_MAX_PACK_BYTES,
 };
 pub use packer::Packer;

@@ -1,6 +1,6 @@
 //! What a [`Packer`](super::Packer)'s callers hand it and get back: its settings
 //! ([`PackerOptions`], [`AppendNote`]), the family a record is written under ([`PackKey`]),
-//! where the record landed ([`Location`]) and its counters ([`PackerStats`]). A leaf that
+//! where the record landed ([`PackLocation`], from `shapes`) and its counters ([`PackerStats`]). A leaf that
 //! the packer and its opener share.
 
 use std::sync::Arc;
@@ -62,17 +62,6 @@ pub struct PackKey {
     pub date: NaiveDate,
     /// Cluster number within (topic, day).
     pub cluster: u32,
-}
-
-/// Where a record was stored: enough to read it back alone.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Location {
-    /// Store-relative pack path.
-    pub path: String,
-    /// Offset of the record's gzip member in the pack.
-    pub offset: u64,
-    /// Length of the gzip member.
-    pub length: u64,
 }
 
 /// Counters of a [`Packer`](super::Packer) since it was made.

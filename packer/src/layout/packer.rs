@@ -4,13 +4,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use shapes::PackLocation;
+
 use crate::error::{Error, Result};
 use crate::store::PackStore;
 use crate::warc::{self, EncodedRecord, WarcRecord};
 
 use super::name::new_writer_token;
 use super::opener::{FamilyKey, OpenPack, Opener};
-use super::options::{AppendNote, Location, PackKey, PackerOptions, PackerStats};
+use super::options::{AppendNote, PackKey, PackerOptions, PackerStats};
 use super::parallel::{map_side_by_side, side_by_side, SYNC_THREADS};
 
 /// Families whose last part a `Packer` remembers before it forgets the closed ones (their next
@@ -20,7 +22,7 @@ const MAX_REMEMBERED_FAMILIES: usize = 1 << 16;
 /// Writes records into packs: layout, lazy opening, rollover and syncing.
 ///
 /// # Durability
-/// [`Packer::write`] returns a [`Location`] as soon as the bytes are handed to the store; they
+/// [`Packer::write`] returns a [`PackLocation`] as soon as the bytes are handed to the store; they
 /// are durable only after [`Packer::sync_all`] (or [`Packer::close_all`]) returns `Ok`.
 /// **Callers must index a location only after the following `sync_all` succeeded.** A pack
 /// closed by rollover is synced as part of its close.
@@ -117,7 +119,7 @@ impl Packer {
     /// Appends `record` to the current pack of `key` (opening or rolling over as needed) and
     /// returns where it is. Not durable until [`Packer::sync_all`]. The record names the pack's
     /// warcinfo record in its `WARC-Warcinfo-ID`.
-    pub fn write(&mut self, key: &PackKey, record: &EncodedRecord) -> Result<Location> {
+    pub fn write(&mut self, key: &PackKey, record: &EncodedRecord) -> Result<PackLocation> {
         let mut locations = self.write_all(key, &[record])?;
         match locations.pop() {
             Some(loc) => Ok(loc),
@@ -132,7 +134,7 @@ impl Packer {
         &mut self,
         key: &PackKey,
         records: &[&EncodedRecord],
-    ) -> Result<Vec<Location>> {
+    ) -> Result<Vec<PackLocation>> {
         let family = FamilyKey::new(key);
         let full = self.open.get(&family).is_some_and(|p| {
             let len: u64 = records
@@ -167,7 +169,7 @@ impl Packer {
                 Ok(offset) => {
                     pack.records += 1;
                     pack.dirty = true;
-                    locations.push(Location {
+                    locations.push(PackLocation {
                         path: pack.path.clone(),
                         offset,
                         length: member.len() as u64,
@@ -185,7 +187,7 @@ impl Packer {
     }
 
     /// Reads the record stored at `loc`.
-    pub fn read(&self, loc: &Location) -> Result<WarcRecord> {
+    pub fn read(&self, loc: &PackLocation) -> Result<WarcRecord> {
         let bytes = self.store.read_range(&loc.path, loc.offset, loc.length)?;
         warc::read_record(&bytes).map_err(|e| match e {
             Error::CorruptRecord { reason, .. } => Error::CorruptRecord {

@@ -9,7 +9,9 @@ use crate::error::Result;
 /// is cleared for a new run; runs come back newest first. `job` names the
 /// jobs used (unique per call on a shared store).
 pub fn crawl_state(store: std::sync::Arc<dyn TableStore>, job: &str) -> Result<()> {
-    use crate::crawlstate::{FrontierEntry, FrontierTable, RunRecord, RunStatus, RunsTable};
+    use crate::tables::crawlstate::{
+        FrontierEntry, FrontierTable, RunRecord, RunStatus, RunsTable,
+    };
     let e = |url: &str, depth: u32| FrontierEntry {
         url: url.to_owned(),
         depth,

@@ -33,7 +33,8 @@ use crate::error::{Error, Result};
 use crate::keys::url_hash;
 use crate::record::FAMILY_ATTRS;
 use crate::store::{prefix_end, Cell, Row, Scan, TableStore};
-pub use crate::tables::{FRONTIER_TABLE, RUNS_TABLE};
+
+pub use super::{FRONTIER_TABLE, RUNS_TABLE};
 
 /// Qualifier of the URL cell (frontier) and the record cell (runs).
 const Q_URL: &[u8] = b"url";

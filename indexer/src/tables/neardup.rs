@@ -37,10 +37,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::keys::{url_hash, URL_HASH_LEN};
-use crate::pages::PageId;
 use crate::record::{decode_time, encode_time, PageRecord, FAMILY_ATTRS};
 use crate::store::{Cell, Row};
-pub use crate::tables::{BLOCKS, SIMHASH_TABLE, STORIES_TABLE};
+
+use super::pages::PageId;
+pub use super::{BLOCKS, SIMHASH_TABLE, STORIES_TABLE};
 
 /// Default largest Hamming distance of near-duplicates.
 pub const DEFAULT_DISTANCE: u32 = 3;

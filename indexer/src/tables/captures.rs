@@ -14,7 +14,8 @@ use crate::index::Index;
 use crate::keys::url_hash;
 use crate::record::{encode_time, PackLocation, FAMILY_ATTRS};
 use crate::store::{Cell, Row, Scan};
-pub use crate::tables::CAPTURES_TABLE;
+
+pub use super::CAPTURES_TABLE;
 
 /// Qualifier of the capture cell.
 const Q_CAPTURE: &[u8] = b"c";

@@ -14,7 +14,8 @@ use crate::index::Index;
 use crate::keys::url_hash;
 use crate::record::{PackLocation, FAMILY_ATTRS};
 use crate::store::{Cell, Row};
-pub use crate::tables::IMAGES_TABLE;
+
+pub use super::IMAGES_TABLE;
 
 const Q_IMAGE: &[u8] = b"i";
 

@@ -23,8 +23,9 @@ use crate::index::{text_page_of, Index, PageKey};
 use crate::keys;
 use crate::record::FAMILY_ATTRS;
 use crate::store::{Row, Scan};
-pub use crate::tables::TEXT_MARKS_TABLE;
 use crate::text::{TextDoc, TextPage};
+
+pub use super::TEXT_MARKS_TABLE;
 
 impl Index {
     /// Writes pages' words to the text index (nothing without one), under a mark that the
