@@ -247,6 +247,7 @@
 
   /** One call with the token; the response when it is 2xx, ApiError otherwise. */
   async function send(url, method) {
+    const sent = sessionStorage.getItem(TOKEN_KEY);
     let resp;
     try {
       resp = await fetch(url, { method, headers: authHeaders(), credentials: "same-origin" });
@@ -261,7 +262,9 @@
       } catch (_) {
         // no JSON: the default prompt
       }
-      showAuth(why);
+      // A call sent before a token was given (or with the one replaced since)
+      // answering late does not reopen the prompt over the new token's results.
+      if (sessionStorage.getItem(TOKEN_KEY) === sent) showAuth(why);
       throw new ApiError(401, null, "the server needs an access token");
     }
     if (!resp.ok) {
